@@ -1,0 +1,1 @@
+//! Decode core: everything that is not the gate and not the window.

@@ -1,0 +1,1 @@
+//! Decode's permission gate (SPEC §1–§6).
