@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Decode's one entry point for people and CI on a fresh Debian 12 machine.
+#
+#   ./dev.sh run [PROJECT_DIR] [decode options]   set up, build, open the app
+#   ./dev.sh test                                  set up, build, run every test
+#
+# "Set up" installs the missing Debian packages (as root; otherwise it prints the exact
+# apt-get line and stops), runs `npm ci` in ui/ and builds the UI, then the app.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+
+APT_PACKAGES=(build-essential pkg-config file libwebkit2gtk-4.1-dev libgtk-3-dev
+  libayatana-appindicator3-dev librsvg2-dev libsoup-3.0-dev libssl-dev libxdo-dev
+  libsecret-1-dev xvfb xauth imagemagick webkit2gtk-driver dbus-x11 gnome-keyring
+  xdotool trayer ripgrep fd-find)
+
+say() { printf '\033[1;36m==>\033[0m %s\n' "$*" >&2; }
+die() { printf 'dev.sh: %s\n' "$*" >&2; exit 1; }
+
+setup_system() {
+  command -v cargo >/dev/null || die "cargo is missing: install Rust (rustup) first"
+  command -v npm >/dev/null || die "npm is missing: install Node.js 20 and npm first"
+  local missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    local line="apt-get install -y --no-install-recommends ${missing[*]}"
+    if [ "$(id -u)" -ne 0 ]; then
+      die "missing Debian packages; as root run: apt-get update && $line"
+    fi
+    say "installing ${#missing[@]} Debian packages"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $line
+  fi
+}
+
+setup_ui() {
+  local stamp=ui/node_modules/.decode-lock-stamp
+  if [ ! -f "$stamp" ] || ! cmp -s ui/package-lock.json "$stamp"; then
+    say "npm ci (ui/)"
+    (cd ui && npm ci --no-audit --no-fund)
+    cp ui/package-lock.json "$stamp"
+  fi
+  say "building the UI"
+  (cd ui && npm run build)
+}
+
+setup_test_tools() {
+  if ! command -v tauri-driver >/dev/null && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver" ]; then
+    say "installing tauri-driver"
+    cargo install tauri-driver --locked
+  fi
+  if ! cargo fuzz --version >/dev/null 2>&1; then
+    say "installing cargo-fuzz"
+    cargo install cargo-fuzz --locked
+  fi
+}
+
+target_dir() { echo "${CARGO_TARGET_DIR:-$ROOT/target}"; }
+
+run_app() {
+  setup_system
+  setup_ui
+  say "building the app"
+  cargo build --bin decode
+  say "starting Decode"
+  exec "$(target_dir)/debug/decode" "$@"
+}
+
+fuzz_smoke() {
+  local secs=${FUZZ_SECONDS:-60}
+  for dir in crates/decode-policy/fuzz crates/decode-core/fuzz; do
+    [ -d "$dir" ] || continue
+    for target in $(cd "$dir" && cargo fuzz list); do
+      say "fuzz smoke: $dir $target (${secs}s)"
+      (cd "$dir" && RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" -- -max_total_time="$secs" -rss_limit_mb=4096)
+    done
+  done
+}
+
+run_tests() {
+  setup_system
+  setup_test_tools
+  setup_ui
+  export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+  say "cargo fmt --check"
+  cargo fmt --all --check
+  say "clippy"
+  cargo clippy --workspace --all-targets -- -D warnings
+  say "cargo test"
+  cargo test --workspace
+  say "UI: type check, lint, unit tests"
+  (cd ui && npm run check && npm run lint && npm test)
+  say "end-to-end smoke through the real window"
+  cargo build --bin decode
+  xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" \
+    cargo test -p decode-tests --test e2e -- --nocapture --test-threads=1
+  fuzz_smoke
+  say "all tests passed"
+}
+
+case "${1:-}" in
+  run) shift; run_app "$@" ;;
+  test) shift; run_tests "$@" ;;
+  *) echo "usage: ./dev.sh run [PROJECT_DIR] [--agent NAME] [--mode MODE] | ./dev.sh test" >&2; exit 2 ;;
+esac

@@ -1,0 +1,210 @@
+//! The one command-line parser of the `decode` binary (SPEC §9–§10).
+//!
+//! Every entry point goes through [`parse`]: the window start-up and every subcommand.
+//! Usage errors never print clap's multi-line usage block: they become one line on
+//! stderr and exit code 2, which scripts and people can both read.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Decode: a desktop coding agent whose every tool call passes a permission gate.
+#[derive(Debug, Parser)]
+#[command(name = "decode", version, about, long_about = None)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub open: OpenArgs,
+}
+
+/// `decode [PROJECT_DIR] [--agent NAME] [--mode MODE]`: open the window on a project.
+#[derive(Debug, Args, Default)]
+pub struct OpenArgs {
+    /// The project folder to open (default: the current directory).
+    pub project_dir: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
+}
+
+/// The agent and mode to start with; shared by the window and every subcommand.
+#[derive(Debug, Args, Default, Clone)]
+pub struct SelectArgs {
+    /// The agent to start with (default: build). `decode agents` lists them.
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+
+    /// The permission mode: default, edit, plan, auto or bypass (default: the agent's).
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the gate's verdict, reason and trace for one tool call, without running it.
+    Check(CheckArgs),
+    /// Mark a project folder trusted (or, with --revoke, untrusted again).
+    Trust(TrustArgs),
+    /// List the agents catalog of a project and validate its files.
+    Agents(AgentsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The project folder (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Read JSON lines {"tool","subject","mode"?,"agent"?} from stdin; write one verdict a line.
+    #[arg(long, conflicts_with_all = ["tool", "subject"])]
+    pub batch: bool,
+
+    /// The tool, e.g. bash, read, edit, web_fetch (Claude Code names work too).
+    #[arg(required_unless_present = "batch")]
+    pub tool: Option<String>,
+
+    /// What the gate matches: a command, a path or a URL ('' for tools without one).
+    #[arg(required_unless_present = "batch", allow_hyphen_values = true)]
+    pub subject: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// Undo an earlier trust.
+    #[arg(long)]
+    pub revoke: bool,
+
+    /// The project folder.
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct AgentsArgs {
+    /// The project folder (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What parsing produced: a command to run, or text clap wants printed with an exit code.
+pub enum Parsed {
+    Run(Box<Cli>),
+    /// `--help` / `--version`: print to stdout, exit 0.
+    Info(String),
+    /// A usage error, already reduced to one line.
+    UsageError(String),
+}
+
+/// Parses the arguments; usage errors are reduced to their first line.
+pub fn parse<I, T>(args: I) -> Parsed
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    match Cli::try_parse_from(args) {
+        Ok(cli) => Parsed::Run(Box::new(cli)),
+        Err(err) => match err.kind() {
+            clap::error::ErrorKind::DisplayHelp
+            | clap::error::ErrorKind::DisplayVersion
+            | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                Parsed::Info(err.render().to_string())
+            }
+            _ => Parsed::UsageError(one_line(&err.render().to_string())),
+        },
+    }
+}
+
+/// Clap's first line (`error: …`), with a pointer to `--help` instead of the usage block.
+fn one_line(rendered: &str) -> String {
+    let first = rendered
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("error: invalid arguments")
+        .trim();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    format!("decode: {first} (see `decode --help`)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Cli {
+        match parse(std::iter::once("decode").chain(args.iter().copied())) {
+            Parsed::Run(cli) => *cli,
+            Parsed::Info(s) => panic!("unexpected info: {s}"),
+            Parsed::UsageError(e) => panic!("unexpected error: {e}"),
+        }
+    }
+
+    #[test]
+    fn bare_invocation_opens_the_current_directory() {
+        let cli = run(&[]);
+        assert!(cli.command.is_none());
+        assert!(cli.open.project_dir.is_none());
+        assert!(cli.open.select.agent.is_none());
+    }
+
+    #[test]
+    fn project_agent_and_mode_are_read() {
+        let cli = run(&["/tmp/p", "--agent", "plan", "--mode", "edit"]);
+        assert_eq!(cli.open.project_dir, Some(PathBuf::from("/tmp/p")));
+        assert_eq!(cli.open.select.agent.as_deref(), Some("plan"));
+        assert_eq!(cli.open.select.mode.as_deref(), Some("edit"));
+    }
+
+    #[test]
+    fn check_takes_tool_and_subject_even_when_the_subject_looks_like_a_flag() {
+        let cli = run(&["check", "--json", "bash", "-rf"]);
+        let Some(Command::Check(c)) = cli.command else {
+            panic!("not check")
+        };
+        assert!(c.json);
+        assert_eq!(c.tool.as_deref(), Some("bash"));
+        assert_eq!(c.subject.as_deref(), Some("-rf"));
+    }
+
+    #[test]
+    fn check_batch_needs_no_positional_arguments() {
+        let cli = run(&["check", "--batch"]);
+        assert!(matches!(cli.command, Some(Command::Check(CheckArgs { batch: true, .. }))));
+    }
+
+    #[test]
+    fn usage_errors_are_one_line() {
+        let Parsed::UsageError(line) = parse(["decode", "--frobnicate"]) else {
+            panic!("expected a usage error")
+        };
+        assert!(!line.contains('\n'));
+        assert!(line.contains("--frobnicate"), "{line}");
+    }
+
+    #[test]
+    fn check_without_subject_is_a_usage_error() {
+        assert!(matches!(parse(["decode", "check", "bash"]), Parsed::UsageError(_)));
+    }
+
+    #[test]
+    fn trust_parses_revoke() {
+        let cli = run(&["trust", "--revoke", "/x"]);
+        let Some(Command::Trust(t)) = cli.command else {
+            panic!("not trust")
+        };
+        assert!(t.revoke);
+        assert_eq!(t.dir, PathBuf::from("/x"));
+    }
+}

@@ -1,0 +1,51 @@
+//! `decode trust DIR` and `decode trust --revoke DIR` (SPEC §3, §10).
+
+use std::process::ExitCode;
+
+use decode_core::dirs::Dirs;
+use decode_core::trust::{TrustError, TrustStore};
+
+use crate::cli::TrustArgs;
+use crate::output;
+
+pub fn run(args: TrustArgs, dirs: &Dirs) -> ExitCode {
+    let mut store = TrustStore::open(&dirs.data);
+    if let Some(problem) = store.problem() {
+        output::err(&format!("decode: {problem}"));
+        return ExitCode::FAILURE;
+    }
+    if args.revoke {
+        match store.revoke(&args.dir) {
+            Ok(true) => {
+                output::out(&format!("{} is no longer trusted", args.dir.display()));
+                ExitCode::SUCCESS
+            }
+            Ok(false) => {
+                output::out(&format!("{} was not trusted", args.dir.display()));
+                ExitCode::SUCCESS
+            }
+            Err(e) => failure(e),
+        }
+    } else {
+        match store.trust(&args.dir) {
+            Ok(path) => {
+                output::out(&format!(
+                    "trusted {}: its allow rules, additional directories and agents now apply",
+                    path.display()
+                ));
+                ExitCode::SUCCESS
+            }
+            Err(e) => failure(e),
+        }
+    }
+}
+
+fn failure(e: TrustError) -> ExitCode {
+    match e {
+        TrustError::BadPath { .. } => output::usage_error(&format!("decode: {e}")),
+        _ => {
+            output::err(&format!("decode: {e}"));
+            ExitCode::FAILURE
+        }
+    }
+}

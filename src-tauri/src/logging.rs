@@ -1,0 +1,66 @@
+//! Logging: `tracing` to stderr and to `decode.log` in the XDG state folder.
+//!
+//! `RUST_LOG` is respected (default `info` for Decode's crates, `warn` for the rest).
+//! Command-line subcommands log at `warn` to stderr by default so their stdout stays
+//! clean and their stderr holds only what a person needs to read.
+
+use std::path::Path;
+
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{fmt, EnvFilter, Layer};
+
+/// Keeps the file writer alive; dropping it flushes the log.
+pub struct LogGuard {
+    _file: Option<WorkerGuard>,
+}
+
+/// Starts logging. `quiet` lowers the stderr default to warnings (for subcommands).
+/// A state folder that cannot be created only loses the file log, never the app.
+pub fn init(state_dir: &Path, quiet: bool) -> LogGuard {
+    let default = if quiet {
+        "warn"
+    } else {
+        "warn,decode=info,decode_app=info,decode_core=info,decode_policy=info"
+    };
+    let stderr_filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let stderr_layer = fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .compact()
+        .with_filter(stderr_filter);
+
+    let (file_layer, guard, file_error) = match open_log_file(state_dir) {
+        Ok(file) => {
+            let (writer, guard) = tracing_appender::non_blocking(file);
+            let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                EnvFilter::new("info,decode_core=debug,decode_policy=info,decode_app=debug")
+            });
+            let layer = fmt::layer()
+                .with_writer(writer)
+                .with_ansi(false)
+                .with_filter(filter);
+            (Some(layer), Some(guard), None)
+        }
+        Err(e) => (None, None, Some(e)),
+    };
+
+    // A second init (tests) keeps the first subscriber.
+    let _ = tracing_subscriber::registry()
+        .with(stderr_layer)
+        .with(file_layer)
+        .try_init();
+    if let Some(e) = file_error {
+        tracing::warn!("no log file in {}: {e}", state_dir.display());
+    }
+    LogGuard { _file: guard }
+}
+
+fn open_log_file(state_dir: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::create_dir_all(state_dir)?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(state_dir.join("decode.log"))
+}

@@ -1,0 +1,5 @@
+//! Support for Decode's cross-crate and end-to-end tests: temp projects with an
+//! isolated home, and a driver for the real window (tauri-driver + WebKitWebDriver).
+
+pub mod project;
+pub mod window;
