@@ -4,10 +4,9 @@
 //! `ui/src/lib/backend.ts`); every state change, from any surface, is pushed back to
 //! the UI as a `status` event and mirrored in the tray's check marks.
 
-use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 
-use decode_core::state::{ActiveState, Snapshot};
+use decode_core::state::{parse_mode, ActiveState, Snapshot};
 use decode_policy::Mode;
 use serde::Serialize;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem, Submenu};
@@ -43,15 +42,13 @@ fn get_status(state: State<'_, AppState>) -> Snapshot {
 
 #[tauri::command]
 fn set_mode(state: State<'_, AppState>, mode: String) -> Result<Snapshot, IpcError> {
-    let mode = Mode::from_str(&mode).map_err(|e| IpcError::new("unknown_mode", e))?;
-    state.active.set_mode(mode);
-    Ok(state.active.snapshot())
+    let mode = parse_mode(&mode).map_err(|e| IpcError::new(e.kind(), e))?;
+    Ok(state.active.set_mode(mode))
 }
 
 #[tauri::command]
 fn cycle_mode(state: State<'_, AppState>) -> Snapshot {
-    state.active.cycle_mode();
-    state.active.snapshot()
+    state.active.cycle_mode()
 }
 
 #[tauri::command]
@@ -59,7 +56,7 @@ fn select_agent(state: State<'_, AppState>, name: String) -> Result<Snapshot, Ip
     state
         .active
         .select_agent(&name)
-        .map_err(|e| IpcError::new("unknown_agent", e))
+        .map_err(|e| IpcError::new(e.kind(), e))
 }
 
 /// The tray's check items, kept to mirror state changes made elsewhere.
@@ -71,7 +68,7 @@ struct TrayItems {
 impl TrayItems {
     fn mirror(&self, snap: &Snapshot) {
         for (mode, item) in &self.modes {
-            let _ = item.set_checked(mode.to_string() == snap.mode);
+            let _ = item.set_checked(*mode == snap.mode);
         }
         for (name, item) in &self.agents {
             let _ = item.set_checked(*name == snap.agent);
@@ -143,7 +140,7 @@ fn build_tray(app: &AppHandle, active: &Arc<ActiveState>) -> tauri::Result<TrayI
             format!("mode:{mode}"),
             format!("Mode: {mode}"),
             true,
-            mode.to_string() == snap.mode,
+            mode == snap.mode,
             None::<&str>,
         )?;
         modes.push((mode, item));
@@ -193,8 +190,10 @@ fn build_tray(app: &AppHandle, active: &Arc<ActiveState>) -> tauri::Result<TrayI
 
 fn on_tray_menu(app: &AppHandle, active: &ActiveState, id: &str) {
     if let Some(mode) = id.strip_prefix("mode:") {
-        match Mode::from_str(mode) {
-            Ok(mode) => active.set_mode(mode),
+        match parse_mode(mode) {
+            Ok(mode) => {
+                active.set_mode(mode);
+            }
             Err(e) => tracing::warn!("tray: {e}"),
         }
     } else if let Some(name) = id.strip_prefix("agent:") {

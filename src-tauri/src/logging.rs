@@ -4,6 +4,7 @@
 //! Command-line subcommands log at `warn` to stderr by default so their stdout stays
 //! clean and their stderr holds only what a person needs to read.
 
+use std::io::IsTerminal;
 use std::path::Path;
 
 use tracing_appender::non_blocking::WorkerGuard;
@@ -27,6 +28,7 @@ pub fn init(state_dir: &Path, quiet: bool) -> LogGuard {
     let stderr_filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let stderr_layer = fmt::layer()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
         .compact()
         .with_filter(stderr_filter);

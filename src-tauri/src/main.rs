@@ -10,12 +10,11 @@ mod output;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use cli::{Command, OpenArgs, Parsed};
 use decode_core::dirs::Dirs;
-use decode_core::state::ActiveState;
+use decode_core::state::{self, ActiveState};
 use decode_policy::Mode;
 
 fn main() -> ExitCode {
@@ -55,7 +54,7 @@ fn project_dir(arg: Option<&Path>) -> Result<PathBuf, String> {
 }
 
 fn parse_mode(mode: Option<&str>) -> Result<Option<Mode>, String> {
-    mode.map(|m| Mode::from_str(m).map_err(|e| format!("decode: {e}")))
+    mode.map(|m| state::parse_mode(m).map_err(|e| format!("decode: {e}")))
         .transpose()
 }
 
