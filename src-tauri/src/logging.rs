@@ -17,11 +17,13 @@ pub struct LogGuard {
     _file: Option<WorkerGuard>,
 }
 
-/// Starts logging. `quiet` lowers the stderr default to warnings (for subcommands).
+/// Starts logging. `quiet` lowers the stderr default to errors (for subcommands, which
+/// print their diagnostics themselves).
 /// A state folder that cannot be created only loses the file log, never the app.
 pub fn init(state_dir: &Path, quiet: bool) -> LogGuard {
     let default = if quiet {
-        "warn"
+        // Subcommands print their own diagnostics; the log file still gets everything.
+        "error"
     } else {
         "warn,decode=info,decode_app=info,decode_core=info,decode_policy=info"
     };

@@ -4,18 +4,16 @@
 //! stderr and exit 2.
 
 mod cli;
+mod commands;
 mod gui;
 mod logging;
 mod output;
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use cli::{Command, OpenArgs, Parsed};
 use decode_core::dirs::Dirs;
-use decode_core::state::{self, ActiveState};
-use decode_policy::Mode;
 
 fn main() -> ExitCode {
     let cli = match cli::parse(std::env::args_os()) {
@@ -34,52 +32,17 @@ fn main() -> ExitCode {
 
     match cli.command {
         None => open_window(cli.open, &dirs),
-        Some(Command::Check(_)) | Some(Command::Trust(_)) | Some(Command::Agents(_)) => {
-            output::usage_error("decode: this subcommand is not available in this build")
-        }
+        Some(Command::Check(args)) => commands::check::run(args, &dirs),
+        Some(Command::Trust(args)) => commands::trust::run(args, &dirs),
+        Some(Command::Agents(args)) => commands::agents::run(args),
     }
-}
-
-/// Resolves a project folder argument (default: the current directory).
-fn project_dir(arg: Option<&Path>) -> Result<PathBuf, String> {
-    let raw = match arg {
-        Some(p) => p.to_path_buf(),
-        None => std::env::current_dir().map_err(|e| format!("decode: no current directory: {e}"))?,
-    };
-    match std::fs::canonicalize(&raw) {
-        Ok(p) if p.is_dir() => Ok(p),
-        Ok(_) => Err(format!("decode: {} is not a folder", raw.display())),
-        Err(e) => Err(format!("decode: cannot open {}: {e}", raw.display())),
-    }
-}
-
-fn parse_mode(mode: Option<&str>) -> Result<Option<Mode>, String> {
-    mode.map(|m| state::parse_mode(m).map_err(|e| format!("decode: {e}")))
-        .transpose()
 }
 
 fn open_window(args: OpenArgs, dirs: &Dirs) -> ExitCode {
-    let project = match project_dir(args.project_dir.as_deref()) {
-        Ok(p) => p,
-        Err(line) => return output::usage_error(&line),
+    let active = match commands::open_state(args.project_dir.as_deref(), &args.select, dirs) {
+        Ok(state) => state,
+        Err(code) => return code,
     };
-    let mode = match parse_mode(args.select.mode.as_deref()) {
-        Ok(m) => m,
-        Err(line) => return output::usage_error(&line),
-    };
-    let (active, diagnostics) = match ActiveState::open(
-        &project,
-        &dirs.home,
-        &dirs.data,
-        args.select.agent.as_deref(),
-        mode,
-    ) {
-        Ok(v) => v,
-        Err(e) => return output::usage_error(&format!("decode: {e}")),
-    };
-    for d in diagnostics {
-        output::err(&format!("decode: {d}"));
-    }
     match gui::run(Arc::new(active)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -4,3 +4,60 @@
 pub mod agents;
 pub mod check;
 pub mod trust;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use decode_core::dirs::Dirs;
+use decode_core::state::{parse_mode, ActiveState};
+use decode_policy::Tool;
+
+use crate::cli::SelectArgs;
+use crate::output;
+
+/// Resolves a project folder argument (default: the current directory).
+pub fn project_dir(arg: Option<&Path>) -> Result<PathBuf, String> {
+    let raw = match arg {
+        Some(p) => p.to_path_buf(),
+        None => std::env::current_dir().map_err(|e| format!("decode: no current directory: {e}"))?,
+    };
+    match std::fs::canonicalize(&raw) {
+        Ok(p) if p.is_dir() => Ok(p),
+        Ok(_) => Err(format!("decode: {} is not a folder", raw.display())),
+        Err(e) => Err(format!("decode: cannot open {}: {e}", raw.display())),
+    }
+}
+
+/// Opens the project's active state with the requested agent and mode. Usage errors
+/// (bad folder, unknown agent or mode) are printed as one line and become exit 2;
+/// other diagnostics (a malformed settings file, say) go to stderr and do not stop.
+pub fn open_state(
+    project: Option<&Path>,
+    select: &SelectArgs,
+    dirs: &Dirs,
+) -> Result<ActiveState, ExitCode> {
+    let project = project_dir(project).map_err(|l| output::usage_error(&l))?;
+    let mode = select
+        .mode
+        .as_deref()
+        .map(parse_mode)
+        .transpose()
+        .map_err(|e| output::usage_error(&format!("decode: {e}")))?;
+    let (state, diagnostics) =
+        ActiveState::open(&project, &dirs.home, &dirs.data, select.agent.as_deref(), mode)
+            .map_err(|e| output::usage_error(&format!("decode: {e}")))?;
+    for d in diagnostics {
+        output::err(&format!("decode: warning: {d}"));
+    }
+    Ok(state)
+}
+
+/// A tool by any accepted name, or the one-line usage error listing the tools.
+pub fn tool_from_name(name: &str) -> Result<Tool, String> {
+    Tool::from_name(name).ok_or_else(|| {
+        format!(
+            "decode: unknown tool `{name}` (tools: {})",
+            Tool::ALL.map(Tool::name).join(", ")
+        )
+    })
+}

@@ -1,0 +1,81 @@
+//! `decode agents` (SPEC §7, §10): list the catalog and validate its files.
+
+use std::process::ExitCode;
+
+use decode_core::agents::{Agent, Catalog};
+use serde_json::json;
+
+use super::project_dir;
+use crate::cli::AgentsArgs;
+use crate::output;
+
+pub fn run(args: AgentsArgs) -> ExitCode {
+    let project = match project_dir(args.project.as_deref()) {
+        Ok(p) => p,
+        Err(line) => return output::usage_error(&line),
+    };
+    let catalog = Catalog::load(&project);
+    if args.json {
+        let agents: Vec<_> = catalog.agents().iter().map(agent_json).collect();
+        let errors: Vec<_> = catalog
+            .errors()
+            .iter()
+            .map(|e| {
+                json!({
+                    "file": e.file.display().to_string(),
+                    "line": e.line,
+                    "key": e.key,
+                    "message": e.to_string(),
+                })
+            })
+            .collect();
+        output::out(&json!({ "agents": agents, "errors": errors }).to_string());
+    } else {
+        output::out(&table(catalog.agents()));
+    }
+    for e in catalog.errors() {
+        output::err(&format!("decode: invalid agent file {e}"));
+    }
+    if catalog.errors().is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn agent_json(a: &Agent) -> serde_json::Value {
+    json!({
+        "name": a.name,
+        "description": a.description,
+        "source": a.source.to_string(),
+        "overrides": a.overrides,
+        "tools": a.tools.iter().map(|t| t.name()).collect::<Vec<_>>(),
+        "mode": a.mode.to_string(),
+        "allow": a.rules.allow,
+        "ask": a.rules.ask,
+        "deny": a.rules.deny,
+        "model": a.model,
+    })
+}
+
+fn table(agents: &[Agent]) -> String {
+    let mut s = String::new();
+    for a in agents {
+        s.push_str(&format!("{}  (mode {})\n", a.name, a.mode));
+        s.push_str(&format!("    {}\n", a.description));
+        s.push_str(&format!(
+            "    tools: {}\n",
+            a.tools.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+        ));
+        for (list, rules) in [("allow", &a.rules.allow), ("ask", &a.rules.ask), ("deny", &a.rules.deny)] {
+            if !rules.is_empty() {
+                s.push_str(&format!("    {list}: {}\n", rules.join(", ")));
+            }
+        }
+        match &a.overrides {
+            Some(o) => s.push_str(&format!("    source: {} (overrides {o})\n", a.source)),
+            None => s.push_str(&format!("    source: {}\n", a.source)),
+        }
+    }
+    s.trim_end().to_string()
+}
