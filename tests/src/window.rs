@@ -148,3 +148,24 @@ pub async fn screenshot(client: &Client, path: &Path) -> anyhow::Result<()> {
     std::fs::write(path, png)?;
     Ok(())
 }
+
+/// Waits until the element's text equals `want`.
+pub async fn wait_for_text(
+    client: &Client,
+    testid: &str,
+    want: &str,
+    limit: Duration,
+) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let mut last = String::new();
+    while start.elapsed() < limit {
+        if let Ok(text) = text_of(client, testid, Duration::from_millis(500)).await {
+            if text == want {
+                return Ok(());
+            }
+            last = text;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    bail!("[data-testid={testid}] reads `{last}`, expected `{want}` within {limit:?}")
+}
