@@ -1,0 +1,308 @@
+//! The `decode` binary's command line, run as a user would (SPEC §9–§10): exit codes,
+//! one-line usage errors, JSON output, trust and the agents listing. Every run gets an
+//! isolated HOME and XDG folders.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use tempfile::TempDir;
+
+struct Env {
+    _tmp: TempDir,
+    home: PathBuf,
+    project: PathBuf,
+}
+
+impl Env {
+    fn new() -> Env {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let home = tmp.path().join("home");
+        let project = tmp.path().join("proj");
+        std::fs::create_dir_all(&home).expect("home");
+        std::fs::create_dir_all(&project).expect("project");
+        Env {
+            home: home.canonicalize().expect("home"),
+            project: project.canonicalize().expect("project"),
+            _tmp: tmp,
+        }
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.project.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_decode"));
+        c.args(args)
+            .current_dir(&self.project)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("XDG_DATA_HOME", self.home.join(".local/share"))
+            .env("XDG_STATE_HOME", self.home.join(".local/state"))
+            .stdin(Stdio::null());
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().expect("run decode")
+    }
+
+    fn run_stdin(&self, args: &[&str], stdin: &str) -> Output {
+        use std::io::Write;
+        let mut child = self
+            .cmd(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn decode");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin.as_bytes())
+            .expect("write stdin");
+        child.wait_with_output().expect("wait")
+    }
+
+    fn project(&self) -> &Path {
+        &self.project
+    }
+}
+
+fn stderr_lines(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_str(stdout(o).trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
+}
+
+#[test]
+fn unknown_mode_is_one_line_naming_the_modes_and_exit_2() {
+    let env = Env::new();
+    let o = env.run(&["--mode", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    let lines = stderr_lines(&o);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    for m in ["default", "edit", "plan", "auto", "bypass"] {
+        assert!(lines[0].contains(m), "{}", lines[0]);
+    }
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn unknown_agent_is_one_line_naming_the_agents_and_exit_2() {
+    let env = Env::new();
+    let o = env.run(&["--agent", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    let lines = stderr_lines(&o);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    for a in ["build", "plan", "explore", "code-reviewer"] {
+        assert!(lines[0].contains(a), "{}", lines[0]);
+    }
+}
+
+#[test]
+fn a_project_agent_is_a_valid_start_up_choice() {
+    let env = Env::new();
+    env.write(
+        ".decode/agents/docs.md",
+        "---\nname: docs\ndescription: Writes docs.\ntools: [read, edit]\nmode: edit\n---\nWrite docs.\n",
+    );
+    let o = env.run(&["check", "--agent", "docs", "--json", "edit", "README.md"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(json(&o)["verdict"], "allow");
+}
+
+#[test]
+fn unknown_flag_is_one_line_and_exit_2() {
+    let env = Env::new();
+    let o = env.run(&["--frobnicate"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr_lines(&o).len(), 1);
+}
+
+#[test]
+fn check_json_has_verdict_reason_and_trace() {
+    let env = Env::new();
+    let o = env.run(&["check", "--json", "read", "README.md"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "allow");
+    assert!(v["reason"].as_str().is_some_and(|r| !r.is_empty()));
+    assert!(v["trace"].as_array().is_some_and(|t| !t.is_empty()));
+}
+
+#[test]
+fn check_control_tools_are_never_gated() {
+    let env = Env::new();
+    let o = env.run(&["check", "--json", "sleep", ""]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(json(&o)["verdict"], "allow");
+}
+
+#[test]
+fn check_usage_errors_exit_2_with_one_line() {
+    let env = Env::new();
+    for args in [
+        vec!["check", "frobnicate", "x"],
+        vec!["check", "--mode", "nope", "bash", "ls"],
+        vec!["check", "--agent", "nope", "bash", "ls"],
+        vec!["check", "bash"],
+    ] {
+        let o = env.run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr_lines(&o).len(), 1, "{args:?}: {:?}", stderr_lines(&o));
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn check_agent_without_mode_uses_the_agents_default_mode() {
+    let env = Env::new();
+    let o = env.run(&["check", "--agent", "plan", "--json", "bash", "ls"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    // plan is not offered bash at all; explore with edit denied in plan mode below.
+    assert_eq!(v["verdict"], "deny");
+    let o = env.run(&["check", "--agent", "plan", "--json", "todo_write", ""]);
+    assert_eq!(json(&o)["verdict"], "allow");
+}
+
+#[test]
+fn check_with_malformed_settings_warns_on_stderr_and_keeps_stdout_json() {
+    let env = Env::new();
+    env.write(".decode/settings.json", "{\"permissions\": {\"allow\": [\n");
+    let o = env.run(&["check", "--json", "read", "x"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "allow");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("settings.json:"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(env.project().join(".decode/settings.json")).expect("read"),
+        "{\"permissions\": {\"allow\": [\n",
+        "a malformed settings file is never rewritten"
+    );
+}
+
+#[test]
+fn check_batch_answers_one_json_line_per_request() {
+    let env = Env::new();
+    let input = concat!(
+        "{\"tool\":\"read\",\"subject\":\"a.txt\"}\n",
+        "{\"tool\":\"bash\",\"subject\":\"git status\",\"agent\":\"code-reviewer\"}\n",
+        "not json\n",
+        "{\"tool\":\"edit\",\"subject\":\"a.txt\",\"mode\":\"edit\"}\n",
+        "{\"tool\":\"edit\",\"subject\":\"a.txt\",\"mode\":\"plan\"}\n",
+    );
+    let o = env.run_stdin(&["check", "--batch"], input);
+    assert_eq!(o.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0]["verdict"], "allow");
+    assert_eq!(lines[1]["verdict"], "allow", "code-reviewer allows bash(git *)");
+    assert!(lines[2]["error"].as_str().is_some_and(|e| e.contains("line 3")));
+    assert_eq!(lines[3]["verdict"], "allow");
+    assert_eq!(lines[4]["verdict"], "deny");
+}
+
+#[test]
+fn trust_and_revoke_round_trip() {
+    let env = Env::new();
+    let dir = env.project().display().to_string();
+    let o = env.run(&["trust", &dir]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let store = env.home.join(".local/share/decode/trust.json");
+    let text = std::fs::read_to_string(&store).expect("trust store written");
+    assert!(text.contains(&dir), "{text}");
+    let o = env.run(&["trust", "--revoke", &dir]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = std::fs::read_to_string(&store).expect("trust store");
+    assert!(!text.contains(&dir), "{text}");
+}
+
+#[test]
+fn trust_of_a_missing_folder_is_a_usage_error() {
+    let env = Env::new();
+    let o = env.run(&["trust", "/definitely/not/here"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr_lines(&o).len(), 1);
+}
+
+#[test]
+fn trusted_project_allow_rules_apply_and_untrusted_do_not() {
+    let env = Env::new();
+    env.write(
+        ".decode/settings.json",
+        "{\"permissions\": {\"allow\": [\"bash(npm test)\"]}}",
+    );
+    let o = env.run(&["check", "--json", "bash", "npm test"]);
+    assert_eq!(json(&o)["verdict"], "ask", "untrusted: the project's allow rules are ignored");
+    let dir = env.project().display().to_string();
+    assert_eq!(env.run(&["trust", &dir]).status.code(), Some(0));
+    let o = env.run(&["check", "--json", "bash", "npm test"]);
+    assert_eq!(json(&o)["verdict"], "allow");
+}
+
+#[test]
+fn agents_lists_good_files_and_reports_the_broken_one() {
+    let env = Env::new();
+    env.write(
+        ".decode/agents/a.md",
+        "---\nname: alpha\ndescription: First.\ntools: [read]\nmode: default\n---\nAlpha.\n",
+    );
+    env.write(
+        ".claude/agents/b.md",
+        "---\nname: beta\ndescription: Second.\ntools: Read, Grep\n---\nBeta.\n",
+    );
+    env.write(
+        ".decode/agents/broken.md",
+        "---\nname: broken\ndescription: Bad.\ntools: [read]\nmode: sideways\n---\nBody.\n",
+    );
+    let o = env.run(&["agents"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains("alpha") && out.contains("beta"), "{out}");
+    assert!(!out.contains("broken  ("), "{out}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("broken.md:5") && err.contains("mode"), "{err}");
+
+    let o = env.run(&["agents", "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    let names: Vec<&str> = v["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .filter_map(|a| a["name"].as_str())
+        .collect();
+    assert!(names.contains(&"alpha") && names.contains(&"beta") && names.contains(&"build"));
+    assert_eq!(v["errors"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn agents_on_a_clean_project_exits_0() {
+    let env = Env::new();
+    let o = env.run(&["agents"]);
+    assert_eq!(o.status.code(), Some(0));
+    for a in ["build", "plan", "explore", "code-reviewer"] {
+        assert!(stdout(&o).contains(a));
+    }
+}
