@@ -1,0 +1,596 @@
+//! The project settings file `.decode/settings.json` (SPEC §3, §6).
+//!
+//! Whole shape (every key optional, unknown keys kept):
+//!
+//! ```json
+//! {"permissions": {"allow": [], "ask": [], "deny": []},
+//!  "additionalDirectories": [], "protectedBranches": [],
+//!  "caps": {"external": []}, "sleepMaxSeconds": 60}
+//! ```
+//!
+//! Loading never writes. A missing file is empty; a malformed one (bad JSON or a
+//! wrong type anywhere in the known keys) yields a [`SettingsWarning`] and empty
+//! settings. [`append_allow_rules`] is the only writer: it appends under an exclusive
+//! cross-process lock with an atomic replace, and refuses (leaving the file
+//! byte-identical) whenever the file is malformed or cannot be written.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use decode_policy::RuleLists;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::fsutil;
+
+/// The settings folder inside a project.
+pub const SETTINGS_DIR: &str = ".decode";
+/// The settings file name inside [`SETTINGS_DIR`].
+pub const SETTINGS_FILE: &str = "settings.json";
+/// `sleepMaxSeconds` when the file does not set it.
+pub const DEFAULT_SLEEP_MAX_SECONDS: u64 = 60;
+
+/// The path of a project's settings file: `<root>/.decode/settings.json`.
+pub fn settings_path(project_root: &Path) -> PathBuf {
+    project_root.join(SETTINGS_DIR).join(SETTINGS_FILE)
+}
+
+/// The loaded project settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Where the settings were read from (whether or not the file exists).
+    pub path: PathBuf,
+    /// `permissions.allow` / `ask` / `deny`.
+    pub permissions: RuleLists,
+    /// `additionalDirectories`: folders outside the project the scope accepts.
+    pub additional_directories: Vec<String>,
+    /// `protectedBranches`, in addition to `main` and `master`.
+    pub protected_branches: Vec<String>,
+    /// `caps.external`: extra bash patterns that always ask.
+    pub caps_external: Vec<String>,
+    /// `sleepMaxSeconds` (default 60).
+    pub sleep_max_seconds: u64,
+    /// The whole file as read (an empty object when missing or malformed), unknown
+    /// keys included, in file order.
+    pub raw: Value,
+}
+
+impl Settings {
+    /// Empty settings for a project (what a missing or malformed file means).
+    pub fn empty(project_root: &Path) -> Settings {
+        Settings::empty_at(settings_path(project_root))
+    }
+
+    fn empty_at(path: PathBuf) -> Settings {
+        Settings {
+            path,
+            permissions: empty_rule_lists(),
+            additional_directories: Vec::new(),
+            protected_branches: Vec::new(),
+            caps_external: Vec::new(),
+            sleep_max_seconds: DEFAULT_SLEEP_MAX_SECONDS,
+            raw: Value::Object(Map::new()),
+        }
+    }
+
+    /// Loads `<project_root>/.decode/settings.json`. Never fails and never writes: a
+    /// missing file gives empty settings; an unreadable or malformed one gives empty
+    /// settings and a warning naming the file, line and column.
+    pub fn load(project_root: &Path) -> (Settings, Vec<SettingsWarning>) {
+        let path = settings_path(project_root);
+        match std::fs::read(&path) {
+            Ok(bytes) => match Settings::parse(&path, &bytes) {
+                Ok(s) => (s, Vec::new()),
+                Err(w) => {
+                    tracing::warn!(warning = %w, "ignoring malformed settings file");
+                    (Settings::empty_at(path), vec![w])
+                }
+            },
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (Settings::empty_at(path), Vec::new()),
+            Err(e) => {
+                let w = SettingsWarning {
+                    path: path.clone(),
+                    line: None,
+                    column: None,
+                    message: format!("could not read the settings file: {e}"),
+                };
+                tracing::warn!(warning = %w, "ignoring unreadable settings file");
+                (Settings::empty_at(path), vec![w])
+            }
+        }
+    }
+
+    /// Parses settings file contents; `path` is used for the result and in warnings.
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<Settings, SettingsWarning> {
+        let (raw, file) = parse_validated(bytes).map_err(|e| e.into_warning(path))?;
+        let permissions = file.permissions.unwrap_or_default();
+        Ok(Settings {
+            path: path.to_path_buf(),
+            permissions: RuleLists {
+                allow: permissions.allow.unwrap_or_default(),
+                ask: permissions.ask.unwrap_or_default(),
+                deny: permissions.deny.unwrap_or_default(),
+            },
+            additional_directories: file.additional_directories.unwrap_or_default(),
+            protected_branches: file.protected_branches.unwrap_or_default(),
+            caps_external: file.caps.and_then(|c| c.external).unwrap_or_default(),
+            sleep_max_seconds: file.sleep_max_seconds.unwrap_or(DEFAULT_SLEEP_MAX_SECONDS),
+            raw,
+        })
+    }
+}
+
+fn empty_rule_lists() -> RuleLists {
+    RuleLists {
+        allow: Vec::new(),
+        ask: Vec::new(),
+        deny: Vec::new(),
+    }
+}
+
+/// A problem with the settings file; the settings were treated as empty.
+///
+/// Displays as `<path>:<line>:<column>: <message>` (or `<path>: <message>` when there
+/// is no position, e.g. an unreadable file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsWarning {
+    /// The settings file.
+    pub path: PathBuf,
+    /// 1-based line of the problem, when known.
+    pub line: Option<usize>,
+    /// 1-based column of the problem, when known.
+    pub column: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for SettingsWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "{}:{l}:{c}: {}", self.path.display(), self.message),
+            (Some(l), None) => write!(f, "{}:{l}: {}", self.path.display(), self.message),
+            _ => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for SettingsWarning {}
+
+/// The typed view of the known keys, used to validate types (unknown keys ignored;
+/// `null` counts as absent).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct SettingsFile {
+    #[serde(deserialize_with = "object_only")]
+    permissions: Option<PermissionsFile>,
+    additional_directories: Option<Vec<String>>,
+    protected_branches: Option<Vec<String>>,
+    #[serde(deserialize_with = "object_only")]
+    caps: Option<CapsFile>,
+    sleep_max_seconds: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct PermissionsFile {
+    allow: Option<Vec<String>>,
+    ask: Option<Vec<String>>,
+    deny: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct CapsFile {
+    external: Option<Vec<String>>,
+}
+
+/// Deserialises an optional struct from a JSON object only (serde's derive would also
+/// accept an array of field values); `null` is `None`.
+fn object_only<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for ObjectVisitor<T> {
+        type Value = Option<T>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+    }
+    d.deserialize_any(ObjectVisitor(std::marker::PhantomData))
+}
+
+/// A parse or type problem with its position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ParseProblem {
+    line: usize,
+    column: usize,
+    message: String,
+}
+
+impl ParseProblem {
+    fn into_warning(self, path: &Path) -> SettingsWarning {
+        SettingsWarning {
+            path: path.to_path_buf(),
+            line: Some(self.line),
+            column: Some(self.column),
+            message: self.message,
+        }
+    }
+}
+
+/// Parses and type-checks the file. A file holding only whitespace counts as `{}`.
+fn parse_validated(bytes: &[u8]) -> Result<(Value, SettingsFile), ParseProblem> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Ok((Value::Object(Map::new()), SettingsFile::default()));
+    }
+    let raw: Value = serde_json::from_slice(bytes).map_err(|e| json_problem(&e, None))?;
+    if !raw.is_object() {
+        let (line, column) = first_token_position(bytes);
+        return Err(ParseProblem {
+            line,
+            column,
+            message: format!(
+                "the settings file must hold a JSON object, not {}",
+                json_kind(&raw)
+            ),
+        });
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let file: SettingsFile = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let key = e.path().to_string();
+        json_problem(e.inner(), Some(key))
+    })?;
+    Ok((raw, file))
+}
+
+fn json_problem(e: &serde_json::Error, key: Option<String>) -> ParseProblem {
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+    let message = match key {
+        Some(k) if !k.is_empty() && k != "." => format!("`{k}`: {message}"),
+        _ => message,
+    };
+    ParseProblem {
+        line: e.line().max(1),
+        column: e.column().max(1),
+        message,
+    }
+}
+
+fn first_token_position(bytes: &[u8]) -> (usize, usize) {
+    let (mut line, mut column) = (1, 1);
+    for &b in bytes {
+        match b {
+            b'\n' => {
+                line += 1;
+                column = 1;
+            }
+            b' ' | b'\t' | b'\r' => column += 1,
+            _ => break,
+        }
+    }
+    (line, column)
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// What [`append_allow_rules`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppendOutcome {
+    /// The settings file.
+    pub path: PathBuf,
+    /// Rules appended to `permissions.allow`, in order.
+    pub added: Vec<String>,
+    /// Rules that were already present (or repeated in the input) and so skipped.
+    pub already_present: Vec<String>,
+}
+
+/// Why an always-allow rule could not be saved; the file was left untouched.
+#[derive(Debug, thiserror::Error)]
+pub enum PersistError {
+    /// The file is not valid JSON, or a known key has the wrong type.
+    #[error("{}:{line}:{column}: {message}, so the rule was not saved", path.display())]
+    Malformed {
+        /// The settings file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file or its folder has no write permission.
+    #[error("{} is read-only, so the rule was not saved", path.display())]
+    ReadOnly {
+        /// The read-only file or folder.
+        path: PathBuf,
+    },
+    /// A rule given to save does not parse.
+    #[error("`{rule}` is not a valid rule ({reason}), so it was not saved")]
+    InvalidRule {
+        /// The rule text.
+        rule: String,
+        /// Why it does not parse.
+        reason: String,
+    },
+    /// Reading, locking or writing failed.
+    #[error("could not {action} {}: {source}, so the rule was not saved", path.display())]
+    Io {
+        /// What was being done ("read", "write", "lock", "create the folder of").
+        action: &'static str,
+        /// The file or folder involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Appends `rules` to `permissions.allow` in `<project_root>/.decode/settings.json`,
+/// keeping every other key, rule and the key order.
+///
+/// Runs under an exclusive cross-process lock on `.decode/settings.json.lock`,
+/// re-reads the file inside the lock, skips rules already present, and replaces the
+/// file atomically (temp file, fsync, same permissions, rename, folder fsync). When
+/// every rule is already present nothing is written. A malformed file, a wrong-typed
+/// known key, a read-only file or folder, or an I/O failure is an error and the file
+/// is left byte-identical.
+pub fn append_allow_rules(
+    project_root: &Path,
+    rules: &[String],
+) -> Result<AppendOutcome, PersistError> {
+    for rule in rules {
+        if let Err(e) = decode_policy::Rule::parse(rule) {
+            return Err(PersistError::InvalidRule {
+                rule: rule.clone(),
+                reason: e.to_string(),
+            });
+        }
+    }
+    let path = settings_path(project_root);
+    let dir = fsutil::parent_dir(&path);
+    std::fs::create_dir_all(&dir).map_err(|source| PersistError::Io {
+        action: "create the folder",
+        path: dir.clone(),
+        source,
+    })?;
+    let lock_path = fsutil::lock_path_for(&path);
+    let _lock = fsutil::FileLock::acquire(&lock_path).map_err(|source| PersistError::Io {
+        action: "lock",
+        path: lock_path.clone(),
+        source,
+    })?;
+
+    let original = match std::fs::read(&path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(source) => {
+            return Err(PersistError::Io {
+                action: "read",
+                path,
+                source,
+            })
+        }
+    };
+    let mut root = match &original {
+        Some(bytes) => {
+            parse_validated(bytes)
+                .map_err(|p| PersistError::Malformed {
+                    path: path.clone(),
+                    line: p.line,
+                    column: p.column,
+                    message: p.message,
+                })?
+                .0
+        }
+        None => Value::Object(Map::new()),
+    };
+
+    let allow = allow_array(&mut root);
+    let mut outcome = AppendOutcome {
+        path: path.clone(),
+        added: Vec::new(),
+        already_present: Vec::new(),
+    };
+    for rule in rules {
+        if allow.iter().any(|v| v.as_str() == Some(rule.as_str())) {
+            outcome.already_present.push(rule.clone());
+        } else {
+            allow.push(Value::String(rule.clone()));
+            outcome.added.push(rule.clone());
+        }
+    }
+    if outcome.added.is_empty() {
+        tracing::debug!(path = %path.display(), "always-allow rules already present; nothing written");
+        return Ok(outcome);
+    }
+
+    if original.is_some() && is_read_only(&path) {
+        return Err(PersistError::ReadOnly { path });
+    }
+    if is_read_only(&dir) {
+        return Err(PersistError::ReadOnly { path: dir });
+    }
+    let mut text = serde_json::to_string_pretty(&root).map_err(|e| PersistError::Io {
+        action: "serialise",
+        path: path.clone(),
+        source: io::Error::other(e),
+    })?;
+    text.push('\n');
+    fsutil::atomic_write(&path, text.as_bytes()).map_err(|source| PersistError::Io {
+        action: "write",
+        path: path.clone(),
+        source,
+    })?;
+    tracing::info!(path = %path.display(), rules = ?outcome.added, "saved always-allow rules");
+    Ok(outcome)
+}
+
+/// The `permissions.allow` array of a validated settings object, created (replacing
+/// `null`) when absent. Validation guarantees the types of present values.
+fn allow_array(root: &mut Value) -> &mut Vec<Value> {
+    let obj = match root {
+        Value::Object(o) => o,
+        other => {
+            *other = Value::Object(Map::new());
+            match other {
+                Value::Object(o) => o,
+                _ => unreachable!("just set to an object"),
+            }
+        }
+    };
+    let perms = obj
+        .entry("permissions")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !perms.is_object() {
+        *perms = Value::Object(Map::new());
+    }
+    let Value::Object(perms) = perms else {
+        unreachable!("just ensured an object")
+    };
+    let allow = perms
+        .entry("allow")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if !allow.is_array() {
+        *allow = Value::Array(Vec::new());
+    }
+    let Value::Array(allow) = allow else {
+        unreachable!("just ensured an array")
+    };
+    allow
+}
+
+fn is_read_only(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .map(|m| m.permissions().readonly())
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> PathBuf {
+        PathBuf::from("/proj/.decode/settings.json")
+    }
+
+    #[test]
+    fn parses_every_key() {
+        let s = Settings::parse(
+            &p(),
+            br#"{"permissions":{"allow":["read"],"ask":["bash(rm *)"],"deny":["edit(.env)"]},
+                "additionalDirectories":["/tmp/x"],"protectedBranches":["release"],
+                "caps":{"external":["make release*"]},"sleepMaxSeconds":5,"other":1}"#,
+        )
+        .unwrap();
+        assert_eq!(s.permissions.allow, vec!["read"]);
+        assert_eq!(s.permissions.ask, vec!["bash(rm *)"]);
+        assert_eq!(s.permissions.deny, vec!["edit(.env)"]);
+        assert_eq!(s.additional_directories, vec!["/tmp/x"]);
+        assert_eq!(s.protected_branches, vec!["release"]);
+        assert_eq!(s.caps_external, vec!["make release*"]);
+        assert_eq!(s.sleep_max_seconds, 5);
+        assert_eq!(s.raw["other"], 1);
+    }
+
+    #[test]
+    fn empty_object_and_whitespace_are_empty_settings() {
+        for text in [&b"{}"[..], b"", b"  \n"] {
+            let s = Settings::parse(&p(), text).unwrap();
+            assert!(s.permissions.allow.is_empty());
+            assert_eq!(s.sleep_max_seconds, 60);
+        }
+    }
+
+    #[test]
+    fn null_counts_as_absent() {
+        let s = Settings::parse(&p(), br#"{"permissions":null,"sleepMaxSeconds":null}"#).unwrap();
+        assert!(s.permissions.allow.is_empty());
+        assert_eq!(s.sleep_max_seconds, 60);
+    }
+
+    #[test]
+    fn syntax_error_has_position() {
+        let w = Settings::parse(
+            &p(),
+            b"{\n  \"permissions\": {\n    \"allow\": [\"read\",]\n  }\n}",
+        )
+        .unwrap_err();
+        assert_eq!(w.line, Some(3));
+        let text = w.to_string();
+        assert!(text.starts_with("/proj/.decode/settings.json:3:"), "{text}");
+        assert!(!text.contains(" at line "), "{text}");
+    }
+
+    #[test]
+    fn wrong_type_names_the_key() {
+        let w = Settings::parse(&p(), b"{\"permissions\": {\"allow\": \"read\"}}").unwrap_err();
+        let text = w.to_string();
+        assert!(text.contains("permissions.allow"), "{text}");
+        assert!(text.starts_with("/proj/.decode/settings.json:1:"), "{text}");
+
+        let w = Settings::parse(&p(), b"{\"sleepMaxSeconds\": -1}").unwrap_err();
+        assert!(w.to_string().contains("sleepMaxSeconds"), "{w}");
+        let w = Settings::parse(&p(), b"{\"permissions\": [\"read\"]}").unwrap_err();
+        assert!(
+            w.message.contains("`permissions`") && w.message.contains("JSON object"),
+            "{w}"
+        );
+        let w = Settings::parse(&p(), b"{\"caps\": {\"external\": [1]}}").unwrap_err();
+        assert!(w.to_string().contains("caps.external"), "{w}");
+    }
+
+    #[test]
+    fn non_object_root_is_malformed() {
+        let w = Settings::parse(&p(), b"\n  [1, 2]").unwrap_err();
+        assert_eq!((w.line, w.column), (Some(2), Some(3)));
+        assert!(w.message.contains("must hold a JSON object"), "{w}");
+    }
+
+    #[test]
+    fn warning_display_without_position() {
+        let w = SettingsWarning {
+            path: p(),
+            line: None,
+            column: None,
+            message: "boom".into(),
+        };
+        assert_eq!(w.to_string(), "/proj/.decode/settings.json: boom");
+    }
+
+    #[test]
+    fn allow_array_creates_missing_structure() {
+        let mut v: Value = serde_json::from_str(r#"{"z":1,"permissions":{"deny":["x"]}}"#).unwrap();
+        allow_array(&mut v).push(Value::String("read".into()));
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"z":1,"permissions":{"deny":["x"],"allow":["read"]}}"#
+        );
+        let mut v: Value = serde_json::from_str(r#"{"permissions":null}"#).unwrap();
+        allow_array(&mut v).push(Value::String("read".into()));
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"permissions":{"allow":["read"]}}"#
+        );
+    }
+}

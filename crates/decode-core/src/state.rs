@@ -1,0 +1,712 @@
+//! The one active state — agent, mode and compiled gate — shared by the gate, the
+//! agent loop, the window, the tray and the command line (SPEC §2, §7, §9).
+//!
+//! [`ActiveState`] is `Send + Sync`; every surface holds an `Arc<ActiveState>` and
+//! either reads it ([`ActiveState::snapshot`], [`ActiveState::decide`]) or changes it
+//! ([`ActiveState::select_agent`], [`ActiveState::set_mode`],
+//! [`ActiveState::cycle_mode`]). Observers registered with
+//! [`ActiveState::subscribe`] are told of every actual change exactly once, in the
+//! order the changes happened.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use decode_policy::{Call, Decision, Gate, Mode, PolicyInput, PolicyWarning, Tool};
+use serde::Serialize;
+
+use crate::agents::{Agent, AgentError, Catalog, DEFAULT_AGENT};
+use crate::settings::{Settings, SettingsWarning};
+use crate::trust::{TrustError, TrustStore};
+
+/// One agent as listed to the surfaces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentSummary {
+    /// The agent's name.
+    pub name: String,
+    /// Its one-line description.
+    pub description: String,
+}
+
+/// What every surface shows: the active agent and mode, the agents to pick from, and
+/// the project. Serialises as `{"agent", "mode" (lowercase), "agents": [{"name",
+/// "description"}], "project"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Snapshot {
+    /// The active agent's name.
+    pub agent: String,
+    /// The active mode.
+    pub mode: Mode,
+    /// Every agent of the catalog, in catalog order.
+    pub agents: Vec<AgentSummary>,
+    /// The project root.
+    pub project: String,
+}
+
+/// Why the state could not be opened or changed. Each message is one line naming
+/// the valid choices where there are some.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    /// No agent of that name.
+    #[error("unknown agent `{name}` (available agents: {})", valid.join(", "))]
+    UnknownAgent {
+        /// The name asked for.
+        name: String,
+        /// The agents of the catalog.
+        valid: Vec<String>,
+    },
+    /// No mode of that name.
+    #[error("unknown mode `{name}` (available modes: default, edit, plan, auto, bypass)")]
+    UnknownMode {
+        /// The name asked for.
+        name: String,
+    },
+    /// The project folder cannot be used.
+    #[error("cannot open the project folder {}: {message}", path.display())]
+    Project {
+        /// The folder as given.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+}
+
+impl StateError {
+    /// A stable kind for IPC (`{kind, message}`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StateError::UnknownAgent { .. } => "unknown_agent",
+            StateError::UnknownMode { .. } => "unknown_mode",
+            StateError::Project { .. } => "project",
+        }
+    }
+}
+
+/// Parses a mode name (`default`, `edit`, `plan`, `auto`, `bypass`, any case) into a
+/// [`Mode`], with the friendly error of [`StateError::UnknownMode`].
+pub fn parse_mode(name: &str) -> Result<Mode, StateError> {
+    name.parse::<Mode>().map_err(|_| StateError::UnknownMode {
+        name: name.to_string(),
+    })
+}
+
+/// A non-fatal problem found while opening the state; shown on stderr or in the UI.
+#[derive(Debug, Clone)]
+pub enum Diagnostic {
+    /// The settings file is malformed or unreadable (it was treated as empty).
+    Settings(SettingsWarning),
+    /// The trust store is malformed or unreadable (nothing is trusted).
+    Trust(TrustError),
+    /// An agent file is invalid (it was skipped).
+    Agent(AgentError),
+    /// A rule was skipped by the gate.
+    Policy(PolicyWarning),
+}
+
+impl Diagnostic {
+    /// A stable kind for IPC (`{kind, message}`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Diagnostic::Settings(_) => "settings",
+            Diagnostic::Trust(_) => "trust",
+            Diagnostic::Agent(_) => "agent",
+            Diagnostic::Policy(_) => "policy",
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Diagnostic::Settings(w) => w.fmt(f),
+            Diagnostic::Trust(e) => e.fmt(f),
+            Diagnostic::Agent(e) => e.fmt(f),
+            Diagnostic::Policy(w) => w.fmt(f),
+        }
+    }
+}
+
+/// Identifies an observer for [`ActiveState::unsubscribe`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SubscriptionId(u64);
+
+/// An observer of state changes.
+pub type Observer = Box<dyn Fn(&Snapshot) + Send + Sync>;
+
+type SharedObserver = Arc<dyn Fn(&Snapshot) + Send + Sync>;
+
+struct Inner {
+    catalog: Catalog,
+    agent: Agent,
+    mode: Mode,
+    settings: Settings,
+    trusted: bool,
+    gate: Arc<Gate>,
+}
+
+#[derive(Default)]
+struct Delivery {
+    queue: VecDeque<Snapshot>,
+    delivering: bool,
+}
+
+/// The active agent, mode and gate of one project window (see the module docs).
+pub struct ActiveState {
+    project_root: PathBuf,
+    home: PathBuf,
+    inner: RwLock<Inner>,
+    observers: Mutex<Vec<(u64, SharedObserver)>>,
+    next_subscription: AtomicU64,
+    delivery: Mutex<Delivery>,
+}
+
+impl fmt::Debug for ActiveState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = self.read();
+        f.debug_struct("ActiveState")
+            .field("project_root", &self.project_root)
+            .field("agent", &inner.agent.name)
+            .field("mode", &inner.mode)
+            .field("trusted", &inner.trusted)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl ActiveState {
+    /// Builds the state for `project_root` (used as given: pass an absolute,
+    /// canonical path) from a loaded catalog and settings, the trust flag and the
+    /// home folder. The `build` agent (or the catalog's first one) is active, in its
+    /// effective default mode. Returns the gate's warnings too.
+    pub fn new(
+        project_root: &Path,
+        catalog: Catalog,
+        settings: Settings,
+        trusted: bool,
+        home: &Path,
+    ) -> (ActiveState, Vec<PolicyWarning>) {
+        let agent = catalog
+            .get(DEFAULT_AGENT)
+            .or_else(|| catalog.agents().first())
+            .cloned()
+            .unwrap_or_else(fallback_agent);
+        let mode = agent.effective_default_mode(trusted);
+        let (gate, warnings) = compile_gate(project_root, home, &settings, trusted, &agent);
+        let state = ActiveState {
+            project_root: project_root.to_path_buf(),
+            home: home.to_path_buf(),
+            inner: RwLock::new(Inner {
+                catalog,
+                agent,
+                mode,
+                settings,
+                trusted,
+                gate,
+            }),
+            observers: Mutex::new(Vec::new()),
+            next_subscription: AtomicU64::new(1),
+            delivery: Mutex::new(Delivery::default()),
+        };
+        (state, warnings)
+    }
+
+    /// Opens a project: canonicalises the root, loads its settings, the trust store
+    /// in `data_dir` and the agents catalog, then selects `agent` (default `build`)
+    /// and `mode` (default: the agent's effective default mode). Problems that do not
+    /// stop the start (malformed settings, a bad agent file, a malformed trust store,
+    /// a skipped rule) come back as diagnostics; an unknown agent is an error.
+    pub fn open(
+        project_root: &Path,
+        home: &Path,
+        data_dir: &Path,
+        agent: Option<&str>,
+        mode: Option<Mode>,
+    ) -> Result<(ActiveState, Vec<Diagnostic>), StateError> {
+        let root = project_root
+            .canonicalize()
+            .map_err(|e| StateError::Project {
+                path: project_root.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        if !root.is_dir() {
+            return Err(StateError::Project {
+                path: project_root.to_path_buf(),
+                message: "it is not a folder".into(),
+            });
+        }
+        let mut diagnostics = Vec::new();
+
+        let (settings, warnings) = Settings::load(&root);
+        diagnostics.extend(warnings.into_iter().map(Diagnostic::Settings));
+
+        let store = TrustStore::open(data_dir);
+        if let Some(problem) = store.problem() {
+            diagnostics.push(Diagnostic::Trust(problem.clone()));
+        }
+        let trusted = store.is_trusted(&root);
+
+        let catalog = Catalog::load(&root);
+        diagnostics.extend(catalog.errors().iter().cloned().map(Diagnostic::Agent));
+
+        let name = agent.unwrap_or(DEFAULT_AGENT);
+        let chosen = catalog
+            .get(name)
+            .cloned()
+            .ok_or_else(|| unknown_agent(name, &catalog))?;
+        let start_mode = mode.unwrap_or_else(|| chosen.effective_default_mode(trusted));
+        let (gate, warnings) = compile_gate(&root, home, &settings, trusted, &chosen);
+        diagnostics.extend(warnings.into_iter().map(Diagnostic::Policy));
+
+        tracing::info!(
+            project = %root.display(),
+            agent = %chosen.name,
+            mode = %start_mode,
+            trusted,
+            "project opened"
+        );
+        let state = ActiveState {
+            project_root: root,
+            home: home.to_path_buf(),
+            inner: RwLock::new(Inner {
+                catalog,
+                agent: chosen,
+                mode: start_mode,
+                settings,
+                trusted,
+                gate,
+            }),
+            observers: Mutex::new(Vec::new()),
+            next_subscription: AtomicU64::new(1),
+            delivery: Mutex::new(Delivery::default()),
+        };
+        Ok((state, diagnostics))
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Inner> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The project root.
+    pub fn project_root(&self) -> &Path {
+        &self.project_root
+    }
+
+    /// The home folder the gate expands `~` with.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// What the surfaces show now.
+    pub fn snapshot(&self) -> Snapshot {
+        self.snapshot_of(&self.read())
+    }
+
+    fn snapshot_of(&self, inner: &Inner) -> Snapshot {
+        Snapshot {
+            agent: inner.agent.name.clone(),
+            mode: inner.mode,
+            agents: inner
+                .catalog
+                .agents()
+                .iter()
+                .map(|a| AgentSummary {
+                    name: a.name.clone(),
+                    description: a.description.clone(),
+                })
+                .collect(),
+            project: self.project_root.display().to_string(),
+        }
+    }
+
+    /// The active mode.
+    pub fn mode(&self) -> Mode {
+        self.read().mode
+    }
+
+    /// The active agent (a copy).
+    pub fn agent(&self) -> Agent {
+        self.read().agent.clone()
+    }
+
+    /// The catalog (a copy).
+    pub fn catalog(&self) -> Catalog {
+        self.read().catalog.clone()
+    }
+
+    /// The loaded settings (a copy).
+    pub fn settings(&self) -> Settings {
+        self.read().settings.clone()
+    }
+
+    /// Whether the project is trusted.
+    pub fn trusted(&self) -> bool {
+        self.read().trusted
+    }
+
+    /// The compiled gate for the active agent, settings and trust.
+    pub fn gate(&self) -> Arc<Gate> {
+        Arc::clone(&self.read().gate)
+    }
+
+    /// Judges `call` with the current gate in the current mode, both read at once.
+    pub fn decide(&self, call: &Call) -> Decision {
+        let inner = self.read();
+        inner.gate.decide(call, inner.mode)
+    }
+
+    /// Exactly the active agent's tools: the only ones offered to the model.
+    pub fn offered_tools(&self) -> Vec<Tool> {
+        self.read().agent.tools.clone()
+    }
+
+    /// The active agent's full system prompt (with `AGENTS.md`/`CLAUDE.md`, read now).
+    pub fn system_prompt(&self) -> String {
+        let agent = self.read().agent.clone();
+        agent.system_prompt(&self.project_root)
+    }
+
+    /// Makes `name` the active agent: resets the mode to its effective default mode
+    /// and recompiles the gate with its rules. Unknown names are an error listing the
+    /// valid ones.
+    pub fn select_agent(&self, name: &str) -> Result<Snapshot, StateError> {
+        let snapshot = {
+            let mut inner = self.write();
+            let agent = inner
+                .catalog
+                .get(name)
+                .cloned()
+                .ok_or_else(|| unknown_agent(name, &inner.catalog))?;
+            let before = (inner.agent.name.clone(), inner.mode);
+            inner.mode = agent.effective_default_mode(inner.trusted);
+            inner.agent = agent;
+            self.recompile(&mut inner);
+            let snapshot = self.snapshot_of(&inner);
+            if before != (inner.agent.name.clone(), inner.mode) {
+                tracing::info!(agent = %inner.agent.name, mode = %inner.mode, "agent selected");
+                self.enqueue(snapshot.clone());
+            }
+            snapshot
+        };
+        self.deliver();
+        Ok(snapshot)
+    }
+
+    /// Sets the mode; setting the mode it already has changes nothing.
+    pub fn set_mode(&self, mode: Mode) -> Snapshot {
+        self.change_mode(|_| mode)
+    }
+
+    /// Moves to the next mode: default → edit → plan → auto → bypass → default.
+    pub fn cycle_mode(&self) -> Snapshot {
+        self.change_mode(Mode::next)
+    }
+
+    fn change_mode(&self, f: impl FnOnce(Mode) -> Mode) -> Snapshot {
+        let snapshot = {
+            let mut inner = self.write();
+            let mode = f(inner.mode);
+            if mode == inner.mode {
+                return self.snapshot_of(&inner);
+            }
+            inner.mode = mode;
+            tracing::info!(mode = %mode, "mode changed");
+            let snapshot = self.snapshot_of(&inner);
+            self.enqueue(snapshot.clone());
+            snapshot
+        };
+        self.deliver();
+        snapshot
+    }
+
+    /// Re-reads `.decode/settings.json` and recompiles the gate (after an always-allow
+    /// or an edit of the file). Returns the file's warnings and the gate's.
+    pub fn reload_settings(&self) -> Vec<Diagnostic> {
+        let (settings, warnings) = Settings::load(&self.project_root);
+        let mut diagnostics: Vec<Diagnostic> =
+            warnings.into_iter().map(Diagnostic::Settings).collect();
+        let mut inner = self.write();
+        inner.settings = settings;
+        diagnostics.extend(
+            self.recompile(&mut inner)
+                .into_iter()
+                .map(Diagnostic::Policy),
+        );
+        tracing::debug!("settings reloaded");
+        diagnostics
+    }
+
+    /// Changes the trust flag (after the trust dialog or `decode trust`) and
+    /// recompiles the gate. The mode is left as it is.
+    pub fn set_trusted(&self, trusted: bool) -> Vec<Diagnostic> {
+        let mut inner = self.write();
+        if inner.trusted == trusted {
+            return Vec::new();
+        }
+        inner.trusted = trusted;
+        tracing::info!(trusted, "project trust changed");
+        self.recompile(&mut inner)
+            .into_iter()
+            .map(Diagnostic::Policy)
+            .collect()
+    }
+
+    /// Reloads the agents catalog from disk. The active agent takes its new
+    /// definition (the mode is kept); if it is gone, `build` becomes active in its
+    /// default mode. Observers are told when the agent list or the active agent or
+    /// mode changed. Returns the catalog's errors and the gate's warnings.
+    pub fn reload_catalog(&self) -> Vec<Diagnostic> {
+        let catalog = Catalog::load(&self.project_root);
+        let mut diagnostics: Vec<Diagnostic> = catalog
+            .errors()
+            .iter()
+            .cloned()
+            .map(Diagnostic::Agent)
+            .collect();
+        {
+            let mut inner = self.write();
+            let before = self.snapshot_of(&inner);
+            let current = inner.agent.name.clone();
+            match catalog.get(&current).cloned() {
+                Some(agent) => inner.agent = agent,
+                None => {
+                    let agent = catalog
+                        .get(DEFAULT_AGENT)
+                        .or_else(|| catalog.agents().first())
+                        .cloned()
+                        .unwrap_or_else(fallback_agent);
+                    inner.mode = agent.effective_default_mode(inner.trusted);
+                    inner.agent = agent;
+                }
+            }
+            inner.catalog = catalog;
+            diagnostics.extend(
+                self.recompile(&mut inner)
+                    .into_iter()
+                    .map(Diagnostic::Policy),
+            );
+            let after = self.snapshot_of(&inner);
+            if after != before {
+                self.enqueue(after);
+            }
+        }
+        self.deliver();
+        diagnostics
+    }
+
+    /// Registers an observer, called once per actual change with the new snapshot.
+    ///
+    /// Observers run on the thread that made the change (or on one that is already
+    /// delivering), in change order. They may read the state and may even change it:
+    /// such a change is delivered after the current round of callbacks.
+    pub fn subscribe(&self, observer: Observer) -> SubscriptionId {
+        let id = self.next_subscription.fetch_add(1, Ordering::Relaxed);
+        lock(&self.observers).push((id, Arc::from(observer)));
+        SubscriptionId(id)
+    }
+
+    /// Removes an observer; returns whether it was registered.
+    pub fn unsubscribe(&self, id: SubscriptionId) -> bool {
+        let mut observers = lock(&self.observers);
+        let before = observers.len();
+        observers.retain(|(i, _)| *i != id.0);
+        observers.len() != before
+    }
+
+    fn recompile(&self, inner: &mut Inner) -> Vec<PolicyWarning> {
+        let (gate, warnings) = compile_gate(
+            &self.project_root,
+            &self.home,
+            &inner.settings,
+            inner.trusted,
+            &inner.agent,
+        );
+        for w in &warnings {
+            tracing::warn!(warning = %w, "rule skipped");
+        }
+        inner.gate = gate;
+        warnings
+    }
+
+    /// Queues a snapshot for delivery; called with the write lock held so the queue
+    /// order is the change order.
+    fn enqueue(&self, snapshot: Snapshot) {
+        lock(&self.delivery).queue.push_back(snapshot);
+    }
+
+    /// Delivers queued snapshots unless another call is already doing so (that one
+    /// will deliver ours too, in order).
+    fn deliver(&self) {
+        {
+            let mut d = lock(&self.delivery);
+            if d.delivering {
+                return;
+            }
+            d.delivering = true;
+        }
+        loop {
+            let next = {
+                let mut d = lock(&self.delivery);
+                match d.queue.pop_front() {
+                    Some(s) => s,
+                    None => {
+                        d.delivering = false;
+                        return;
+                    }
+                }
+            };
+            let observers: Vec<_> = lock(&self.observers)
+                .iter()
+                .map(|(_, o)| Arc::clone(o))
+                .collect();
+            for observer in observers {
+                let call = std::panic::AssertUnwindSafe(|| observer(&next));
+                if std::panic::catch_unwind(call).is_err() {
+                    tracing::error!("a state observer panicked");
+                }
+            }
+        }
+    }
+}
+
+fn unknown_agent(name: &str, catalog: &Catalog) -> StateError {
+    StateError::UnknownAgent {
+        name: name.to_string(),
+        valid: catalog.names().into_iter().map(str::to_owned).collect(),
+    }
+}
+
+/// Used only if the catalog is empty (the built-ins failed to load): every tool, no
+/// rules, default mode.
+fn fallback_agent() -> Agent {
+    Agent {
+        name: DEFAULT_AGENT.to_string(),
+        description: "General-purpose coding agent.".to_string(),
+        tools: Tool::ALL.to_vec(),
+        mode: Mode::Default,
+        rules: Default::default(),
+        model: None,
+        prompt: String::new(),
+        source: crate::agents::AgentSource::Builtin,
+        overrides: None,
+    }
+}
+
+fn compile_gate(
+    project_root: &Path,
+    home: &Path,
+    settings: &Settings,
+    trusted: bool,
+    agent: &Agent,
+) -> (Arc<Gate>, Vec<PolicyWarning>) {
+    let input = PolicyInput {
+        project_root: project_root.to_path_buf(),
+        home: home.to_path_buf(),
+        project_rules: settings.permissions.clone(),
+        additional_directories: settings.additional_directories.clone(),
+        protected_branches: settings.protected_branches.clone(),
+        external_caps: settings.caps_external.clone(),
+        trusted,
+        agent: agent.policy(),
+    };
+    let (gate, warnings) = Gate::new(input);
+    (Arc::new(gate), warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    fn state() -> (tempfile::TempDir, ActiveState) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (s, _) = ActiveState::new(
+            &root,
+            Catalog::builtin(),
+            Settings::empty(&root),
+            true,
+            &root,
+        );
+        (dir, s)
+    }
+
+    #[test]
+    fn starts_with_build_in_default() {
+        let (_d, s) = state();
+        let snap = s.snapshot();
+        assert_eq!(snap.agent, "build");
+        assert_eq!(snap.mode, Mode::Default);
+        assert_eq!(snap.agents.len(), 4);
+        assert_eq!(s.offered_tools(), Tool::ALL.to_vec());
+    }
+
+    #[test]
+    fn snapshot_serialises_as_documented() {
+        let (_d, s) = state();
+        let v = serde_json::to_value(s.snapshot()).unwrap();
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["agent", "mode", "agents", "project"]);
+        assert_eq!(v["mode"], "default");
+        assert_eq!(v["agents"][3]["name"], "code-reviewer");
+        assert!(v["agents"][3]["description"].is_string());
+    }
+
+    #[test]
+    fn reentrant_change_from_an_observer_is_delivered_after() {
+        let (_d, s) = state();
+        let s = Arc::new(s);
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let weak = Arc::downgrade(&s);
+        let seen2 = Arc::clone(&seen);
+        s.subscribe(Box::new(move |snap| {
+            seen2.lock().unwrap().push(snap.mode);
+            if snap.mode == Mode::Edit {
+                if let Some(s) = weak.upgrade() {
+                    s.set_mode(Mode::Plan);
+                }
+            }
+        }));
+        s.set_mode(Mode::Edit);
+        assert_eq!(*seen.lock().unwrap(), vec![Mode::Edit, Mode::Plan]);
+        assert_eq!(s.mode(), Mode::Plan);
+    }
+
+    #[test]
+    fn panicking_observer_does_not_stop_delivery() {
+        let (_d, s) = state();
+        let count = Arc::new(AtomicUsize::new(0));
+        s.subscribe(Box::new(|_| panic!("observer bug")));
+        let c = Arc::clone(&count);
+        s.subscribe(Box::new(move |_| {
+            c.fetch_add(1, Ordering::SeqCst);
+        }));
+        s.cycle_mode();
+        s.cycle_mode();
+        assert_eq!(count.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn parse_mode_error_lists_modes() {
+        assert_eq!(parse_mode("Plan").unwrap(), Mode::Plan);
+        let e = parse_mode("warp").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "unknown mode `warp` (available modes: default, edit, plan, auto, bypass)"
+        );
+    }
+
+    #[test]
+    fn state_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<ActiveState>();
+    }
+}

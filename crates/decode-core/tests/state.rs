@@ -1,0 +1,376 @@
+//! The active state: agent selection, modes, gate rebuilds, observers, start-up.
+
+use std::fs;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use decode_core::state::{ActiveState, Diagnostic, StateError};
+use decode_core::TrustStore;
+use decode_policy::{Call, Mode, Tool, Verdict};
+
+struct Env {
+    project: tempfile::TempDir,
+    home: tempfile::TempDir,
+    data: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            project: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+            data: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.project.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    fn trust(&self) {
+        TrustStore::open(self.data.path())
+            .trust(self.project.path())
+            .unwrap();
+    }
+
+    fn open(
+        &self,
+        agent: Option<&str>,
+        mode: Option<Mode>,
+    ) -> Result<(ActiveState, Vec<Diagnostic>), StateError> {
+        ActiveState::open(
+            self.project.path(),
+            self.home.path(),
+            self.data.path(),
+            agent,
+            mode,
+        )
+    }
+}
+
+fn bash(state: &ActiveState, cmd: &str) -> Verdict {
+    state.decide(&Call::new(Tool::Bash, cmd)).verdict
+}
+
+#[test]
+fn open_defaults_to_build_in_default_mode() {
+    let env = Env::new();
+    let (s, diags) = env.open(None, None).unwrap();
+    assert!(diags.is_empty(), "{diags:?}");
+    let snap = s.snapshot();
+    assert_eq!(snap.agent, "build");
+    assert_eq!(snap.mode, Mode::Default);
+    assert_eq!(
+        snap.agents
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect::<Vec<_>>(),
+        ["build", "plan", "explore", "code-reviewer"]
+    );
+    assert_eq!(
+        Path::new(&snap.project),
+        env.project.path().canonicalize().unwrap()
+    );
+    assert!(!s.trusted());
+}
+
+#[test]
+fn open_with_agent_uses_its_default_mode_unless_mode_given() {
+    let env = Env::new();
+    let (s, _) = env.open(Some("plan"), None).unwrap();
+    assert_eq!(s.mode(), Mode::Plan);
+    let (s, _) = env.open(Some("plan"), Some(Mode::Edit)).unwrap();
+    assert_eq!(s.mode(), Mode::Edit);
+    assert_eq!(s.agent().name, "plan");
+}
+
+#[test]
+fn open_unknown_agent_is_one_friendly_line() {
+    let env = Env::new();
+    let err = env.open(Some("wizard"), None).unwrap_err();
+    let msg = err.to_string();
+    assert_eq!(
+        msg,
+        "unknown agent `wizard` (available agents: build, plan, explore, code-reviewer)"
+    );
+    assert!(!msg.contains('\n'));
+    assert_eq!(err.kind(), "unknown_agent");
+}
+
+#[test]
+fn open_missing_project_is_an_error() {
+    let env = Env::new();
+    let err = ActiveState::open(
+        &env.project.path().join("nope"),
+        env.home.path(),
+        env.data.path(),
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(matches!(err, StateError::Project { .. }), "{err}");
+}
+
+#[test]
+fn open_reports_diagnostics_without_failing() {
+    let env = Env::new();
+    env.write(".decode/settings.json", "{ nope");
+    env.write(".decode/agents/bad.md", "no frontmatter");
+    fs::write(env.data.path().join("trust.json"), "[").unwrap();
+    let (s, diags) = env.open(None, None).unwrap();
+    let kinds: Vec<&str> = diags.iter().map(|d| d.kind()).collect();
+    assert!(kinds.contains(&"settings"), "{kinds:?}");
+    assert!(kinds.contains(&"agent"), "{kinds:?}");
+    assert!(kinds.contains(&"trust"), "{kinds:?}");
+    assert!(!s.trusted());
+    for d in &diags {
+        assert!(!d.to_string().contains('\n'), "{d}");
+    }
+}
+
+#[test]
+fn select_agent_resets_mode_and_rules() {
+    let env = Env::new();
+    env.trust();
+    let (s, _) = env.open(None, None).unwrap();
+    assert_eq!(bash(&s, "git status"), Verdict::Ask);
+
+    s.set_mode(Mode::Edit);
+    let snap = s.select_agent("code-reviewer").unwrap();
+    assert_eq!(snap.agent, "code-reviewer");
+    assert_eq!(snap.mode, Mode::Default);
+    assert_eq!(
+        s.offered_tools(),
+        vec![
+            Tool::Read,
+            Tool::Glob,
+            Tool::Grep,
+            Tool::WebFetch,
+            Tool::Bash,
+            Tool::AskUser
+        ]
+    );
+    assert_eq!(bash(&s, "git status"), Verdict::Allow);
+    assert_eq!(
+        s.gate()
+            .decide(&Call::new(Tool::Bash, "git status"), Mode::Default)
+            .verdict,
+        Verdict::Allow
+    );
+    // Not offered to the reviewer.
+    assert_eq!(
+        s.decide(&Call::new(Tool::Write, "src/x.rs")).verdict,
+        Verdict::Deny
+    );
+
+    s.select_agent("build").unwrap();
+    assert_eq!(bash(&s, "git status"), Verdict::Ask);
+
+    s.select_agent("plan").unwrap();
+    assert_eq!(s.mode(), Mode::Plan);
+    assert_eq!(
+        s.decide(&Call::new(Tool::Read, "README.md")).verdict,
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn select_unknown_agent_lists_valid_names_and_changes_nothing() {
+    let env = Env::new();
+    let (s, _) = env.open(None, None).unwrap();
+    s.set_mode(Mode::Edit);
+    let err = s.select_agent("ghost").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("build, plan, explore, code-reviewer"),
+        "{err}"
+    );
+    assert_eq!(s.agent().name, "build");
+    assert_eq!(s.mode(), Mode::Edit);
+}
+
+#[test]
+fn cycle_order() {
+    let env = Env::new();
+    let (s, _) = env.open(None, None).unwrap();
+    let seen: Vec<Mode> = (0..5).map(|_| s.cycle_mode().mode).collect();
+    assert_eq!(
+        seen,
+        [
+            Mode::Edit,
+            Mode::Plan,
+            Mode::Auto,
+            Mode::Bypass,
+            Mode::Default
+        ]
+    );
+}
+
+#[test]
+fn observers_are_called_once_per_actual_change() {
+    let env = Env::new();
+    let (s, _) = env.open(None, None).unwrap();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let l = Arc::clone(&log);
+    let id = s.subscribe(Box::new(move |snap| {
+        l.lock().unwrap().push((snap.agent.clone(), snap.mode));
+    }));
+
+    s.set_mode(Mode::Default); // no change
+    s.set_mode(Mode::Auto); // 1
+    s.set_mode(Mode::Auto); // no change
+    s.cycle_mode(); // 2: bypass
+    s.select_agent("explore").unwrap(); // 3: explore, default
+    s.select_agent("explore").unwrap(); // no change
+    s.select_agent("build").unwrap(); // 4: build, default
+    let _ = s.select_agent("nobody"); // error: no change
+    s.reload_settings(); // settings are not part of the snapshot
+    assert_eq!(
+        *log.lock().unwrap(),
+        vec![
+            ("build".to_string(), Mode::Auto),
+            ("build".to_string(), Mode::Bypass),
+            ("explore".to_string(), Mode::Default),
+            ("build".to_string(), Mode::Default),
+        ]
+    );
+
+    assert!(s.unsubscribe(id));
+    assert!(!s.unsubscribe(id));
+    s.cycle_mode();
+    assert_eq!(log.lock().unwrap().len(), 4);
+}
+
+#[test]
+fn observers_from_many_threads_see_every_change_once() {
+    let env = Env::new();
+    let (s, _) = env.open(None, None).unwrap();
+    let s = Arc::new(s);
+    let count = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&count);
+    s.subscribe(Box::new(move |_| {
+        c.fetch_add(1, Ordering::SeqCst);
+    }));
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let s = Arc::clone(&s);
+            std::thread::spawn(move || {
+                for _ in 0..50 {
+                    s.cycle_mode();
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    // Every cycle is a change.
+    assert_eq!(count.load(Ordering::SeqCst), 200);
+    // 200 steps of a 5-cycle from default ends at default.
+    assert_eq!(s.mode(), Mode::Default);
+}
+
+#[test]
+fn untrusted_project_agent_with_auto_falls_back_to_default() {
+    let env = Env::new();
+    env.write(
+        ".decode/agents/yolo.md",
+        "---\nname: yolo\ndescription: Runs everything.\ntools: [read, bash]\nmode: auto\nallow: [\"bash(curl *)\"]\n---\nGo.\n",
+    );
+    let (s, _) = env.open(Some("yolo"), None).unwrap();
+    assert_eq!(s.mode(), Mode::Default);
+    s.select_agent("build").unwrap();
+    assert_eq!(s.select_agent("yolo").unwrap().mode, Mode::Default);
+
+    // Trusted: the agent's own mode applies.
+    env.trust();
+    let (s, _) = env.open(Some("yolo"), None).unwrap();
+    assert!(s.trusted());
+    assert_eq!(s.mode(), Mode::Auto);
+}
+
+#[test]
+fn untrusted_project_bypass_also_falls_back_but_explicit_mode_wins() {
+    let env = Env::new();
+    env.write(
+        ".claude/agents/cc.md",
+        "---\nname: cc\ndescription: cc\nmode: bypass\n---\n",
+    );
+    let (s, _) = env.open(Some("cc"), None).unwrap();
+    assert_eq!(s.mode(), Mode::Default);
+    // The person may still choose a mode explicitly.
+    let (s, _) = env.open(Some("cc"), Some(Mode::Bypass)).unwrap();
+    assert_eq!(s.mode(), Mode::Bypass);
+}
+
+#[test]
+fn reload_settings_rebuilds_the_gate() {
+    let env = Env::new();
+    env.trust();
+    let (s, _) = env.open(None, None).unwrap();
+    assert_eq!(bash(&s, "make lint"), Verdict::Ask);
+    let old_gate = s.gate();
+    decode_core::append_allow_rules(s.project_root(), &["bash(make lint)".to_string()]).unwrap();
+    let diags = s.reload_settings();
+    assert!(diags.is_empty(), "{diags:?}");
+    assert!(!Arc::ptr_eq(&old_gate, &s.gate()));
+    assert_eq!(bash(&s, "make lint"), Verdict::Allow);
+    assert_eq!(s.settings().permissions.allow, vec!["bash(make lint)"]);
+}
+
+#[test]
+fn set_trusted_rebuilds_the_gate() {
+    let env = Env::new();
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions":{"allow":["bash(make lint)"]}}"#,
+    );
+    let (s, _) = env.open(None, None).unwrap();
+    assert_eq!(
+        bash(&s, "make lint"),
+        Verdict::Ask,
+        "untrusted: project allow rules ignored"
+    );
+    s.set_trusted(true);
+    assert_eq!(bash(&s, "make lint"), Verdict::Allow);
+}
+
+#[test]
+fn reload_catalog_picks_up_new_agents_and_keeps_the_mode() {
+    let env = Env::new();
+    let (s, _) = env.open(None, None).unwrap();
+    s.set_mode(Mode::Edit);
+    let count = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&count);
+    s.subscribe(Box::new(move |_| {
+        c.fetch_add(1, Ordering::SeqCst);
+    }));
+    env.write(
+        ".decode/agents/docs.md",
+        "---\nname: docs\ndescription: Writes docs.\ntools: [read, write]\nmode: edit\n---\nWrite docs.\n",
+    );
+    let diags = s.reload_catalog();
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+    assert_eq!(s.snapshot().agents.len(), 5);
+    assert_eq!(s.mode(), Mode::Edit);
+    s.reload_catalog();
+    assert_eq!(count.load(Ordering::SeqCst), 1, "nothing changed");
+}
+
+#[test]
+fn system_prompt_includes_project_instructions() {
+    let env = Env::new();
+    let (s, _) = env.open(Some("explore"), None).unwrap();
+    assert!(!s.system_prompt().contains("Project instructions"));
+    env.write("AGENTS.md", "Always cite paths.");
+    let p = s.system_prompt();
+    assert!(p.starts_with(&s.agent().prompt));
+    assert!(
+        p.contains("# Project instructions (AGENTS.md)") && p.contains("Always cite paths."),
+        "{p}"
+    );
+}
