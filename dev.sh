@@ -71,11 +71,15 @@ run_app() {
 
 fuzz_smoke() {
   local secs=${FUZZ_SECONDS:-60}
+  # cargo fuzz needs nightly flags: use a nightly toolchain when the machine has one,
+  # else let the stable compiler accept them.
+  local toolchain=()
+  if cargo +nightly --version >/dev/null 2>&1; then toolchain=(+nightly); else export RUSTC_BOOTSTRAP=1; fi
   for dir in crates/decode-policy/fuzz crates/decode-core/fuzz; do
     [ -d "$dir" ] || continue
-    for target in $(cd "$dir" && cargo fuzz list); do
+    for target in $(cd "$dir" && cargo "${toolchain[@]}" fuzz list); do
       say "fuzz smoke: $dir $target (${secs}s)"
-      (cd "$dir" && RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" -- -max_total_time="$secs" -rss_limit_mb=4096)
+      (cd "$dir" && cargo "${toolchain[@]}" fuzz run "$target" -- -max_total_time="$secs" -rss_limit_mb=4096)
     done
   done
 }

@@ -51,6 +51,96 @@ pub enum Command {
     Trust(TrustArgs),
     /// List the agents catalog of a project and validate its files.
     Agents(AgentsArgs),
+    /// Run one tool call through the gate, exactly as the agent would, and print its result.
+    Tool(ToolArgs),
+    /// Run the agent headless on a prompt with the configured model, streaming to stdout.
+    Run(Box<RunArgs>),
+    /// Store or delete a provider's API key in the system keyring.
+    Key(KeyArgs),
+    /// List the saved sessions (for `decode run --resume`).
+    Sessions(SessionsArgs),
+}
+
+/// `--provider`, `--model`, `--base-url`, `--script`: override the config for one run.
+#[derive(Debug, Args, Default, Clone)]
+pub struct ProviderArgs {
+    /// The model provider: gemini, anthropic, openai (any OpenAI-compatible server) or script.
+    #[arg(long, value_name = "PROVIDER")]
+    pub provider: Option<String>,
+
+    /// The model name (e.g. gemini-2.5-flash, claude-sonnet-4-5, gpt-4.1, qwen2.5-coder:7b).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// The API base URL, version included (e.g. http://localhost:11434/v1 for Ollama).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// The script file the script provider replays.
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The project folder (default: the current directory, or the resumed session's).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
+
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+
+    /// Print every loop event as one JSON line instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The prompt (optional with --resume: then the session goes on where it stopped).
+    #[arg(
+        short = 'p',
+        long = "prompt",
+        value_name = "PROMPT",
+        allow_hyphen_values = true,
+        required_unless_present = "resume"
+    )]
+    pub prompt: Option<String>,
+
+    /// Continue a saved session (see `decode sessions`).
+    #[arg(long, value_name = "SESSION_ID")]
+    pub resume: Option<String>,
+
+    /// The most model turns for this prompt (default: maxTurns in config.json, else 50).
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct KeyArgs {
+    #[command(subcommand)]
+    pub action: KeyAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeyAction {
+    /// Read a key from stdin (hidden when typed on a terminal) and store it.
+    Set {
+        /// gemini, anthropic or openai.
+        provider: String,
+    },
+    /// Delete a stored key.
+    Delete {
+        /// gemini, anthropic or openai.
+        provider: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -77,6 +167,27 @@ pub struct CheckArgs {
     /// What the gate matches: a command, a path or a URL ('' for tools without one).
     #[arg(required_unless_present = "batch", allow_hyphen_values = true)]
     pub subject: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolArgs {
+    /// The project folder (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
+
+    /// Print {"verdict","result","is_error"} (and "answer" when asked) as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The tool, e.g. read, write, edit, bash, grep (Claude Code names work too).
+    pub tool: String,
+
+    /// The tool's input as a JSON object, e.g. '{"path":"README.md"}'.
+    #[arg(allow_hyphen_values = true, value_name = "JSON-INPUT")]
+    pub input: String,
 }
 
 #[derive(Debug, Args)]
@@ -181,7 +292,10 @@ mod tests {
     #[test]
     fn check_batch_needs_no_positional_arguments() {
         let cli = run(&["check", "--batch"]);
-        assert!(matches!(cli.command, Some(Command::Check(CheckArgs { batch: true, .. }))));
+        assert!(matches!(
+            cli.command,
+            Some(Command::Check(CheckArgs { batch: true, .. }))
+        ));
     }
 
     #[test]
@@ -195,7 +309,33 @@ mod tests {
 
     #[test]
     fn check_without_subject_is_a_usage_error() {
-        assert!(matches!(parse(["decode", "check", "bash"]), Parsed::UsageError(_)));
+        assert!(matches!(
+            parse(["decode", "check", "bash"]),
+            Parsed::UsageError(_)
+        ));
+    }
+
+    #[test]
+    fn tool_takes_name_and_json_input() {
+        let cli = run(&[
+            "tool",
+            "--mode",
+            "edit",
+            "--json",
+            "write",
+            r#"{"path":"a"}"#,
+        ]);
+        let Some(Command::Tool(t)) = cli.command else {
+            panic!("not tool")
+        };
+        assert!(t.json);
+        assert_eq!(t.tool, "write");
+        assert_eq!(t.input, r#"{"path":"a"}"#);
+        assert_eq!(t.select.mode.as_deref(), Some("edit"));
+        assert!(matches!(
+            parse(["decode", "tool", "read"]),
+            Parsed::UsageError(_)
+        ));
     }
 
     #[test]

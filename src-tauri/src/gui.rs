@@ -11,7 +11,9 @@ use decode_policy::Mode;
 use serde::Serialize;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem, Submenu};
 use tauri::tray::TrayIconBuilder;
-use tauri::{AppHandle, Emitter, Manager, State, WebviewUrl, WebviewWindowBuilder, WindowEvent, Wry};
+use tauri::{
+    AppHandle, Emitter, Manager, State, WebviewUrl, WebviewWindowBuilder, WindowEvent, Wry,
+};
 
 const MAIN: &str = "main";
 
@@ -157,8 +159,10 @@ fn build_tray(app: &AppHandle, active: &Arc<ActiveState>) -> tauri::Result<TrayI
         )?;
         agents.push((agent.name.clone(), item));
     }
-    let agent_refs: Vec<&dyn tauri::menu::IsMenuItem<Wry>> =
-        agents.iter().map(|(_, i)| i as &dyn tauri::menu::IsMenuItem<Wry>).collect();
+    let agent_refs: Vec<&dyn tauri::menu::IsMenuItem<Wry>> = agents
+        .iter()
+        .map(|(_, i)| i as &dyn tauri::menu::IsMenuItem<Wry>)
+        .collect();
     let agents_menu = Submenu::with_items(app, "Agent", true, &agent_refs)?;
     let show = MenuItem::with_id(app, "show", "Show window", true, None::<&str>)?;
     let quit = MenuItem::with_id(app, "quit", "Quit Decode", true, None::<&str>)?;

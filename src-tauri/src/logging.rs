@@ -27,7 +27,8 @@ pub fn init(state_dir: &Path, quiet: bool) -> LogGuard {
     } else {
         "warn,decode=info,decode_app=info,decode_core=info,decode_policy=info"
     };
-    let stderr_filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let stderr_filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let stderr_layer = fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())

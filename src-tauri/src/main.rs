@@ -35,6 +35,10 @@ fn main() -> ExitCode {
         Some(Command::Check(args)) => commands::check::run(args, &dirs),
         Some(Command::Trust(args)) => commands::trust::run(args, &dirs),
         Some(Command::Agents(args)) => commands::agents::run(args),
+        Some(Command::Tool(args)) => commands::tool::run(args, &dirs),
+        Some(Command::Run(args)) => commands::run::run(*args, &dirs),
+        Some(Command::Key(args)) => commands::key::run(args),
+        Some(Command::Sessions(args)) => commands::run::sessions(args, &dirs),
     }
 }
 

@@ -87,7 +87,8 @@ fn stdout(o: &Output) -> String {
 }
 
 fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_str(stdout(o).trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
+    serde_json::from_str(stdout(o).trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
 }
 
 #[test]
@@ -123,7 +124,12 @@ fn a_project_agent_is_a_valid_start_up_choice() {
         "---\nname: docs\ndescription: Writes docs.\ntools: [read, edit]\nmode: edit\n---\nWrite docs.\n",
     );
     let o = env.run(&["check", "--agent", "docs", "--json", "edit", "README.md"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(json(&o)["verdict"], "allow");
 }
 
@@ -165,7 +171,12 @@ fn check_usage_errors_exit_2_with_one_line() {
     ] {
         let o = env.run(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
-        assert_eq!(stderr_lines(&o).len(), 1, "{args:?}: {:?}", stderr_lines(&o));
+        assert_eq!(
+            stderr_lines(&o).len(),
+            1,
+            "{args:?}: {:?}",
+            stderr_lines(&o)
+        );
         assert!(o.stdout.is_empty(), "{args:?}");
     }
 }
@@ -217,8 +228,13 @@ fn check_batch_answers_one_json_line_per_request() {
         .collect();
     assert_eq!(lines.len(), 5);
     assert_eq!(lines[0]["verdict"], "allow");
-    assert_eq!(lines[1]["verdict"], "allow", "code-reviewer allows bash(git *)");
-    assert!(lines[2]["error"].as_str().is_some_and(|e| e.contains("line 3")));
+    assert_eq!(
+        lines[1]["verdict"], "allow",
+        "code-reviewer allows bash(git *)"
+    );
+    assert!(lines[2]["error"]
+        .as_str()
+        .is_some_and(|e| e.contains("line 3")));
     assert_eq!(lines[3]["verdict"], "allow");
     assert_eq!(lines[4]["verdict"], "deny");
 }
@@ -228,7 +244,12 @@ fn trust_and_revoke_round_trip() {
     let env = Env::new();
     let dir = env.project().display().to_string();
     let o = env.run(&["trust", &dir]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let store = env.home.join(".local/share/decode/trust.json");
     let text = std::fs::read_to_string(&store).expect("trust store written");
     assert!(text.contains(&dir), "{text}");
@@ -254,7 +275,11 @@ fn trusted_project_allow_rules_apply_and_untrusted_do_not() {
         "{\"permissions\": {\"allow\": [\"bash(npm test)\"]}}",
     );
     let o = env.run(&["check", "--json", "bash", "npm test"]);
-    assert_eq!(json(&o)["verdict"], "ask", "untrusted: the project's allow rules are ignored");
+    assert_eq!(
+        json(&o)["verdict"],
+        "ask",
+        "untrusted: the project's allow rules are ignored"
+    );
     let dir = env.project().display().to_string();
     assert_eq!(env.run(&["trust", &dir]).status.code(), Some(0));
     let o = env.run(&["check", "--json", "bash", "npm test"]);

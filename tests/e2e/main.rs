@@ -14,7 +14,11 @@ async fn window_shows_mode_and_agent_from_the_backend() -> anyhow::Result<()> {
     let project = TempProject::new()?;
     project.write("README.md", "# a temp project\n")?;
     let bin = decode_bin();
-    anyhow::ensure!(bin.exists(), "build the app first: {} is missing", bin.display());
+    anyhow::ensure!(
+        bin.exists(),
+        "build the app first: {} is missing",
+        bin.display()
+    );
 
     let driver = Driver::start(&project)?;
     let client = driver
@@ -28,24 +32,34 @@ async fn window_shows_mode_and_agent_from_the_backend() -> anyhow::Result<()> {
         assert_eq!(agent, "build", "status-agent");
         let shot = target_dir().join("e2e-artifacts/main-window.png");
         screenshot(&client, &shot).await?;
-        eprintln!("e2e: status bar reads mode={mode} agent={agent}; screenshot at {}", shot.display());
+        eprintln!(
+            "e2e: status bar reads mode={mode} agent={agent}; screenshot at {}",
+            shot.display()
+        );
 
         // A slash command goes through the backend and comes back in the status bar
         // with a one-line confirmation in the chat.
-        let input = client.find(Locator::Css("[data-testid=\"chat-input\"]")).await?;
+        let input = client
+            .find(Locator::Css("[data-testid=\"chat-input\"]"))
+            .await?;
         input.send_keys("/mode edit\u{E007}").await?;
         wait_for_text(&client, "status-mode", "edit", Duration::from_secs(5)).await?;
         let confirm = text_of(&client, "confirm-line", Duration::from_secs(5)).await?;
         assert!(confirm.starts_with("Mode: edit"), "confirm-line: {confirm}");
 
         // Selecting an agent resets the mode to the agent's default (plan → plan).
-        let input = client.find(Locator::Css("[data-testid=\"chat-input\"]")).await?;
+        let input = client
+            .find(Locator::Css("[data-testid=\"chat-input\"]"))
+            .await?;
         input.send_keys("/agent plan\u{E007}").await?;
         wait_for_text(&client, "status-agent", "plan", Duration::from_secs(5)).await?;
         wait_for_text(&client, "status-mode", "plan", Duration::from_secs(5)).await?;
         let shot = target_dir().join("e2e-artifacts/after-switches.png");
         screenshot(&client, &shot).await?;
-        eprintln!("e2e: /mode and /agent switched through the backend; screenshot at {}", shot.display());
+        eprintln!(
+            "e2e: /mode and /agent switched through the backend; screenshot at {}",
+            shot.display()
+        );
         anyhow::Ok(())
     }
     .await;

@@ -74,9 +74,9 @@ impl Driver {
             .stdin(Stdio::null())
             .stdout(Stdio::inherit())
             .stderr(Stdio::inherit());
-        let child = cmd
-            .spawn()
-            .context("could not start tauri-driver (install it with `cargo install tauri-driver --locked`)")?;
+        let child = cmd.spawn().context(
+            "could not start tauri-driver (install it with `cargo install tauri-driver --locked`)",
+        )?;
         let driver = Driver { child, port };
         driver.wait_ready(Duration::from_secs(30))?;
         Ok(driver)
@@ -90,7 +90,10 @@ impl Driver {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        bail!("tauri-driver did not listen on port {} within {limit:?}", self.port)
+        bail!(
+            "tauri-driver did not listen on port {} within {limit:?}",
+            self.port
+        )
     }
 
     /// Opens a session: this launches `decode` with `args`.

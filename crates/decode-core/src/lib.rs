@@ -1,1 +1,34 @@
 //! Decode core: everything that is not the gate and not the window.
+//!
+//! - [`dirs`]: where Decode keeps its config, data and state (XDG);
+//! - [`settings`]: the project's `.decode/settings.json` and always-allow persistence;
+//! - [`trust`]: which project folders the person trusts;
+//! - [`agents`]: the agents catalog (built-ins and project agent files);
+//! - [`state`]: the one active agent / mode / gate shared by every surface;
+//! - [`decision`]: the one surface where a person answers asks, questions and plans;
+//! - [`tools`]: the tools the agent calls (each through the gate);
+//! - [`providers`]: the model providers (Gemini, Anthropic, OpenAI-compatible, script);
+//! - [`agent_loop`]: the loop that runs a prompt through model turns and gated tool calls;
+//! - [`channel`]: the one queue of decisions every surface answers;
+//! - [`session`]: the JSONL transcripts of conversations, and resuming them;
+//! - [`config`]: the app's config file and API keys (env vars, OS keyring).
+
+pub mod agent_loop;
+pub mod agents;
+pub mod channel;
+pub mod config;
+pub mod decision;
+pub mod dirs;
+pub mod fsutil;
+pub mod providers;
+pub mod session;
+pub mod settings;
+pub mod state;
+pub mod tools;
+pub mod trust;
+
+pub use agents::{Agent, AgentError, AgentErrorKind, AgentFormat, AgentSource, Catalog};
+pub use dirs::Dirs;
+pub use settings::{append_allow_rules, AppendOutcome, PersistError, Settings, SettingsWarning};
+pub use state::{ActiveState, AgentSummary, Diagnostic, Snapshot, StateError, SubscriptionId};
+pub use trust::{TrustError, TrustStore};

@@ -65,9 +65,17 @@ fn table(agents: &[Agent]) -> String {
         s.push_str(&format!("    {}\n", a.description));
         s.push_str(&format!(
             "    tools: {}\n",
-            a.tools.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+            a.tools
+                .iter()
+                .map(|t| t.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
-        for (list, rules) in [("allow", &a.rules.allow), ("ask", &a.rules.ask), ("deny", &a.rules.deny)] {
+        for (list, rules) in [
+            ("allow", &a.rules.allow),
+            ("ask", &a.rules.ask),
+            ("deny", &a.rules.deny),
+        ] {
             if !rules.is_empty() {
                 s.push_str(&format!("    {list}: {}\n", rules.join(", ")));
             }

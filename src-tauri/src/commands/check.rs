@@ -28,7 +28,11 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
         Err(code) => return code,
     };
     let Some((tool, subject)) = single else {
-        return batch(&state, args.select.agent.as_deref(), args.select.mode.is_some());
+        return batch(
+            &state,
+            args.select.agent.as_deref(),
+            args.select.mode.is_some(),
+        );
     };
     let decision = state.decide(&Call::new(tool, subject));
     if args.json {
@@ -58,9 +62,19 @@ pub fn human(decision: &Decision, tool: Tool, subject: &str, state: &ActiveState
     ));
     if !decision.trace.is_empty() {
         s.push_str("  trace:\n");
-        let width = decision.trace.iter().map(|t| t.stage.len()).max().unwrap_or(0);
+        let width = decision
+            .trace
+            .iter()
+            .map(|t| t.stage.len())
+            .max()
+            .unwrap_or(0);
         for (i, step) in decision.trace.iter().enumerate() {
-            s.push_str(&format!("    {}. {:width$}  {}\n", i + 1, step.stage, step.result));
+            s.push_str(&format!(
+                "    {}. {:width$}  {}\n",
+                i + 1,
+                step.stage,
+                step.result
+            ));
         }
     }
     if !decision.fragments.is_empty() {
@@ -145,8 +159,10 @@ fn batch_one(
     base_mode: Mode,
     mode_given: bool,
 ) -> Result<Decision, String> {
-    let req: BatchLine = serde_json::from_str(line).map_err(|e| format!("not a valid request: {e}"))?;
-    let tool = tool_from_name(&req.tool).map_err(|l| l.trim_start_matches("decode: ").to_string())?;
+    let req: BatchLine =
+        serde_json::from_str(line).map_err(|e| format!("not a valid request: {e}"))?;
+    let tool =
+        tool_from_name(&req.tool).map_err(|l| l.trim_start_matches("decode: ").to_string())?;
     let agent = req.agent.as_deref().unwrap_or(base_agent);
     if state.agent().name != agent {
         state.select_agent(agent).map_err(|e| e.to_string())?;

@@ -3,6 +3,9 @@
 
 pub mod agents;
 pub mod check;
+pub mod key;
+pub mod run;
+pub mod tool;
 pub mod trust;
 
 use std::path::{Path, PathBuf};
@@ -19,7 +22,9 @@ use crate::output;
 pub fn project_dir(arg: Option<&Path>) -> Result<PathBuf, String> {
     let raw = match arg {
         Some(p) => p.to_path_buf(),
-        None => std::env::current_dir().map_err(|e| format!("decode: no current directory: {e}"))?,
+        None => {
+            std::env::current_dir().map_err(|e| format!("decode: no current directory: {e}"))?
+        }
     };
     match std::fs::canonicalize(&raw) {
         Ok(p) if p.is_dir() => Ok(p),
@@ -43,9 +48,14 @@ pub fn open_state(
         .map(parse_mode)
         .transpose()
         .map_err(|e| output::usage_error(&format!("decode: {e}")))?;
-    let (state, diagnostics) =
-        ActiveState::open(&project, &dirs.home, &dirs.data, select.agent.as_deref(), mode)
-            .map_err(|e| output::usage_error(&format!("decode: {e}")))?;
+    let (state, diagnostics) = ActiveState::open(
+        &project,
+        &dirs.home,
+        &dirs.data,
+        select.agent.as_deref(),
+        mode,
+    )
+    .map_err(|e| output::usage_error(&format!("decode: {e}")))?;
     for d in diagnostics {
         output::err(&format!("decode: warning: {d}"));
     }

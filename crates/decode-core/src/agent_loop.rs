@@ -1,0 +1,869 @@
+//! The agent loop: prompt → model turn → tool calls through the gate → results back to
+//! the model → … until the model answers without calling a tool.
+//!
+//! Each model turn is built *at that moment* from the active state: the active agent's
+//! system prompt ([`ActiveState::system_prompt`]), the conversation, and exactly the
+//! agent's tools ([`tools::for_agent`] of [`ActiveState::offered_tools`]). So a mode or
+//! agent switch made while the loop runs applies at the next gate call or model turn.
+//!
+//! Every tool call goes through [`tools::run_call`] — the one gated path: allow runs
+//! it, deny returns the reason to the model as the tool result, ask goes to the
+//! decision surface and waits. Consecutive read-only calls of one turn run in
+//! parallel; every other call runs alone, in order. Arguments that are not valid JSON
+//! and unknown tool names become error results the model can react to.
+//!
+//! The loop stops when the model answers without tool calls, when a provider fails,
+//! after `max_turns` model turns, or when the [`CancellationToken`] fires (which ends
+//! the model stream and the running tools at once).
+//!
+//! Long conversations: before each turn the conversation is measured (≈ characters / 4
+//! tokens, system prompt and tool schemas included). Above 80 % of the model's context
+//! the oldest tool outputs are shortened (never the person's messages) until it is
+//! under 60 %; the person gets a [`LoopEvent::Notice`] and the model reads, inside each
+//! shortened output, that it was shortened.
+//!
+//! Everything that happens is a [`LoopEvent`], sent to the sink (CLI, window) and, when
+//! a [`Session`] is attached, appended to its transcript.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use decode_policy::{Decision, Mode, ToolKind, Verdict};
+use futures_util::future::join_all;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::decision::{DecisionAnswer, DecisionSurface};
+use crate::providers::{
+    Message, ModelClient, ModelEvent, ModelRequest, StopReason, ToolCall, ToolCallAssembler,
+    ToolOutput, ToolSpec, Usage, DEFAULT_MAX_OUTPUT_TOKENS,
+};
+use crate::session::Session;
+use crate::state::ActiveState;
+use crate::tools::{self, SessionState, ToolContext, ToolHandler, ToolProgress};
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The model answered without calling a tool, and nothing it needed was denied.
+    Completed,
+    /// The run ended right after a denied call the model did not get around: the last
+    /// turn with tool calls had a denial, and no later call ran.
+    Denied,
+    /// The provider failed (after its retries).
+    ProviderFailed,
+    /// `maxTurns` model turns were used up.
+    MaxTurns,
+    /// The run was stopped.
+    Cancelled,
+}
+
+impl Outcome {
+    /// The exit code of `decode run`: 0 completed, 1 provider failure, 3 denied,
+    /// 4 turn limit, 130 stopped.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Completed => 0,
+            Outcome::ProviderFailed => 1,
+            Outcome::Denied => 3,
+            Outcome::MaxTurns => 4,
+            Outcome::Cancelled => 130,
+        }
+    }
+}
+
+/// Everything the loop reports. Serialises as `{"type": "text_delta", …}` (snake_case
+/// type names); the `--json` output of `decode run` and the transcripts are these.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LoopEvent {
+    /// The person's prompt.
+    UserPrompt { text: String },
+    /// A model turn begins.
+    TurnStart {
+        turn: u32,
+        agent: String,
+        mode: Mode,
+        model: String,
+    },
+    /// Text from the model.
+    TextDelta { text: String },
+    /// The model's whole turn: its text and its tool calls.
+    AssistantMessage {
+        text: String,
+        #[serde(default)]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// A tool call is about to go through the gate; `decision` is the gate's verdict
+    /// at this moment (absent for calls that cannot be judged: an unknown tool or
+    /// arguments that are not JSON).
+    ToolCallStarted {
+        id: String,
+        name: String,
+        input: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision: Option<Decision>,
+    },
+    /// Output of a running tool (bash's stdout and stderr as they come).
+    ToolProgress {
+        id: String,
+        /// `stdout`, `stderr` or `note`.
+        stream: String,
+        text: String,
+    },
+    /// A tool call finished (or was denied).
+    ToolResult {
+        id: String,
+        name: String,
+        /// What the model reads.
+        content: String,
+        is_error: bool,
+        /// Whether the tool actually ran.
+        ran: bool,
+        /// The gate's verdict.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        verdict: Option<Verdict>,
+        /// The person's answer, when the gate asked.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        answer: Option<DecisionAnswer>,
+        /// For the person: a saved rule, or why it could not be saved.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+        /// File tools: the change, as a unified diff.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
+    },
+    /// Something the person should know (retries, shortened context, limits).
+    Notice { text: String },
+    /// A model turn and its tool calls are over.
+    TurnEnd {
+        turn: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop_reason: Option<StopReason>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+    },
+    /// The run failed: one sentence.
+    Error { kind: String, message: String },
+    /// The run is over.
+    Done { outcome: Outcome, turns: u32 },
+}
+
+/// Receives every [`LoopEvent`]; must not block for long.
+pub type EventSink = Arc<dyn Fn(&LoopEvent) + Send + Sync>;
+
+/// The loop's limits.
+#[derive(Debug, Clone, Copy)]
+pub struct LoopConfig {
+    /// The most model turns per prompt (config `maxTurns`).
+    pub max_turns: u32,
+    /// The model's context in tokens; `None` asks the client.
+    pub context_tokens: Option<usize>,
+    /// The output limit of one turn.
+    pub max_output_tokens: u32,
+    /// How long running tools get to stop after a cancel before they are dropped.
+    pub cancel_grace: Duration,
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        LoopConfig {
+            max_turns: crate::config::DEFAULT_MAX_TURNS,
+            context_tokens: None,
+            max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
+            cancel_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Sends events to the sink and the transcript.
+struct Emitter {
+    sink: EventSink,
+    transcript: Mutex<Option<Session>>,
+    transcript_failed: std::sync::atomic::AtomicBool,
+}
+
+impl Emitter {
+    fn emit(&self, event: LoopEvent) {
+        let failure = {
+            let mut t = self.transcript.lock().unwrap_or_else(|e| e.into_inner());
+            match t.as_mut().map(|s| s.append(&event)) {
+                Some(Err(e)) => Some(e.to_string()),
+                _ => None,
+            }
+        };
+        (self.sink)(&event);
+        if let Some(e) = failure {
+            if !self
+                .transcript_failed
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                tracing::warn!("transcript write failed: {e}");
+                (self.sink)(&LoopEvent::Notice {
+                    text: format!("the session transcript could not be written ({e}); the run goes on without it"),
+                });
+            }
+        }
+    }
+
+    fn sync(&self) {
+        let mut t = self.transcript.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = t.as_mut() {
+            if let Err(e) = s.sync() {
+                tracing::warn!("transcript sync failed: {e}");
+            }
+        }
+    }
+}
+
+/// One conversation with the model (see the module docs).
+pub struct AgentLoop {
+    client: Arc<dyn ModelClient>,
+    active: Arc<ActiveState>,
+    decisions: Arc<dyn DecisionSurface>,
+    tool_session: Arc<SessionState>,
+    emitter: Arc<Emitter>,
+    messages: Vec<Message>,
+    config: LoopConfig,
+}
+
+/// The percentage of the context above which old tool outputs are shortened.
+pub const CONTEXT_HIGH_WATER: usize = 80;
+/// The percentage the shortening aims for.
+pub const CONTEXT_TARGET: usize = 60;
+/// How much of a shortened tool output is kept.
+pub const SHORTENED_KEEP_CHARS: usize = 400;
+
+/// The estimate of tokens for `chars` characters.
+pub fn estimate_tokens(chars: usize) -> usize {
+    chars.div_ceil(4)
+}
+
+fn message_chars(m: &Message) -> usize {
+    match m {
+        Message::User { text } => text.chars().count(),
+        Message::Assistant { text, tool_calls } => {
+            text.chars().count()
+                + tool_calls
+                    .iter()
+                    .map(|c| {
+                        c.name.len()
+                            + c.invalid_input
+                                .as_ref()
+                                .map(|s| s.chars().count())
+                                .unwrap_or_else(|| c.input.to_string().chars().count())
+                    })
+                    .sum::<usize>()
+        }
+        Message::Tool { results } => results
+            .iter()
+            .map(|r| r.content.chars().count() + r.name.len())
+            .sum(),
+    }
+}
+
+impl AgentLoop {
+    /// A loop with no history, no transcript and a sink that drops events.
+    pub fn new(
+        client: Arc<dyn ModelClient>,
+        active: Arc<ActiveState>,
+        decisions: Arc<dyn DecisionSurface>,
+        config: LoopConfig,
+    ) -> AgentLoop {
+        let tool_session = Arc::new(SessionState::new(active.project_root()));
+        AgentLoop {
+            client,
+            active,
+            decisions,
+            tool_session,
+            emitter: Arc::new(Emitter {
+                sink: Arc::new(|_| {}),
+                transcript: Mutex::new(None),
+                transcript_failed: Default::default(),
+            }),
+            messages: Vec::new(),
+            config,
+        }
+    }
+
+    /// Sends every event to `sink`.
+    pub fn with_sink(self, sink: EventSink) -> AgentLoop {
+        let transcript = self.take_transcript();
+        AgentLoop {
+            emitter: Arc::new(Emitter {
+                sink,
+                transcript: Mutex::new(transcript),
+                transcript_failed: Default::default(),
+            }),
+            ..self
+        }
+    }
+
+    /// Appends every event to this transcript.
+    pub fn with_transcript(self, session: Session) -> AgentLoop {
+        *self
+            .emitter
+            .transcript
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(session);
+        self
+    }
+
+    /// Starts from an earlier conversation (a resumed session).
+    pub fn with_history(mut self, messages: Vec<Message>) -> AgentLoop {
+        self.messages = messages;
+        self
+    }
+
+    fn take_transcript(&self) -> Option<Session> {
+        self.emitter
+            .transcript
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
+    /// The conversation so far.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// The per-conversation tool state (shell folder, reads, todos).
+    pub fn tool_session(&self) -> Arc<SessionState> {
+        Arc::clone(&self.tool_session)
+    }
+
+    fn emit(&self, event: LoopEvent) {
+        self.emitter.emit(event);
+    }
+
+    /// Runs the loop for a new prompt (or, with `None`, continues the conversation as
+    /// it stands, e.g. after a resume) until it ends; see [`Outcome`].
+    pub async fn run(&mut self, prompt: Option<&str>, cancel: CancellationToken) -> Outcome {
+        if let Some(p) = prompt {
+            self.messages.push(Message::User {
+                text: p.to_string(),
+            });
+            self.emit(LoopEvent::UserPrompt {
+                text: p.to_string(),
+            });
+        } else if matches!(self.messages.last(), None | Some(Message::Assistant { .. })) {
+            // Nothing waits for the model: the conversation is complete.
+            self.emit(LoopEvent::Done {
+                outcome: Outcome::Completed,
+                turns: 0,
+            });
+            return Outcome::Completed;
+        }
+
+        let mut turns: u32 = 0;
+        let mut unresolved_denial = false;
+        let outcome = loop {
+            if cancel.is_cancelled() {
+                break Outcome::Cancelled;
+            }
+            if turns >= self.config.max_turns {
+                self.emit(LoopEvent::Notice {
+                    text: format!(
+                        "stopped after {turns} model turns (the limit, maxTurns in config.json); send another prompt to go on"
+                    ),
+                });
+                break Outcome::MaxTurns;
+            }
+            turns += 1;
+            match self.turn(turns, &cancel, &mut unresolved_denial).await {
+                TurnEnd::Continue => {}
+                TurnEnd::Finished(o) => break o,
+            }
+        };
+        let outcome = if outcome == Outcome::Completed && unresolved_denial {
+            Outcome::Denied
+        } else {
+            outcome
+        };
+        self.emit(LoopEvent::Done { outcome, turns });
+        self.emitter.sync();
+        outcome
+    }
+
+    fn tool_specs(handlers: &[Arc<dyn ToolHandler>]) -> Vec<ToolSpec> {
+        handlers
+            .iter()
+            .map(|h| ToolSpec {
+                name: h.tool().name().to_string(),
+                description: h.description().to_string(),
+                input_schema: h.input_schema(),
+            })
+            .collect()
+    }
+
+    async fn turn(
+        &mut self,
+        turn: u32,
+        cancel: &CancellationToken,
+        unresolved_denial: &mut bool,
+    ) -> TurnEnd {
+        let agent = self.active.agent();
+        let handlers = tools::for_agent(&self.active.offered_tools());
+        let system = self.active.system_prompt();
+        let specs = Self::tool_specs(&handlers);
+        self.fit_context(&system, &specs);
+        let request = ModelRequest {
+            system,
+            messages: self.messages.clone(),
+            tools: specs,
+            max_output_tokens: self.config.max_output_tokens,
+        };
+        let info = self.client.info();
+        self.emit(LoopEvent::TurnStart {
+            turn,
+            agent: agent.name.clone(),
+            mode: self.active.mode(),
+            model: format!("{}/{}", info.provider, info.model),
+        });
+
+        let mut stream = self.client.stream(request, cancel.child_token());
+        let mut text = String::new();
+        let mut calls = ToolCallAssembler::default();
+        let mut stop: Option<StopReason> = None;
+        let mut usage: Option<Usage> = None;
+        let mut error = None;
+        let mut cancelled = false;
+        loop {
+            let event = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => { cancelled = true; break; }
+                e = stream.next() => e,
+            };
+            let Some(event) = event else { break };
+            match event {
+                ModelEvent::TextDelta { text: t } => {
+                    text.push_str(&t);
+                    self.emit(LoopEvent::TextDelta { text: t });
+                }
+                ModelEvent::Usage(u) => usage = Some(u),
+                ModelEvent::Stop(r) => stop = Some(r),
+                ModelEvent::Retrying {
+                    attempt,
+                    delay_ms,
+                    reason,
+                } => self.emit(LoopEvent::Notice {
+                    text: format!(
+                        "the model request failed ({reason}); trying again in {:.1} s (try {})",
+                        delay_ms as f64 / 1000.0,
+                        attempt + 1
+                    ),
+                }),
+                ModelEvent::Error(e) => {
+                    error = Some(e);
+                    break;
+                }
+                other => {
+                    calls.feed(&other);
+                }
+            }
+        }
+        drop(stream);
+
+        if cancelled || error.is_some() || stop.is_none() {
+            // Keep what the person already saw, without half-made tool calls.
+            if !text.is_empty() {
+                self.push_assistant(text, Vec::new());
+            }
+            if cancelled {
+                return TurnEnd::Finished(Outcome::Cancelled);
+            }
+            let (kind, message) = match error {
+                Some(e) => (e.kind_name().to_string(), e.message),
+                None => (
+                    "stream_cut".to_string(),
+                    format!(
+                        "the answer from {} ended before it was complete",
+                        info.provider
+                    ),
+                ),
+            };
+            self.emit(LoopEvent::Error { kind, message });
+            return TurnEnd::Finished(Outcome::ProviderFailed);
+        }
+
+        let calls = calls.finish();
+        self.push_assistant(text, calls.clone());
+        if calls.is_empty() {
+            if stop == Some(StopReason::MaxTokens) {
+                self.emit(LoopEvent::Notice {
+                    text: "the model reached its output limit for one turn; its answer may be cut short".into(),
+                });
+            }
+            self.emit(LoopEvent::TurnEnd {
+                turn,
+                stop_reason: stop,
+                usage,
+            });
+            self.emitter.sync();
+            return TurnEnd::Finished(Outcome::Completed);
+        }
+
+        let results = self.run_calls(&calls, cancel).await;
+        let any_denied = results.iter().any(|r| r.denied);
+        let any_ran = results.iter().any(|r| r.ran);
+        if any_denied {
+            *unresolved_denial = true;
+        } else if any_ran {
+            *unresolved_denial = false;
+        }
+        self.messages.push(Message::Tool {
+            results: results.into_iter().map(|r| r.output).collect(),
+        });
+        self.emit(LoopEvent::TurnEnd {
+            turn,
+            stop_reason: stop,
+            usage,
+        });
+        self.emitter.sync();
+        if cancel.is_cancelled() {
+            return TurnEnd::Finished(Outcome::Cancelled);
+        }
+        TurnEnd::Continue
+    }
+
+    fn push_assistant(&mut self, text: String, tool_calls: Vec<ToolCall>) {
+        self.messages.push(Message::Assistant {
+            text: text.clone(),
+            tool_calls: tool_calls.clone(),
+        });
+        self.emit(LoopEvent::AssistantMessage { text, tool_calls });
+    }
+
+    /// Runs a turn's calls: consecutive read-only calls together, others one by one.
+    async fn run_calls(&self, calls: &[ToolCall], cancel: &CancellationToken) -> Vec<CallReport> {
+        let mut reports = Vec::with_capacity(calls.len());
+        let mut i = 0;
+        while i < calls.len() {
+            let parallel = is_parallel_safe(&calls[i]);
+            let mut j = i + 1;
+            if parallel {
+                while j < calls.len() && is_parallel_safe(&calls[j]) {
+                    j += 1;
+                }
+            }
+            let batch = &calls[i..j];
+            if cancel.is_cancelled() {
+                reports.extend(batch.iter().map(|c| self.cancelled_report(c)));
+            } else {
+                let futures = batch.iter().map(|c| self.run_one(c, cancel));
+                let all = join_all(futures);
+                tokio::pin!(all);
+                let done = tokio::select! {
+                    r = &mut all => Some(r),
+                    _ = cancel.cancelled() => {
+                        tokio::time::timeout(self.config.cancel_grace, &mut all).await.ok()
+                    }
+                };
+                match done {
+                    Some(r) => reports.extend(r),
+                    None => reports.extend(batch.iter().map(|c| self.cancelled_report(c))),
+                }
+            }
+            i = j;
+        }
+        reports
+    }
+
+    fn cancelled_report(&self, call: &ToolCall) -> CallReport {
+        let content = "not run: the run was stopped".to_string();
+        self.emit(LoopEvent::ToolResult {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            content: content.clone(),
+            is_error: true,
+            ran: false,
+            verdict: None,
+            answer: None,
+            note: None,
+            diff: None,
+        });
+        CallReport {
+            output: ToolOutput {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content,
+                is_error: true,
+                shortened: false,
+            },
+            ran: false,
+            denied: false,
+        }
+    }
+
+    async fn run_one(&self, call: &ToolCall, cancel: &CancellationToken) -> CallReport {
+        let fail = |content: String| {
+            self.emit(LoopEvent::ToolResult {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                content: content.clone(),
+                is_error: true,
+                ran: false,
+                verdict: None,
+                answer: None,
+                note: None,
+                diff: None,
+            });
+            CallReport {
+                output: ToolOutput {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    content,
+                    is_error: true,
+                    shortened: false,
+                },
+                ran: false,
+                denied: false,
+            }
+        };
+
+        let Some(tool) = decode_policy::Tool::from_name(&call.name) else {
+            self.emit(LoopEvent::ToolCallStarted {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                input: call.input.clone(),
+                decision: None,
+            });
+            let offered: Vec<&str> = self
+                .active
+                .offered_tools()
+                .iter()
+                .map(|t| t.name())
+                .collect();
+            return fail(format!(
+                "error: there is no tool `{}`; the tools available are: {}",
+                call.name,
+                offered.join(", ")
+            ));
+        };
+        if let Some(raw) = &call.invalid_input {
+            self.emit(LoopEvent::ToolCallStarted {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                input: Value::String(raw.clone()),
+                decision: None,
+            });
+            let why = match serde_json::from_str::<Value>(raw) {
+                Err(e) => format!("they are not valid JSON ({e})"),
+                Ok(_) => "they are not a JSON object".to_string(),
+            };
+            return fail(format!(
+                "error: the arguments of this `{}` call could not be used: {why}. Nothing was run. Call the tool again with a JSON object as its arguments.",
+                call.name
+            ));
+        }
+
+        let handler = tools::handler(tool);
+        let decision = self.active.decide(&handler.gate_call(&call.input));
+        self.emit(LoopEvent::ToolCallStarted {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: call.input.clone(),
+            decision: Some(decision),
+        });
+
+        let emitter = Arc::clone(&self.emitter);
+        let id = call.id.clone();
+        let progress: tools::ProgressSink = Arc::new(move |p: ToolProgress| {
+            let (stream, text) = match p {
+                ToolProgress::Stdout { text } => ("stdout", text),
+                ToolProgress::Stderr { text } => ("stderr", text),
+                ToolProgress::Note { text } => ("note", text),
+            };
+            emitter.emit(LoopEvent::ToolProgress {
+                id: id.clone(),
+                stream: stream.to_string(),
+                text,
+            });
+        });
+        let ctx = ToolContext::new(Arc::clone(&self.active), Arc::clone(&self.decisions))
+            .with_session(Arc::clone(&self.tool_session))
+            .with_cancel(cancel.child_token())
+            .with_progress(progress);
+        let outcome = tools::run_call(&*handler, call.input.clone(), &ctx).await;
+
+        let denied = !outcome.ran
+            && (outcome.decision.verdict == Verdict::Deny
+                || matches!(
+                    outcome.answer,
+                    Some(DecisionAnswer::Deny { .. }) | Some(DecisionAnswer::Unavailable { .. })
+                ));
+        self.emit(LoopEvent::ToolResult {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            content: outcome.result.content.clone(),
+            is_error: outcome.result.is_error,
+            ran: outcome.ran,
+            verdict: Some(outcome.decision.verdict),
+            answer: outcome.answer.clone(),
+            note: outcome.note.clone(),
+            diff: outcome.result.diff.clone(),
+        });
+        CallReport {
+            output: ToolOutput {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content: outcome.result.content,
+                is_error: outcome.result.is_error,
+                shortened: false,
+            },
+            ran: outcome.ran,
+            denied,
+        }
+    }
+
+    /// The model's context in tokens.
+    pub fn context_tokens(&self) -> usize {
+        self.config
+            .context_tokens
+            .unwrap_or_else(|| self.client.context_tokens())
+            .max(1)
+    }
+
+    /// The estimated tokens of the next request.
+    pub fn estimated_tokens(&self, system: &str, tools: &[ToolSpec]) -> usize {
+        let fixed = system.chars().count()
+            + tools
+                .iter()
+                .map(|t| t.description.len() + t.input_schema.to_string().len() + t.name.len())
+                .sum::<usize>();
+        estimate_tokens(fixed + self.messages.iter().map(message_chars).sum::<usize>())
+    }
+
+    /// Shortens the oldest tool outputs when the conversation nears the context limit.
+    fn fit_context(&mut self, system: &str, tools: &[ToolSpec]) {
+        let limit = self.context_tokens();
+        let before = self.estimated_tokens(system, tools);
+        if before * 100 <= limit * CONTEXT_HIGH_WATER {
+            return;
+        }
+        let target = limit * CONTEXT_TARGET / 100;
+        // Work in characters: tokens ≈ characters / 4.
+        let mut chars = before * 4;
+        let mut shortened = 0usize;
+        // Oldest first; the newest tool results last of all.
+        let last_tool = self
+            .messages
+            .iter()
+            .rposition(|m| matches!(m, Message::Tool { .. }));
+        let mut order: Vec<usize> = self
+            .messages
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| matches!(m, Message::Tool { .. }) && Some(*i) != last_tool)
+            .map(|(i, _)| i)
+            .collect();
+        order.extend(last_tool);
+        'outer: for mi in order {
+            if let Message::Tool { results } = &mut self.messages[mi] {
+                for r in results.iter_mut() {
+                    if estimate_tokens(chars) <= target {
+                        break 'outer;
+                    }
+                    if r.shortened {
+                        continue;
+                    }
+                    let total = r.content.chars().count();
+                    if total <= SHORTENED_KEEP_CHARS + 200 {
+                        continue;
+                    }
+                    let kept: String = r.content.chars().take(SHORTENED_KEEP_CHARS).collect();
+                    let removed = total - SHORTENED_KEEP_CHARS;
+                    r.content = format!(
+                        "{kept}\n[… Decode shortened this old tool output to save context: {removed} of {total} characters were removed. Run the tool again if you need them.]"
+                    );
+                    r.shortened = true;
+                    shortened += 1;
+                    chars = chars.saturating_sub(total) + r.content.chars().count();
+                }
+            }
+        }
+        let estimate = self.estimated_tokens(system, tools);
+        let pct = |t: usize| t * 100 / limit;
+        if shortened > 0 {
+            tracing::info!(
+                shortened,
+                before,
+                after = estimate,
+                limit,
+                "context shortened"
+            );
+            self.emit(LoopEvent::Notice {
+                text: format!(
+                    "the conversation neared the model's context limit (≈{before} of {limit} tokens, {}%): shortened {shortened} old tool output{} to ≈{} tokens ({}%); your messages are kept whole",
+                    pct(before),
+                    if shortened == 1 { "" } else { "s" },
+                    estimate,
+                    pct(estimate)
+                ),
+            });
+        }
+        if estimate > limit {
+            self.emit(LoopEvent::Notice {
+                text: format!(
+                    "the conversation (≈{estimate} tokens) is larger than the model's context ({limit} tokens) even with old tool outputs shortened; the provider may refuse it — start a new session or raise contextTokens"
+                ),
+            });
+        }
+    }
+}
+
+enum TurnEnd {
+    Continue,
+    Finished(Outcome),
+}
+
+struct CallReport {
+    output: ToolOutput,
+    ran: bool,
+    denied: bool,
+}
+
+/// Read-only calls with usable arguments may run beside each other.
+fn is_parallel_safe(call: &ToolCall) -> bool {
+    call.invalid_input.is_none()
+        && decode_policy::Tool::from_name(&call.name)
+            .is_some_and(|t| t.kind() == ToolKind::ReadOnly)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_serialise_with_snake_case_types() {
+        let e = LoopEvent::TextDelta { text: "hi".into() };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            serde_json::json!({"type": "text_delta", "text": "hi"})
+        );
+        let d = LoopEvent::Done {
+            outcome: Outcome::Denied,
+            turns: 2,
+        };
+        let v = serde_json::to_value(&d).unwrap();
+        assert_eq!(v["outcome"], "denied");
+        assert_eq!(serde_json::from_value::<LoopEvent>(v).unwrap(), d);
+    }
+
+    #[test]
+    fn exit_codes() {
+        assert_eq!(Outcome::Completed.exit_code(), 0);
+        assert_eq!(Outcome::ProviderFailed.exit_code(), 1);
+        assert_eq!(Outcome::Denied.exit_code(), 3);
+    }
+
+    #[test]
+    fn token_estimate_is_chars_over_four() {
+        assert_eq!(estimate_tokens(0), 0);
+        assert_eq!(estimate_tokens(4), 1);
+        assert_eq!(estimate_tokens(5), 2);
+    }
+}

@@ -1,0 +1,535 @@
+//! Session transcripts: every [`LoopEvent`] of a conversation, one JSON object a line,
+//! in `<data>/sessions/<id>.jsonl` (the XDG data folder, see [`crate::dirs`]).
+//!
+//! - The first line is a header: `{"type":"session","version":1,"id",…,"project",…}`;
+//!   every later line is a loop event (`{"type":"user_prompt",…}`, …) with a `ts`
+//!   (Unix milliseconds).
+//! - Each event is written with one `write` and flushed, so a `kill -9` loses nothing
+//!   already reported; the file is fsynced at every turn end, so a power cut loses at
+//!   most the turn in flight.
+//! - Ids sort by time: `YYYYMMDD-HHMMSS-mmm-xxxx` (UTC, then 4 random hex digits).
+//! - Reading is forgiving: a line that cannot be parsed (typically the last one, cut
+//!   by a kill) is skipped with a warning, never fatal.
+//! - [`SessionStore::open`] rebuilds the conversation the model sees when a session is
+//!   resumed; tool calls that never got a result (the process died while they ran) get
+//!   one saying so, so every provider accepts the conversation.
+//! - While a process writes a session, it holds an exclusive lock on the file: a second
+//!   `--resume` of the same session is refused instead of interleaving lines.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::agent_loop::LoopEvent;
+use crate::providers::{Message, ToolOutput};
+
+/// The transcript format version written in the header.
+pub const SESSION_FORMAT_VERSION: u32 = 1;
+
+/// The header line of a transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionHeader {
+    pub id: String,
+    pub version: u32,
+    /// The project root.
+    pub project: PathBuf,
+    /// Unix milliseconds.
+    pub created: u64,
+    /// The agent and mode at the start.
+    #[serde(default)]
+    pub agent: String,
+    #[serde(default)]
+    pub mode: String,
+    /// `provider/model` at the start.
+    #[serde(default)]
+    pub model: String,
+}
+
+/// What `list` shows of a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionInfo {
+    pub id: String,
+    pub project: PathBuf,
+    /// The first prompt (shortened to one line).
+    pub first_prompt: String,
+    /// Unix milliseconds of the last write.
+    pub updated: u64,
+    pub path: PathBuf,
+}
+
+/// A session could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("no session `{id}` in {}", dir.display())]
+    NotFound { id: String, dir: PathBuf },
+    #[error("`{id}` is not a session id (ids look like 20250101-120000-000-ab12)")]
+    BadId { id: String },
+    #[error("the session file {} has no valid header line", path.display())]
+    NoHeader { path: PathBuf },
+    #[error("session `{id}` is in use by another Decode process")]
+    Busy { id: String },
+    #[error("session file {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// The sessions folder.
+#[derive(Debug, Clone)]
+pub struct SessionStore {
+    dir: PathBuf,
+}
+
+/// An open transcript, appended to.
+#[derive(Debug)]
+pub struct Session {
+    header: SessionHeader,
+    path: PathBuf,
+    file: File,
+}
+
+/// A session opened for resuming.
+#[derive(Debug)]
+pub struct ResumedSession {
+    pub session: Session,
+    /// The conversation the model sees.
+    pub messages: Vec<Message>,
+    /// Every event read (for showing the history).
+    pub events: Vec<LoopEvent>,
+    /// Problems met while reading (skipped lines), one sentence each.
+    pub warnings: Vec<String>,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// `(year, month, day)` of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// A new time-sortable session id for the time `t`.
+pub fn new_session_id(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO);
+    let secs = d.as_secs() as i64;
+    let (y, mo, day) = civil_from_days(secs.div_euclid(86_400));
+    let rem = secs.rem_euclid(86_400);
+    format!(
+        "{y:04}{mo:02}{day:02}-{:02}{:02}{:02}-{:03}-{:04x}",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60,
+        d.subsec_millis(),
+        fastrand::u16(..)
+    )
+}
+
+fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+impl SessionStore {
+    /// The store in Decode's data folder (`<data>/sessions`).
+    pub fn new(data_dir: &Path) -> SessionStore {
+        SessionStore {
+            dir: data_dir.join("sessions"),
+        }
+    }
+
+    /// The sessions folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The transcript path of a session id.
+    pub fn path_of(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.jsonl"))
+    }
+
+    /// Starts a new session for `project` (`agent`, `mode`, `model` are recorded).
+    pub fn create(
+        &self,
+        project: &Path,
+        agent: &str,
+        mode: &str,
+        model: &str,
+    ) -> Result<Session, SessionError> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| SessionError::Io {
+            path: self.dir.clone(),
+            source,
+        })?;
+        loop {
+            let id = new_session_id(SystemTime::now());
+            let path = self.path_of(&id);
+            let file = match OpenOptions::new().append(true).create_new(true).open(&path) {
+                Ok(f) => f,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(source) => return Err(SessionError::Io { path, source }),
+            };
+            lock_session(&file, &id)?;
+            let header = SessionHeader {
+                id: id.clone(),
+                version: SESSION_FORMAT_VERSION,
+                project: project.to_path_buf(),
+                created: now_ms(),
+                agent: agent.to_string(),
+                mode: mode.to_string(),
+                model: model.to_string(),
+            };
+            let mut session = Session { header, path, file };
+            let mut line = serde_json::to_value(&session.header).unwrap_or(Value::Null);
+            if let Value::Object(map) = &mut line {
+                map.insert("type".into(), Value::String("session".into()));
+            }
+            session.write_line(&line)?;
+            session.sync()?;
+            tracing::info!(id = %id, "session started");
+            return Ok(session);
+        }
+    }
+
+    /// Opens a session to resume it: reads every event, rebuilds the conversation and
+    /// opens the file for appending.
+    pub fn open(&self, id: &str) -> Result<ResumedSession, SessionError> {
+        if !valid_id(id) {
+            return Err(SessionError::BadId { id: id.to_string() });
+        }
+        let path = self.path_of(id);
+        let mut file = match OpenOptions::new().read(true).append(true).open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(SessionError::NotFound {
+                    id: id.to_string(),
+                    dir: self.dir.clone(),
+                })
+            }
+            Err(source) => return Err(SessionError::Io { path, source }),
+        };
+        lock_session(&file, id)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(|source| SessionError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        let parsed = parse_transcript(&path, &bytes);
+        let header = parsed
+            .header
+            .ok_or(SessionError::NoHeader { path: path.clone() })?;
+        // A cut last line has no newline: end it so the next record starts cleanly.
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            file.seek(SeekFrom::End(0))
+                .and_then(|_| file.write_all(b"\n"))
+                .map_err(|source| SessionError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+        }
+        for w in &parsed.warnings {
+            tracing::warn!("{w}");
+        }
+        let messages = conversation(&parsed.events);
+        Ok(ResumedSession {
+            session: Session { header, path, file },
+            messages,
+            events: parsed.events,
+            warnings: parsed.warnings,
+        })
+    }
+
+    /// Every session, most recently updated first. Unreadable files are skipped.
+    pub fn list(&self) -> Vec<SessionInfo> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut infos: Vec<SessionInfo> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .filter_map(|e| {
+                let path = e.path();
+                let bytes = std::fs::read(&path).ok()?;
+                let parsed = parse_transcript(&path, &bytes);
+                let header = parsed.header?;
+                let first_prompt = parsed
+                    .events
+                    .iter()
+                    .find_map(|ev| match ev {
+                        LoopEvent::UserPrompt { text } => Some(one_line(text, 80)),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
+                let updated = e
+                    .metadata()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map(|d| d.as_millis() as u64)
+                    .unwrap_or(header.created);
+                Some(SessionInfo {
+                    id: header.id,
+                    project: header.project,
+                    first_prompt,
+                    updated,
+                    path,
+                })
+            })
+            .collect();
+        infos.sort_by(|a, b| b.updated.cmp(&a.updated).then(b.id.cmp(&a.id)));
+        infos
+    }
+}
+
+fn lock_session(file: &File, id: &str) -> Result<(), SessionError> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(SessionError::Busy { id: id.to_string() }),
+        Err(std::fs::TryLockError::Error(e)) => {
+            // Locks are advisory and some filesystems lack them: go on without.
+            tracing::debug!(error = %e, "could not lock the session file");
+            Ok(())
+        }
+    }
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let s = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() > max {
+        format!("{}…", s.chars().take(max).collect::<String>())
+    } else {
+        s
+    }
+}
+
+impl Session {
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.header.id
+    }
+
+    /// The header (project, agent, mode at the start).
+    pub fn header(&self) -> &SessionHeader {
+        &self.header
+    }
+
+    /// The transcript file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write_line(&mut self, value: &Value) -> Result<(), SessionError> {
+        let mut line = serde_json::to_vec(value).unwrap_or_default();
+        line.push(b'\n');
+        self.file
+            .write_all(&line)
+            .and_then(|_| self.file.flush())
+            .map_err(|source| SessionError::Io {
+                path: self.path.clone(),
+                source,
+            })
+    }
+
+    /// Appends one event (one `write`, flushed).
+    pub fn append(&mut self, event: &LoopEvent) -> Result<(), SessionError> {
+        let mut value = serde_json::to_value(event).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut value {
+            map.insert("ts".into(), Value::from(now_ms()));
+        }
+        self.write_line(&value)
+    }
+
+    /// Forces what was written to disk (called at every turn end).
+    pub fn sync(&mut self) -> Result<(), SessionError> {
+        self.file.sync_data().map_err(|source| SessionError::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+struct Parsed {
+    header: Option<SessionHeader>,
+    events: Vec<LoopEvent>,
+    warnings: Vec<String>,
+}
+
+fn parse_transcript(path: &Path, bytes: &[u8]) -> Parsed {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let last_nonempty = lines.iter().rposition(|l| !l.trim().is_empty());
+    let mut parsed = Parsed {
+        header: None,
+        events: Vec::new(),
+        warnings: Vec::new(),
+    };
+    for (n, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Result<Value, _> = serde_json::from_str(line);
+        let ok = match value {
+            Ok(v) if v.get("type").and_then(Value::as_str) == Some("session") => {
+                match serde_json::from_value::<SessionHeader>(v) {
+                    Ok(h) if parsed.header.is_none() => {
+                        parsed.header = Some(h);
+                        true
+                    }
+                    Ok(_) => true,
+                    Err(_) => false,
+                }
+            }
+            Ok(v) => match serde_json::from_value::<LoopEvent>(v) {
+                Ok(e) => {
+                    parsed.events.push(e);
+                    true
+                }
+                Err(_) => false,
+            },
+            Err(_) => false,
+        };
+        if !ok {
+            let warning = if Some(n) == last_nonempty {
+                format!(
+                    "{}: the last line was cut off (the process was probably stopped while writing it) and was skipped",
+                    path.display()
+                )
+            } else {
+                format!(
+                    "{}: line {} is not a valid record and was skipped",
+                    path.display(),
+                    n + 1
+                )
+            };
+            parsed.warnings.push(warning);
+        }
+    }
+    parsed
+}
+
+/// The text of the result given to tool calls that never finished.
+pub const INTERRUPTED_RESULT: &str =
+    "The tool call was interrupted: Decode stopped before it finished, so its result is unknown. Check the state before repeating it.";
+
+/// Rebuilds the conversation the model sees from transcript events: prompts, the
+/// model's turns and the tool results (in call order). Calls without a result get
+/// [`INTERRUPTED_RESULT`].
+pub fn conversation(events: &[LoopEvent]) -> Vec<Message> {
+    let mut messages: Vec<Message> = Vec::new();
+    // The calls of the last assistant message still waiting for their results.
+    let mut open: Vec<(String, String)> = Vec::new();
+    let mut results: HashMap<String, ToolOutput> = HashMap::new();
+
+    fn close(
+        messages: &mut Vec<Message>,
+        open: &mut Vec<(String, String)>,
+        results: &mut HashMap<String, ToolOutput>,
+    ) {
+        if open.is_empty() {
+            return;
+        }
+        let outputs = open
+            .drain(..)
+            .map(|(id, name)| {
+                results.remove(&id).unwrap_or(ToolOutput {
+                    call_id: id,
+                    name,
+                    content: INTERRUPTED_RESULT.to_string(),
+                    is_error: true,
+                    shortened: false,
+                })
+            })
+            .collect();
+        results.clear();
+        messages.push(Message::Tool { results: outputs });
+    }
+
+    for event in events {
+        match event {
+            LoopEvent::UserPrompt { text } => {
+                close(&mut messages, &mut open, &mut results);
+                messages.push(Message::User { text: text.clone() });
+            }
+            LoopEvent::AssistantMessage { text, tool_calls } => {
+                close(&mut messages, &mut open, &mut results);
+                open = tool_calls
+                    .iter()
+                    .map(|c| (c.id.clone(), c.name.clone()))
+                    .collect();
+                messages.push(Message::Assistant {
+                    text: text.clone(),
+                    tool_calls: tool_calls.clone(),
+                });
+            }
+            LoopEvent::ToolResult {
+                id,
+                name,
+                content,
+                is_error,
+                ..
+            } if open.iter().any(|(i, _)| i == id) => {
+                results.insert(
+                    id.clone(),
+                    ToolOutput {
+                        call_id: id.clone(),
+                        name: name.clone(),
+                        content: content.clone(),
+                        is_error: *is_error,
+                        shortened: false,
+                    },
+                );
+                if open.iter().all(|(i, _)| results.contains_key(i)) {
+                    close(&mut messages, &mut open, &mut results);
+                }
+            }
+            _ => {}
+        }
+    }
+    close(&mut messages, &mut open, &mut results);
+    messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_time_sortable() {
+        let t = UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
+        let id = new_session_id(t);
+        assert!(id.starts_with("20231114-221320-123-"), "{id}");
+        let later = new_session_id(t + Duration::from_secs(1));
+        assert!(later > id);
+        assert!(valid_id(&id));
+        assert!(!valid_id("../etc/passwd"));
+    }
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+    }
+}

@@ -1,0 +1,499 @@
+//! `bash`: runs a command with `bash -c` in the session's working folder.
+//!
+//! - The command runs in its own process group; a timeout, a cancellation or the end
+//!   of the command kills the whole group, so no child (not even `sleep 100 &`)
+//!   outlives the call. Daemons must detach themselves (`setsid`).
+//! - The working folder persists across calls: an `EXIT` trap writes the shell's
+//!   final `pwd -P` to a temp file, so a `cd` is known without parsing the command. A
+//!   folder outside the project (and `additionalDirectories`) is not kept: the next
+//!   call starts in the project root again, and the result says so.
+//! - stdout and stderr stream to the progress sink as they come; the result keeps the
+//!   last 30,000 characters of both, in arrival order, and the exit code.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use decode_policy::Tool;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::io::AsyncReadExt;
+use tokio::sync::mpsc;
+
+use super::files::parse_input;
+use super::paths::{display, expand_home, lexical, resolve_links, within};
+use super::{ToolContext, ToolHandler, ToolProgress, ToolResult};
+
+/// The timeout when `timeout_s` is not given.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
+/// The longest timeout a call may ask for.
+pub const MAX_TIMEOUT_SECS: u64 = 600;
+/// The result keeps this many characters (the last ones).
+pub const MAX_OUTPUT_CHARS: usize = 30_000;
+/// After the shell exits, how long output still held open by leftovers is awaited
+/// before the group is killed.
+const EXIT_GRACE: Duration = Duration::from_millis(100);
+/// After the group is killed, how long the pipes are drained.
+const KILL_DRAIN: Duration = Duration::from_millis(500);
+
+#[derive(Debug, Deserialize)]
+struct BashInput {
+    command: String,
+    #[serde(default)]
+    timeout_s: Option<f64>,
+}
+
+fn check(i: &BashInput) -> Result<(), String> {
+    if i.command.trim().is_empty() {
+        return Err("bash: `command` is empty".into());
+    }
+    if let Some(t) = i.timeout_s {
+        if !t.is_finite() || t <= 0.0 {
+            return Err("bash: `timeout_s` must be a positive number of seconds".into());
+        }
+    }
+    Ok(())
+}
+
+/// The `bash` tool.
+pub struct BashTool;
+
+#[async_trait]
+impl ToolHandler for BashTool {
+    fn tool(&self) -> Tool {
+        Tool::Bash
+    }
+
+    fn description(&self) -> &'static str {
+        "Runs a shell command with `bash -c` and returns its combined stdout and stderr (the \
+         last 30,000 characters) and exit code. The working folder persists between calls (a \
+         `cd` sticks, within the project). No input is available on stdin; don't start \
+         interactive programs. The command and everything it started are stopped when it \
+         finishes, when the timeout passes (`timeout_s`, default 120, at most 600) or when \
+         the run is cancelled."
+    }
+
+    fn input_schema(&self) -> serde_json::Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The command to run."},
+                "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_SECS, "description": "Seconds before the command is stopped (default 120, at most 600)."}
+            },
+            "required": ["command"],
+            "additionalProperties": false
+        })
+    }
+
+    fn validate(&self, input: &serde_json::Value) -> Result<(), String> {
+        check(&parse_input::<BashInput>("bash", input)?)
+    }
+
+    async fn execute(&self, input: serde_json::Value, ctx: &ToolContext) -> ToolResult {
+        let input: BashInput = match parse_input("bash", &input) {
+            Ok(i) => i,
+            Err(e) => return ToolResult::error(e),
+        };
+        if let Err(e) = check(&input) {
+            return ToolResult::error(e);
+        }
+        run(&input, ctx).await
+    }
+}
+
+/// Quotes `s` for the shell (single quotes).
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Which stream a chunk came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Out,
+    Err,
+}
+
+/// Turns byte chunks into text, keeping a UTF-8 sequence split across chunks whole.
+#[derive(Default)]
+struct Utf8Stream {
+    pending: Vec<u8>,
+}
+
+impl Utf8Stream {
+    fn push(&mut self, bytes: &[u8]) -> String {
+        self.pending.extend_from_slice(bytes);
+        let mut out = String::new();
+        let mut rest: &[u8] = &self.pending;
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    out.push_str(s);
+                    rest = &[];
+                    break;
+                }
+                Err(e) => {
+                    let valid = e.valid_up_to();
+                    out.push_str(std::str::from_utf8(&rest[..valid]).unwrap_or_default());
+                    match e.error_len() {
+                        Some(bad) => {
+                            out.push('\u{FFFD}');
+                            rest = &rest[valid + bad..];
+                        }
+                        None => {
+                            rest = &rest[valid..];
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        self.pending = rest.to_vec();
+        out
+    }
+
+    fn finish(&mut self) -> String {
+        let s = String::from_utf8_lossy(&self.pending).into_owned();
+        self.pending.clear();
+        s
+    }
+}
+
+/// The combined output, keeping only the tail.
+#[derive(Default)]
+struct Tail {
+    text: String,
+    dropped: usize,
+}
+
+impl Tail {
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        if self.text.len() > 4 * MAX_OUTPUT_CHARS + 4096 {
+            self.trim();
+        }
+    }
+
+    /// Keeps the last [`MAX_OUTPUT_CHARS`] characters.
+    fn trim(&mut self) {
+        let chars = self.text.chars().count();
+        if chars > MAX_OUTPUT_CHARS {
+            let cut = chars - MAX_OUTPUT_CHARS;
+            let idx = self
+                .text
+                .char_indices()
+                .nth(cut)
+                .map(|(i, _)| i)
+                .unwrap_or(self.text.len());
+            self.text.drain(..idx);
+            self.dropped += cut;
+        }
+    }
+
+    fn finish(mut self) -> (String, usize) {
+        self.trim();
+        (self.text, self.dropped)
+    }
+}
+
+/// Kills the command's process group when dropped, so that even a call whose future
+/// is dropped midway (an aborted task) leaves no process behind.
+struct GroupGuard(i32);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.0);
+    }
+}
+
+fn kill_group(pgid: i32) {
+    match killpg(Pid::from_raw(pgid), Signal::SIGKILL) {
+        Ok(()) | Err(nix::errno::Errno::ESRCH) => {}
+        Err(e) => tracing::warn!(pgid, error = %e, "could not kill a command's process group"),
+    }
+}
+
+/// The folders a `cd` may leave the shell in: the project root and the settings'
+/// `additionalDirectories`.
+fn allowed_dirs(ctx: &ToolContext) -> Vec<PathBuf> {
+    let mut dirs = vec![ctx.project_root.clone()];
+    for d in ctx.active.settings().additional_directories {
+        let p = lexical(&ctx.project_root, &expand_home(d.trim(), ctx.active.home()));
+        dirs.push(resolve_links(&p));
+    }
+    dirs
+}
+
+enum End {
+    Exited(std::process::ExitStatus),
+    TimedOut,
+    Cancelled,
+    WaitFailed(String),
+}
+
+async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
+    let mut notes: Vec<String> = Vec::new();
+    let (timeout, capped) = match input.timeout_s {
+        Some(t) if t > MAX_TIMEOUT_SECS as f64 => (Duration::from_secs(MAX_TIMEOUT_SECS), true),
+        Some(t) => (Duration::from_secs_f64(t), false),
+        None => (Duration::from_secs(DEFAULT_TIMEOUT_SECS), false),
+    };
+    if capped {
+        notes.push(format!(
+            "[timeout_s was capped at {MAX_TIMEOUT_SECS} seconds]"
+        ));
+    }
+
+    let mut cwd = ctx.session.cwd();
+    if !cwd.is_dir() {
+        notes.push(format!(
+            "[the working folder {} no longer exists; the command ran in the project root]",
+            cwd.display()
+        ));
+        cwd = ctx.project_root.clone();
+        ctx.session.set_cwd(cwd.clone());
+    }
+
+    let pwd_file = match tempfile::Builder::new().prefix("decode-pwd-").tempfile() {
+        Ok(f) => f,
+        Err(e) => return ToolResult::error(format!("bash: cannot create a temp file: {e}")),
+    };
+    let script = format!(
+        "trap 'pwd -P >{} 2>/dev/null' EXIT\n{}",
+        shell_quote(&pwd_file.path().to_string_lossy()),
+        input.command
+    );
+
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg("-c")
+        .arg(&script)
+        .current_dir(&cwd)
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("PAGER", "cat")
+        .env("GIT_PAGER", "cat")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .kill_on_drop(true);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
+    };
+    let Some(pid) = child.id() else {
+        return ToolResult::error("bash: the shell exited before it could be watched");
+    };
+    let pgid = pid as i32;
+    let _guard = GroupGuard(pgid);
+    tracing::debug!(pgid, cwd = %cwd.display(), "bash started");
+
+    // Readers: one task per stream, chunks to one channel so arrival order is kept.
+    let (tx, mut rx) = mpsc::unbounded_channel::<(Stream, Vec<u8>)>();
+    let mut readers = Vec::new();
+    if let Some(mut out) = child.stdout.take() {
+        let tx = tx.clone();
+        readers.push(tokio::spawn(async move {
+            let mut buf = vec![0u8; 16 * 1024];
+            while let Ok(n) = out.read(&mut buf).await {
+                if n == 0 || tx.send((Stream::Out, buf[..n].to_vec())).is_err() {
+                    break;
+                }
+            }
+        }));
+    }
+    if let Some(mut err) = child.stderr.take() {
+        let tx = tx.clone();
+        readers.push(tokio::spawn(async move {
+            let mut buf = vec![0u8; 16 * 1024];
+            while let Ok(n) = err.read(&mut buf).await {
+                if n == 0 || tx.send((Stream::Err, buf[..n].to_vec())).is_err() {
+                    break;
+                }
+            }
+        }));
+    }
+    drop(tx);
+
+    let mut tail = Tail::default();
+    let mut out_text = Utf8Stream::default();
+    let mut err_text = Utf8Stream::default();
+    let mut take = |stream: Stream, bytes: &[u8], tail: &mut Tail| {
+        let text = match stream {
+            Stream::Out => out_text.push(bytes),
+            Stream::Err => err_text.push(bytes),
+        };
+        if text.is_empty() {
+            return;
+        }
+        (ctx.progress)(match stream {
+            Stream::Out => ToolProgress::Stdout { text: text.clone() },
+            Stream::Err => ToolProgress::Stderr { text: text.clone() },
+        });
+        tail.push(&text);
+    };
+
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let mut streams_open = true;
+    let end = loop {
+        tokio::select! {
+            status = child.wait() => break match status {
+                Ok(s) => End::Exited(s),
+                Err(e) => End::WaitFailed(e.to_string()),
+            },
+            chunk = rx.recv(), if streams_open => match chunk {
+                Some((stream, bytes)) => take(stream, &bytes, &mut tail),
+                None => streams_open = false,
+            },
+            _ = &mut deadline => {
+                kill_group(pgid);
+                break End::TimedOut;
+            }
+            _ = ctx.cancel.cancelled() => {
+                kill_group(pgid);
+                break End::Cancelled;
+            }
+        }
+    };
+    if !matches!(end, End::Exited(_)) {
+        // Reap the shell itself (it was killed with its group).
+        let _ = child.wait().await;
+    }
+
+    // Output still buffered, or held open by leftovers: a short grace, then the group
+    // is killed and the pipes drained.
+    let grace = tokio::time::sleep(EXIT_GRACE);
+    tokio::pin!(grace);
+    let mut killed_leftovers = false;
+    let drain_until = tokio::time::sleep(EXIT_GRACE + KILL_DRAIN);
+    tokio::pin!(drain_until);
+    while streams_open {
+        tokio::select! {
+            chunk = rx.recv() => match chunk {
+                Some((stream, bytes)) => take(stream, &bytes, &mut tail),
+                None => streams_open = false,
+            },
+            _ = &mut grace, if !killed_leftovers => {
+                killed_leftovers = true;
+                kill_group(pgid);
+            }
+            _ = &mut drain_until => break,
+        }
+    }
+    // Whatever is left of the group goes now (background jobs whose output was
+    // redirected elsewhere).
+    kill_group(pgid);
+    for r in readers {
+        r.abort();
+    }
+    let rest = out_text.finish() + &err_text.finish();
+    if !rest.is_empty() {
+        tail.push(&rest);
+    }
+
+    // Where the shell ended up.
+    if let Ok(text) = std::fs::read_to_string(pwd_file.path()) {
+        let new = PathBuf::from(text.trim_end_matches('\n'));
+        if new.is_absolute() && new.is_dir() && new != cwd {
+            if allowed_dirs(ctx).iter().any(|d| within(&new, d)) {
+                ctx.session.set_cwd(new);
+            } else {
+                notes.push(format!(
+                    "[the working folder was reset to the project root: {} is outside the project]",
+                    new.display()
+                ));
+                ctx.session.set_cwd(ctx.project_root.clone());
+            }
+        }
+    }
+
+    let (mut text, dropped) = tail.finish();
+    if dropped > 0 {
+        text = format!(
+            "[output truncated: the first {dropped} characters were dropped; the last {MAX_OUTPUT_CHARS} follow]\n{text}"
+        );
+    }
+    let (status_note, is_error) = match end {
+        End::Exited(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
+            (Some(0), _) => (None, false),
+            (Some(code), _) => (Some(format!("[exit code {code}]")), true),
+            (None, Some(sig)) => (Some(format!("[terminated by signal {sig}]")), true),
+            (None, None) => (Some("[terminated]".to_string()), true),
+        },
+        End::TimedOut => (
+            Some(format!(
+                "[timed out after {} s: the command and every process it started were stopped]",
+                fmt_secs(timeout)
+            )),
+            true,
+        ),
+        End::Cancelled => (
+            Some("[cancelled: the command and every process it started were stopped]".into()),
+            true,
+        ),
+        End::WaitFailed(e) => (Some(format!("[could not wait for the command: {e}]")), true),
+    };
+    if text.trim().is_empty() && status_note.is_none() {
+        text = "(no output)".to_string();
+    }
+    while text.ends_with('\n') {
+        text.pop();
+    }
+    for note in status_note.into_iter().chain(notes) {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&note);
+    }
+    let cwd_now = display(&ctx.project_root, &ctx.session.cwd());
+    tracing::debug!(pgid, cwd = %cwd_now, "bash finished");
+    ToolResult {
+        content: text,
+        is_error,
+        diff: None,
+    }
+}
+
+fn fmt_secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{}", s as u64)
+    } else {
+        format!("{s:.1}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_split_across_chunks() {
+        let mut s = Utf8Stream::default();
+        let bytes = "é€".as_bytes();
+        assert_eq!(s.push(&bytes[..1]), "");
+        assert_eq!(s.push(&bytes[1..3]), "é");
+        assert_eq!(s.push(&bytes[3..]), "€");
+        assert_eq!(s.push(b"\xffa"), "\u{FFFD}a");
+    }
+
+    #[test]
+    fn tail_keeps_the_last_characters() {
+        let mut t = Tail::default();
+        for _ in 0..10 {
+            t.push(&"x".repeat(MAX_OUTPUT_CHARS / 2));
+        }
+        t.push("END");
+        let (text, dropped) = t.finish();
+        assert_eq!(text.chars().count(), MAX_OUTPUT_CHARS);
+        assert!(text.ends_with("END"));
+        assert_eq!(dropped, 5 * MAX_OUTPUT_CHARS + 3 - MAX_OUTPUT_CHARS);
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("a'b"), r"'a'\''b'");
+    }
+}

@@ -1,0 +1,174 @@
+//! Helpers shared by the file tools: binary detection, diffs, input parsing,
+//! atomic writes with the session's read record.
+
+use std::io;
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use similar::TextDiff;
+
+use super::session::FileStamp;
+use super::ToolContext;
+use crate::fsutil;
+
+/// How many leading bytes are sniffed for a NUL byte (what git and ripgrep do).
+pub(crate) const SNIFF_BYTES: usize = 8192;
+
+/// Whether `bytes` (a file's first bytes) look binary: a NUL byte in the first 8 KiB.
+pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(SNIFF_BYTES)].contains(&0)
+}
+
+/// Parses a tool input into its typed form; the error is one line.
+pub(crate) fn parse_input<T: DeserializeOwned>(
+    tool: &str,
+    input: &serde_json::Value,
+) -> Result<T, String> {
+    if !input.is_object() {
+        return Err(format!("{tool}: the input must be a JSON object"));
+    }
+    serde_path_to_error::deserialize(input).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        if path == "." {
+            format!("{tool}: {inner}")
+        } else {
+            format!("{tool}: `{path}`: {inner}")
+        }
+    })
+}
+
+/// A unified diff of `old` → `new` for `shown` (the path as shown), 3 lines of
+/// context; `None` when they are equal. A new file diffs against `/dev/null`.
+pub(crate) fn unified_diff(shown: &str, old: Option<&str>, new: &str) -> Option<String> {
+    if old == Some(new) {
+        return None;
+    }
+    let before = old.unwrap_or("");
+    let diff = TextDiff::from_lines(before, new);
+    let from = if old.is_some() {
+        format!("a/{shown}")
+    } else {
+        "/dev/null".to_string()
+    };
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&from, &format!("b/{shown}"))
+        .to_string();
+    if text.is_empty() {
+        None
+    } else {
+        Some(text)
+    }
+}
+
+/// Counts the `+` and `-` lines of a unified diff.
+pub(crate) fn diff_stat(diff: &str) -> (usize, usize) {
+    let mut added = 0;
+    let mut removed = 0;
+    for line in diff.lines() {
+        if line.starts_with("+++") || line.starts_with("---") {
+            continue;
+        }
+        if line.starts_with('+') {
+            added += 1;
+        } else if line.starts_with('-') {
+            removed += 1;
+        }
+    }
+    (added, removed)
+}
+
+/// Why a file may not be changed now: it changed on disk since the agent last read
+/// it, or (when the session requires it) it was never read.
+pub(crate) fn staleness(
+    ctx: &ToolContext,
+    path: &Path,
+    shown: &str,
+    current: &[u8],
+    meta: &std::fs::Metadata,
+    require_read: bool,
+) -> Option<String> {
+    match ctx.session.last_read(path) {
+        Some(stamp) if stamp.matches(current, meta) => None,
+        Some(_) => Some(format!(
+            "{shown} has changed on disk since you last read it; read it again before changing it (nothing was written)"
+        )),
+        None if require_read => Some(format!(
+            "{shown} has not been read in this session; read it first so your change is based on its current contents (nothing was written)"
+        )),
+        None => None,
+    }
+}
+
+/// Writes `contents` to `path` (already resolved through links) atomically, creating
+/// missing parent folders and keeping an existing file's permissions, then records
+/// the new contents as seen by the session.
+pub(crate) fn write_and_record(ctx: &ToolContext, path: &Path, contents: &[u8]) -> io::Result<()> {
+    if let Some(parent) = path.parent() {
+        if !parent.as_os_str().is_empty() {
+            std::fs::create_dir_all(parent)?;
+        }
+    }
+    fsutil::atomic_write(path, contents)?;
+    match std::fs::metadata(path) {
+        Ok(meta) => ctx
+            .session
+            .record_read(path, FileStamp::of_contents(contents, &meta)),
+        Err(_) => ctx.session.forget_read(path),
+    }
+    Ok(())
+}
+
+/// `1 line`, `2 lines`: a count and a noun, plural when it is not one.
+pub(crate) fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// A one-line description of an I/O error.
+pub(crate) fn io_message(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or folder".to_string(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+/// Cuts `s` to at most `max` characters (on a character boundary); returns whether
+/// it was cut.
+pub(crate) fn truncate_chars(s: &mut String, max: usize) -> bool {
+    match s.char_indices().nth(max) {
+        Some((idx, _)) => {
+            s.truncate(idx);
+            true
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_of_new_file_is_against_dev_null() {
+        let d = unified_diff("a.txt", None, "x\ny\n").unwrap();
+        assert!(d.starts_with("--- /dev/null\n+++ b/a.txt\n"), "{d}");
+        assert_eq!(diff_stat(&d), (2, 0));
+        assert!(unified_diff("a", Some("s"), "s").is_none());
+    }
+
+    #[test]
+    fn truncation_respects_char_boundaries() {
+        let mut s = "héllo".to_string();
+        assert!(truncate_chars(&mut s, 2));
+        assert_eq!(s, "hé");
+        let mut t = "ab".to_string();
+        assert!(!truncate_chars(&mut t, 2));
+    }
+}

@@ -1,0 +1,195 @@
+//! The tools the agent calls (SPEC §1, §8). Each implements [`ToolHandler`]; the agent
+//! loop and `decode tool` run every call through the gate first (see [`run_call`]).
+//!
+//! - [`registry`] gives every handler, [`for_agent`] exactly an agent's tools in order;
+//! - [`run_call`] is the one gated path: gate → (ask the person) → execute;
+//! - [`SessionState`] is what one conversation keeps between calls: the shell's working
+//!   folder, what was read (for edit's staleness check) and the todo list;
+//! - [`TerminalSurface`] answers asks on a terminal (`decode tool`, `decode run`).
+
+mod bash;
+mod control;
+mod edit;
+mod files;
+mod glob;
+mod grep;
+mod paths;
+mod read;
+mod run;
+pub mod session;
+pub mod terminal;
+mod todo;
+mod web_fetch;
+mod write;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use decode_policy::{Call, Tool};
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::decision::DecisionSurface;
+use crate::state::ActiveState;
+
+pub use bash::{BashTool, DEFAULT_TIMEOUT_SECS, MAX_OUTPUT_CHARS, MAX_TIMEOUT_SECS};
+pub use control::{AskUserTool, EnterPlanModeTool, ExitPlanModeTool, SleepTool};
+pub use edit::EditTool;
+pub use glob::{GlobTool, GLOB_MAX_RESULTS};
+pub use grep::GrepTool;
+pub use read::{ReadTool, READ_DEFAULT_LIMIT, READ_MAX_LINE_CHARS};
+pub use run::{run_call, CallOutcome};
+pub use session::{SessionState, TodoItem, TodoStatus};
+pub use terminal::TerminalSurface;
+pub use todo::TodoWriteTool;
+pub use web_fetch::{WebFetchTool, WEB_FETCH_MAX_BYTES, WEB_FETCH_MAX_REDIRECTS};
+pub use write::WriteTool;
+
+/// Something a running tool reports before it finishes (bash output as it comes).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolProgress {
+    Stdout { text: String },
+    Stderr { text: String },
+    Note { text: String },
+}
+
+/// Receives [`ToolProgress`] events; must not block.
+pub type ProgressSink = Arc<dyn Fn(ToolProgress) + Send + Sync>;
+
+/// A progress sink that drops everything.
+pub fn no_progress() -> ProgressSink {
+    Arc::new(|_| {})
+}
+
+/// What a tool call produced. `content` goes back to the model; `diff` (file tools)
+/// is for the person.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ToolResult {
+    pub content: String,
+    pub is_error: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
+impl ToolResult {
+    pub fn ok(content: impl Into<String>) -> ToolResult {
+        ToolResult {
+            content: content.into(),
+            ..ToolResult::default()
+        }
+    }
+
+    pub fn error(content: impl Into<String>) -> ToolResult {
+        ToolResult {
+            content: content.into(),
+            is_error: true,
+            diff: None,
+        }
+    }
+}
+
+/// What every tool call can reach: the project, the session's state, the active
+/// agent/mode/gate, the decision surface, a cancellation token and a progress sink.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub project_root: PathBuf,
+    pub active: Arc<ActiveState>,
+    pub decisions: Arc<dyn DecisionSurface>,
+    pub cancel: CancellationToken,
+    pub progress: ProgressSink,
+    /// Per-conversation state: shell working folder, reads, todo list.
+    pub session: Arc<SessionState>,
+}
+
+impl ToolContext {
+    /// A context for `active`'s project with a fresh session, a new cancellation
+    /// token and no progress sink.
+    pub fn new(active: Arc<ActiveState>, decisions: Arc<dyn DecisionSurface>) -> ToolContext {
+        let project_root = active.project_root().to_path_buf();
+        ToolContext {
+            session: Arc::new(SessionState::new(&project_root)),
+            project_root,
+            active,
+            decisions,
+            cancel: CancellationToken::new(),
+            progress: no_progress(),
+        }
+    }
+
+    /// The same context with another session.
+    pub fn with_session(mut self, session: Arc<SessionState>) -> ToolContext {
+        self.session = session;
+        self
+    }
+
+    /// The same context with another progress sink.
+    pub fn with_progress(mut self, progress: ProgressSink) -> ToolContext {
+        self.progress = progress;
+        self
+    }
+
+    /// The same context with another cancellation token.
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> ToolContext {
+        self.cancel = cancel;
+        self
+    }
+}
+
+/// One tool.
+#[async_trait]
+pub trait ToolHandler: Send + Sync {
+    /// Which tool this is (its name and kind come from the gate's [`Tool`]).
+    fn tool(&self) -> Tool;
+
+    /// What the model is told the tool does.
+    fn description(&self) -> &'static str;
+
+    /// The JSON schema of the input offered to the model.
+    fn input_schema(&self) -> serde_json::Value;
+
+    /// Checks `input` against the tool's input shape (required fields, types, values)
+    /// without running anything. The message is one line naming the problem. The
+    /// default accepts everything.
+    fn validate(&self, input: &serde_json::Value) -> Result<(), String> {
+        let _ = input;
+        Ok(())
+    }
+
+    /// What the gate judges for this input (SPEC §1's subject column).
+    fn gate_call(&self, input: &serde_json::Value) -> Call {
+        Call::from_input(self.tool(), input)
+    }
+
+    /// Runs the call. Must end promptly when `ctx.cancel` fires.
+    async fn execute(&self, input: serde_json::Value, ctx: &ToolContext) -> ToolResult;
+}
+
+/// The handler of one tool.
+pub fn handler(tool: Tool) -> Arc<dyn ToolHandler> {
+    match tool {
+        Tool::Read => Arc::new(ReadTool),
+        Tool::Glob => Arc::new(GlobTool),
+        Tool::Grep => Arc::new(GrepTool),
+        Tool::WebFetch => Arc::new(WebFetchTool::new()),
+        Tool::TodoWrite => Arc::new(TodoWriteTool),
+        Tool::Write => Arc::new(WriteTool),
+        Tool::Edit => Arc::new(EditTool),
+        Tool::Bash => Arc::new(BashTool),
+        Tool::AskUser => Arc::new(AskUserTool),
+        Tool::EnterPlanMode => Arc::new(EnterPlanModeTool),
+        Tool::ExitPlanMode => Arc::new(ExitPlanModeTool),
+        Tool::Sleep => Arc::new(SleepTool),
+    }
+}
+
+/// Every tool's handler, in [`Tool::ALL`] order.
+pub fn registry() -> Vec<Arc<dyn ToolHandler>> {
+    for_agent(&Tool::ALL)
+}
+
+/// Exactly the handlers of `tools`, in the order given (an agent's `tools` list).
+pub fn for_agent(tools: &[Tool]) -> Vec<Arc<dyn ToolHandler>> {
+    tools.iter().map(|t| handler(*t)).collect()
+}

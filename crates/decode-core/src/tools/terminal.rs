@@ -1,0 +1,217 @@
+//! A [`DecisionSurface`] on a terminal, for the window-less commands (`decode tool`,
+//! `decode run`): asks are printed to stderr and answered on stdin, one at a time.
+//!
+//! [`TerminalSurface::for_cli`] gives this surface when stdin and stderr are both
+//! terminals, and otherwise a [`NoSurface`] that denies every ask with a clear reason.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use decode_policy::Mode;
+
+use crate::decision::{DecisionAnswer, DecisionRequest, DecisionSurface, NoSurface};
+
+/// Why nobody can answer when there is no terminal.
+pub const NO_TERMINAL_REASON: &str =
+    "there is no terminal to ask on (stdin and stderr are not both terminals)";
+
+struct TerminalIo {
+    input: Box<dyn BufRead + Send>,
+    output: Box<dyn Write + Send>,
+}
+
+/// Asks on a terminal (or any reader/writer pair, for tests).
+pub struct TerminalSurface {
+    io: Arc<Mutex<TerminalIo>>,
+}
+
+impl TerminalSurface {
+    /// A surface reading answers from `input` and writing prompts to `output`.
+    pub fn new(input: Box<dyn BufRead + Send>, output: Box<dyn Write + Send>) -> TerminalSurface {
+        TerminalSurface {
+            io: Arc::new(Mutex::new(TerminalIo { input, output })),
+        }
+    }
+
+    /// The process's own terminal: prompts on stderr, answers from stdin — `None`
+    /// unless both are terminals.
+    pub fn stdio() -> Option<TerminalSurface> {
+        if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+            Some(TerminalSurface::new(
+                Box::new(std::io::BufReader::new(std::io::stdin())),
+                Box::new(std::io::stderr()),
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// The terminal when there is one, else a surface that answers every ask
+    /// `Unavailable` with [`NO_TERMINAL_REASON`].
+    pub fn for_cli() -> Arc<dyn DecisionSurface> {
+        match TerminalSurface::stdio() {
+            Some(t) => Arc::new(t),
+            None => Arc::new(NoSurface {
+                reason: NO_TERMINAL_REASON.to_string(),
+            }),
+        }
+    }
+}
+
+#[async_trait]
+impl DecisionSurface for TerminalSurface {
+    async fn ask(&self, request: DecisionRequest) -> DecisionAnswer {
+        let io = Arc::clone(&self.io);
+        let work = tokio::task::spawn_blocking(move || {
+            let mut io = io.lock().unwrap_or_else(|e| e.into_inner());
+            prompt(&mut io, &request)
+        });
+        match work.await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(e)) => DecisionAnswer::Unavailable {
+                reason: format!("the terminal could not be used: {e}"),
+            },
+            Err(e) => DecisionAnswer::Unavailable {
+                reason: format!("the terminal prompt failed: {e}"),
+            },
+        }
+    }
+}
+
+const END_OF_INPUT: &str = "the terminal closed (end of input)";
+
+fn read_line(io: &mut TerminalIo) -> std::io::Result<Option<String>> {
+    io.output.flush()?;
+    let mut line = String::new();
+    if io.input.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    Ok(Some(line.trim().to_string()))
+}
+
+fn unavailable_eof() -> DecisionAnswer {
+    DecisionAnswer::Unavailable {
+        reason: END_OF_INPUT.to_string(),
+    }
+}
+
+fn feedback(io: &mut TerminalIo) -> std::io::Result<Option<String>> {
+    write!(
+        io.output,
+        "Feedback for the agent (optional, Enter to skip): "
+    )?;
+    Ok(read_line(io)?.filter(|s| !s.is_empty()))
+}
+
+fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<DecisionAnswer> {
+    match request {
+        DecisionRequest::Permission {
+            tool,
+            subject,
+            decision,
+            ..
+        } => {
+            let what = if subject.is_empty() {
+                tool.name().to_string()
+            } else {
+                format!("{}: {subject}", tool.name())
+            };
+            writeln!(io.output, "\ndecode: permission needed for {what}")?;
+            writeln!(io.output, "  why: {}", decision.reason)?;
+            let can_always = !decision.capped && !decision.always_allow_rules.is_empty();
+            if decision.capped {
+                writeln!(io.output, "  capped: only \"allow once\" is offered")?;
+            } else if can_always {
+                writeln!(
+                    io.output,
+                    "  always allow would save: {}",
+                    decision.always_allow_rules.join(", ")
+                )?;
+            }
+            let choices = if can_always {
+                "[y] allow once, [a] always allow, [n] deny"
+            } else {
+                "[y] allow once, [n] deny"
+            };
+            for _ in 0..5 {
+                write!(io.output, "Allow? {choices}: ")?;
+                let Some(answer) = read_line(io)? else {
+                    return Ok(unavailable_eof());
+                };
+                match answer.to_ascii_lowercase().as_str() {
+                    "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
+                    "a" | "always" if can_always => {
+                        return Ok(DecisionAnswer::AlwaysAllow {
+                            rules: decision.always_allow_rules.clone(),
+                        })
+                    }
+                    "n" | "no" | "d" | "deny" => {
+                        return Ok(DecisionAnswer::Deny {
+                            feedback: feedback(io)?,
+                        })
+                    }
+                    _ => writeln!(io.output, "  please answer {choices}")?,
+                }
+            }
+            Ok(DecisionAnswer::Deny {
+                feedback: Some("no valid answer was given".to_string()),
+            })
+        }
+        DecisionRequest::Question { question, options } => {
+            writeln!(io.output, "\ndecode: the agent asks: {question}")?;
+            for (i, o) in options.iter().enumerate() {
+                writeln!(io.output, "  {}. {o}", i + 1)?;
+            }
+            loop {
+                if options.is_empty() {
+                    write!(io.output, "Your answer: ")?;
+                } else {
+                    write!(io.output, "Your answer (a number or your own words): ")?;
+                }
+                let Some(answer) = read_line(io)? else {
+                    return Ok(unavailable_eof());
+                };
+                if answer.is_empty() {
+                    continue;
+                }
+                let text = match answer.parse::<usize>() {
+                    Ok(n) if n >= 1 && n <= options.len() => options[n - 1].clone(),
+                    _ => answer,
+                };
+                return Ok(DecisionAnswer::Answer { text });
+            }
+        }
+        DecisionRequest::PlanApproval { plan } => {
+            writeln!(io.output, "\ndecode: the agent presents a plan:\n")?;
+            for line in plan.lines() {
+                writeln!(io.output, "  {line}")?;
+            }
+            let choices = "[y] approve (edit mode), [a] approve in auto mode, [d] approve in default mode, [n] reject";
+            for _ in 0..5 {
+                write!(io.output, "\nApprove the plan? {choices}: ")?;
+                let Some(answer) = read_line(io)? else {
+                    return Ok(unavailable_eof());
+                };
+                let mode = match answer.to_ascii_lowercase().as_str() {
+                    "y" | "yes" | "e" | "edit" => Mode::Edit,
+                    "a" | "auto" => Mode::Auto,
+                    "d" | "default" => Mode::Default,
+                    "n" | "no" | "r" | "reject" => {
+                        return Ok(DecisionAnswer::PlanRejected {
+                            feedback: feedback(io)?,
+                        })
+                    }
+                    _ => {
+                        writeln!(io.output, "  please answer {choices}")?;
+                        continue;
+                    }
+                };
+                return Ok(DecisionAnswer::PlanApproved { mode });
+            }
+            Ok(DecisionAnswer::PlanRejected {
+                feedback: Some("no valid answer was given".to_string()),
+            })
+        }
+    }
+}

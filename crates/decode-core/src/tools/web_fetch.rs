@@ -1,0 +1,431 @@
+//! `web_fetch`: fetches an http(s) URL; HTML comes back as Markdown (`htmd`), text
+//! types (text/*, JSON, XML, …) as they are, anything else is refused.
+//!
+//! Redirects are followed on the same host only (at most 10): a redirect to another
+//! host is reported back so the model fetches that URL in a new call — which the gate
+//! judges again (`web_fetch(domain:…)` rules would be dodged otherwise).
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use decode_policy::Tool;
+use reqwest::redirect::{Attempt, Policy};
+use reqwest::Url;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::files::{looks_binary, parse_input, truncate_chars};
+use super::{ToolContext, ToolHandler, ToolResult};
+
+/// The most bytes read from a response; the rest is not downloaded.
+pub const WEB_FETCH_MAX_BYTES: usize = 5 * 1024 * 1024;
+/// Redirects followed at most.
+pub const WEB_FETCH_MAX_REDIRECTS: usize = 10;
+/// The whole request (connect, redirects, body) must finish within this.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Connecting must succeed within this.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The result keeps at most this many characters.
+const MAX_RESULT_CHARS: usize = 100_000;
+
+#[derive(Debug, Deserialize)]
+struct FetchInput {
+    url: String,
+}
+
+fn parse_url(raw: &str) -> Result<Url, String> {
+    let url =
+        Url::parse(raw.trim()).map_err(|e| format!("web_fetch: `url` is not a valid URL ({e})"))?;
+    match url.scheme() {
+        "http" | "https" => {}
+        other => {
+            return Err(format!(
+                "web_fetch: only http and https URLs can be fetched, not `{other}:`"
+            ))
+        }
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("web_fetch: the URL has no host".into());
+    }
+    Ok(url)
+}
+
+#[derive(Debug)]
+struct TooManyRedirects;
+
+impl std::fmt::Display for TooManyRedirects {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "too many redirects (more than {WEB_FETCH_MAX_REDIRECTS})"
+        )
+    }
+}
+
+impl std::error::Error for TooManyRedirects {}
+
+fn same_host(a: &Url, b: &Url) -> bool {
+    a.host_str().map(str::to_ascii_lowercase) == b.host_str().map(str::to_ascii_lowercase)
+}
+
+fn redirect_policy(attempt: Attempt<'_>) -> reqwest::redirect::Action {
+    if attempt.previous().len() > WEB_FETCH_MAX_REDIRECTS {
+        return attempt.error(TooManyRedirects);
+    }
+    let first = attempt.previous().first().cloned();
+    let next = attempt.url();
+    let ok_scheme = matches!(next.scheme(), "http" | "https");
+    match first {
+        Some(first) if ok_scheme && same_host(&first, next) => attempt.follow(),
+        _ => attempt.stop(),
+    }
+}
+
+/// The `web_fetch` tool.
+pub struct WebFetchTool {
+    timeout: Duration,
+    client: OnceLock<Result<reqwest::Client, String>>,
+}
+
+impl Default for WebFetchTool {
+    fn default() -> Self {
+        WebFetchTool::new()
+    }
+}
+
+impl WebFetchTool {
+    /// The tool with the default timeout (30 s for the whole request).
+    pub fn new() -> WebFetchTool {
+        WebFetchTool::with_timeout(DEFAULT_TIMEOUT)
+    }
+
+    /// The tool with another timeout for the whole request.
+    pub fn with_timeout(timeout: Duration) -> WebFetchTool {
+        WebFetchTool {
+            timeout,
+            client: OnceLock::new(),
+        }
+    }
+
+    fn client(&self) -> Result<&reqwest::Client, String> {
+        self.client
+            .get_or_init(|| {
+                reqwest::Client::builder()
+                    .redirect(Policy::custom(redirect_policy))
+                    .timeout(self.timeout)
+                    .connect_timeout(CONNECT_TIMEOUT.min(self.timeout))
+                    .user_agent(concat!(
+                        "Decode/",
+                        env!("CARGO_PKG_VERSION"),
+                        " (web_fetch)"
+                    ))
+                    .build()
+                    .map_err(|e| format!("web_fetch: cannot set up the HTTP client: {e}"))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// What a content type says the body is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Html,
+    Text,
+    /// Unknown or generic: decided by looking at the bytes.
+    Sniff,
+    Other,
+}
+
+fn kind_of(mime: &str) -> Kind {
+    let m = mime.trim().to_ascii_lowercase();
+    let essence = m.split(';').next().unwrap_or("").trim().to_string();
+    match essence.as_str() {
+        "" | "application/octet-stream" | "binary/octet-stream" => Kind::Sniff,
+        "text/html" | "application/xhtml+xml" => Kind::Html,
+        e if e.starts_with("text/") => Kind::Text,
+        "application/json"
+        | "application/xml"
+        | "application/javascript"
+        | "application/x-javascript"
+        | "application/ecmascript"
+        | "application/yaml"
+        | "application/x-yaml"
+        | "application/toml"
+        | "application/x-toml"
+        | "application/x-sh"
+        | "application/sql"
+        | "application/graphql"
+        | "application/x-ndjson"
+        | "application/jsonl"
+        | "application/x-www-form-urlencoded"
+        | "application/rss+xml"
+        | "application/atom+xml" => Kind::Text,
+        e if e.ends_with("+json") || e.ends_with("+xml") => Kind::Text,
+        _ => Kind::Other,
+    }
+}
+
+fn looks_html(text: &str) -> bool {
+    let head: String = text
+        .trim_start()
+        .chars()
+        .take(256)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    head.starts_with("<!doctype html") || head.starts_with("<html") || head.contains("<head>")
+}
+
+/// HTML to Markdown with `htmd`, without scripts, styles and other non-content.
+fn html_to_markdown(html: &str) -> String {
+    let converter = htmd::HtmlToMarkdown::builder()
+        .skip_tags(vec![
+            "script", "style", "noscript", "template", "iframe", "svg", "canvas", "head",
+        ])
+        .build();
+    match converter.convert(html) {
+        Ok(md) => md.trim().to_string(),
+        Err(e) => {
+            tracing::warn!(error = %e, "HTML to Markdown failed; returning the raw HTML");
+            html.to_string()
+        }
+    }
+}
+
+#[async_trait]
+impl ToolHandler for WebFetchTool {
+    fn tool(&self) -> Tool {
+        Tool::WebFetch
+    }
+
+    fn description(&self) -> &'static str {
+        "Fetches an http(s) URL and returns its content: HTML pages as Markdown, text, JSON \
+         and XML as they are. Other content (images, PDFs, archives) is refused. At most 5 MB \
+         are downloaded; the result is capped at 100,000 characters. Redirects to another \
+         host are not followed: the result names the new URL to fetch instead."
+    }
+
+    fn input_schema(&self) -> serde_json::Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "url": {"type": "string", "description": "The http:// or https:// URL to fetch."}
+            },
+            "required": ["url"],
+            "additionalProperties": false
+        })
+    }
+
+    fn validate(&self, input: &serde_json::Value) -> Result<(), String> {
+        let i: FetchInput = parse_input("web_fetch", input)?;
+        parse_url(&i.url).map(|_| ())
+    }
+
+    async fn execute(&self, input: serde_json::Value, ctx: &ToolContext) -> ToolResult {
+        let input: FetchInput = match parse_input("web_fetch", &input) {
+            Ok(i) => i,
+            Err(e) => return ToolResult::error(e),
+        };
+        let url = match parse_url(&input.url) {
+            Ok(u) => u,
+            Err(e) => return ToolResult::error(e),
+        };
+        let client = match self.client() {
+            Ok(c) => c.clone(),
+            Err(e) => return ToolResult::error(e),
+        };
+        tokio::select! {
+            r = fetch(&client, url.clone(), self.timeout) => r,
+            _ = ctx.cancel.cancelled() => ToolResult::error(format!("web_fetch of {url} was cancelled")),
+        }
+    }
+}
+
+fn request_error(url: &Url, e: &reqwest::Error, timeout: Duration) -> String {
+    if e.is_redirect() {
+        format!("web_fetch: {url}: too many redirects (more than {WEB_FETCH_MAX_REDIRECTS}); the URL redirects in a loop")
+    } else if e.is_timeout() {
+        format!(
+            "web_fetch: {url}: timed out after {} s",
+            timeout.as_secs_f64()
+        )
+    } else if e.is_connect() {
+        format!("web_fetch: {url}: cannot connect ({})", root_cause(e))
+    } else {
+        format!("web_fetch: {url}: {}", root_cause(e))
+    }
+}
+
+fn root_cause(e: &dyn std::error::Error) -> String {
+    let mut cause = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        cause = c.to_string();
+        cur = c.source();
+    }
+    cause
+}
+
+async fn fetch(client: &reqwest::Client, url: Url, timeout: Duration) -> ToolResult {
+    let mut response = match client
+        .get(url.clone())
+        .header(
+            reqwest::header::ACCEPT,
+            "text/html,application/xhtml+xml,text/markdown,text/plain,application/json,application/xml;q=0.9,*/*;q=0.5",
+        )
+        .send()
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => return ToolResult::error(request_error(&url, &e, timeout)),
+    };
+    let status = response.status();
+    let final_url = response.url().clone();
+    if status.is_redirection() {
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|l| final_url.join(l).ok());
+        return match location {
+            Some(next) => ToolResult::ok(format!(
+                "{final_url} redirects ({}) to {next}, on another host. web_fetch does not follow redirects to another host: to read it, call web_fetch again with url \"{next}\".",
+                status.as_u16()
+            )),
+            None => ToolResult::error(format!(
+                "web_fetch: {final_url} answered {status} without a usable Location"
+            )),
+        };
+    }
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let mut kind = kind_of(&content_type);
+    if kind == Kind::Other {
+        let size = response
+            .content_length()
+            .map(|n| format!(", {n} bytes"))
+            .unwrap_or_default();
+        return ToolResult::error(format!(
+            "web_fetch: {final_url} is `{}`{size}: web_fetch reads web pages and text (HTML, text/*, JSON, XML), not this type",
+            content_type.split(';').next().unwrap_or("").trim()
+        ));
+    }
+
+    // Stream the body, stopping at the cap.
+    let mut body: Vec<u8> = Vec::new();
+    let mut truncated = false;
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = WEB_FETCH_MAX_BYTES - body.len();
+                if chunk.len() >= room {
+                    body.extend_from_slice(&chunk[..room]);
+                    truncated = chunk.len() > room
+                        || response
+                            .content_length()
+                            .is_some_and(|n| n as usize > WEB_FETCH_MAX_BYTES);
+                    if !truncated {
+                        // Exactly at the cap: see whether anything follows.
+                        truncated = matches!(response.chunk().await, Ok(Some(c)) if !c.is_empty());
+                    }
+                    break;
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => break,
+            Err(e) => return ToolResult::error(request_error(&final_url, &e, timeout)),
+        }
+    }
+    drop(response);
+
+    if kind == Kind::Sniff {
+        if looks_binary(&body) {
+            return ToolResult::error(format!(
+                "web_fetch: {final_url} is binary data{}: web_fetch reads web pages and text only",
+                if content_type.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (`{content_type}`)")
+                }
+            ));
+        }
+        kind = Kind::Text;
+    }
+    let text = String::from_utf8_lossy(&body).into_owned();
+    if kind == Kind::Text && content_type.is_empty() && looks_html(&text) {
+        kind = Kind::Html;
+    }
+    let mut content = if kind == Kind::Html {
+        html_to_markdown(&text)
+    } else {
+        text
+    };
+    let mut notes = Vec::new();
+    if truncated {
+        notes.push(format!(
+            "[the response is larger than {} MB; only the first {} MB were downloaded]",
+            WEB_FETCH_MAX_BYTES / (1024 * 1024),
+            WEB_FETCH_MAX_BYTES / (1024 * 1024)
+        ));
+    }
+    if truncate_chars(&mut content, MAX_RESULT_CHARS) {
+        notes.push(format!("[content cut at {MAX_RESULT_CHARS} characters]"));
+    }
+    let mut out = format!("URL: {final_url}\n");
+    if !content_type.is_empty() {
+        out.push_str(&format!("Content-Type: {content_type}\n"));
+    }
+    if !status.is_success() {
+        out.push_str(&format!("Status: {status}\n"));
+    }
+    out.push('\n');
+    out.push_str(&content);
+    for n in notes {
+        out.push('\n');
+        out.push_str(&n);
+    }
+    if status.is_success() {
+        ToolResult::ok(out)
+    } else {
+        ToolResult::error(format!("web_fetch: {final_url} answered {status}\n{out}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds() {
+        assert_eq!(kind_of("text/html; charset=utf-8"), Kind::Html);
+        assert_eq!(kind_of("text/plain"), Kind::Text);
+        assert_eq!(kind_of("application/json"), Kind::Text);
+        assert_eq!(kind_of("application/vnd.api+json"), Kind::Text);
+        assert_eq!(kind_of("image/png"), Kind::Other);
+        assert_eq!(kind_of("application/pdf"), Kind::Other);
+        assert_eq!(kind_of(""), Kind::Sniff);
+    }
+
+    #[test]
+    fn urls() {
+        assert!(parse_url("https://example.com/x").is_ok());
+        assert!(parse_url("ftp://example.com/x").is_err());
+        assert!(parse_url("file:///etc/passwd").is_err());
+        assert!(parse_url("not a url").is_err());
+    }
+
+    #[test]
+    fn markdown() {
+        let md = html_to_markdown(
+            "<html><head><title>T</title><script>x()</script></head><body><h1>Hello</h1><p>A <a href=\"/x\">link</a>.</p></body></html>",
+        );
+        assert!(md.contains("# Hello"), "{md}");
+        assert!(md.contains("[link](/x)"), "{md}");
+        assert!(!md.contains("x()"), "{md}");
+    }
+}

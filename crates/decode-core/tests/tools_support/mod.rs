@@ -1,0 +1,123 @@
+//! Shared helpers for the tools tests: a temp project with its own home folder, an
+//! active state in a chosen mode, and a scripted decision surface.
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use decode_core::agents::Catalog;
+use decode_core::decision::{DecisionAnswer, DecisionRequest, DecisionSurface, NoSurface};
+use decode_core::settings::Settings;
+use decode_core::state::ActiveState;
+use decode_core::tools::{self, SessionState, ToolContext, ToolResult};
+use decode_policy::{Mode, Tool};
+use serde_json::Value;
+use tempfile::TempDir;
+
+pub struct Project {
+    _dir: TempDir,
+    _home: TempDir,
+    pub root: PathBuf,
+    pub home: PathBuf,
+}
+
+impl Project {
+    pub fn new() -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        Project {
+            root: dir.path().canonicalize().unwrap(),
+            home: home.path().canonicalize().unwrap(),
+            _dir: dir,
+            _home: home,
+        }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    /// The active state (trusted project, built-in agents, settings from disk).
+    pub fn state(&self, mode: Mode) -> Arc<ActiveState> {
+        let (settings, _) = Settings::load(&self.root);
+        let (state, _) =
+            ActiveState::new(&self.root, Catalog::builtin(), settings, true, &self.home);
+        state.set_mode(mode);
+        Arc::new(state)
+    }
+
+    pub fn ctx(&self, mode: Mode) -> ToolContext {
+        self.ctx_with(
+            mode,
+            Arc::new(NoSurface {
+                reason: "no one is here in tests".into(),
+            }),
+        )
+    }
+
+    pub fn ctx_with(&self, mode: Mode, surface: Arc<dyn DecisionSurface>) -> ToolContext {
+        ToolContext::new(self.state(mode), surface)
+    }
+
+    pub fn one_shot_ctx(&self, mode: Mode) -> ToolContext {
+        let ctx = self.ctx(mode);
+        let session = Arc::new(SessionState::one_shot(&self.root));
+        ctx.with_session(session)
+    }
+}
+
+/// Runs a tool directly (no gate).
+pub async fn exec(ctx: &ToolContext, tool: Tool, input: Value) -> ToolResult {
+    tools::handler(tool).execute(input, ctx).await
+}
+
+/// Answers asks from a script, in order, and records every request.
+#[derive(Default)]
+pub struct Scripted {
+    answers: Mutex<VecDeque<DecisionAnswer>>,
+    pub asked: Mutex<Vec<DecisionRequest>>,
+}
+
+impl Scripted {
+    pub fn new(answers: Vec<DecisionAnswer>) -> Arc<Scripted> {
+        Arc::new(Scripted {
+            answers: Mutex::new(answers.into()),
+            asked: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn asked(&self) -> Vec<DecisionRequest> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+#[async_trait]
+impl DecisionSurface for Scripted {
+    async fn ask(&self, request: DecisionRequest) -> DecisionAnswer {
+        self.asked.lock().unwrap().push(request);
+        self.answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(DecisionAnswer::Unavailable {
+                reason: "the script has no more answers".into(),
+            })
+    }
+}
+
+pub fn exists(p: &Path) -> bool {
+    p.exists()
+}
