@@ -1,1 +1,24 @@
 //! Decode's permission gate (SPEC §1–§6).
+//!
+//! [`Gate::new`] compiles the rules of a project and an agent once;
+//! [`Gate::decide`] judges one tool call in a mode and explains why:
+//! allow, ask or deny, a one-line reason, and the trace of the stages.
+
+mod caps;
+pub mod decide;
+pub mod input;
+mod matcher;
+pub mod mode;
+mod paths;
+pub mod rules;
+mod shell;
+pub mod tool;
+pub mod trace;
+
+pub use decide::Gate;
+pub use input::{AgentPolicy, Call, PolicyInput};
+pub use mode::{Mode, ModeError};
+pub use rules::{escape_glob, Rule, RuleError, RuleList, RuleLists};
+pub use shell::{fragments, Fragments, MAX_COMMAND_CHARS};
+pub use tool::{Tool, ToolKind, UnknownTool};
+pub use trace::{Decision, FragmentReport, Origin, PolicyWarning, TraceStep, Verdict};

@@ -1,0 +1,1347 @@
+//! The decision (SPEC §5): stages 0–8, first match wins, every stage traced.
+
+use std::path::{Path, PathBuf};
+
+use crate::caps::{self, Merge};
+use crate::input::{AgentPolicy, Call, PolicyInput};
+use crate::matcher::{PathForms, RuleIndex, Source};
+use crate::mode::Mode;
+use crate::paths::{self, expand_home, is_harmless_device, lexical, within};
+use crate::rules::{escape_glob, Rule, RuleList, RuleLists};
+use crate::shell::{self, Fragment, Parsed, Role};
+use crate::tool::{Tool, ToolKind};
+use crate::trace::{Decision, FragmentReport, Origin, PolicyWarning, TraceStep, Verdict};
+
+/// A path the agent must never change on its own.
+#[derive(Debug, Clone)]
+struct Protected {
+    path: PathBuf,
+    dir: bool,
+    label: &'static str,
+}
+
+/// The compiled gate: built once per project, agent and settings; cheap to
+/// query from many threads.
+#[derive(Debug)]
+pub struct Gate {
+    agent: AgentPolicy,
+    /// Canonical project root.
+    root: PathBuf,
+    /// Project root as given (lexically folded).
+    root_given: PathBuf,
+    home: PathBuf,
+    home_canon: PathBuf,
+    extra_dirs: Vec<PathBuf>,
+    protected_branches: Vec<String>,
+    protected: Vec<Protected>,
+    /// Folders a bash fragment may not name either (they hold permission files).
+    protected_parents: Vec<PathBuf>,
+    git_dir: Option<PathBuf>,
+    index: RuleIndex,
+}
+
+/// Which cap applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum CapKind {
+    Critical,
+    NeverAuto,
+    External,
+    Scope,
+}
+
+impl CapKind {
+    fn name(self) -> &'static str {
+        match self {
+            CapKind::Critical => "critical removal",
+            CapKind::NeverAuto => "never automatic",
+            CapKind::External => "external effects",
+            CapKind::Scope => "path scope",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Cap {
+    kind: CapKind,
+    reason: String,
+    /// The fragment it applies to (bash), if any.
+    frag: Option<usize>,
+}
+
+/// A path a bash fragment names, normalised.
+#[derive(Debug, Clone)]
+struct PathInfo {
+    raw: String,
+    /// Lexical path; `None` when relative to an unknown directory.
+    given: Option<PathBuf>,
+    resolved: Option<PathBuf>,
+}
+
+/// Builds the decision while the stages run.
+struct Run {
+    trace: Vec<TraceStep>,
+    frags: Vec<FragmentReport>,
+    marks: Vec<Option<Verdict>>,
+}
+
+impl Run {
+    fn new() -> Run {
+        Run {
+            trace: Vec::with_capacity(8),
+            frags: Vec::new(),
+            marks: Vec::new(),
+        }
+    }
+
+    fn step(&mut self, stage: &str, result: impl Into<String>) {
+        self.trace.push(TraceStep {
+            stage: stage.to_string(),
+            result: result.into(),
+        });
+    }
+
+    fn add_frag(&mut self, text: &str) {
+        self.frags.push(FragmentReport {
+            text: text.to_string(),
+            verdict: Verdict::Allow,
+            rule: None,
+            cap: None,
+        });
+        self.marks.push(None);
+    }
+
+    fn mark(&mut self, i: usize, v: Verdict, rule: Option<String>) {
+        if let Some(m) = self.marks.get_mut(i) {
+            *m = Some(v);
+        }
+        if let (Some(r), Some(f)) = (rule, self.frags.get_mut(i)) {
+            f.rule = Some(r);
+        }
+    }
+
+    fn mark_all_unset(&mut self, v: Verdict) {
+        for m in &mut self.marks {
+            if m.is_none() {
+                *m = Some(v);
+            }
+        }
+    }
+
+    fn finish(
+        mut self,
+        verdict: Verdict,
+        reason: String,
+        capped: bool,
+        origin: Option<Origin>,
+        always: Vec<String>,
+    ) -> Decision {
+        for (f, m) in self.frags.iter_mut().zip(&self.marks) {
+            f.verdict = m.unwrap_or(verdict);
+        }
+        // Only an ask offers answers: a deny or an allow is never "capped".
+        let capped = capped && verdict == Verdict::Ask;
+        let always = if verdict == Verdict::Ask && !capped {
+            always
+        } else {
+            Vec::new()
+        };
+        Decision {
+            verdict,
+            reason,
+            trace: self.trace,
+            fragments: self.frags,
+            capped,
+            origin,
+            always_allow_rules: always,
+        }
+    }
+}
+
+fn quote(s: &str) -> String {
+    let mut t: String = s.chars().take(120).collect();
+    if t.len() < s.len() {
+        t.push('…');
+    }
+    format!("`{t}`")
+}
+
+fn plan_reason(tool: Tool) -> String {
+    format!(
+        "plan mode: `{tool}` is not allowed while planning — present your plan and call exit_plan_mode to ask for approval"
+    )
+}
+
+impl Gate {
+    /// Compiles the rules, folders and caps of `input`. A rule that does not
+    /// parse is reported as a warning (naming the rule and its source) and skipped.
+    pub fn new(input: PolicyInput) -> (Gate, Vec<PolicyWarning>) {
+        let mut warnings = Vec::new();
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let root_given = lexical(&cwd, &input.project_root);
+        let root = paths::resolve(&root_given);
+        let home = lexical(&cwd, &input.home);
+        let home_canon = paths::resolve(&home);
+        let trusted = input.trusted;
+
+        let mut index = RuleIndex::new();
+        let homes: Vec<&Path> = if home == home_canon {
+            vec![home.as_path()]
+        } else {
+            vec![home.as_path(), home_canon.as_path()]
+        };
+        let agent_name = input.agent.name.clone();
+        let agent_allow_ok = trusted || !input.agent.from_project;
+        let mut add_lists = |lists: &RuleLists, source: Source, allow_ok: bool| {
+            let sets = [
+                (RuleList::Deny, &lists.deny),
+                (RuleList::Ask, &lists.ask),
+                (RuleList::Allow, &lists.allow),
+            ];
+            for (list, texts) in sets {
+                if list == RuleList::Allow && !allow_ok {
+                    if !texts.is_empty() {
+                        tracing::debug!(
+                            "untrusted project: {} allow rules from {} ignored",
+                            texts.len(),
+                            source.describe()
+                        );
+                    }
+                    continue;
+                }
+                for text in texts {
+                    let result = Rule::parse(text)
+                        .map_err(|e| e.to_string())
+                        .and_then(|r| index.add(list, &r, source.clone(), &homes));
+                    if let Err(message) = result {
+                        warnings.push(PolicyWarning {
+                            rule: text.clone(),
+                            source: source.describe(),
+                            message,
+                        });
+                    }
+                }
+            }
+        };
+        add_lists(&input.project_rules, Source::Project, trusted);
+        add_lists(
+            &input.agent.rules,
+            Source::Agent(agent_name.clone()),
+            agent_allow_ok,
+        );
+        for p in &input.external_caps {
+            if let Err(message) = index.add_external(p) {
+                warnings.push(PolicyWarning {
+                    rule: p.clone(),
+                    source: ".decode/settings.json caps.external".into(),
+                    message,
+                });
+            }
+        }
+        index.finish();
+
+        let extra_dirs = if trusted {
+            input
+                .additional_directories
+                .iter()
+                .filter(|d| !d.trim().is_empty())
+                .map(|d| paths::resolve(&lexical(&root, &expand_home(d.trim(), &home))))
+                .collect()
+        } else {
+            Vec::new()
+        };
+
+        let mut protected = Vec::new();
+        let mut protected_parents = Vec::new();
+        let mut roots = vec![root.clone()];
+        if root_given != root {
+            roots.push(root_given.clone());
+        }
+        for r in &roots {
+            let entries: [(&str, bool, &'static str); 4] = [
+                (
+                    ".decode/settings.json",
+                    false,
+                    "the project's permission file",
+                ),
+                (".decode/agents", true, "the project's agent definitions"),
+                (".claude/agents", true, "the project's agent definitions"),
+                (".git", true, "git internals"),
+            ];
+            for (p, dir, label) in entries {
+                protected.push(Protected {
+                    path: r.join(p),
+                    dir,
+                    label,
+                });
+            }
+            protected_parents.push(r.join(".decode"));
+            protected_parents.push(r.join(".claude"));
+        }
+        let git_dir = git_dir(&root);
+        if let Some(g) = &git_dir {
+            if !g.starts_with(&root) {
+                protected.push(Protected {
+                    path: g.clone(),
+                    dir: true,
+                    label: "git internals",
+                });
+            }
+        }
+        let mut hs = vec![home.clone()];
+        if home_canon != home {
+            hs.push(home_canon.clone());
+        }
+        for h in &hs {
+            for f in [".bashrc", ".bash_profile", ".profile", ".zshrc", ".zshenv"] {
+                protected.push(Protected {
+                    path: h.join(f),
+                    dir: false,
+                    label: "a shell start-up file",
+                });
+            }
+            protected.push(Protected {
+                path: h.join(".ssh"),
+                dir: true,
+                label: "~/.ssh",
+            });
+        }
+
+        let mut protected_branches = vec!["main".to_string(), "master".to_string()];
+        for b in &input.protected_branches {
+            let b = b.trim();
+            if !b.is_empty() && !protected_branches.iter().any(|x| x == b) {
+                protected_branches.push(b.to_string());
+            }
+        }
+
+        let gate = Gate {
+            agent: input.agent,
+            root,
+            root_given,
+            home,
+            home_canon,
+            extra_dirs,
+            protected_branches,
+            protected,
+            protected_parents,
+            git_dir,
+            index,
+        };
+        (gate, warnings)
+    }
+
+    /// The active agent.
+    pub fn agent(&self) -> &AgentPolicy {
+        &self.agent
+    }
+
+    /// The canonical project root.
+    pub fn project_root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Judges one call in `mode` (SPEC §5).
+    pub fn decide(&self, call: &Call, mode: Mode) -> Decision {
+        let mut run = Run::new();
+        let tool = call.tool;
+        if !self.agent.tools.contains(&tool) {
+            run.step(
+                "not_offered",
+                format!("{tool} is not in agent {}'s tools", self.agent.name),
+            );
+            return run.finish(
+                Verdict::Deny,
+                format!("`{tool}` is not available to agent {}", self.agent.name),
+                true,
+                None,
+                Vec::new(),
+            );
+        }
+        run.step(
+            "not_offered",
+            format!("offered to agent {}", self.agent.name),
+        );
+        match tool.kind() {
+            ToolKind::Control => {
+                run.step("control", "control tools are never gated");
+                run.finish(
+                    Verdict::Allow,
+                    format!("`{tool}` is a control tool: never gated"),
+                    false,
+                    None,
+                    Vec::new(),
+                )
+            }
+            _ => match tool {
+                Tool::Bash => self.decide_bash(call, mode, run),
+                Tool::WebFetch | Tool::TodoWrite => self.decide_text(call, mode, run),
+                _ => self.decide_path(call, mode, run),
+            },
+        }
+    }
+
+    // ----------------------------------------------------------------- paths
+
+    fn rel(&self, p: &Path) -> Option<String> {
+        let r = paths::strip_within(p, &self.root)
+            .or_else(|| paths::strip_within(p, &self.root_given))?;
+        let s = r.to_string_lossy();
+        Some(if s.is_empty() {
+            ".".to_string()
+        } else {
+            s.into_owned()
+        })
+    }
+
+    fn resolve(&self, p: &Path) -> PathBuf {
+        paths::resolve_under(&self.root, p)
+    }
+
+    fn in_scope(&self, resolved: &Path) -> bool {
+        within(resolved, &self.root) || self.extra_dirs.iter().any(|d| within(resolved, d))
+    }
+
+    fn protected_label(&self, p: &Path) -> Option<&'static str> {
+        self.protected
+            .iter()
+            .find(|e| {
+                if e.dir {
+                    within(p, &e.path)
+                } else {
+                    p.as_os_str().len() == e.path.as_os_str().len() && p == e.path
+                }
+            })
+            .map(|e| e.label)
+    }
+
+    fn is_critical_dir(&self, p: &Path) -> bool {
+        p.parent().is_none()
+            || p.parent() == Some(Path::new("/"))
+            || p == self.home
+            || p == self.home_canon
+            || within(&self.root, p)
+            || within(&self.root_given, p)
+            || within(&self.home, p)
+            || within(&self.home_canon, p)
+    }
+
+    fn is_strict_ancestor_of_critical(&self, d: &Path) -> bool {
+        let strict = |x: &Path| x != d && within(x, d);
+        d.parent().is_none()
+            || strict(&self.root)
+            || strict(&self.root_given)
+            || strict(&self.home)
+            || strict(&self.home_canon)
+    }
+
+    /// The folder a `git merge` lands in: the checked-out branch.
+    fn current_branch(&self) -> Option<String> {
+        let g = self.git_dir.as_ref()?;
+        let head = std::fs::read_to_string(g.join("HEAD")).ok()?;
+        let r = head.trim().strip_prefix("ref:")?.trim();
+        Some(r.strip_prefix("refs/heads/").unwrap_or(r).to_string())
+    }
+
+    // ------------------------------------------------------- file tools
+
+    fn decide_path(&self, call: &Call, mode: Mode, mut run: Run) -> Decision {
+        let tool = call.tool;
+        // Judged exactly as the tool will use it (no trimming).
+        let subject = call.subject.as_str();
+        let shown = if subject.is_empty() { "." } else { subject };
+        run.add_frag(shown);
+        let given = lexical(&self.root, &expand_home(shown, &self.home));
+        let resolved = self.resolve(&given);
+        let gs = given.to_string_lossy();
+        let rs = resolved.to_string_lossy();
+        let g_rel = self.rel(&given);
+        let r_rel = self.rel(&resolved);
+        let gf = PathForms {
+            abs: &gs,
+            rel: g_rel.as_deref(),
+        };
+        let rf = PathForms {
+            abs: &rs,
+            rel: r_rel.as_deref(),
+        };
+
+        // A search root is also judged by what lies inside it (`dir/**` rules).
+        let probes: Vec<(String, Option<String>)> = if matches!(tool, Tool::Glob | Tool::Grep) {
+            [(&gs, &g_rel), (&rs, &r_rel)]
+                .into_iter()
+                .map(|(a, r)| {
+                    let join = |s: &str| {
+                        if s == "." {
+                            "x".to_string()
+                        } else {
+                            format!("{}/x", s.trim_end_matches('/'))
+                        }
+                    };
+                    (join(a), r.as_deref().map(join))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let probe_forms: Vec<PathForms<'_>> = probes
+            .iter()
+            .map(|(a, r)| PathForms {
+                abs: a,
+                rel: r.as_deref(),
+            })
+            .collect();
+        let check = |list: RuleList| {
+            self.index
+                .match_path(list, tool, &gf)
+                .or_else(|| self.index.match_path(list, tool, &rf))
+                .or_else(|| {
+                    probe_forms
+                        .iter()
+                        .find_map(|f| self.index.match_path(list, tool, f))
+                })
+        };
+
+        // 1. deny rules: the path as given or as resolved.
+        if let Some(m) = check(RuleList::Deny) {
+            let r = &self.index.refs[m.rule];
+            run.mark(0, Verdict::Deny, Some(r.text.clone()));
+            run.step("deny_rules", format!("{} matches {}", quote(shown), r.text));
+            return run.finish(
+                Verdict::Deny,
+                format!("denied by rule {}", r.describe()),
+                true,
+                None,
+                Vec::new(),
+            );
+        }
+        run.step("deny_rules", "no deny rule matches");
+
+        // 2. plan.
+        if mode == Mode::Plan && tool.kind() == ToolKind::FileEdit {
+            run.step("plan", "plan mode denies file edits");
+            return run.finish(Verdict::Deny, plan_reason(tool), true, None, Vec::new());
+        }
+        if mode == Mode::Plan {
+            run.step("plan", "read-only tools run in plan mode");
+        }
+
+        // 4. ask rules.
+        let m = check(RuleList::Ask);
+        if let Some(m) = m {
+            let r = &self.index.refs[m.rule];
+            run.mark(0, Verdict::Ask, Some(r.text.clone()));
+            run.step("ask_rules", format!("{} matches {}", quote(shown), r.text));
+            return run.finish(
+                Verdict::Ask,
+                format!("asks by rule {}", r.describe()),
+                true,
+                None,
+                Vec::new(),
+            );
+        }
+        run.step("ask_rules", "no ask rule matches");
+
+        // 5. bypass: no file cap survives bypass.
+        if mode == Mode::Bypass {
+            run.step("bypass", "bypass mode: allow candidate");
+            run.step("caps", "only critical removal applies in bypass: none");
+            return run.finish(
+                Verdict::Allow,
+                "bypass mode allows it".into(),
+                false,
+                Some(Origin::Bypass),
+                Vec::new(),
+            );
+        }
+
+        // 6. allow rules (resolved path), then the mode.
+        let always = vec![format!(
+            "{}({})",
+            tool.name(),
+            escape_glob(&r_rel.clone().unwrap_or_else(|| rs.to_string()))
+        )];
+        let auto = mode == Mode::Auto;
+        let (origin, reason) = match self.index.match_path(RuleList::Allow, tool, &rf) {
+            Some(m) => {
+                let r = &self.index.refs[m.rule];
+                run.mark(0, Verdict::Allow, Some(r.text.clone()));
+                run.step(
+                    "allow_rules",
+                    format!("{} matches {}", quote(shown), r.text),
+                );
+                (
+                    if auto { Origin::Wildcard } else { Origin::Rule },
+                    format!("allowed by rule {}", r.describe()),
+                )
+            }
+            None => {
+                run.step("allow_rules", "no allow rule matches");
+                match (tool.kind(), mode) {
+                    (ToolKind::ReadOnly, _) => {
+                        run.step("mode", format!("{mode} mode allows read-only tools"));
+                        (
+                            if auto { Origin::Wildcard } else { Origin::Mode },
+                            "read-only tools are allowed".to_string(),
+                        )
+                    }
+                    (_, Mode::Edit) => {
+                        run.step("mode", "edit mode allows file edits");
+                        (Origin::Mode, "edit mode allows file edits".to_string())
+                    }
+                    (_, Mode::Auto) => {
+                        run.step("mode", "auto mode: wildcard allow");
+                        (Origin::Wildcard, "auto mode allows it".to_string())
+                    }
+                    _ => {
+                        run.step("mode", format!("{mode} mode asks before editing files"));
+                        let caps = self.path_caps(tool, &given, &resolved, &rs, None);
+                        let hard = caps.iter().find(|c| c.kind != CapKind::Scope);
+                        if let Some(c) = hard {
+                            run.frags[0].cap = Some(c.kind.name().into());
+                            run.step("caps", format!("{}: {}", c.kind.name(), c.reason));
+                            return run.finish(
+                                Verdict::Ask,
+                                c.reason.clone(),
+                                true,
+                                None,
+                                Vec::new(),
+                            );
+                        }
+                        let reason = match caps.first() {
+                            Some(c) => {
+                                format!("{mode} mode asks before editing files; {}", c.reason)
+                            }
+                            None => format!("{mode} mode asks before editing files"),
+                        };
+                        return run.finish(Verdict::Ask, reason, false, None, always);
+                    }
+                }
+            }
+        };
+
+        // 7. caps.
+        let caps = self.path_caps(tool, &given, &resolved, &rs, Some(origin));
+        if let Some(c) = caps.first() {
+            run.frags[0].cap = Some(c.kind.name().into());
+            run.mark(0, Verdict::Ask, None);
+            run.step("caps", format!("{}: {}", c.kind.name(), c.reason));
+            let capped = c.kind != CapKind::Scope;
+            return run.finish(Verdict::Ask, c.reason.clone(), capped, Some(origin), always);
+        }
+        run.step("caps", "no cap applies");
+        run.finish(Verdict::Allow, reason, false, Some(origin), Vec::new())
+    }
+
+    fn path_caps(
+        &self,
+        tool: Tool,
+        given: &Path,
+        resolved: &Path,
+        rs: &str,
+        origin: Option<Origin>,
+    ) -> Vec<Cap> {
+        let mut out = Vec::new();
+        if tool.kind() == ToolKind::FileEdit {
+            if let Some(label) = self
+                .protected_label(resolved)
+                .or_else(|| self.protected_label(given))
+            {
+                out.push(Cap {
+                    kind: CapKind::NeverAuto,
+                    reason: format!(
+                        "`{tool}` of {} ({}) is never automatic: asks every time",
+                        label,
+                        resolved.display()
+                    ),
+                    frag: None,
+                });
+            }
+        }
+        if origin != Some(Origin::Wildcard)
+            && !self.in_scope(resolved)
+            && !is_harmless_device(given)
+            && self.index.anchored_allow(tool, rs).is_none()
+        {
+            out.push(Cap {
+                kind: CapKind::Scope,
+                reason: format!("{} is outside the project: asks", resolved.display()),
+                frag: None,
+            });
+        }
+        out
+    }
+
+    // ------------------------------------------------- web_fetch, todo_write
+
+    fn decide_text(&self, call: &Call, mode: Mode, mut run: Run) -> Decision {
+        let tool = call.tool;
+        let subject = call.subject.trim();
+        run.add_frag(subject);
+        let host = if tool == Tool::WebFetch {
+            url_host(subject)
+        } else {
+            None
+        };
+        let matcher = |list: RuleList| -> Option<usize> {
+            if tool == Tool::WebFetch {
+                self.index.match_url(list, subject, host.as_deref())
+            } else {
+                self.index.match_text(list, tool, subject)
+            }
+        };
+        if let Some(i) = matcher(RuleList::Deny) {
+            let r = &self.index.refs[i];
+            run.mark(0, Verdict::Deny, Some(r.text.clone()));
+            run.step("deny_rules", format!("matches {}", r.text));
+            return run.finish(
+                Verdict::Deny,
+                format!("denied by rule {}", r.describe()),
+                true,
+                None,
+                Vec::new(),
+            );
+        }
+        run.step("deny_rules", "no deny rule matches");
+        if mode == Mode::Plan {
+            run.step("plan", "read-only tools run in plan mode");
+        }
+        if let Some(i) = matcher(RuleList::Ask) {
+            let r = &self.index.refs[i];
+            run.mark(0, Verdict::Ask, Some(r.text.clone()));
+            run.step("ask_rules", format!("matches {}", r.text));
+            return run.finish(
+                Verdict::Ask,
+                format!("asks by rule {}", r.describe()),
+                true,
+                None,
+                Vec::new(),
+            );
+        }
+        run.step("ask_rules", "no ask rule matches");
+        if mode == Mode::Bypass {
+            run.step("bypass", "bypass mode: allow candidate");
+            run.step("caps", "no cap applies");
+            return run.finish(
+                Verdict::Allow,
+                "bypass mode allows it".into(),
+                false,
+                Some(Origin::Bypass),
+                Vec::new(),
+            );
+        }
+        let auto = mode == Mode::Auto;
+        let (origin, reason) = match matcher(RuleList::Allow) {
+            Some(i) => {
+                let r = &self.index.refs[i];
+                run.mark(0, Verdict::Allow, Some(r.text.clone()));
+                run.step("allow_rules", format!("matches {}", r.text));
+                (
+                    if auto { Origin::Wildcard } else { Origin::Rule },
+                    format!("allowed by rule {}", r.describe()),
+                )
+            }
+            None => {
+                run.step("allow_rules", "no allow rule matches");
+                run.step("mode", format!("{mode} mode allows read-only tools"));
+                (
+                    if auto { Origin::Wildcard } else { Origin::Mode },
+                    "read-only tools are allowed".to_string(),
+                )
+            }
+        };
+        run.step("caps", "no cap applies");
+        run.finish(Verdict::Allow, reason, false, Some(origin), Vec::new())
+    }
+
+    // ------------------------------------------------------------- bash
+
+    fn path_infos(&self, f: &Fragment) -> Vec<PathInfo> {
+        f.paths
+            .iter()
+            .map(|raw| {
+                let expanded = expand_home(raw, &self.home);
+                let given = if expanded.is_absolute() {
+                    Some(lexical(Path::new("/"), &expanded))
+                } else {
+                    f.cwd.as_ref().map(|c| lexical(c, &expanded))
+                };
+                let resolved = given.as_ref().map(|g| self.resolve(g));
+                PathInfo {
+                    raw: raw.clone(),
+                    given,
+                    resolved,
+                }
+            })
+            .collect()
+    }
+
+    /// Extra forms for deny/ask: the seen-through command with its path
+    /// arguments replaced by their resolved targets (absolute and relative).
+    fn resolved_forms(&self, f: &Fragment, infos: &[PathInfo]) -> Vec<String> {
+        if infos.is_empty() || f.core.is_empty() {
+            return Vec::new();
+        }
+        let mut abs_words = f.core.clone();
+        let mut rel_words = f.core.clone();
+        let mut changed = false;
+        for (wi, w) in f.core.iter().enumerate().skip(1) {
+            let Some(info) = infos.iter().find(|p| &p.raw == w) else {
+                continue;
+            };
+            let (Some(g), Some(r)) = (&info.given, &info.resolved) else {
+                continue;
+            };
+            if g != r || !w.starts_with('/') {
+                changed |= g != r;
+                abs_words[wi] = r.to_string_lossy().into_owned();
+                if let Some(rel) = self.rel(r) {
+                    rel_words[wi] = rel;
+                }
+            }
+        }
+        if !changed {
+            return Vec::new();
+        }
+        vec![abs_words.join(" "), rel_words.join(" ")]
+    }
+
+    fn decide_bash(&self, call: &Call, mode: Mode, mut run: Run) -> Decision {
+        let tool = Tool::Bash;
+        let raw = call.subject.trim();
+        let parsed: Parsed = shell::parse_command(&call.subject, &self.root, &self.home);
+        let frags = &parsed.fragments;
+        for f in frags {
+            run.add_frag(&f.text);
+        }
+        let infos: Vec<Vec<PathInfo>> = frags.iter().map(|f| self.path_infos(f)).collect();
+        let want_resolved = self.index.has_text_rules(RuleList::Deny, tool)
+            || self.index.has_text_rules(RuleList::Ask, tool);
+        let extra_forms: Vec<Vec<String>> = if want_resolved {
+            frags
+                .iter()
+                .zip(&infos)
+                .map(|(f, i)| self.resolved_forms(f, i))
+                .collect()
+        } else {
+            vec![Vec::new(); frags.len()]
+        };
+        let raw_form = raw.to_string();
+
+        // 1. deny rules: the whole command, then every fragment (no limit).
+        for list in [RuleList::Deny, RuleList::Ask] {
+            let stage = if list == RuleList::Deny {
+                "deny_rules"
+            } else {
+                "ask_rules"
+            };
+            let verdict = if list == RuleList::Deny {
+                Verdict::Deny
+            } else {
+                Verdict::Ask
+            };
+            if list == RuleList::Ask {
+                // 2. plan and 3. opaque come between deny and ask rules.
+                if mode == Mode::Plan {
+                    run.step("plan", "plan mode denies shell commands");
+                    return run.finish(Verdict::Deny, plan_reason(tool), true, None, Vec::new());
+                }
+                if let Some(why) = &parsed.opaque {
+                    if mode != Mode::Bypass || parsed.strict {
+                        run.step("opaque", why.clone());
+                        return run.finish(
+                            Verdict::Ask,
+                            format!("asks: the command is opaque ({why}); no rule can allow it"),
+                            true,
+                            None,
+                            Vec::new(),
+                        );
+                    }
+                    run.step("opaque", format!("{why}; bypass mode goes on"));
+                } else {
+                    run.step("opaque", "not opaque");
+                }
+            }
+            let mut hit: Option<(Option<usize>, usize)> = None;
+            if let Some(r) = self.index.match_text(list, tool, &raw_form) {
+                hit = Some((None, r));
+            } else {
+                for (i, f) in frags.iter().enumerate() {
+                    let r = self
+                        .index
+                        .match_forms(list, tool, &f.check_forms)
+                        .or_else(|| self.index.match_forms(list, tool, &extra_forms[i]));
+                    if let Some(r) = r {
+                        hit = Some((Some(i), r));
+                        break;
+                    }
+                }
+            }
+            if let Some((fi, r)) = hit {
+                let rr = &self.index.refs[r];
+                let what = match fi {
+                    Some(i) => quote(&frags[i].text),
+                    None => "the command".to_string(),
+                };
+                match fi {
+                    Some(i) => run.mark(i, verdict, Some(rr.text.clone())),
+                    None => {
+                        for i in 0..frags.len() {
+                            run.mark(i, verdict, Some(rr.text.clone()));
+                        }
+                    }
+                }
+                run.step(stage, format!("{what} matches {}", rr.text));
+                let reason = if list == RuleList::Deny {
+                    format!("denied by rule {}", rr.describe())
+                } else {
+                    format!("asks by rule {}", rr.describe())
+                };
+                return run.finish(verdict, reason, true, None, Vec::new());
+            }
+            run.step(
+                stage,
+                format!(
+                    "no {} rule matches ({} fragment{})",
+                    list.name(),
+                    frags.len(),
+                    if frags.len() == 1 { "" } else { "s" }
+                ),
+            );
+        }
+
+        // 5. bypass: only critical removal.
+        if mode == Mode::Bypass {
+            run.step("bypass", "bypass mode: allow candidate");
+            let caps = self.bash_caps(frags, &infos, Origin::Bypass, &[]);
+            if let Some(c) = caps.iter().find(|c| c.kind == CapKind::Critical) {
+                return self.cap_ask(run, c, Some(Origin::Bypass), Vec::new());
+            }
+            run.step("caps", "no critical removal");
+            run.mark_all_unset(Verdict::Allow);
+            return run.finish(
+                Verdict::Allow,
+                "bypass mode allows it".into(),
+                false,
+                Some(Origin::Bypass),
+                Vec::new(),
+            );
+        }
+
+        // 6. allow rules.
+        let auto = mode == Mode::Auto;
+        let needed: Vec<usize> = (0..frags.len())
+            .filter(|&i| frags[i].role == Role::Full)
+            .collect();
+        let mut cover: Vec<Option<usize>> = vec![None; frags.len()];
+        for &i in &needed {
+            cover[i] = self
+                .index
+                .match_forms(RuleList::Allow, tool, &frags[i].allow_forms);
+        }
+        let covered: Vec<usize> = needed
+            .iter()
+            .copied()
+            .filter(|&i| cover[i].is_some())
+            .collect();
+        let uncovered: Vec<usize> = needed
+            .iter()
+            .copied()
+            .filter(|&i| cover[i].is_none())
+            .collect();
+        for &i in &covered {
+            if let Some(r) = cover[i] {
+                run.mark(i, Verdict::Allow, Some(self.index.refs[r].text.clone()));
+            }
+        }
+        let lifted: Vec<bool> = frags
+            .iter()
+            .map(|f| {
+                let forms = if f.role == Role::Full {
+                    &f.allow_forms
+                } else {
+                    std::slice::from_ref(&f.text)
+                };
+                self.index.literal_allow(forms)
+            })
+            .collect();
+
+        let candidate: Result<(Origin, String), String> =
+            if !needed.is_empty() && uncovered.is_empty() {
+                let rules: Vec<String> = covered
+                    .iter()
+                    .filter_map(|&i| cover[i].map(|r| self.index.refs[r].describe()))
+                    .collect();
+                let mut uniq: Vec<String> = Vec::new();
+                for r in rules {
+                    if !uniq.contains(&r) {
+                        uniq.push(r);
+                    }
+                }
+                run.step(
+                    "allow_rules",
+                    format!("every fragment is covered ({})", uniq.join(", ")),
+                );
+                let reason = if uniq.len() == 1 {
+                    format!("allowed by rule {}", uniq[0])
+                } else {
+                    format!(
+                        "allowed: every fragment matches an allow rule ({})",
+                        uniq.join("; ")
+                    )
+                };
+                Ok((if auto { Origin::Wildcard } else { Origin::Rule }, reason))
+            } else if !covered.is_empty() && !auto {
+                let names: Vec<String> = uncovered.iter().map(|&i| quote(&frags[i].text)).collect();
+                run.step(
+                    "allow_rules",
+                    format!(
+                        "{} of {} fragments covered; not covered: {}",
+                        covered.len(),
+                        needed.len(),
+                        names.join(", ")
+                    ),
+                );
+                Err(format!(
+                    "asks: {} {} not covered by any allow rule",
+                    names.join(", "),
+                    if names.len() == 1 { "is" } else { "are" }
+                ))
+            } else {
+                if covered.is_empty() {
+                    run.step("allow_rules", "no fragment is covered by an allow rule");
+                } else {
+                    run.step(
+                        "allow_rules",
+                        format!(
+                            "{} of {} fragments covered; auto mode decides",
+                            covered.len(),
+                            needed.len()
+                        ),
+                    );
+                }
+                if auto {
+                    run.step("mode", "auto mode: wildcard allow");
+                    Ok((Origin::Wildcard, "auto mode allows it".to_string()))
+                } else {
+                    run.step(
+                        "mode",
+                        format!("{mode} mode asks before running shell commands"),
+                    );
+                    Err(format!("{mode} mode asks before running shell commands"))
+                }
+            };
+
+        match candidate {
+            Err(reason) => {
+                // An ask: would a cap ask anyway? Then only allow-once fits.
+                for &i in &uncovered {
+                    run.mark(i, Verdict::Ask, None);
+                }
+                let caps = self.bash_caps(frags, &infos, Origin::Rule, &lifted);
+                if let Some(c) = caps.iter().find(|c| c.kind != CapKind::Scope) {
+                    return self.cap_ask(run, c, None, Vec::new());
+                }
+                let mut rules = Vec::new();
+                let mut add = |i: usize| {
+                    let r = format!("bash({})", escape_glob(&frags[i].text));
+                    if !rules.contains(&r) {
+                        rules.push(r);
+                    }
+                };
+                for &i in &uncovered {
+                    add(i);
+                }
+                for c in &caps {
+                    if let Some(i) = c.frag {
+                        add(i);
+                    }
+                }
+                if !caps.is_empty() {
+                    run.step("caps", format!("path scope: {}", caps[0].reason));
+                }
+                if frags.is_empty() {
+                    rules.clear();
+                }
+                run.finish(Verdict::Ask, reason, false, None, rules)
+            }
+            Ok((origin, reason)) => {
+                // 7. caps.
+                run.mark_all_unset(Verdict::Allow);
+                let caps = self.bash_caps(frags, &infos, origin, &lifted);
+                if let Some(c) = caps.first() {
+                    let rules = if c.kind == CapKind::Scope {
+                        let mut rules = Vec::new();
+                        for c in &caps {
+                            if let Some(i) = c.frag {
+                                let r = format!("bash({})", escape_glob(&frags[i].text));
+                                if !rules.contains(&r) {
+                                    rules.push(r);
+                                }
+                            }
+                        }
+                        rules
+                    } else {
+                        Vec::new()
+                    };
+                    return self.cap_ask(run, c, Some(origin), rules);
+                }
+                run.step("caps", "no cap applies");
+                run.finish(Verdict::Allow, reason, false, Some(origin), Vec::new())
+            }
+        }
+    }
+
+    fn cap_ask(
+        &self,
+        mut run: Run,
+        c: &Cap,
+        origin: Option<Origin>,
+        always: Vec<String>,
+    ) -> Decision {
+        if let Some(i) = c.frag {
+            run.mark(i, Verdict::Ask, None);
+            if let Some(f) = run.frags.get_mut(i) {
+                f.cap = Some(c.kind.name().to_string());
+            }
+        }
+        run.step("caps", format!("{}: {}", c.kind.name(), c.reason));
+        let capped = c.kind != CapKind::Scope;
+        run.finish(Verdict::Ask, c.reason.clone(), capped, origin, always)
+    }
+
+    /// Caps of every fragment, most severe first. Bypass: only critical removal;
+    /// wildcard: no path scope. `lifted[i]`: a literal allow rule names fragment i.
+    fn bash_caps(
+        &self,
+        frags: &[Fragment],
+        infos: &[Vec<PathInfo>],
+        origin: Origin,
+        lifted: &[bool],
+    ) -> Vec<Cap> {
+        let mut out: Vec<Cap> = Vec::new();
+        for (i, f) in frags.iter().enumerate() {
+            if let Some(reason) = self.critical_removal(f) {
+                out.push(Cap {
+                    kind: CapKind::Critical,
+                    reason,
+                    frag: Some(i),
+                });
+            }
+            if origin == Origin::Bypass {
+                continue;
+            }
+            if let Some(reason) = self.never_auto(f, &infos[i]) {
+                out.push(Cap {
+                    kind: CapKind::NeverAuto,
+                    reason,
+                    frag: Some(i),
+                });
+            }
+            if let Some(reason) = caps::external_effect(&f.core, &f.chain) {
+                out.push(Cap {
+                    kind: CapKind::External,
+                    reason,
+                    frag: Some(i),
+                });
+            } else if let Some(r) = self.index.match_external(&f.check_forms) {
+                out.push(Cap {
+                    kind: CapKind::External,
+                    reason: format!(
+                        "{} matches caps.external pattern `{}`: asks every time",
+                        quote(&f.text),
+                        self.index.refs[r].text
+                    ),
+                    frag: Some(i),
+                });
+            }
+            if origin != Origin::Wildcard && !lifted.get(i).copied().unwrap_or(false) {
+                for p in &infos[i] {
+                    let outside = match (&p.given, &p.resolved) {
+                        (Some(g), Some(r)) => !is_harmless_device(g) && !self.in_scope(r),
+                        _ => true,
+                    };
+                    if outside {
+                        let reason = match &p.resolved {
+                            Some(r) => format!(
+                                "{} names {}, outside the project: asks",
+                                quote(&f.text),
+                                r.display()
+                            ),
+                            None => format!(
+                                "{} names {} in an unknown directory: asks",
+                                quote(&f.text),
+                                p.raw
+                            ),
+                        };
+                        out.push(Cap {
+                            kind: CapKind::Scope,
+                            reason,
+                            frag: Some(i),
+                        });
+                        break;
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|c| c.kind);
+        out
+    }
+
+    fn critical_removal(&self, f: &Fragment) -> Option<String> {
+        for t in caps::removal_targets(&f.core) {
+            let expanded = expand_home(t, &self.home);
+            let base = if expanded.is_absolute() {
+                PathBuf::from("/")
+            } else {
+                match &f.cwd {
+                    Some(c) => c.clone(),
+                    None => {
+                        return Some(format!(
+                            "{} removes {t} in an unknown directory: asks every time",
+                            quote(&f.text)
+                        ))
+                    }
+                }
+            };
+            let s = expanded.to_string_lossy();
+            let critical = match s.find(['*', '?', '[']) {
+                Some(meta) => {
+                    let prefix = &s[..meta];
+                    let (dir, rest) = match prefix.rfind('/') {
+                        Some(0) => ("/", &s[1..]),
+                        Some(k) => (&s[..k], &s[k + 1..]),
+                        None => (".", &s[..]),
+                    };
+                    let d = self.resolve(&lexical(&base, Path::new(dir)));
+                    let wipes = rest.chars().all(|c| matches!(c, '*' | '?' | '.' | '/'));
+                    self.is_strict_ancestor_of_critical(&d) || (wipes && self.is_critical_dir(&d))
+                }
+                None => {
+                    let given = lexical(&base, &expanded);
+                    let resolved = self.resolve(&given);
+                    self.is_critical_dir(&given) || self.is_critical_dir(&resolved)
+                }
+            };
+            if critical {
+                return Some(format!(
+                    "{} removes a critical folder ({t}): asks every time",
+                    quote(&f.text)
+                ));
+            }
+        }
+        None
+    }
+
+    fn never_auto(&self, f: &Fragment, infos: &[PathInfo]) -> Option<String> {
+        for p in infos {
+            let given = p
+                .given
+                .clone()
+                .or_else(|| Some(lexical(&self.root, &expand_home(&p.raw, &self.home))));
+            let resolved = p
+                .resolved
+                .clone()
+                .or_else(|| given.as_ref().map(|g| self.resolve(g)));
+            for q in [&given, &resolved].into_iter().flatten() {
+                let label = self.protected_label(q).or_else(|| {
+                    self.protected_parents
+                        .iter()
+                        .any(|pp| pp == q)
+                        .then_some("a folder of permission files")
+                });
+                if let Some(label) = label {
+                    return Some(format!(
+                        "{} names {label} ({}): never automatic",
+                        quote(&f.text),
+                        p.raw
+                    ));
+                }
+            }
+        }
+        match caps::merge(&f.core) {
+            Some(Merge::Git) => {
+                let branch = f.branch.clone().or_else(|| self.current_branch());
+                match branch {
+                    Some(b) if !self.protected_branches.contains(&b) => {}
+                    Some(b) => {
+                        return Some(format!(
+                            "`git merge` into protected branch {b}: never automatic"
+                        ))
+                    }
+                    None => return Some(
+                        "`git merge` into an unknown (possibly protected) branch: never automatic"
+                            .to_string(),
+                    ),
+                }
+            }
+            Some(Merge::GhPr) => {
+                return Some(
+                    "`gh pr merge` may merge into a protected branch: never automatic".to_string(),
+                )
+            }
+            None => {}
+        }
+        if let Some(what) = caps::container_removal(&f.core) {
+            return Some(format!("{what}: never automatic"));
+        }
+        None
+    }
+}
+
+/// The git folder of a project: `.git`, or where a `.git` file points.
+fn git_dir(root: &Path) -> Option<PathBuf> {
+    let dot = root.join(".git");
+    let md = std::fs::metadata(&dot).ok()?;
+    if md.is_dir() {
+        return Some(dot);
+    }
+    let text = std::fs::read_to_string(&dot).ok()?;
+    let target = text.trim().strip_prefix("gitdir:")?.trim();
+    Some(paths::resolve(&lexical(root, Path::new(target))))
+}
+
+/// The lowercased host of a URL (`scheme://[user@]host[:port]/…`).
+pub(crate) fn url_host(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority.rsplit('@').next()?;
+    let host = if let Some(v6) = authority.strip_prefix('[') {
+        v6.split(']').next()?
+    } else {
+        authority.split(':').next()?
+    };
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    if host.is_empty() {
+        None
+    } else {
+        Some(host)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts() {
+        assert_eq!(
+            url_host("https://Example.com/x").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(
+            url_host("https://user@example.com.attacker.net:443/").as_deref(),
+            Some("example.com.attacker.net")
+        );
+        assert_eq!(
+            url_host("https://a@b@evil.com/").as_deref(),
+            Some("evil.com")
+        );
+        assert_eq!(url_host("not a url"), None);
+    }
+
+    #[test]
+    fn gate_is_send_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Gate>();
+    }
+}

@@ -1,0 +1,120 @@
+//! What the gate is compiled from, and what it judges.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::rules::RuleLists;
+use crate::tool::Tool;
+
+/// The active agent as the gate sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentPolicy {
+    pub name: String,
+    /// The tools offered to the model; any other tool is denied (stage 0).
+    pub tools: Vec<Tool>,
+    /// The agent's frontmatter `allow` / `ask` / `deny`.
+    #[serde(default)]
+    pub rules: RuleLists,
+    /// True for agents defined by the project (`.decode/agents`, `.claude/agents`):
+    /// their allow rules are ignored while the project is untrusted.
+    #[serde(default)]
+    pub from_project: bool,
+}
+
+impl AgentPolicy {
+    /// An agent with every tool and no rules (the built-in `build` agent).
+    pub fn all_tools(name: impl Into<String>) -> AgentPolicy {
+        AgentPolicy {
+            name: name.into(),
+            tools: Tool::ALL.to_vec(),
+            rules: RuleLists::default(),
+            from_project: false,
+        }
+    }
+}
+
+/// Everything the gate is compiled from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolicyInput {
+    /// Absolute project root (canonicalised by the gate).
+    pub project_root: PathBuf,
+    /// The user's home folder.
+    pub home: PathBuf,
+    /// `.decode/settings.json` → `permissions`.
+    #[serde(default)]
+    pub project_rules: RuleLists,
+    /// Settings `additionalDirectories`: may start with `~`; relative ones are
+    /// relative to the project root.
+    #[serde(default)]
+    pub additional_directories: Vec<String>,
+    /// Settings `protectedBranches`, added to `main` and `master`.
+    #[serde(default)]
+    pub protected_branches: Vec<String>,
+    /// Settings `caps.external`: bash patterns that always ask.
+    #[serde(default)]
+    pub external_caps: Vec<String>,
+    /// Whether the person trusted the project folder.
+    #[serde(default)]
+    pub trusted: bool,
+    pub agent: AgentPolicy,
+}
+
+impl PolicyInput {
+    /// A trusted project with no settings and the all-tools `build` agent.
+    pub fn new(project_root: impl Into<PathBuf>, home: impl Into<PathBuf>) -> PolicyInput {
+        PolicyInput {
+            project_root: project_root.into(),
+            home: home.into(),
+            project_rules: RuleLists::default(),
+            additional_directories: Vec::new(),
+            protected_branches: Vec::new(),
+            external_caps: Vec::new(),
+            trusted: true,
+            agent: AgentPolicy::all_tools("build"),
+        }
+    }
+}
+
+/// One tool call to judge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Call {
+    pub tool: Tool,
+    /// Path, search root (empty: project root), URL, or command string.
+    pub subject: String,
+}
+
+impl Call {
+    pub fn new(tool: Tool, subject: impl Into<String>) -> Call {
+        Call {
+            tool,
+            subject: subject.into(),
+        }
+    }
+
+    /// Derives the subject from a tool's JSON input (SPEC §1): `path` for
+    /// read/write/edit (Claude's `file_path` too), `path` or "" for glob/grep,
+    /// `url` for web_fetch, `command` for bash, "" for the rest. A missing or
+    /// non-string field gives "".
+    pub fn from_input(tool: Tool, input: &serde_json::Value) -> Call {
+        let field = |names: &[&str]| -> String {
+            names
+                .iter()
+                .find_map(|n| input.get(*n).and_then(|v| v.as_str()))
+                .unwrap_or("")
+                .to_string()
+        };
+        let subject = match tool {
+            Tool::Read | Tool::Write | Tool::Edit => field(&["path", "file_path"]),
+            Tool::Glob | Tool::Grep => field(&["path"]),
+            Tool::WebFetch => field(&["url"]),
+            Tool::Bash => field(&["command"]),
+            Tool::TodoWrite
+            | Tool::AskUser
+            | Tool::EnterPlanMode
+            | Tool::ExitPlanMode
+            | Tool::Sleep => String::new(),
+        };
+        Call { tool, subject }
+    }
+}

@@ -1,0 +1,382 @@
+//! Rules compiled once into glob sets indexed by list and tool, so a call is
+//! one `is_match` per list and form, never a loop over every rule.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use globset::{GlobSet, GlobSetBuilder};
+
+use crate::rules::{
+    bash_globs, build_glob, domain_pattern, has_glob_meta, unescape_glob, Rule, RuleList,
+};
+use crate::tool::Tool;
+
+/// Where a rule came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Source {
+    Project,
+    Agent(String),
+}
+
+impl Source {
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Source::Project => ".decode/settings.json".to_string(),
+            Source::Agent(name) => format!("agent {name}"),
+        }
+    }
+}
+
+/// A compiled rule as reasons name it.
+#[derive(Debug, Clone)]
+pub(crate) struct RuleRef {
+    pub text: String,
+    pub source: Source,
+}
+
+impl RuleRef {
+    pub(crate) fn describe(&self) -> String {
+        format!("{} from {}", self.text, self.source.describe())
+    }
+}
+
+/// A glob set with, for each glob, the rule it stands for.
+#[derive(Debug, Default)]
+struct Set {
+    builder: Option<GlobSetBuilder>,
+    set: Option<GlobSet>,
+    map: Vec<usize>,
+}
+
+impl Set {
+    fn add(&mut self, glob: globset::Glob, rule: usize) {
+        self.builder
+            .get_or_insert_with(GlobSetBuilder::new)
+            .add(glob);
+        self.map.push(rule);
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = self.builder.take() {
+            match b.build() {
+                Ok(s) => self.set = Some(s),
+                Err(e) => {
+                    tracing::error!("cannot compile rule set: {e}");
+                    self.map.clear();
+                }
+            }
+        }
+    }
+
+    /// The earliest rule matching `s`.
+    fn first(&self, s: &str) -> Option<usize> {
+        let set = self.set.as_ref()?;
+        if !set.is_match(s) {
+            return None;
+        }
+        set.matches(s).into_iter().map(|i| self.map[i]).min()
+    }
+}
+
+/// The rules of one list for one tool.
+#[derive(Debug, Default)]
+struct ToolRules {
+    bare: Option<usize>,
+    /// bash patterns, URL patterns, todo patterns.
+    text: Set,
+    /// Relative path patterns (against the project-relative path).
+    rel: Set,
+    /// Absolute and home path patterns (against the absolute path).
+    abs: Set,
+    /// web_fetch `domain:` patterns (against the lowercased host).
+    domain: Set,
+    /// bash patterns without wildcards, unescaped (they lift the path scope).
+    literal: HashSet<String>,
+}
+
+/// One list (allow, ask or deny) for every tool.
+#[derive(Debug, Default)]
+pub(crate) struct ListIndex {
+    tools: Vec<ToolRules>,
+}
+
+/// All three lists, plus `caps.external`.
+#[derive(Debug)]
+pub(crate) struct RuleIndex {
+    pub refs: Vec<RuleRef>,
+    allow: ListIndex,
+    ask: ListIndex,
+    deny: ListIndex,
+    external: Set,
+}
+
+/// Where a path-rule match stands.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PathMatch {
+    pub rule: usize,
+}
+
+/// The strings a file path is matched as.
+pub(crate) struct PathForms<'a> {
+    /// Absolute path.
+    pub abs: &'a str,
+    /// Project-relative path, when inside the project.
+    pub rel: Option<&'a str>,
+}
+
+impl RuleIndex {
+    pub(crate) fn new() -> RuleIndex {
+        let mk = || ListIndex {
+            tools: (0..Tool::ALL.len()).map(|_| ToolRules::default()).collect(),
+        };
+        RuleIndex {
+            refs: Vec::new(),
+            allow: mk(),
+            ask: mk(),
+            deny: mk(),
+            external: Set::default(),
+        }
+    }
+
+    fn list_mut(&mut self, list: RuleList) -> &mut ListIndex {
+        match list {
+            RuleList::Allow => &mut self.allow,
+            RuleList::Ask => &mut self.ask,
+            RuleList::Deny => &mut self.deny,
+        }
+    }
+
+    fn list(&self, list: RuleList) -> &ListIndex {
+        match list {
+            RuleList::Allow => &self.allow,
+            RuleList::Ask => &self.ask,
+            RuleList::Deny => &self.deny,
+        }
+    }
+
+    /// Adds a parsed rule. `homes` are the spellings of the home folder
+    /// (as given and canonical) used to anchor `~/…` patterns.
+    pub(crate) fn add(
+        &mut self,
+        list: RuleList,
+        rule: &Rule,
+        source: Source,
+        homes: &[&Path],
+    ) -> Result<(), String> {
+        let idx = self.refs.len();
+        let mut staged: Vec<(Slot, globset::Glob)> = Vec::new();
+        let mut literal: Option<String> = None;
+        if let Some(p) = &rule.pattern {
+            match rule.tool {
+                Tool::Bash => {
+                    for g in bash_globs(p) {
+                        let glob = build_glob(&g, false).map_err(|e| e.to_string())?;
+                        staged.push((Slot::Text, glob));
+                    }
+                    if !has_glob_meta(p) {
+                        literal = Some(unescape_glob(p));
+                    }
+                }
+                Tool::WebFetch => match domain_pattern(p) {
+                    Some(d) => {
+                        let glob = build_glob(&d, true).map_err(|e| e.to_string())?;
+                        staged.push((Slot::Domain, glob));
+                    }
+                    None => {
+                        let glob = build_glob(p, false).map_err(|e| e.to_string())?;
+                        staged.push((Slot::Text, glob));
+                    }
+                },
+                Tool::Read | Tool::Glob | Tool::Grep | Tool::Write | Tool::Edit => {
+                    let home_rest = if p == "~" {
+                        Some("")
+                    } else {
+                        p.strip_prefix("~/")
+                            .or_else(|| p.strip_prefix("$HOME/"))
+                            .or_else(|| p.strip_prefix("${HOME}/"))
+                    };
+                    if let Some(rest) = home_rest {
+                        for h in homes {
+                            let base = escape_path(h);
+                            let pat = if rest.is_empty() {
+                                base
+                            } else {
+                                format!("{}/{}", base.trim_end_matches('/'), rest)
+                            };
+                            let glob = build_glob(&pat, false).map_err(|e| e.to_string())?;
+                            staged.push((Slot::Abs, glob));
+                        }
+                    } else if p.starts_with('/') {
+                        let pat = match p.strip_prefix('/') {
+                            Some(rest) if rest.starts_with('/') => rest,
+                            _ => p,
+                        };
+                        let glob = build_glob(pat, false).map_err(|e| e.to_string())?;
+                        staged.push((Slot::Abs, glob));
+                    } else {
+                        let pat = p.strip_prefix("./").unwrap_or(p);
+                        let glob = build_glob(pat, false).map_err(|e| e.to_string())?;
+                        staged.push((Slot::Rel, glob));
+                    }
+                }
+                _ => {
+                    let glob = build_glob(p, false).map_err(|e| e.to_string())?;
+                    staged.push((Slot::Text, glob));
+                }
+            }
+        }
+        self.refs.push(RuleRef {
+            text: rule.to_string(),
+            source,
+        });
+        let l = self.list_mut(list);
+        for &t in rule.tool.covered_by_rule() {
+            let tr = &mut l.tools[t.index()];
+            if rule.pattern.is_none() {
+                tr.bare.get_or_insert(idx);
+                continue;
+            }
+            for (slot, glob) in &staged {
+                let set = match slot {
+                    Slot::Text => &mut tr.text,
+                    Slot::Rel => &mut tr.rel,
+                    Slot::Abs => &mut tr.abs,
+                    Slot::Domain => &mut tr.domain,
+                };
+                set.add(glob.clone(), idx);
+            }
+            if let Some(lit) = &literal {
+                tr.literal.insert(lit.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a `caps.external` pattern.
+    pub(crate) fn add_external(&mut self, pattern: &str) -> Result<(), String> {
+        let idx = self.refs.len();
+        let mut globs = Vec::new();
+        for g in bash_globs(pattern) {
+            globs.push(build_glob(&g, false).map_err(|e| e.to_string())?);
+        }
+        self.refs.push(RuleRef {
+            text: pattern.to_string(),
+            source: Source::Project,
+        });
+        for g in globs {
+            self.external.add(g, idx);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(&mut self) {
+        for l in [&mut self.allow, &mut self.ask, &mut self.deny] {
+            for t in &mut l.tools {
+                t.text.finish();
+                t.rel.finish();
+                t.abs.finish();
+                t.domain.finish();
+            }
+        }
+        self.external.finish();
+    }
+
+    pub(crate) fn has_text_rules(&self, list: RuleList, tool: Tool) -> bool {
+        let t = &self.list(list).tools[tool.index()];
+        t.bare.is_some() || t.text.set.is_some()
+    }
+
+    /// A text subject (bash form, URL, todo) against a list.
+    pub(crate) fn match_text(&self, list: RuleList, tool: Tool, s: &str) -> Option<usize> {
+        let t = &self.list(list).tools[tool.index()];
+        t.bare.or_else(|| t.text.first(s))
+    }
+
+    /// The first of several forms that a list matches.
+    pub(crate) fn match_forms<'a, I>(&self, list: RuleList, tool: Tool, forms: I) -> Option<usize>
+    where
+        I: IntoIterator<Item = &'a String>,
+    {
+        let t = &self.list(list).tools[tool.index()];
+        if let Some(b) = t.bare {
+            return Some(b);
+        }
+        t.text.set.as_ref()?;
+        forms.into_iter().find_map(|f| t.text.first(f))
+    }
+
+    /// A bash fragment form equals a literal allow rule.
+    pub(crate) fn literal_allow<'a, I>(&self, forms: I) -> bool
+    where
+        I: IntoIterator<Item = &'a String>,
+    {
+        let t = &self.allow.tools[Tool::Bash.index()];
+        if t.literal.is_empty() {
+            return false;
+        }
+        forms.into_iter().any(|f| t.literal.contains(f.as_str()))
+    }
+
+    /// A URL against a list: `domain:` rules on its host, other patterns on the URL.
+    pub(crate) fn match_url(&self, list: RuleList, url: &str, host: Option<&str>) -> Option<usize> {
+        let t = &self.list(list).tools[Tool::WebFetch.index()];
+        if let Some(b) = t.bare {
+            return Some(b);
+        }
+        let by_host = host.and_then(|h| t.domain.first(h));
+        let by_url = t.text.first(url);
+        match (by_host, by_url) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// A path against a list.
+    pub(crate) fn match_path(
+        &self,
+        list: RuleList,
+        tool: Tool,
+        p: &PathForms<'_>,
+    ) -> Option<PathMatch> {
+        let t = &self.list(list).tools[tool.index()];
+        if let Some(b) = t.bare {
+            return Some(PathMatch { rule: b });
+        }
+        let abs = t.abs.first(p.abs).map(|rule| PathMatch { rule });
+        let rel = p
+            .rel
+            .and_then(|r| t.rel.first(r))
+            .map(|rule| PathMatch { rule });
+        match (abs, rel) {
+            (Some(a), Some(r)) => Some(if a.rule <= r.rule { a } else { r }),
+            (a, r) => a.or(r),
+        }
+    }
+
+    /// An anchored allow rule names this path (lifts the path scope).
+    pub(crate) fn anchored_allow(&self, tool: Tool, abs: &str) -> Option<usize> {
+        self.allow.tools[tool.index()].abs.first(abs)
+    }
+
+    /// A `caps.external` pattern matching one of the forms.
+    pub(crate) fn match_external<'a, I>(&self, forms: I) -> Option<usize>
+    where
+        I: IntoIterator<Item = &'a String>,
+    {
+        self.external.set.as_ref()?;
+        forms.into_iter().find_map(|f| self.external.first(f))
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Text,
+    Rel,
+    Abs,
+    Domain,
+}
+
+/// A path used as a glob prefix: metacharacters escaped.
+fn escape_path(p: &Path) -> String {
+    crate::rules::escape_glob(&p.to_string_lossy())
+}

@@ -1,0 +1,216 @@
+//! Path normalisation (SPEC §1): `~`/`$HOME` expanded, relative paths joined,
+//! `.`/`..` folded, symlinks resolved for the part that exists.
+
+use std::ffi::OsString;
+use std::path::{Component, Path, PathBuf};
+
+/// Expands a leading `~`, `$HOME` or `${HOME}`.
+pub(crate) fn expand_home(s: &str, home: &Path) -> PathBuf {
+    let rest = if s == "~" || s == "$HOME" || s == "${HOME}" {
+        Some("")
+    } else {
+        s.strip_prefix("~/")
+            .or_else(|| s.strip_prefix("$HOME/"))
+            .or_else(|| s.strip_prefix("${HOME}/"))
+    };
+    match rest {
+        Some("") => home.to_path_buf(),
+        Some(r) => home.join(r),
+        None => PathBuf::from(s),
+    }
+}
+
+/// Joins `p` to `base` when relative and folds `.` and `..` lexically.
+pub(crate) fn lexical(base: &Path, p: &Path) -> PathBuf {
+    let joined;
+    let p = if p.is_absolute() {
+        p
+    } else {
+        joined = base.join(p);
+        &joined
+    };
+    let mut out = PathBuf::from("/");
+    for c in p.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+        }
+    }
+    out
+}
+
+/// Resolves symlinks along an absolute, lexically folded path, for as long as
+/// its components exist; the rest is appended as is. Dangling links are
+/// followed too (a write through one lands on its target).
+pub(crate) fn resolve(p: &Path) -> PathBuf {
+    resolve_from(Path::new("/"), p)
+}
+
+/// Like [`resolve`], but `known` is an already resolved, existing ancestor of
+/// `p` (the canonical project root), so only the components after it are examined.
+pub(crate) fn resolve_under(known: &Path, p: &Path) -> PathBuf {
+    match strip_within(p, known) {
+        Some(rest) if !rest.as_os_str().is_empty() => resolve_from(known, rest),
+        Some(_) => known.to_path_buf(),
+        None => resolve(p),
+    }
+}
+
+fn resolve_from(start: &Path, rest: &Path) -> PathBuf {
+    let mut out = start.to_path_buf();
+    let mut queue: Vec<OsString> = rest
+        .components()
+        .rev()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_os_string()),
+            Component::ParentDir => Some(OsString::from("..")),
+            _ => None,
+        })
+        .collect();
+    let mut links = 0;
+    let mut exists = true;
+    while let Some(name) = queue.pop() {
+        if name == ".." {
+            out.pop();
+            continue;
+        }
+        let candidate = out.join(&name);
+        if !exists {
+            out = candidate;
+            continue;
+        }
+        match std::fs::symlink_metadata(&candidate) {
+            Ok(md) if md.file_type().is_symlink() => {
+                links += 1;
+                if links > 40 {
+                    // A loop: stop resolving, keep the rest lexical.
+                    out = candidate;
+                    exists = false;
+                    continue;
+                }
+                match std::fs::read_link(&candidate) {
+                    Ok(target) => {
+                        if target.is_absolute() {
+                            out = PathBuf::from("/");
+                        }
+                        for c in target.components().rev() {
+                            match c {
+                                Component::Normal(n) => queue.push(n.to_os_string()),
+                                Component::ParentDir => queue.push(OsString::from("..")),
+                                _ => {}
+                            }
+                        }
+                    }
+                    Err(_) => {
+                        out = candidate;
+                        exists = false;
+                    }
+                }
+            }
+            Ok(_) => out = candidate,
+            Err(_) => {
+                out = candidate;
+                exists = false;
+            }
+        }
+    }
+    out
+}
+
+/// `child` is `dir` or inside it, component by component. Both paths are
+/// normalised (absolute, no `.`/`..`, no doubled or trailing `/`), so this is
+/// a byte comparison at a component boundary: `/work/proj_evil` is not inside
+/// `/work/proj`.
+pub(crate) fn within(child: &Path, dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let c = child.as_os_str().as_bytes();
+    let d = dir.as_os_str().as_bytes();
+    if d == b"/" {
+        return c.first() == Some(&b'/');
+    }
+    c.len() >= d.len() && &c[..d.len()] == d && (c.len() == d.len() || c[d.len()] == b'/')
+}
+
+/// `child` relative to `dir` when [`within`] it (`""` for `dir` itself).
+pub(crate) fn strip_within<'a>(child: &'a Path, dir: &Path) -> Option<&'a Path> {
+    use std::os::unix::ffi::OsStrExt;
+    if !within(child, dir) {
+        return None;
+    }
+    let c = child.as_os_str().as_bytes();
+    let d = dir.as_os_str().as_bytes();
+    let rest = if d == b"/" { &c[1..] } else { &c[d.len()..] };
+    let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+    Some(Path::new(std::ffi::OsStr::from_bytes(rest)))
+}
+
+/// Devices that are never "outside" the project.
+pub(crate) fn is_harmless_device(p: &Path) -> bool {
+    matches!(
+        p.to_str(),
+        Some("/dev/null" | "/dev/stdin" | "/dev/stdout" | "/dev/stderr" | "/dev/tty")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_folding() {
+        let base = Path::new("/work/proj");
+        assert_eq!(
+            lexical(base, Path::new("a/./b/../c")),
+            Path::new("/work/proj/a/c")
+        );
+        assert_eq!(lexical(base, Path::new("../../..")), Path::new("/"));
+        assert_eq!(lexical(base, Path::new("/etc/../tmp")), Path::new("/tmp"));
+        assert!(!within(Path::new("/work/proj_evil"), base));
+        assert!(within(Path::new("/work/proj/x"), base));
+        assert!(within(Path::new("/work/proj"), base));
+        assert!(!within(Path::new("/work"), base));
+        assert!(within(Path::new("/x"), Path::new("/")));
+        assert_eq!(
+            strip_within(Path::new("/work/proj/a/b"), base),
+            Some(Path::new("a/b"))
+        );
+        assert_eq!(
+            strip_within(Path::new("/work/proj"), base),
+            Some(Path::new(""))
+        );
+        assert_eq!(
+            strip_within(Path::new("/a"), Path::new("/")),
+            Some(Path::new("a"))
+        );
+        assert_eq!(strip_within(Path::new("/work/proj_evil"), base), None);
+    }
+
+    #[test]
+    fn home_expansion() {
+        let h = Path::new("/home/u");
+        assert_eq!(expand_home("~", h), h);
+        assert_eq!(expand_home("~/x", h), Path::new("/home/u/x"));
+        assert_eq!(expand_home("${HOME}/.ssh", h), Path::new("/home/u/.ssh"));
+        assert_eq!(expand_home("a~", h), Path::new("a~"));
+    }
+
+    #[test]
+    fn symlinks() {
+        let t = tempfile::tempdir().unwrap();
+        let real = t.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let canon = std::fs::canonicalize(&real).unwrap();
+        std::os::unix::fs::symlink(&real, t.path().join("link")).unwrap();
+        std::os::unix::fs::symlink("/nonexistent/target", t.path().join("dangling")).unwrap();
+        let base = std::fs::canonicalize(t.path()).unwrap();
+        assert_eq!(resolve(&base.join("link/new.txt")), canon.join("new.txt"));
+        assert_eq!(
+            resolve(&base.join("dangling")),
+            Path::new("/nonexistent/target")
+        );
+        assert_eq!(resolve_under(&base, &base.join("link")), canon);
+    }
+}

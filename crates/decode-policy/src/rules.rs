@@ -1,0 +1,326 @@
+//! Rule syntax (SPEC §3): `Tool` or `Tool(pattern)`.
+
+use std::fmt;
+
+use globset::{Glob, GlobBuilder};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::tool::Tool;
+
+/// Raw rule texts of one source, as found in settings or agent frontmatter.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RuleLists {
+    pub allow: Vec<String>,
+    pub ask: Vec<String>,
+    pub deny: Vec<String>,
+}
+
+impl RuleLists {
+    /// True when no list holds a rule.
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty() && self.ask.is_empty() && self.deny.is_empty()
+    }
+}
+
+/// Which of the three lists a rule sits in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleList {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl RuleList {
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleList::Allow => "allow",
+            RuleList::Ask => "ask",
+            RuleList::Deny => "deny",
+        }
+    }
+}
+
+/// Why a rule text does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    #[error("empty rule")]
+    Empty,
+    #[error("rule `{rule}`: unknown tool `{tool}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, or Claude Code's Read, Write, Edit, Glob, Grep, Bash, WebFetch, TodoWrite)")]
+    UnknownTool { rule: String, tool: String },
+    #[error("rule `{rule}`: unbalanced parentheses (write `Tool` or `Tool(pattern)`)")]
+    Unbalanced { rule: String },
+    #[error("rule `{rule}`: empty pattern (write `{tool}` to match every call)")]
+    EmptyPattern { rule: String, tool: String },
+    #[error("rule `{rule}`: bad pattern: {message}")]
+    BadPattern { rule: String, message: String },
+}
+
+/// One parsed rule. `pattern == None` is a bare `Tool` rule matching every call.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Rule {
+    pub tool: Tool,
+    pub pattern: Option<String>,
+}
+
+impl Rule {
+    /// Parses `Tool` or `Tool(pattern)`. Tool names are case-insensitive and
+    /// Claude Code's names are accepted. The pattern must compile as a glob.
+    pub fn parse(text: &str) -> Result<Rule, RuleError> {
+        let t = text.trim();
+        if t.is_empty() {
+            return Err(RuleError::Empty);
+        }
+        let (name, pattern) = match t.find('(') {
+            None => {
+                if t.contains(')') {
+                    return Err(RuleError::Unbalanced {
+                        rule: t.to_string(),
+                    });
+                }
+                (t, None)
+            }
+            Some(open) => {
+                if !t.ends_with(')') || t.len() < open + 2 {
+                    return Err(RuleError::Unbalanced {
+                        rule: t.to_string(),
+                    });
+                }
+                let inner = &t[open + 1..t.len() - 1];
+                if !balanced(inner) {
+                    return Err(RuleError::Unbalanced {
+                        rule: t.to_string(),
+                    });
+                }
+                (t[..open].trim_end(), Some(inner))
+            }
+        };
+        let tool = Tool::from_name(name).ok_or_else(|| RuleError::UnknownTool {
+            rule: t.to_string(),
+            tool: name.to_string(),
+        })?;
+        let pattern = match pattern {
+            None => None,
+            Some(p) => {
+                if p.trim().is_empty() {
+                    return Err(RuleError::EmptyPattern {
+                        rule: t.to_string(),
+                        tool: tool.name().to_string(),
+                    });
+                }
+                Some(p.to_string())
+            }
+        };
+        let rule = Rule { tool, pattern };
+        rule.validate().map_err(|message| RuleError::BadPattern {
+            rule: t.to_string(),
+            message,
+        })?;
+        Ok(rule)
+    }
+
+    /// Checks that every glob this rule compiles to is valid.
+    fn validate(&self) -> Result<(), String> {
+        let Some(p) = &self.pattern else {
+            return Ok(());
+        };
+        match self.tool {
+            Tool::Bash => {
+                for g in bash_globs(p) {
+                    build_glob(&g, false).map_err(|e| e.to_string())?;
+                }
+            }
+            Tool::WebFetch => {
+                if let Some(domain) = domain_pattern(p) {
+                    if domain.is_empty() {
+                        return Err("empty domain".into());
+                    }
+                    build_glob(&domain, true).map_err(|e| e.to_string())?;
+                } else {
+                    build_glob(p, false).map_err(|e| e.to_string())?;
+                }
+            }
+            _ => {
+                build_glob(p, false).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// True when the pattern holds no glob metacharacter (escaped ones are literal).
+    pub fn is_literal(&self) -> bool {
+        self.pattern.as_deref().is_some_and(|p| !has_glob_meta(p))
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.pattern {
+            None => f.write_str(self.tool.name()),
+            Some(p) => write!(f, "{}({})", self.tool.name(), p),
+        }
+    }
+}
+
+impl std::str::FromStr for Rule {
+    type Err = RuleError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Rule::parse(s)
+    }
+}
+
+impl Serialize for Rule {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Rule {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Rule::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Unescaped parentheses must balance and never close before they open.
+fn balanced(s: &str) -> bool {
+    let mut depth: i64 = 0;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+/// Characters [`escape_glob`] escapes.
+const GLOB_META: &[char] = &['*', '?', '[', ']', '{', '}', '\\', '(', ')'];
+
+/// Escapes glob metacharacters (`* ? [ ] { } \` and parentheses) with a
+/// backslash, so the result, used as a rule pattern, matches exactly `s`.
+pub fn escape_glob(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 4);
+    for c in s.chars() {
+        if GLOB_META.contains(&c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Removes the backslash escapes of a pattern (inverse of [`escape_glob`]).
+pub(crate) fn unescape_glob(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(n) = chars.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// True when `p` holds an unescaped `*`, `?`, `[` or `{`.
+pub(crate) fn has_glob_meta(p: &str) -> bool {
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '*' | '?' | '[' | '{' => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Compiles one glob with fnmatch semantics: `*` matches `/` and spaces,
+/// backslash escapes on.
+pub(crate) fn build_glob(pattern: &str, case_insensitive: bool) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .case_insensitive(case_insensitive)
+        .empty_alternates(true)
+        .build()
+}
+
+/// The globs a bash pattern stands for: Claude's `prefix:*` means `prefix*`;
+/// a pattern ending in ` *` also matches the bare command.
+pub(crate) fn bash_globs(pattern: &str) -> Vec<String> {
+    // Kept verbatim: always-allow rules match fragments exactly, spaces included.
+    let p = pattern;
+    let p = match p.strip_suffix(":*") {
+        Some(prefix) if !prefix.ends_with('\\') => format!("{prefix}*"),
+        _ => p.to_string(),
+    };
+    let mut out = vec![p.clone()];
+    if let Some(bare) = p.strip_suffix(" *") {
+        let bare = bare.trim_end();
+        if !bare.is_empty() && !bare.ends_with('\\') {
+            out.push(bare.to_string());
+        }
+    }
+    out
+}
+
+/// `domain:HOST` patterns of web_fetch, lowercased.
+pub(crate) fn domain_pattern(p: &str) -> Option<String> {
+    let p = p.trim();
+    let rest = p
+        .strip_prefix("domain:")
+        .or_else(|| p.strip_prefix("Domain:"))?;
+    Some(rest.trim().trim_end_matches('.').to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_display() {
+        let r = Rule::parse("Bash(git *)").unwrap();
+        assert_eq!(r.tool, Tool::Bash);
+        assert_eq!(r.to_string(), "bash(git *)");
+        assert_eq!(Rule::parse("WebFetch").unwrap().to_string(), "web_fetch");
+        assert!(matches!(
+            Rule::parse("bash(git *"),
+            Err(RuleError::Unbalanced { .. })
+        ));
+        assert!(matches!(
+            Rule::parse("shell(ls)"),
+            Err(RuleError::UnknownTool { .. })
+        ));
+        assert!(Rule::parse("bash(echo \\))").is_ok());
+        assert!(Rule::parse("bash(a) b)").is_err());
+    }
+
+    #[test]
+    fn escape_round_trip() {
+        let s = "echo *[x]{y}? \\ (z)";
+        let e = escape_glob(s);
+        assert!(!has_glob_meta(&e));
+        assert_eq!(unescape_glob(&e), s);
+        let g = build_glob(&e, false).unwrap().compile_matcher();
+        assert!(g.is_match(s));
+        assert!(!g.is_match("echo a[x]{y}? \\ (z)"));
+    }
+}

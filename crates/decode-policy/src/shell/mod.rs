@@ -1,0 +1,1141 @@
+//! Shell commands judged fragment by fragment (SPEC §4).
+//!
+//! A command is parsed once with tree-sitter-bash (one parser per thread) into
+//! its simple commands, the *fragments*. Each fragment carries the forms the
+//! rules match: as written, as allow rules may see it (harmless wrappers
+//! removed) and as deny/ask rules and caps see it (every wrapper, assignment,
+//! privilege wrapper and command path removed).
+
+mod words;
+mod wrappers;
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use tree_sitter::{Node, Parser, Tree};
+
+use crate::paths;
+pub(crate) use words::Word;
+use words::{is_dynamic_kind, norm_word, slice};
+
+/// Longest re-reading (brace-expanded or `$IFS`-split text) judged.
+const MAX_REINTERPRETED: usize = 16 * 1024;
+
+/// Reserved words that never name a command.
+const RESERVED: &[&str] = &[
+    "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
+    "done", "in", "function", "{", "}", "[[", "]]",
+];
+
+/// Commands longer than this many characters are opaque.
+pub const MAX_COMMAND_CHARS: usize = 10_000;
+/// Tree depth the walker descends before the command counts as unanalysable.
+const MAX_NODE_DEPTH: usize = 400;
+/// How deep `bash -c '…'` strings are re-parsed.
+const MAX_REPARSE_DEPTH: usize = 12;
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+fn new_parser() -> Option<Parser> {
+    let mut p = Parser::new();
+    match p.set_language(&tree_sitter_bash::LANGUAGE.into()) {
+        Ok(()) => Some(p),
+        Err(e) => {
+            tracing::error!("cannot load the bash grammar: {e}");
+            None
+        }
+    }
+}
+
+/// tree-sitter-bash 0.25's scanner calls `isdigit()` on the character after
+/// `{` (and after `{N..`), which reads out of bounds — and crashes — for
+/// large code points. The parser gets a copy where each non-ASCII character
+/// right after `{` or `.` is replaced by as many `x` bytes: a word character
+/// to both, so the tree is the same and its byte ranges fit `src`.
+fn scanner_safe(src: &str) -> Option<String> {
+    let mut out: Option<String> = None;
+    let mut prev = '\0';
+    for (i, c) in src.char_indices() {
+        if !c.is_ascii() && (prev == '{' || prev == '.') {
+            let o = out.get_or_insert_with(|| src.to_string());
+            o.replace_range(i..i + c.len_utf8(), &"x".repeat(c.len_utf8()));
+        }
+        prev = c;
+    }
+    out
+}
+
+/// Parses with this thread's parser (created on first use, then reused).
+fn parse_tree(src: &str) -> Option<Tree> {
+    let safe = scanner_safe(src);
+    let src = safe.as_deref().unwrap_or(src);
+    PARSER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            if slot.is_none() {
+                *slot = new_parser();
+            }
+            slot.as_mut()?.parse(src, None)
+        }
+        // Re-entered (never expected): use a throw-away parser.
+        Err(_) => new_parser()?.parse(src, None),
+    })
+}
+
+/// Whether a fragment must be covered by an allow rule, or is only checked
+/// by deny rules, ask rules and caps (a string run by `eval`, the command run
+/// by `sudo bash -c`, the outer `bash -c` whose string is judged instead).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Full,
+    Checked,
+}
+
+/// One simple command.
+#[derive(Debug, Clone)]
+pub(crate) struct Fragment {
+    /// Normalised words joined by single spaces, redirections as `> target`.
+    pub text: String,
+    pub role: Role,
+    /// Forms allow rules may match (empty for `Role::Checked`).
+    pub allow_forms: Vec<String>,
+    /// Forms deny rules, ask rules and `caps.external` match.
+    pub check_forms: Vec<String>,
+    /// Command names met while seeing through (basenames), outermost first.
+    pub chain: Vec<String>,
+    /// The seen-through command: name (basename) and its arguments.
+    pub core: Vec<String>,
+    /// Paths the fragment names (raw, quoting removed), relative to `cwd`.
+    pub paths: Vec<String>,
+    /// Current directory when the fragment runs; `None` when unknown.
+    pub cwd: Option<PathBuf>,
+    /// Branch switched to by an earlier `git checkout`/`git switch`.
+    pub branch: Option<String>,
+}
+
+/// The parse of one bash command.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Parsed {
+    pub fragments: Vec<Fragment>,
+    /// Why no rule can allow it.
+    pub opaque: Option<String>,
+    /// The analysis is incomplete (nesting too deep): ask even in bypass.
+    pub strict: bool,
+}
+
+/// Where a redirection points.
+#[derive(Debug, Clone)]
+pub(crate) struct Redir {
+    text: String,
+    path: Option<String>,
+}
+
+#[derive(Clone)]
+struct Scope {
+    role: Role,
+    redirs: Vec<Redir>,
+}
+
+/// Parses `src` into fragments. `root` is the directory commands start in.
+pub(crate) fn parse_command(src: &str, root: &Path, home: &Path) -> Parsed {
+    let mut w = Walker {
+        home,
+        out: Vec::new(),
+        opaque: None,
+        strict: false,
+        cwd: Some(root.to_path_buf()),
+        branch: None,
+        depth: 0,
+        reparse_depth: 0,
+        budget: 8,
+    };
+    if src.len() > MAX_COMMAND_CHARS && src.chars().count() > MAX_COMMAND_CHARS {
+        w.set_opaque(format!(
+            "the command is longer than {MAX_COMMAND_CHARS} characters"
+        ));
+    }
+    w.source(src, Role::Full);
+    if src.contains("@P}") {
+        // `${x@P}` expands x as a prompt string, running any `$(…)` in it,
+        // quoted or not: opaque, and every substitution in the text is judged.
+        w.set_opaque("prompt expansion (`@P`) can run a command hidden in a variable".into());
+        for inner in find_substitutions(src, &[]) {
+            if w.take_budget() {
+                w.reparse(&inner, Role::Checked);
+            }
+        }
+    }
+    Parsed {
+        fragments: w.out,
+        opaque: w.opaque,
+        strict: w.strict,
+    }
+}
+
+/// The fragments of a bash command as the gate sees them: the text of each
+/// simple command (quoting removed, wrappers kept) and, when the command is
+/// opaque, why. For tools, the command line and fuzzing.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Fragments {
+    pub texts: Vec<String>,
+    pub opaque: Option<String>,
+}
+
+/// Splits a bash command into its fragments (SPEC §4).
+pub fn fragments(command: &str) -> Fragments {
+    let p = parse_command(command, Path::new("/"), Path::new("/"));
+    Fragments {
+        texts: p.fragments.into_iter().map(|f| f.text).collect(),
+        opaque: p.opaque,
+    }
+}
+
+/// The first control (other than tab and newline) or invisible character.
+pub(crate) fn hidden_char(s: &str) -> Option<char> {
+    s.chars().find(|&c| is_hidden(c))
+}
+
+fn is_hidden(c: char) -> bool {
+    if c == '\t' || c == '\n' {
+        return false;
+    }
+    if c.is_control() {
+        return true;
+    }
+    matches!(c as u32,
+        0x00A0 | 0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x1680 | 0x17B4 | 0x17B5
+        | 0x180B..=0x180F
+        | 0x2000..=0x200F
+        | 0x2028..=0x202F
+        | 0x205F..=0x206F
+        | 0x2800
+        | 0x3000
+        | 0x3164
+        | 0xFE00..=0xFE0F
+        | 0xFEFF
+        | 0xFFA0
+        | 0xFFF0..=0xFFFB
+        | 0x1BCA0..=0x1BCA3
+        | 0x1D173..=0x1D17A
+        | 0xE0000..=0xE007F
+        | 0xE0100..=0xE01EF
+        | 0xF0000..=0x10FFFF)
+}
+
+/// Parses, then repairs two places where tree-sitter reads differently from
+/// bash, and parses again:
+/// - a line continuation inside a word (`r\<newline>m` is `rm` to bash),
+///   which tree-sitter takes for whitespace: removed;
+/// - a newline that tree-sitter swallowed into a word (`ls\n\rm x` is two
+///   commands to bash, one to tree-sitter): a space is put after it.
+fn parse_source(src: &str) -> Option<(Tree, String)> {
+    let mut text = src.to_string();
+    for _ in 0..6 {
+        let tree = parse_tree(&text)?;
+        if !text.contains('\n') {
+            return Some((tree, text));
+        }
+        let root = tree.root_node();
+        let bytes = text.as_bytes();
+        // (position, kind): a continuation to remove, a newline to follow by a
+        // space, or a newline to precede by `;`.
+        let mut fixes: Vec<(usize, Fix)> = Vec::new();
+        for (i, &b) in bytes.iter().enumerate() {
+            if b != b'\n' {
+                continue;
+            }
+            let escaped = i > 0 && bytes[i - 1] == b'\\';
+            if escaped {
+                let c = i - 1;
+                if is_gap(root, c) {
+                    let before = c > 0 && !bytes[c - 1].is_ascii_whitespace();
+                    let after = i + 1 < bytes.len() && !bytes[i + 1].is_ascii_whitespace();
+                    if before && after {
+                        fixes.push((c, Fix::Join));
+                    }
+                }
+            } else {
+                match root.descendant_for_byte_range(i, i + 1).map(|n| n.kind()) {
+                    Some("word") => fixes.push((i, Fix::Space)),
+                    // A simple command never spans an unescaped newline in bash.
+                    Some("command") => fixes.push((i, Fix::End)),
+                    _ => {}
+                }
+            }
+        }
+        if fixes.is_empty() {
+            return Some((tree, text));
+        }
+        let mut fixed = String::with_capacity(text.len() + fixes.len());
+        let mut last = 0;
+        for (pos, fix) in fixes {
+            match fix {
+                Fix::Join => {
+                    fixed.push_str(&text[last..pos]);
+                    last = pos + 2;
+                }
+                Fix::Space => {
+                    fixed.push_str(&text[last..=pos]);
+                    fixed.push(' ');
+                    last = pos + 1;
+                }
+                Fix::End => {
+                    fixed.push_str(&text[last..pos]);
+                    fixed.push(';');
+                    last = pos;
+                }
+            }
+        }
+        fixed.push_str(&text[last..]);
+        text = fixed;
+    }
+    let tree = parse_tree(&text)?;
+    Some((tree, text))
+}
+
+#[derive(Clone, Copy)]
+enum Fix {
+    Join,
+    Space,
+    End,
+}
+
+/// True when byte `i` lies between tokens (tree-sitter skipped it as an extra).
+fn is_gap(root: Node<'_>, i: usize) -> bool {
+    let Some(node) = root.descendant_for_byte_range(i, i + 1) else {
+        return false;
+    };
+    if node.child_count() == 0 {
+        // Inside a token: a comment, a word, string content… not a gap.
+        return false;
+    }
+    if matches!(
+        node.kind(),
+        "string" | "raw_string" | "heredoc_body" | "ansi_c_string" | "translated_string"
+    ) {
+        return false;
+    }
+    let mut cursor = node.walk();
+    let inside_child = node
+        .children(&mut cursor)
+        .any(|c| c.start_byte() <= i && i < c.end_byte());
+    !inside_child
+}
+
+struct Walker<'h> {
+    home: &'h Path,
+    out: Vec<Fragment>,
+    opaque: Option<String>,
+    strict: bool,
+    cwd: Option<PathBuf>,
+    branch: Option<String>,
+    depth: usize,
+    reparse_depth: usize,
+    budget: usize,
+}
+
+impl Walker<'_> {
+    fn set_opaque(&mut self, why: String) {
+        if self.opaque.is_none() {
+            self.opaque = Some(why);
+        }
+    }
+
+    /// Re-readings (brace expansion, `$IFS`) are limited per command, so
+    /// they cannot multiply.
+    fn take_budget(&mut self) -> bool {
+        if self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        true
+    }
+
+    fn too_deep(&mut self, why: &str) {
+        self.strict = true;
+        self.set_opaque(why.to_string());
+    }
+
+    /// Parses a source text (the command, or a `bash -c` / `eval` string) and walks it.
+    fn source(&mut self, src: &str, role: Role) {
+        if self.reparse_depth > MAX_REPARSE_DEPTH {
+            self.too_deep("shell strings are nested too deeply to judge");
+            return;
+        }
+        if let Some(c) = hidden_char(src) {
+            self.set_opaque(format!(
+                "the command holds an invisible or control character (U+{:04X})",
+                c as u32
+            ));
+        }
+        // NUL bytes: bash drops them from a script and argv ends at the first
+        // one. Both readings are judged; tree-sitter never sees a NUL (its
+        // scanner crawls over them).
+        let without_nul;
+        let src = match src.find('\0') {
+            Some(first) => {
+                let prefix = &src[..first];
+                if !prefix.trim().is_empty() && self.take_budget() {
+                    let prefix = prefix.to_string();
+                    self.reparse(&prefix, Role::Checked);
+                }
+                without_nul = src.replace('\0', "");
+                without_nul.as_str()
+            }
+            None => src,
+        };
+        let Some((tree, text)) = parse_source(src) else {
+            self.set_opaque("the command cannot be parsed".into());
+            return;
+        };
+        let root = tree.root_node();
+        let broken = root.has_error();
+        if broken {
+            self.set_opaque("the command cannot be parsed".into());
+        }
+        self.reparse_depth += 1;
+        let scope = Scope {
+            role,
+            redirs: Vec::new(),
+        };
+        self.walk(root, &text, &scope);
+        if broken && text.contains('{') && text.len() <= MAX_REINTERPRETED && self.take_budget() {
+            // `{rm,-rf,x}` does not parse; deny rules and caps still judge
+            // its brace-expanded reading.
+            let expanded = words::brace_expand(&text, 64).join(" ");
+            if expanded != text && expanded.len() <= MAX_REINTERPRETED {
+                self.reparse(&expanded, Role::Checked);
+            }
+        }
+        self.reparse_depth -= 1;
+    }
+
+    /// A string run by a shell (`bash -c`, `su -c`, `eval`): its own cwd scope.
+    fn reparse(&mut self, src: &str, role: Role) {
+        let saved = (self.cwd.clone(), self.branch.clone());
+        self.source(src, role);
+        (self.cwd, self.branch) = saved;
+    }
+
+    fn walk(&mut self, node: Node<'_>, src: &str, scope: &Scope) {
+        if self.depth >= MAX_NODE_DEPTH {
+            self.too_deep("the command is nested too deeply to judge");
+            self.flat_scan(node, src);
+            return;
+        }
+        self.depth += 1;
+        match node.kind() {
+            "command" => self.command(node, src, scope, &[]),
+            "declaration_command" | "unset_command" | "test_command" => {
+                self.generic(node, src, scope)
+            }
+            "compound_statement" if first_kind(node) == Some("((") => {
+                self.generic(node, src, scope)
+            }
+            "variable_assignment" | "variable_assignments" => self.assignments(node, src, scope),
+            "redirected_statement" => self.redirected(node, src, scope),
+            "subshell" | "command_substitution" | "process_substitution" => {
+                let saved = (self.cwd.clone(), self.branch.clone());
+                self.children(node, src, scope);
+                (self.cwd, self.branch) = saved;
+            }
+            "function_definition" => {
+                let saved = (self.cwd.clone(), self.branch.clone());
+                if let Some(body) = node.child_by_field_name("body") {
+                    self.walk(body, src, scope);
+                }
+                (self.cwd, self.branch) = saved;
+            }
+            "heredoc_redirect" => self.heredoc(node, src, scope),
+            "comment" | "heredoc_start" | "heredoc_end" => {}
+            _ => self.children(node, src, scope),
+        }
+        self.depth -= 1;
+    }
+
+    fn children(&mut self, node: Node<'_>, src: &str, scope: &Scope) {
+        let mut cursor = node.walk();
+        let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for child in kids {
+            self.walk(child, src, scope);
+        }
+    }
+
+    /// Beyond the depth limit: every simple command below `node`, found
+    /// without recursion, judged as `Checked` fragments so deny still sees them.
+    fn flat_scan(&mut self, node: Node<'_>, src: &str) {
+        let mut cursor = node.walk();
+        let mut budget = 100_000usize;
+        loop {
+            let n = cursor.node();
+            if n.kind() == "command" {
+                let (assigns, words, redirs) = collect_command(n, src);
+                self.emit(assigns, words, redirs, Role::Checked);
+            }
+            budget -= 1;
+            if budget == 0 {
+                return;
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() || cursor.node() == node {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn redirected(&mut self, node: Node<'_>, src: &str, scope: &Scope) {
+        let mut redirs = Vec::new();
+        let mut cursor = node.walk();
+        let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        let mut body = None;
+        for (i, child) in kids.iter().enumerate() {
+            if node.field_name_for_child(i as u32) == Some("body") {
+                body = Some(*child);
+                continue;
+            }
+            if let Some(r) = redirect(*child, src) {
+                redirs.push(r);
+            }
+            self.walk(*child, src, scope);
+        }
+        match body {
+            Some(b) if b.kind() == "command" => self.command(b, src, scope, &redirs),
+            Some(b) => {
+                let mut inner = scope.clone();
+                inner.redirs.extend(redirs);
+                let before = self.out.len();
+                self.walk(b, src, &inner);
+                if self.out.len() == before {
+                    self.emit(Vec::new(), Vec::new(), inner.redirs, scope.role);
+                }
+            }
+            None => {
+                let mut all = scope.redirs.clone();
+                all.extend(redirs);
+                self.emit(Vec::new(), Vec::new(), all, scope.role);
+            }
+        }
+    }
+
+    fn heredoc(&mut self, node: Node<'_>, src: &str, scope: &Scope) {
+        let quoted = node
+            .named_children(&mut node.walk())
+            .find(|c| c.kind() == "heredoc_start")
+            .is_some_and(|s| {
+                let t = slice(src, s.byte_range());
+                t.contains(['\'', '"', '\\'])
+            });
+        let mut cursor = node.walk();
+        let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for child in kids {
+            match child.kind() {
+                "heredoc_body" => {
+                    if !quoted {
+                        self.walk(child, src, scope);
+                        self.heredoc_backticks(child, src, scope);
+                    }
+                }
+                "heredoc_start" | "heredoc_end" | "<<" | "<<-" => {}
+                _ => self.walk(child, src, scope),
+            }
+        }
+    }
+
+    /// Command substitutions in an unquoted here-document body that
+    /// tree-sitter left as text (backticks always; `$( )` after `<<-`).
+    fn heredoc_backticks(&mut self, body: Node<'_>, src: &str, scope: &Scope) {
+        let mut parsed: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut cursor = body.walk();
+        for c in body.named_children(&mut cursor) {
+            if c.kind() != "heredoc_content" {
+                parsed.push(c.byte_range());
+            }
+        }
+        let range = body.byte_range();
+        let skip: Vec<std::ops::Range<usize>> = parsed
+            .iter()
+            .map(|r| r.start.saturating_sub(range.start)..r.end.saturating_sub(range.start))
+            .collect();
+        for inner in find_substitutions(slice(src, range), &skip) {
+            self.reparse(&inner, scope.role);
+        }
+    }
+
+    fn assignments(&mut self, node: Node<'_>, src: &str, scope: &Scope) {
+        let mut assigns = Vec::new();
+        if node.kind() == "variable_assignment" {
+            assigns.push(norm_word(node, src));
+            self.walk_assignment_value(node, src, scope);
+        } else {
+            let mut cursor = node.walk();
+            let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            for c in kids {
+                if c.kind() == "variable_assignment" {
+                    assigns.push(norm_word(c, src));
+                    self.walk_assignment_value(c, src, scope);
+                }
+            }
+        }
+        self.emit(assigns, Vec::new(), scope.redirs.clone(), scope.role);
+    }
+
+    fn walk_assignment_value(&mut self, node: Node<'_>, src: &str, scope: &Scope) {
+        let mut cursor = node.walk();
+        let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        for c in kids {
+            if c.kind() != "variable_name" {
+                self.walk(c, src, scope);
+            }
+        }
+    }
+
+    /// `[ … ]`, `[[ … ]]`, `(( … ))`, `export …`, `unset …`: one fragment of
+    /// its words; substitutions inside are fragments of their own.
+    fn generic(&mut self, node: Node<'_>, src: &str, scope: &Scope) {
+        let mut words = Vec::new();
+        flatten_words(node, src, &mut words, 0);
+        self.children(node, src, scope);
+        self.emit(Vec::new(), words, scope.redirs.clone(), scope.role);
+    }
+
+    fn command(&mut self, node: Node<'_>, src: &str, scope: &Scope, extra: &[Redir]) {
+        // Substitutions inside the command run first.
+        let mut cursor = node.walk();
+        let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        for c in kids {
+            match c.kind() {
+                "variable_assignment" => self.walk_assignment_value(c, src, scope),
+                "heredoc_redirect" => self.heredoc(c, src, scope),
+                _ => self.walk(c, src, scope),
+            }
+        }
+        let (assigns, words, mut redirs) = collect_command(node, src);
+        if let Some(name) = node.child_by_field_name("name") {
+            let raw = slice(src, name.byte_range());
+            let plain = name.named_child(0).is_some_and(|w| w.kind() == "word");
+            if plain && RESERVED.contains(&raw) {
+                // tree-sitter took a reserved word for a command name: bash
+                // would read this differently. Opaque, and what follows the
+                // keyword is still judged by deny/ask rules and caps.
+                self.set_opaque(format!(
+                    "`{raw}` where a command should be: cannot be parsed"
+                ));
+                let rest = slice(src, name.end_byte()..node.end_byte());
+                if !rest.trim().is_empty() {
+                    self.reparse(rest, Role::Checked);
+                }
+            }
+        }
+        let mut all = scope.redirs.clone();
+        all.extend(extra.iter().cloned());
+        all.append(&mut redirs);
+        self.emit(assigns, words, all, scope.role);
+    }
+
+    /// Builds the fragment(s) of one simple command and records their effects
+    /// (`cd`, `git checkout`) on the walker.
+    fn emit(&mut self, assigns: Vec<Word>, words: Vec<Word>, redirs: Vec<Redir>, role: Role) {
+        let analysis = wrappers::analyse(&assigns, &words, &redirs, role);
+        if let Some(why) = &analysis.dynamic {
+            self.set_opaque(why.clone());
+        }
+        let mut paths = Vec::new();
+        for a in &assigns {
+            if let Some((_, v)) = a.text.split_once('=') {
+                push_path_candidates(v, a, &mut paths);
+            }
+        }
+        collect_arg_paths(&words, &mut paths);
+        for r in &redirs {
+            if let Some(p) = &r.path {
+                paths.push(p.clone());
+            }
+        }
+        let core_name = analysis.core.first().map(String::as_str).unwrap_or("");
+        if core_name == "sed" {
+            sed_write_paths(&analysis.core, &mut paths);
+        }
+        let frag = Fragment {
+            text: analysis.text,
+            role: analysis.role,
+            allow_forms: analysis.allow_forms,
+            check_forms: analysis.check_forms,
+            chain: analysis.chain,
+            core: analysis.core,
+            paths,
+            cwd: self.cwd.clone(),
+            branch: self.branch.clone(),
+        };
+        self.track_effects(&frag);
+        self.out.push(frag);
+        for d in analysis.derived {
+            match d {
+                wrappers::Derived::Words(ws, role) => {
+                    self.emit(Vec::new(), ws, Vec::new(), role);
+                }
+                wrappers::Derived::Source(text, role) => self.reparse(&text, role),
+                wrappers::Derived::Reading(text) => {
+                    if self.take_budget() && text.len() <= MAX_REINTERPRETED {
+                        self.reparse(&text, Role::Checked);
+                    }
+                }
+            }
+        }
+    }
+
+    fn track_effects(&mut self, frag: &Fragment) {
+        let core = &frag.core;
+        let Some(name) = core.first() else {
+            return;
+        };
+        match name.as_str() {
+            "cd" | "pushd" => {
+                let target = core[1..]
+                    .iter()
+                    .find(|a| !a.starts_with('-') || a.as_str() == "-");
+                self.cwd = match target {
+                    None => Some(self.home.to_path_buf()),
+                    Some(t) if t == "-" || t.contains('$') || t.contains('`') => None,
+                    Some(t) => self
+                        .cwd
+                        .as_ref()
+                        .map(|c| paths::lexical(c, &paths::expand_home(t, self.home))),
+                };
+            }
+            "git" => {
+                if let Some((sub, rest)) = crate::caps::git_subcommand(core) {
+                    if sub == "switch" || sub == "checkout" {
+                        if let Some(b) = switched_branch(sub, rest, self.cwd.as_deref()) {
+                            self.branch = Some(b);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The texts inside `$( … )` and `` `…` `` in `text`, skipping the byte
+/// ranges in `skip` (already parsed) and `$(( … ))` arithmetic.
+fn find_substitutions(text: &str, skip: &[std::ops::Range<usize>]) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(r) = skip.iter().find(|r| r.contains(&i)) {
+            i = r.end.max(i + 1);
+            continue;
+        }
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'`' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < bytes.len() && bytes[j] != b'`' {
+                    j += if bytes[j] == b'\\' { 2 } else { 1 };
+                }
+                let end = j.min(bytes.len());
+                out.push(slice(text, start..end).to_string());
+                i = end + 1;
+            }
+            b'$' if bytes.get(i + 1) == Some(&b'(') => {
+                if bytes.get(i + 2) == Some(&b'(') {
+                    i += 3;
+                    continue;
+                }
+                let start = i + 2;
+                let mut depth = 1usize;
+                let mut j = start;
+                while j < bytes.len() {
+                    match bytes[j] {
+                        b'\\' => j += 1,
+                        b'(' => depth += 1,
+                        b')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                let end = j.min(bytes.len());
+                out.push(slice(text, start..end).to_string());
+                i = end + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// The branch `git switch|checkout ARGS` moves to, if it is a branch switch.
+fn switched_branch(sub: &str, args: &[String], cwd: Option<&Path>) -> Option<String> {
+    let mut positional = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" {
+            return None; // `checkout -- FILE` restores files
+        }
+        if matches!(a.as_str(), "-b" | "-B" | "-c" | "-C" | "--orphan") {
+            return args.get(i + 1).cloned();
+        }
+        if a.starts_with('-') {
+            i += 1;
+            continue;
+        }
+        positional.push(a.clone());
+        i += 1;
+    }
+    if positional.len() != 1 {
+        return None;
+    }
+    let b = positional.pop()?;
+    if sub == "checkout" {
+        if let Some(c) = cwd {
+            if c.join(&b).exists() {
+                return None; // a file checkout, not a branch switch
+            }
+        }
+    }
+    Some(b)
+}
+
+fn first_kind<'t>(node: Node<'t>) -> Option<&'static str> {
+    node.child(0).map(|c| c.kind())
+}
+
+/// Assignments, words and redirections of a `command` node.
+fn collect_command(node: Node<'_>, src: &str) -> (Vec<Word>, Vec<Word>, Vec<Redir>) {
+    let mut assigns = Vec::new();
+    let mut words = Vec::new();
+    let mut redirs = Vec::new();
+    let mut cursor = node.walk();
+    for c in node.named_children(&mut cursor) {
+        match c.kind() {
+            "variable_assignment" => assigns.push(norm_word(c, src)),
+            "comment" => {}
+            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                if let Some(r) = redirect(c, src) {
+                    redirs.push(r);
+                }
+            }
+            _ => words.push(norm_word(c, src)),
+        }
+    }
+    (assigns, words, redirs)
+}
+
+/// Words of a test / declaration / arithmetic command, in order.
+fn flatten_words(node: Node<'_>, src: &str, out: &mut Vec<Word>, depth: usize) {
+    if depth > 64 {
+        out.push(Word::raw(slice(src, node.byte_range())));
+        return;
+    }
+    let mut cursor = node.walk();
+    for c in node.children(&mut cursor) {
+        match c.kind() {
+            "word"
+            | "string"
+            | "raw_string"
+            | "ansi_c_string"
+            | "translated_string"
+            | "concatenation"
+            | "number"
+            | "variable_assignment"
+            | "variable_name"
+            | "test_operator"
+            | "regex"
+            | "extglob_pattern" => out.push(norm_word(c, src)),
+            k if is_dynamic_kind(k) => out.push(norm_word(c, src)),
+            "comment" => {}
+            _ if c.child_count() == 0 => out.push(Word::raw(slice(src, c.byte_range()))),
+            _ => flatten_words(c, src, out, depth + 1),
+        }
+    }
+}
+
+/// A redirection node → its rendered text and the path it names.
+fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
+    match node.kind() {
+        "file_redirect" => {
+            let mut fd = String::new();
+            let mut op = String::new();
+            let mut target: Option<Word> = None;
+            let mut cursor = node.walk();
+            for (i, c) in node.children(&mut cursor).enumerate() {
+                match node.field_name_for_child(i as u32) {
+                    Some("descriptor") => fd = slice(src, c.byte_range()).to_string(),
+                    Some("destination") => {
+                        let w = norm_word(c, src);
+                        target = Some(match target {
+                            None => w,
+                            Some(mut t) => {
+                                t.text.push(' ');
+                                t.text.push_str(&w.text);
+                                t
+                            }
+                        });
+                    }
+                    _ if !c.is_named() => op.push_str(slice(src, c.byte_range())),
+                    _ => {}
+                }
+            }
+            let target = target.unwrap_or_else(|| Word::raw(""));
+            let dup = (op == ">&" || op == "<&")
+                && (target.text == "-" || target.text.chars().all(|c| c.is_ascii_digit()));
+            let text = if dup {
+                format!("{fd}{op}{}", target.text)
+            } else {
+                format!("{fd}{op} {}", target.text)
+            };
+            let path = if dup || target.text.is_empty() {
+                None
+            } else {
+                Some(target.text)
+            };
+            Some(Redir { text, path })
+        }
+        "herestring_redirect" => {
+            let mut parts = Vec::new();
+            let mut cursor = node.walk();
+            for c in node.named_children(&mut cursor) {
+                parts.push(norm_word(c, src).text);
+            }
+            Some(Redir {
+                text: format!("<<< {}", parts.join(" ")),
+                path: None,
+            })
+        }
+        "heredoc_redirect" => {
+            let mut op = "<<".to_string();
+            let mut delim = String::new();
+            let mut cursor = node.walk();
+            for c in node.children(&mut cursor) {
+                match c.kind() {
+                    "<<-" => op = "<<-".into(),
+                    "heredoc_start" => {
+                        delim = words::unquote_simple(slice(src, c.byte_range()));
+                    }
+                    _ => {}
+                }
+            }
+            Some(Redir {
+                text: format!("{op} {delim}"),
+                path: None,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Paths named by the arguments: non-option arguments, `--opt=VALUE` values
+/// and absolute or home paths inside an argument after whitespace.
+fn collect_arg_paths(words: &[Word], out: &mut Vec<String>) {
+    let mut options_done = false;
+    for w in words.iter().skip(1) {
+        let t = w.text.as_str();
+        if !options_done && t == "--" {
+            options_done = true;
+            continue;
+        }
+        if options_done || !t.starts_with('-') || t == "-" {
+            if t != "-" {
+                push_path_candidates(t, w, out);
+            }
+        } else if let Some((_, v)) = t.split_once('=') {
+            push_path_candidates(v, w, out);
+        } else {
+            embedded_paths(t, out);
+        }
+    }
+}
+
+fn push_path_candidates(value: &str, w: &Word, out: &mut Vec<String>) {
+    if value.is_empty() || is_url(value) {
+        embedded_paths(value, out);
+        return;
+    }
+    if w.brace {
+        let expanded = words::brace_expand(value, 64);
+        if expanded.len() > 1 {
+            for e in expanded {
+                if !is_url(&e) {
+                    out.push(e.clone());
+                }
+                embedded_paths(&e, out);
+            }
+            return;
+        }
+    }
+    out.push(value.to_string());
+    embedded_paths(value, out);
+}
+
+/// `scheme://…` is a URL, not a path.
+pub(crate) fn is_url(s: &str) -> bool {
+    let Some(idx) = s.find("://") else {
+        return false;
+    };
+    let scheme = &s[..idx];
+    !scheme.is_empty()
+        && scheme
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+}
+
+/// Absolute or home paths that start inside an argument after whitespace or
+/// punctuation (`sed 'w /etc/x'`, `dd of=/dev/sda`, awk's `> "/tmp/x"`).
+fn embedded_paths(s: &str, out: &mut Vec<String>) {
+    let bytes = s.as_bytes();
+    for i in 1..bytes.len() {
+        let prev = bytes[i - 1];
+        if !matches!(
+            prev,
+            b' ' | b'\t' | b'\n' | b'>' | b'<' | b'"' | b'\'' | b'=' | b'(' | b',' | b';' | b':'
+        ) {
+            continue;
+        }
+        let c = bytes[i];
+        let starts = c == b'/'
+            || (c == b'~' && (i + 1 == bytes.len() || bytes[i + 1] == b'/'))
+            || s[i..].starts_with("$HOME")
+            || s[i..].starts_with("${HOME}");
+        if !starts {
+            continue;
+        }
+        if prev == b':' && i >= 2 && s[..i].ends_with("://") {
+            continue;
+        }
+        let rest = &s[i..];
+        let end = rest
+            .find(|ch: char| {
+                ch.is_whitespace()
+                    || matches!(ch, '"' | '\'' | ';' | '|' | '&' | ')' | '<' | '>' | ',')
+            })
+            .unwrap_or(rest.len());
+        let p = &rest[..end];
+        // A lone `/` inside text ("a / b", "rm -rf /" in a message) is not a path.
+        if (p.len() > 1 || p == "~") && !(prev == b':' && is_url(&s[..i + end])) {
+            out.push(p.to_string());
+        }
+    }
+}
+
+/// GNU sed writes files with `w FILE` / `W FILE` (also glued: `w/etc/x`).
+fn sed_write_paths(core: &[String], out: &mut Vec<String>) {
+    for a in core.iter().skip(1) {
+        let bytes = a.as_bytes();
+        for i in 0..bytes.len() {
+            if bytes[i] != b'w' && bytes[i] != b'W' {
+                continue;
+            }
+            let rest = a[i + 1..].trim_start();
+            if rest.starts_with('/') || rest.starts_with('~') {
+                let end = rest.find(['\n', ';', '}']).unwrap_or(rest.len());
+                out.push(rest[..end].trim_end().to_string());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frags(src: &str) -> Parsed {
+        parse_command(src, Path::new("/proj"), Path::new("/home/u"))
+    }
+
+    fn texts(src: &str) -> Vec<String> {
+        frags(src).fragments.into_iter().map(|f| f.text).collect()
+    }
+
+    #[test]
+    fn separators() {
+        assert_eq!(
+            texts("a && b || c; d | e & f\ng"),
+            ["a", "b", "c", "d", "e", "f", "g"]
+        );
+        assert_eq!(texts("echo \"$(curl x)\""), ["curl x", "echo $(curl x)"]);
+        assert_eq!(texts("echo 'git push'"), ["echo git push"]);
+        assert_eq!(texts("r\\\nm -rf /"), ["rm -rf /"]);
+        assert_eq!(texts("ls -la\n\\rm x"), ["ls -la", "rm x"]);
+        assert_eq!(texts("ls \\\n\\rm"), ["ls rm"]);
+        assert_eq!(
+            texts("ls && ls | ls | ls\nwget y && ls"),
+            ["ls", "ls", "ls", "ls", "wget y", "ls"]
+        );
+    }
+
+    #[test]
+    fn heredocs() {
+        assert_eq!(
+            texts("cat <<EOF\n$(rm x) `id`\nEOF"),
+            ["rm x", "id", "cat << EOF"]
+        );
+        assert_eq!(texts("cat <<'EOF'\n$(rm x) `id`\nEOF"), ["cat << EOF"]);
+    }
+
+    #[test]
+    fn rereadings_do_not_multiply() {
+        // Found by the fuzzer: brace re-readings of re-readings grew 64-fold per level.
+        let t = std::time::Instant::now();
+        let p = frags("r\u{0}\u{0}\u{0}=a,b}\u{5c}\u{a}m x; \u{b}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}{\u{a}m y; {,ab}; $IFS; e; $IFS; eval \u{22}x\u{22}");
+        assert!(p.opaque.is_some());
+        let many = "{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}(".repeat(20);
+        let _ = frags(&many);
+        assert!(t.elapsed() < std::time::Duration::from_secs(2));
+    }
+
+    #[test]
+    fn nul_bytes() {
+        let t = std::time::Instant::now();
+        let p = frags(&format!("{}\nR{{,\0\0P\0}}}}\0{{\0,\0", "\0".repeat(200)));
+        assert!(p.opaque.is_some());
+        assert!(t.elapsed() < std::time::Duration::from_millis(500));
+        let p = frags("r\0m -rf x");
+        assert!(p.fragments.iter().any(|f| f.text == "rm -rf x"));
+        assert!(p.fragments.iter().any(|f| f.text == "r"));
+    }
+
+    #[test]
+    fn scanner_crash_inputs() {
+        // These crashed tree-sitter-bash's scanner (isdigit on a large code point).
+        for s in [
+            "{\u{E010E}",
+            "{{{\u{E010E}",
+            "{1..\u{42000}}",
+            "{\u{10FFFF}x",
+            "a.\u{E0100}",
+        ] {
+            let p = frags(s);
+            assert!(p.opaque.is_some() || !p.fragments.is_empty());
+        }
+    }
+
+    #[test]
+    fn opaque() {
+        assert!(frags("$CMD x").opaque.is_some());
+        assert!(frags("cat${IFS}x").opaque.is_some());
+        assert!(frags("eval 'rm x'").opaque.is_some());
+        assert!(frags("ls\u{200b}").opaque.is_some());
+        assert!(frags("ls (").opaque.is_some());
+        assert!(frags("ls -la").opaque.is_none());
+    }
+}

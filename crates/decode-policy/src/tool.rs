@@ -1,0 +1,231 @@
+//! Tools and their kinds (SPEC §1).
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The kind of a tool decides how the mode table (SPEC §2) treats it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    /// `read`, `glob`, `grep`, `web_fetch`, `todo_write`.
+    ReadOnly,
+    /// `write`, `edit`.
+    FileEdit,
+    /// `bash`.
+    Other,
+    /// `ask_user`, `enter_plan_mode`, `exit_plan_mode`, `sleep`: never gated.
+    Control,
+}
+
+impl ToolKind {
+    /// The snake_case name (`read_only`, `file_edit`, `other`, `control`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolKind::ReadOnly => "read_only",
+            ToolKind::FileEdit => "file_edit",
+            ToolKind::Other => "other",
+            ToolKind::Control => "control",
+        }
+    }
+}
+
+impl fmt::Display for ToolKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Every tool the agent can call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tool {
+    Read,
+    Glob,
+    Grep,
+    WebFetch,
+    TodoWrite,
+    Write,
+    Edit,
+    Bash,
+    AskUser,
+    EnterPlanMode,
+    ExitPlanMode,
+    Sleep,
+}
+
+impl Tool {
+    /// Every tool, in a stable order.
+    pub const ALL: [Tool; 12] = [
+        Tool::Read,
+        Tool::Glob,
+        Tool::Grep,
+        Tool::WebFetch,
+        Tool::TodoWrite,
+        Tool::Write,
+        Tool::Edit,
+        Tool::Bash,
+        Tool::AskUser,
+        Tool::EnterPlanMode,
+        Tool::ExitPlanMode,
+        Tool::Sleep,
+    ];
+
+    /// Looks a tool up by name, case-insensitively. Accepts our snake_case names
+    /// and Claude Code's names (`WebFetch`, `TodoWrite`, ...): underscores and
+    /// dashes are ignored, so `web_fetch`, `webfetch` and `WebFetch` are one tool.
+    pub fn from_name(name: &str) -> Option<Tool> {
+        let name = name.trim();
+        if name.is_empty() || name.len() > 32 {
+            return None;
+        }
+        let mut key = String::with_capacity(name.len());
+        for c in name.chars() {
+            if c == '_' || c == '-' {
+                continue;
+            }
+            if !c.is_ascii_alphanumeric() {
+                return None;
+            }
+            key.push(c.to_ascii_lowercase());
+        }
+        Some(match key.as_str() {
+            "read" => Tool::Read,
+            "glob" => Tool::Glob,
+            "grep" => Tool::Grep,
+            "webfetch" => Tool::WebFetch,
+            "todowrite" => Tool::TodoWrite,
+            "write" => Tool::Write,
+            "edit" => Tool::Edit,
+            "bash" => Tool::Bash,
+            "askuser" => Tool::AskUser,
+            "enterplanmode" => Tool::EnterPlanMode,
+            "exitplanmode" => Tool::ExitPlanMode,
+            "sleep" => Tool::Sleep,
+            _ => return None,
+        })
+    }
+
+    /// The canonical snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Read => "read",
+            Tool::Glob => "glob",
+            Tool::Grep => "grep",
+            Tool::WebFetch => "web_fetch",
+            Tool::TodoWrite => "todo_write",
+            Tool::Write => "write",
+            Tool::Edit => "edit",
+            Tool::Bash => "bash",
+            Tool::AskUser => "ask_user",
+            Tool::EnterPlanMode => "enter_plan_mode",
+            Tool::ExitPlanMode => "exit_plan_mode",
+            Tool::Sleep => "sleep",
+        }
+    }
+
+    /// The tool's kind (SPEC §1).
+    pub fn kind(self) -> ToolKind {
+        match self {
+            Tool::Read | Tool::Glob | Tool::Grep | Tool::WebFetch | Tool::TodoWrite => {
+                ToolKind::ReadOnly
+            }
+            Tool::Write | Tool::Edit => ToolKind::FileEdit,
+            Tool::Bash => ToolKind::Other,
+            Tool::AskUser | Tool::EnterPlanMode | Tool::ExitPlanMode | Tool::Sleep => {
+                ToolKind::Control
+            }
+        }
+    }
+
+    /// `read`, `glob`, `grep`, `write`, `edit`: tools whose subject is a path.
+    pub fn is_file_tool(self) -> bool {
+        matches!(
+            self,
+            Tool::Read | Tool::Glob | Tool::Grep | Tool::Write | Tool::Edit
+        )
+    }
+
+    /// Control tools are never gated.
+    pub fn is_control(self) -> bool {
+        self.kind() == ToolKind::Control
+    }
+
+    /// The tools a rule naming `self` applies to: `edit(...)` covers `write` and
+    /// `edit`; `read(...)` covers `read`, `glob` and `grep`.
+    pub fn covered_by_rule(self) -> &'static [Tool] {
+        match self {
+            Tool::Read => &[Tool::Read, Tool::Glob, Tool::Grep],
+            Tool::Edit => &[Tool::Write, Tool::Edit],
+            Tool::Glob => &[Tool::Glob],
+            Tool::Grep => &[Tool::Grep],
+            Tool::WebFetch => &[Tool::WebFetch],
+            Tool::TodoWrite => &[Tool::TodoWrite],
+            Tool::Write => &[Tool::Write],
+            Tool::Bash => &[Tool::Bash],
+            Tool::AskUser => &[Tool::AskUser],
+            Tool::EnterPlanMode => &[Tool::EnterPlanMode],
+            Tool::ExitPlanMode => &[Tool::ExitPlanMode],
+            Tool::Sleep => &[Tool::Sleep],
+        }
+    }
+
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Error for an unknown tool name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tool `{name}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep)")]
+pub struct UnknownTool {
+    pub name: String,
+}
+
+impl std::str::FromStr for Tool {
+    type Err = UnknownTool;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Tool::from_name(s).ok_or_else(|| UnknownTool {
+            name: s.to_string(),
+        })
+    }
+}
+
+impl Serialize for Tool {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Tool {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Tool::from_name(&s).ok_or_else(|| serde::de::Error::custom(UnknownTool { name: s }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for t in Tool::ALL {
+            assert_eq!(Tool::from_name(t.name()), Some(t));
+            assert_eq!(t.index(), Tool::ALL.iter().position(|x| *x == t).unwrap());
+        }
+        assert_eq!(Tool::from_name("WebFetch"), Some(Tool::WebFetch));
+        assert_eq!(Tool::from_name("webfetch"), Some(Tool::WebFetch));
+        assert_eq!(Tool::from_name("TodoWrite"), Some(Tool::TodoWrite));
+        assert_eq!(Tool::from_name("todo_write"), Some(Tool::TodoWrite));
+        assert_eq!(Tool::from_name("BASH"), Some(Tool::Bash));
+        assert_eq!(Tool::from_name("shell"), None);
+        assert_eq!(Tool::from_name(""), None);
+        assert_eq!(Tool::from_name("re ad"), None);
+    }
+}
