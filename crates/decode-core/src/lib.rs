@@ -13,17 +13,23 @@
 //! - [`session`]: the JSONL transcripts of conversations, and resuming them;
 //! - [`config`]: the app's config file and API keys (env vars, OS keyring).
 
+#[cfg(feature = "engine")]
 pub mod agent_loop;
 pub mod agents;
+#[cfg(feature = "engine")]
 pub mod channel;
+#[cfg(feature = "engine")]
 pub mod config;
 pub mod decision;
 pub mod dirs;
 pub mod fsutil;
+#[cfg(feature = "engine")]
 pub mod providers;
+#[cfg(feature = "engine")]
 pub mod session;
 pub mod settings;
 pub mod state;
+#[cfg(feature = "engine")]
 pub mod tools;
 pub mod trust;
 
