@@ -102,6 +102,7 @@ const KUBE_WITH_ARG: &[&str] = &[
     "--as",
     "--as-group",
     "--kube-context",
+    "-v",
     "--kube-apiserver",
     "--kube-token",
     "--repository-config",
@@ -132,9 +133,71 @@ pub(crate) fn external_effect(core: &[String], chain: &[String]) -> Option<Strin
             "`{p}` runs with elevated privileges: asks every time"
         ));
     }
+    external_core(core, 0)
+}
+
+/// The index in `args` of the first positional word, skipping options
+/// (`with_arg` take the next word).
+fn first_positional(args: &[String], with_arg: &[&str]) -> Option<usize> {
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            return (i + 1 < args.len()).then_some(i + 1);
+        }
+        if a.starts_with('-') && a.len() > 1 {
+            i += if with_arg.contains(&a) { 2 } else { 1 };
+            continue;
+        }
+        return Some(i);
+    }
+    None
+}
+
+/// The command a package runner runs (`npx vercel deploy`, `npm exec …`,
+/// `pnpm dlx …`, `yarn dlx …`, `bunx …`, `python -m twine …`), as words.
+fn runner_target(core: &[String]) -> Option<Vec<String>> {
+    let name = core.first()?.as_str();
+    let args = &core[1..];
+    let runner_opts: &[&str] = &["-p", "--package", "-c", "--call", "--registry", "--cache"];
+    let start = match name {
+        "npx" | "bunx" | "pnpx" => first_positional(args, runner_opts)?,
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            let sub = first_positional(args, PKG_WITH_ARG)?;
+            if !matches!(args[sub].as_str(), "exec" | "x" | "dlx") {
+                return None;
+            }
+            sub + 1 + first_positional(&args[sub + 1..], runner_opts)?
+        }
+        n if n.starts_with("python") => {
+            let m = args.iter().position(|a| a == "-m")?;
+            m + 1
+        }
+        _ => return None,
+    };
+    let mut words: Vec<String> = args.get(start..)?.to_vec();
+    let first = words.first_mut()?;
+    // `vercel@latest` → `vercel`; `@scope/pkg@1` → `@scope/pkg`.
+    if let Some(at) = first.rfind('@').filter(|&k| k > 0) {
+        first.truncate(at);
+    }
+    if let Some(slash) = first.rfind('/') {
+        *first = first[slash + 1..].to_string();
+    }
+    Some(words)
+}
+
+fn external_core(core: &[String], depth: usize) -> Option<String> {
     let name = core.first()?.as_str();
     let args = &core[1..];
     let hit = |what: &str| Some(format!("{what} has external effects: asks every time"));
+    if depth < 4 {
+        if let Some(inner) = runner_target(core) {
+            if let Some(r) = external_core(&inner, depth + 1) {
+                return Some(r);
+            }
+        }
+    }
     match name {
         "git" => {
             if let Some(("push", _)) = git_subcommand(core) {
@@ -151,7 +214,10 @@ pub(crate) fn external_effect(core: &[String], chain: &[String]) -> Option<Strin
             }
         }
         "npm" | "pnpm" | "yarn" | "cargo" | "bun" => {
-            let p = positionals(args, PKG_WITH_ARG, 2);
+            // `cargo +nightly publish`: the toolchain is not a subcommand.
+            let skip =
+                usize::from(name == "cargo" && args.first().is_some_and(|a| a.starts_with('+')));
+            let p = positionals(&args[skip..], PKG_WITH_ARG, 2);
             match p.as_slice() {
                 ["publish", ..] => return hit(&format!("{name} publish")),
                 ["npm", "publish"] if name == "yarn" => return hit("yarn npm publish"),
@@ -161,8 +227,20 @@ pub(crate) fn external_effect(core: &[String], chain: &[String]) -> Option<Strin
         "twine" if positionals(args, &[], 1).first() == Some(&"upload") => {
             return hit("twine upload");
         }
-        "docker" | "podman" if positionals(args, DOCKER_WITH_ARG, 1).first() == Some(&"push") => {
-            return hit(&format!("{name} push"));
+        "docker" | "podman" => {
+            let p = positionals(args, DOCKER_WITH_ARG, 2);
+            let pushes = args
+                .iter()
+                .any(|a| a == "--push" || a == "--push=true" || a.contains("type=registry"));
+            match p.as_slice() {
+                ["push", ..] => return hit(&format!("{name} push")),
+                ["image", "push"] => return hit(&format!("{name} image push")),
+                ["buildx", "build" | "b"] | ["build", ..] | ["image", "build"] if pushes => {
+                    return hit(&format!("{name} build --push"));
+                }
+                ["manifest", "push"] => return hit(&format!("{name} manifest push")),
+                _ => {}
+            }
         }
         "kubectl" | "oc" => {
             if let Some(s @ ("apply" | "create" | "delete" | "rollout")) =
@@ -221,6 +299,81 @@ pub(crate) fn external_effect(core: &[String], chain: &[String]) -> Option<Strin
         _ => {}
     }
     None
+}
+
+/// `git config` that writes the repository's `.git/config` (not `--global`,
+/// `--system` or `--file`), or `git -c core.hooksPath=…`.
+pub(crate) fn git_config_write(core: &[String]) -> bool {
+    if core.first().map(String::as_str) != Some("git") {
+        return false;
+    }
+    let mut i = 1;
+    while i < core.len() {
+        let a = core[i].as_str();
+        if a == "-c" {
+            let kv = core
+                .get(i + 1)
+                .map(|s| s.to_ascii_lowercase())
+                .unwrap_or_default();
+            if kv.starts_with("core.hookspath") {
+                return true;
+            }
+        } else if let Some(kv) = a.strip_prefix("-c") {
+            if kv.to_ascii_lowercase().starts_with("core.hookspath") {
+                return true;
+            }
+        }
+        if !a.starts_with('-') {
+            break;
+        }
+        i += if GIT_GLOBAL_WITH_ARG.contains(&a) {
+            2
+        } else {
+            1
+        };
+    }
+    let Some(("config", rest)) = git_subcommand(core) else {
+        return false;
+    };
+    let mut positional = Vec::new();
+    let mut write_opt = false;
+    let mut j = 0;
+    while j < rest.len() {
+        let a = rest[j].as_str();
+        if a.starts_with("--get")
+            || matches!(
+                a,
+                "-l" | "--list" | "--global" | "--system" | "-f" | "--file" | "--blob"
+            )
+            || a.starts_with("--file=")
+            || a.starts_with("--blob=")
+        {
+            return false;
+        }
+        if matches!(
+            a,
+            "--unset"
+                | "--unset-all"
+                | "--add"
+                | "--replace-all"
+                | "--rename-section"
+                | "--remove-section"
+                | "-e"
+                | "--edit"
+        ) {
+            write_opt = true;
+        } else if matches!(a, "--type" | "--default" | "--comment") {
+            j += 1;
+        } else if !a.starts_with('-') {
+            positional.push(a);
+        }
+        j += 1;
+    }
+    match positional.first().copied() {
+        Some("get" | "list") => false,
+        Some("set" | "unset" | "rename-section" | "remove-section" | "edit") => true,
+        _ => write_opt || positional.len() >= 2,
+    }
 }
 
 /// What kind of merge a fragment does, if any.

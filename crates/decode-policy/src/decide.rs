@@ -74,7 +74,52 @@ struct PathInfo {
     raw: String,
     /// Lexical path; `None` when relative to an unknown directory.
     given: Option<PathBuf>,
+    /// Resolved physically (`..` after a symlink goes to the link target's parent).
     resolved: Option<PathBuf>,
+    /// The lexical path resolved, when it differs from `resolved`.
+    alt: Option<PathBuf>,
+    /// Only known when the shell runs (`$X`, `$(…)`, `~+`…).
+    dynamic: bool,
+    /// Holds glob metacharacters (`*`, `?`, `[`).
+    glob: bool,
+}
+
+/// Whether a glob component (bash rules: `*` does not match a leading dot
+/// unless the pattern starts with one) can match `name`.
+fn component_matches(pattern: &str, name: &str) -> bool {
+    if !pattern.contains(['*', '?', '[']) {
+        return pattern == name;
+    }
+    if name.starts_with('.') && !pattern.starts_with('.') {
+        return false;
+    }
+    match globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+    {
+        Ok(g) => g.compile_matcher().is_match(name),
+        Err(_) => pattern == name,
+    }
+}
+
+/// Whether the glob path `pattern` (absolute, lexically folded) can name
+/// `target` (or, when `dir`, something inside it).
+fn glob_can_name(pattern: &Path, target: &Path, dir: bool) -> bool {
+    let pc: Vec<String> = pattern
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let tc: Vec<String> = target
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let enough = if dir {
+        pc.len() >= tc.len()
+    } else {
+        pc.len() == tc.len()
+    };
+    enough && tc.iter().zip(&pc).all(|(t, p)| component_matches(p, t))
 }
 
 /// Builds the decision while the stages run.
@@ -340,8 +385,17 @@ impl Gate {
         &self.root
     }
 
-    /// Judges one call in `mode` (SPEC §5).
+    /// Judges one call in `mode` (SPEC §5), a shell command as run from the
+    /// project root.
     pub fn decide(&self, call: &Call, mode: Mode) -> Decision {
+        self.decide_in(call, mode, None)
+    }
+
+    /// Judges one call in `mode` with the bash session's working directory
+    /// `cwd` (`None`: the project root). A shell command's relative paths
+    /// resolve against it; a `cwd` outside the project is outside for the
+    /// path scope. File tools always resolve against the project root.
+    pub fn decide_in(&self, call: &Call, mode: Mode, cwd: Option<&Path>) -> Decision {
         let mut run = Run::new();
         let tool = call.tool;
         if !self.agent.tools.contains(&tool) {
@@ -373,7 +427,7 @@ impl Gate {
                 )
             }
             _ => match tool {
-                Tool::Bash => self.decide_bash(call, mode, run),
+                Tool::Bash => self.decide_bash(call, mode, run, cwd),
                 Tool::WebFetch | Tool::TodoWrite => self.decide_text(call, mode, run),
                 _ => self.decide_path(call, mode, run),
             },
@@ -395,6 +449,55 @@ impl Gate {
 
     fn resolve(&self, p: &Path) -> PathBuf {
         paths::resolve_under(&self.root, p)
+    }
+
+    /// A glob path: its literal prefix (the components before the first one
+    /// holding a metacharacter) resolved, the rest appended as written.
+    fn resolve_glob(&self, given: &Path) -> PathBuf {
+        let mut prefix = PathBuf::from("/");
+        let mut rest = PathBuf::new();
+        let mut in_rest = false;
+        for c in given.components() {
+            let s = c.as_os_str().to_string_lossy();
+            if matches!(c, std::path::Component::RootDir) {
+                continue;
+            }
+            if in_rest || s.contains(['*', '?', '[']) {
+                in_rest = true;
+                rest.push(c.as_os_str());
+            } else {
+                prefix.push(c.as_os_str());
+            }
+        }
+        self.resolve(&prefix).join(rest)
+    }
+
+    /// Whether the glob path `g` can name a protected path or a folder of
+    /// permission files.
+    fn glob_protected(&self, g: &Path) -> Option<&'static str> {
+        if let Some(e) = self
+            .protected
+            .iter()
+            .find(|e| glob_can_name(g, &e.path, e.dir))
+        {
+            return Some(e.label);
+        }
+        self.protected_parents
+            .iter()
+            .any(|pp| glob_can_name(g, pp, false))
+            .then_some("a folder of permission files")
+    }
+
+    /// Resolves an absolute path that may hold `.`/`..`, as the kernel does:
+    /// each `..` applies to the path resolved so far (after symlinks).
+    fn resolve_physical(&self, p: &Path) -> PathBuf {
+        if !p
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            return self.resolve(&lexical(Path::new("/"), p));
+        }
+        paths::resolve(p)
     }
 
     fn in_scope(&self, resolved: &Path) -> bool {
@@ -450,8 +553,19 @@ impl Gate {
         let subject = call.subject.as_str();
         let shown = if subject.is_empty() { "." } else { subject };
         run.add_frag(shown);
-        let given = lexical(&self.root, &expand_home(shown, &self.home));
-        let resolved = self.resolve(&given);
+        let expanded = expand_home(shown, &self.home);
+        let given = lexical(&self.root, &expanded);
+        // The tool opens the lexically folded path; the kernel applies `..`
+        // after symlinks. Both are judged when they differ.
+        let lex_resolved = self.resolve(&given);
+        let physical = self.resolve_physical(&self.root.join(&expanded));
+        let (resolved, alt) = if physical == lex_resolved {
+            (lex_resolved, None)
+        } else {
+            (physical, Some(lex_resolved))
+        };
+        let alt_s = alt.as_ref().map(|a| a.to_string_lossy().into_owned());
+        let alt_rel = alt.as_ref().and_then(|a| self.rel(a));
         let gs = given.to_string_lossy();
         let rs = resolved.to_string_lossy();
         let g_rel = self.rel(&given);
@@ -490,10 +604,18 @@ impl Gate {
                 rel: r.as_deref(),
             })
             .collect();
+        let af = alt_s.as_deref().map(|a| PathForms {
+            abs: a,
+            rel: alt_rel.as_deref(),
+        });
         let check = |list: RuleList| {
             self.index
                 .match_path(list, tool, &gf)
                 .or_else(|| self.index.match_path(list, tool, &rf))
+                .or_else(|| {
+                    af.as_ref()
+                        .and_then(|f| self.index.match_path(list, tool, f))
+                })
                 .or_else(|| {
                     probe_forms
                         .iter()
@@ -594,7 +716,11 @@ impl Gate {
                     }
                     _ => {
                         run.step("mode", format!("{mode} mode asks before editing files"));
-                        let caps = self.path_caps(tool, &given, &resolved, &rs, None);
+                        let mut caps = self.path_caps(tool, &given, &resolved, &rs, None);
+                        if let (Some(a), Some(s)) = (&alt, &alt_s) {
+                            caps.extend(self.path_caps(tool, &given, a, s, None));
+                            caps.sort_by_key(|c| c.kind);
+                        }
                         let hard = caps.iter().find(|c| c.kind != CapKind::Scope);
                         if let Some(c) = hard {
                             run.frags[0].cap = Some(c.kind.name().into());
@@ -620,7 +746,11 @@ impl Gate {
         };
 
         // 7. caps.
-        let caps = self.path_caps(tool, &given, &resolved, &rs, Some(origin));
+        let mut caps = self.path_caps(tool, &given, &resolved, &rs, Some(origin));
+        if let (Some(a), Some(s)) = (&alt, &alt_s) {
+            caps.extend(self.path_caps(tool, &given, a, s, Some(origin)));
+            caps.sort_by_key(|c| c.kind);
+        }
         if let Some(c) = caps.first() {
             run.frags[0].cap = Some(c.kind.name().into());
             run.mark(0, Verdict::Ask, None);
@@ -682,9 +812,28 @@ impl Gate {
         } else {
             None
         };
+        let normal = if tool == Tool::WebFetch {
+            url_normal(subject)
+        } else {
+            None
+        };
         let matcher = |list: RuleList| -> Option<usize> {
             if tool == Tool::WebFetch {
-                self.index.match_url(list, subject, host.as_deref())
+                if list == RuleList::Allow {
+                    // An unparsable URL (or one without a host) matches no
+                    // allow rule; a parsed one is matched as it will be fetched.
+                    host.as_ref()?;
+                    let n = normal.as_deref()?;
+                    return self.index.match_url(list, n, host.as_deref());
+                }
+                // Deny and ask: the raw string, and the parsed form.
+                self.index
+                    .match_url(list, subject, host.as_deref())
+                    .or_else(|| {
+                        normal
+                            .as_deref()
+                            .and_then(|n| self.index.match_url(list, n, host.as_deref()))
+                    })
             } else {
                 self.index.match_text(list, tool, subject)
             }
@@ -759,17 +908,48 @@ impl Gate {
         f.paths
             .iter()
             .map(|raw| {
-                let expanded = expand_home(raw, &self.home);
-                let given = if expanded.is_absolute() {
-                    Some(lexical(Path::new("/"), &expanded))
+                let expanded =
+                    paths::expand_user(raw).unwrap_or_else(|| expand_home(raw, &self.home));
+                if paths::is_dynamic_path(&expanded.to_string_lossy()) {
+                    return PathInfo {
+                        raw: raw.clone(),
+                        given: None,
+                        resolved: None,
+                        alt: None,
+                        dynamic: true,
+                        glob: false,
+                    };
+                }
+                let (given, joined) = if expanded.is_absolute() {
+                    (
+                        Some(lexical(Path::new("/"), &expanded)),
+                        Some(expanded.clone()),
+                    )
                 } else {
-                    f.cwd.as_ref().map(|c| lexical(c, &expanded))
+                    (
+                        f.cwd.as_ref().map(|c| lexical(c, &expanded)),
+                        f.cwd.as_ref().map(|c| c.join(&expanded)),
+                    )
                 };
-                let resolved = given.as_ref().map(|g| self.resolve(g));
+                let glob = raw.contains(['*', '?', '[']);
+                let resolved = if glob {
+                    // The literal prefix resolved, the rest appended.
+                    given.as_ref().map(|g| self.resolve_glob(g))
+                } else {
+                    joined.as_ref().map(|j| self.resolve_physical(j))
+                };
+                let lex_resolved = given.as_ref().map(|g| self.resolve(g));
+                let alt = match (&resolved, lex_resolved) {
+                    (Some(r), Some(l)) if *r != l => Some(l),
+                    _ => None,
+                };
                 PathInfo {
                     raw: raw.clone(),
                     given,
                     resolved,
+                    alt,
+                    dynamic: false,
+                    glob,
                 }
             })
             .collect()
@@ -781,41 +961,63 @@ impl Gate {
         if infos.is_empty() || f.core.is_empty() {
             return Vec::new();
         }
-        let mut abs_words = f.core.clone();
-        let mut rel_words = f.core.clone();
-        let mut changed = false;
-        for (wi, w) in f.core.iter().enumerate().skip(1) {
-            let Some(info) = infos.iter().find(|p| &p.raw == w) else {
-                continue;
-            };
-            let (Some(g), Some(r)) = (&info.given, &info.resolved) else {
-                continue;
-            };
-            if g != r || !w.starts_with('/') {
-                changed |= g != r;
+        let plain = f.core.join(" ");
+        let mut out = Vec::new();
+        // The physical resolution, then the lexical one when it differs.
+        for use_alt in [false, true] {
+            let mut abs_words = f.core.clone();
+            let mut rel_words = f.core.clone();
+            let mut any = false;
+            for (wi, w) in f.core.iter().enumerate().skip(1) {
+                let Some(info) = infos.iter().find(|p| &p.raw == w) else {
+                    continue;
+                };
+                let r = if use_alt {
+                    info.alt.as_ref()
+                } else {
+                    info.resolved.as_ref()
+                };
+                let Some(r) = r else {
+                    continue;
+                };
+                any = true;
                 abs_words[wi] = r.to_string_lossy().into_owned();
                 if let Some(rel) = self.rel(r) {
                     rel_words[wi] = rel;
                 }
             }
+            if !any {
+                continue;
+            }
+            for form in [abs_words.join(" "), rel_words.join(" ")] {
+                if form != plain && !out.contains(&form) {
+                    out.push(form);
+                }
+            }
         }
-        if !changed {
-            return Vec::new();
-        }
-        vec![abs_words.join(" "), rel_words.join(" ")]
+        out
     }
 
-    fn decide_bash(&self, call: &Call, mode: Mode, mut run: Run) -> Decision {
+    fn decide_bash(&self, call: &Call, mode: Mode, mut run: Run, cwd: Option<&Path>) -> Decision {
         let tool = Tool::Bash;
         let raw = call.subject.trim();
-        let parsed: Parsed = shell::parse_command(&call.subject, &self.root, &self.home);
+        let start = match cwd {
+            Some(c) => self.resolve(&lexical(&self.root, c)),
+            None => self.root.clone(),
+        };
+        let parsed: Parsed = shell::parse_command(&call.subject, &start, &self.home);
         let frags = &parsed.fragments;
         for f in frags {
             run.add_frag(&f.text);
         }
-        let infos: Vec<Vec<PathInfo>> = frags.iter().map(|f| self.path_infos(f)).collect();
         let want_resolved = self.index.has_text_rules(RuleList::Deny, tool)
             || self.index.has_text_rules(RuleList::Ask, tool);
+        // Paths are resolved (file system calls) only when something uses them.
+        let mut infos: Vec<Vec<PathInfo>> = if want_resolved {
+            frags.iter().map(|f| self.path_infos(f)).collect()
+        } else {
+            Vec::new()
+        };
         let extra_forms: Vec<Vec<String>> = if want_resolved {
             frags
                 .iter()
@@ -909,6 +1111,10 @@ impl Gate {
             );
         }
 
+        if infos.len() != frags.len() {
+            infos = frags.iter().map(|f| self.path_infos(f)).collect();
+        }
+
         // 5. bypass: only critical removal.
         if mode == Mode::Bypass {
             run.step("bypass", "bypass mode: allow candidate");
@@ -959,7 +1165,7 @@ impl Gate {
                 let forms = if f.role == Role::Full {
                     &f.allow_forms
                 } else {
-                    std::slice::from_ref(&f.text)
+                    std::slice::from_ref(&f.canon)
                 };
                 self.index.literal_allow(forms)
             })
@@ -1043,7 +1249,7 @@ impl Gate {
                 }
                 let mut rules = Vec::new();
                 let mut add = |i: usize| {
-                    let r = format!("bash({})", escape_glob(&frags[i].text));
+                    let r = format!("bash({})", escape_glob(&frags[i].canon));
                     if !rules.contains(&r) {
                         rules.push(r);
                     }
@@ -1073,7 +1279,7 @@ impl Gate {
                         let mut rules = Vec::new();
                         for c in &caps {
                             if let Some(i) = c.frag {
-                                let r = format!("bash({})", escape_glob(&frags[i].text));
+                                let r = format!("bash({})", escape_glob(&frags[i].canon));
                                 if !rules.contains(&r) {
                                     rules.push(r);
                                 }
@@ -1155,9 +1361,27 @@ impl Gate {
                 });
             }
             if origin != Origin::Wildcard && !lifted.get(i).copied().unwrap_or(false) {
+                if let Some(c) = &f.cwd {
+                    if !self.in_scope(c) {
+                        out.push(Cap {
+                            kind: CapKind::Scope,
+                            reason: format!(
+                                "{} runs in {}, outside the project: asks",
+                                quote(&f.text),
+                                c.display()
+                            ),
+                            frag: Some(i),
+                        });
+                        continue;
+                    }
+                }
                 for p in &infos[i] {
                     let outside = match (&p.given, &p.resolved) {
-                        (Some(g), Some(r)) => !is_harmless_device(g) && !self.in_scope(r),
+                        (Some(g), Some(r)) => {
+                            !is_harmless_device(g)
+                                && (!self.in_scope(r)
+                                    || p.alt.as_ref().is_some_and(|a| !self.in_scope(a)))
+                        }
                         _ => true,
                     };
                     if outside {
@@ -1188,8 +1412,41 @@ impl Gate {
     }
 
     fn critical_removal(&self, f: &Fragment) -> Option<String> {
-        for t in caps::removal_targets(&f.core) {
-            let expanded = expand_home(t, &self.home);
+        let is_rm = matches!(f.core.first().map(String::as_str), Some("rm" | "rmdir"));
+        if is_rm
+            && f.chain
+                .iter()
+                .any(|c| matches!(c.as_str(), "xargs" | "parallel"))
+        {
+            return Some(format!(
+                "{} removes targets read from its input (it may be a critical folder): asks every time",
+                quote(&f.text)
+            ));
+        }
+        for t0 in caps::removal_targets(&f.core) {
+            let alts = if t0.contains('{') {
+                shell::brace_expand(t0, 64)
+            } else {
+                vec![t0.to_string()]
+            };
+            for t in &alts {
+                if let Some(r) = self.critical_target(f, t) {
+                    return Some(r);
+                }
+            }
+        }
+        None
+    }
+
+    fn critical_target(&self, f: &Fragment, t: &str) -> Option<String> {
+        {
+            let expanded = paths::expand_user(t).unwrap_or_else(|| expand_home(t, &self.home));
+            if t.contains("{}") || paths::has_expansion(&expanded.to_string_lossy()) {
+                return Some(format!(
+                    "{} removes {t}, only known when it runs (it may be a critical folder): asks every time",
+                    quote(&f.text)
+                ));
+            }
             let base = if expanded.is_absolute() {
                 PathBuf::from("/")
             } else {
@@ -1234,6 +1491,13 @@ impl Gate {
 
     fn never_auto(&self, f: &Fragment, infos: &[PathInfo]) -> Option<String> {
         for p in infos {
+            if p.dynamic && paths::mentions_protected_name(&p.raw) {
+                return Some(format!(
+                    "{} names {}, only known when it runs (it may be a protected file): never automatic",
+                    quote(&f.text),
+                    p.raw
+                ));
+            }
             let given = p
                 .given
                 .clone()
@@ -1242,7 +1506,20 @@ impl Gate {
                 .resolved
                 .clone()
                 .or_else(|| given.as_ref().map(|g| self.resolve(g)));
-            for q in [&given, &resolved].into_iter().flatten() {
+            if p.glob {
+                let label = [&given, &resolved]
+                    .into_iter()
+                    .flatten()
+                    .find_map(|q| self.glob_protected(q));
+                if let Some(label) = label {
+                    return Some(format!(
+                        "{} names {} which may match {label}: never automatic",
+                        quote(&f.text),
+                        p.raw
+                    ));
+                }
+            }
+            for q in [&given, &resolved, &p.alt].into_iter().flatten() {
                 let label = self.protected_label(q).or_else(|| {
                     self.protected_parents
                         .iter()
@@ -1281,6 +1558,12 @@ impl Gate {
             }
             None => {}
         }
+        if caps::git_config_write(&f.core) {
+            return Some(format!(
+                "{} changes the repository's git configuration (.git/config runs code): never automatic",
+                quote(&f.text)
+            ));
+        }
         if let Some(what) = caps::container_removal(&f.core) {
             return Some(format!("{what}: never automatic"));
         }
@@ -1300,22 +1583,27 @@ fn git_dir(root: &Path) -> Option<PathBuf> {
     Some(paths::resolve(&lexical(root, Path::new(target))))
 }
 
-/// The lowercased host of a URL (`scheme://[user@]host[:port]/…`).
+/// The host of a URL exactly as a WHATWG URL parser (and so the fetcher)
+/// reads it: backslashes, `https:host`, percent-encoding, full-width dots
+/// and IDNA included. `None` when the URL does not parse or has no host.
 pub(crate) fn url_host(url: &str) -> Option<String> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let authority = authority.rsplit('@').next()?;
-    let host = if let Some(v6) = authority.strip_prefix('[') {
-        v6.split(']').next()?
-    } else {
-        authority.split(':').next()?
-    };
+    let parsed = url::Url::parse(url).ok()?;
+    let host = parsed.host_str()?;
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     if host.is_empty() {
         None
     } else {
         Some(host)
     }
+}
+
+/// The URL as the parser serialises it (what is fetched).
+fn url_normal(url: &str) -> Option<String> {
+    url::Url::parse(url).ok().map(|u| u.as_str().to_string())
 }
 
 #[cfg(test)]
@@ -1337,6 +1625,19 @@ mod tests {
             Some("evil.com")
         );
         assert_eq!(url_host("not a url"), None);
+        for u in [
+            "https://evil.com\\@example.com/",
+            "https:evil.com/",
+            "https:/evil.com/",
+            "https:\\\\evil.com/",
+            "https://%65vil.com/",
+            "https://evil%2Ecom/",
+            "https://evil\u{3002}com/",
+            "https://\u{ff45}\u{ff56}\u{ff49}\u{ff4c}.com/",
+            "https://ev\til.com/",
+        ] {
+            assert_eq!(url_host(u).as_deref(), Some("evil.com"), "{u}");
+        }
     }
 
     #[test]

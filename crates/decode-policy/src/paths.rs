@@ -20,6 +20,69 @@ pub(crate) fn expand_home(s: &str, home: &Path) -> PathBuf {
     }
 }
 
+/// `~user` / `~user/rest` expanded through `/etc/passwd`; `None` for any
+/// other text or an unknown user.
+pub(crate) fn expand_user(s: &str) -> Option<PathBuf> {
+    let rest = s.strip_prefix('~')?;
+    let (name, tail) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, ""),
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        return None;
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    let home = passwd.lines().find_map(|l| {
+        let f: Vec<&str> = l.split(':').collect();
+        (f.len() >= 6 && f[0] == name).then(|| f[5].to_string())
+    })?;
+    if !home.starts_with('/') {
+        return None;
+    }
+    let h = PathBuf::from(home);
+    Some(if tail.is_empty() { h } else { h.join(tail) })
+}
+
+/// A path whose value is only known when the shell runs (after `~`,
+/// `$HOME` and `~user` expansion): `$VAR`, `${…}`, `$(…)`, backticks,
+/// `~+`, `~-`, an unknown `~user`.
+pub(crate) fn is_dynamic_path(expanded: &str) -> bool {
+    expanded.starts_with('~')
+        || (expanded.starts_with('$') && !expanded.starts_with("$("))
+        || ((expanded.contains("$(") || expanded.contains('`')) && expanded.contains('/'))
+        || (expanded.contains("${") && expanded.contains("PWD"))
+}
+
+/// Any part of the path is only known when the shell runs (removal targets).
+pub(crate) fn has_expansion(expanded: &str) -> bool {
+    expanded.starts_with('~') || expanded.contains('$') || expanded.contains('`')
+}
+/// Names of protected files and folders: a dynamic path ending in one of
+/// them may name the protected one.
+pub(crate) fn mentions_protected_name(s: &str) -> bool {
+    s.split('/').any(|c| {
+        matches!(
+            c,
+            ".git"
+                | ".ssh"
+                | ".bashrc"
+                | ".bash_profile"
+                | ".profile"
+                | ".zshrc"
+                | ".zshenv"
+                | ".decode"
+                | ".claude"
+                | "hooks"
+                | "authorized_keys"
+                | "settings.json"
+        )
+    })
+}
+
 /// Joins `p` to `base` when relative and folds `.` and `..` lexically.
 pub(crate) fn lexical(base: &Path, p: &Path) -> PathBuf {
     let joined;

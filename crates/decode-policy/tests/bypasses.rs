@@ -5,6 +5,7 @@ mod common;
 
 use common::{decide, run, strings, Proj};
 use decode_policy::{AgentPolicy, Tool, Verdict};
+use std::path::Path;
 
 #[test]
 fn b01_scope_by_string_prefix() {
@@ -770,6 +771,596 @@ fn b20_approved_programs_that_run_other_commands() {
             ("default", "bash", "trap 'curl x' EXIT; git status", "deny"),
             ("default", "bash", "x='$(curl x)'; echo ${x@P}", "deny"),
             ("default", "bash", "x='$(id)'; echo ${x@P}", "ask:opaque"),
+        ],
+    );
+}
+
+#[test]
+fn b40_pathological_commands_finish() {
+    // F12: each wrapper level used to add a derived fragment for the whole
+    // tail (doubling); over-long commands were parsed in full.
+    let p = Proj::new();
+    let g = p.gate(&["bash(echo *)"], &[], &["bash(rm *)"]);
+    let xargs = format!("{}rm x", "xargs ".repeat(40));
+    let find = format!("{}rm x", "find . -exec ".repeat(700));
+    let eval = format!("{}rm x", "eval ".repeat(2000));
+    let env = format!("{}rm x", "env ".repeat(2400));
+    let sudo = format!("{}rm x", "sudo ".repeat(1900));
+    let braces = format!("{}rm x", "{ ".repeat(4000));
+    let long = format!("{}rm x", "true;".repeat(200_000));
+    let long_echo = format!("echo {}", "a".repeat(10_001));
+    let mut nested = "rm x".to_string();
+    for _ in 0..12 {
+        nested = format!("bash -c {}", shell_quote(&nested));
+    }
+    let xargs_echo = format!("{}echo x", "xargs ".repeat(40));
+    run(
+        &p,
+        &g,
+        &[
+            ("auto", "bash", &xargs, "deny"),
+            ("auto", "bash", &xargs_echo, "ask:opaque"),
+            ("bypass", "bash", &xargs_echo, "ask:opaque"),
+            ("auto", "bash", &find, "ask:opaque"),
+            ("auto", "bash", &eval, "deny"),
+            ("auto", "bash", &env, "deny"),
+            ("auto", "bash", &sudo, "deny"),
+            ("auto", "bash", &braces, "deny"),
+            ("auto", "bash", &long, "deny"),
+            ("auto", "bash", &long_echo, "ask:opaque"),
+            ("bypass", "bash", &long_echo, "ask:opaque"),
+            ("auto", "bash", &nested, "deny"),
+            ("auto", "bash", "xargs xargs echo x", "allow"),
+        ],
+    );
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// `bash -c` around `s`, `n` times, with the shorter of the two quotings.
+fn nest(s: &str, n: usize) -> String {
+    let mut s = s.to_string();
+    for _ in 0..n {
+        let a = shell_quote(&s);
+        let b = format!(
+            "\"{}\"",
+            s.replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('$', "\\$")
+                .replace('`', "\\`")
+        );
+        s = format!("bash -c {}", if a.len() <= b.len() { a } else { b });
+    }
+    s
+}
+
+#[test]
+fn b41_deep_nesting_still_denied() {
+    // F14: beyond the re-parse depth limit the inner string is still
+    // scanned for denied commands.
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &["bash(rm *)"]);
+    let nested = nest("rm x", 15);
+    assert!(nested.len() < 10_000);
+    let ok = nest("ls", 15);
+    run(
+        &p,
+        &g,
+        &[
+            ("auto", "bash", &nested, "deny"),
+            ("bypass", "bash", &nested, "deny"),
+            ("auto", "bash", &ok, "ask:opaque"),
+        ],
+    );
+}
+
+#[test]
+fn b42_control_characters_decoded_from_ansi_c_strings() {
+    // F2: bash cuts `$'…'` at a NUL: `$'rm\0zz' x` runs `rm x`.
+    let p = Proj::new();
+    let g = p.gate(&["bash(echo *)"], &[], &["bash(rm *)"]);
+    run(
+        &p,
+        &g,
+        &[
+            ("auto", "bash", "$'rm\\0zz' -rf x", "deny"),
+            ("default", "bash", "$'rm\\x00zz' -rf x", "deny"),
+            ("auto", "bash", "$'rm\\u0000zz' -rf x", "deny"),
+            ("auto", "bash", "$'rm\\c@zz' -rf x", "deny"),
+            ("auto", "bash", "$'ls\\0zz' x", "ask:opaque"),
+            ("bypass", "bash", "$'ls\\0zz' x", "allow"),
+            ("default", "bash", "echo $'a\\x01b'", "ask:opaque"),
+            ("default", "bash", "echo $'a\\u200bb'", "ask:opaque"),
+            ("default", "bash", "echo x > $'f\\x1b'", "ask:opaque"),
+            ("default", "bash", "echo $'a\\tb\\n'", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn b43_more_wrappers_seen_through() {
+    // F3: chrt, flock, script -c, strace/ltrace, coproc, env clusters.
+    let p = Proj::new();
+    std::fs::write(p.root.join("f"), "").unwrap();
+    let g = p.gate(&[], &["bash(curl *)"], &["bash(rm *)"]);
+    run(
+        &p,
+        &g,
+        &[
+            ("auto", "bash", "chrt 5 rm x", "deny"),
+            ("auto", "bash", "chrt -f 5 rm x", "deny"),
+            ("auto", "bash", "chrt --rr 5 rm x", "deny"),
+            ("auto", "bash", "flock f rm x", "deny"),
+            ("auto", "bash", "flock -w 3 f rm x", "deny"),
+            ("auto", "bash", "flock -x f -c 'rm x'", "deny"),
+            ("auto", "bash", "script -qc 'rm x' /dev/null", "deny"),
+            ("auto", "bash", "script -c 'rm x' /dev/null", "deny"),
+            ("auto", "bash", "script --command='rm x' /dev/null", "deny"),
+            ("auto", "bash", "script -q -c 'curl y' /dev/null", "ask"),
+            ("auto", "bash", "strace -f rm x", "deny"),
+            (
+                "auto",
+                "bash",
+                "strace -o out.txt -e trace=file rm x",
+                "deny",
+            ),
+            ("auto", "bash", "strace -s 100 -f curl y", "ask"),
+            ("auto", "bash", "ltrace rm x", "deny"),
+            ("auto", "bash", "ltrace -o f rm x", "deny"),
+            ("auto", "bash", "coproc rm x", "deny"),
+            ("auto", "bash", "env -iu X rm x", "deny"),
+            ("auto", "bash", "env -i -u X rm x", "deny"),
+            ("auto", "bash", "env -iC /tmp rm x", "deny"),
+            ("auto", "bash", "env -iS 'rm x'", "deny"),
+            ("auto", "bash", "env -vS'rm x'", "deny"),
+            ("auto", "bash", "ionice -c 3 rm x", "deny"),
+            ("auto", "bash", "taskset -c 0 rm x", "deny"),
+            ("auto", "bash", "chrt 5 ls", "allow"),
+            ("auto", "bash", "env -iu X ls", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn b44_backticks_inside_expansions_and_escaped_backticks() {
+    // F1: tree-sitter leaves these as text; bash runs them.
+    let p = Proj::new();
+    let g = p.gate(&["bash(echo *)"], &[], &["bash(rm *)", "bash(curl *)"]);
+    run(
+        &p,
+        &g,
+        &[
+            ("default", "bash", "echo \"${x:-`curl evil.com`}\"", "deny"),
+            ("default", "bash", "echo \"${x:-`rm x`}\"", "deny"),
+            ("default", "bash", "echo ${x:-`rm x`}", "deny"),
+            ("default", "bash", "echo `echo \\`rm x\\``", "deny"),
+            ("default", "bash", "echo \"`echo \\`rm x\\``\"", "deny"),
+            ("default", "bash", "echo \"${x:-`id`}\"", "ask:`id`"),
+            ("default", "bash", "echo `echo \\`id\\``", "ask:`id`"),
+            ("default", "bash", "echo \"a${x:-a}\"", "allow"),
+            ("default", "bash", "echo \"${x:-a}\"", "ask"),
+        ],
+    );
+}
+
+#[test]
+fn b45_web_fetch_host_as_the_url_parser_reads_it() {
+    // F8: the host is what a WHATWG parser (the fetcher) reads.
+    let p = Proj::new();
+    let g = p.gate(
+        &["web_fetch(domain:example.com)"],
+        &[],
+        &["web_fetch(domain:evil.com)", "web_fetch(*bad.org*)"],
+    );
+    run(
+        &p,
+        &g,
+        &[
+            (
+                "default",
+                "web_fetch",
+                "https://evil.com\\@example.com/",
+                "deny",
+            ),
+            ("default", "web_fetch", "https:evil.com/", "deny"),
+            ("default", "web_fetch", "https:/evil.com/", "deny"),
+            ("default", "web_fetch", "https:\\\\evil.com/", "deny"),
+            ("default", "web_fetch", "https://%65vil.com/", "deny"),
+            ("default", "web_fetch", "https://evil%2Ecom/", "deny"),
+            ("default", "web_fetch", "https://evil\u{3002}com/", "deny"),
+            (
+                "default",
+                "web_fetch",
+                "https://\u{ff45}\u{ff56}\u{ff49}\u{ff4c}.com/",
+                "deny",
+            ),
+            ("default", "web_fetch", "https://ev\til.com/", "deny"),
+            ("default", "web_fetch", "https://EVIL.com./x", "deny"),
+            (
+                "auto",
+                "web_fetch",
+                "https://evil.com\\@example.com/",
+                "deny",
+            ),
+            ("default", "web_fetch", "http://[bad.org", "deny"),
+            (
+                "default",
+                "web_fetch",
+                "https://example.com/x",
+                "allow:rule",
+            ),
+            (
+                "default",
+                "web_fetch",
+                "https://example.com.evil.com/",
+                "allow:read-only",
+            ),
+            (
+                "default",
+                "web_fetch",
+                "http://[example.com/",
+                "allow:read-only",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn b46_external_effects_behind_runners_and_toolchains() {
+    // F10.
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let ext = "ask:external effects";
+    run(
+        &p,
+        &g,
+        &[
+            ("auto", "bash", "cargo +nightly publish", ext),
+            ("auto", "bash", "docker image push y", ext),
+            ("auto", "bash", "podman image push y", ext),
+            ("auto", "bash", "docker buildx build --push .", ext),
+            ("auto", "bash", "npx vercel deploy", ext),
+            ("auto", "bash", "npx vercel --prod", ext),
+            ("auto", "bash", "npx -y vercel@latest deploy", ext),
+            ("auto", "bash", "npm exec vercel deploy", ext),
+            ("auto", "bash", "npm exec -- vercel deploy", ext),
+            ("auto", "bash", "pnpm dlx vercel deploy", ext),
+            ("auto", "bash", "pnpm exec vercel deploy", ext),
+            ("auto", "bash", "yarn dlx vercel deploy", ext),
+            ("auto", "bash", "bunx vercel deploy", ext),
+            ("auto", "bash", "python -m twine upload dist/x", ext),
+            ("auto", "bash", "python3 -m twine upload dist/x", ext),
+            ("auto", "bash", "kubectl -v 9 apply -f x", ext),
+            ("auto", "bash", "npx prettier --check .", "allow"),
+            ("auto", "bash", "python3 -m pytest", "allow"),
+            ("auto", "bash", "cargo +nightly build", "allow"),
+            ("auto", "bash", "docker buildx build .", "allow"),
+            ("auto", "bash", "kubectl -v 9 get pods", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn b47_git_config_writes_are_never_automatic() {
+    // F11: .git/config runs code (core.fsmonitor, aliases, hooksPath).
+    let p = Proj::with_git("feature");
+    let g = p.gate(&["bash(git *)"], &[], &[]);
+    let na = "ask:never automatic";
+    run(
+        &p,
+        &g,
+        &[
+            ("auto", "bash", "git config core.fsmonitor ./evil.sh", na),
+            ("default", "bash", "git config alias.st '!./evil.sh'", na),
+            ("auto", "bash", "git config core.hooksPath /tmp/x", na),
+            ("auto", "bash", "git config --local core.pager evil", na),
+            ("auto", "bash", "git config set core.editor evil", na),
+            ("auto", "bash", "git config --unset core.x", na),
+            (
+                "auto",
+                "bash",
+                "git -c core.hooksPath=/tmp/x commit -m y",
+                na,
+            ),
+            ("default", "bash", "git config user.name", "allow"),
+            ("default", "bash", "git config --get core.pager", "allow"),
+            ("default", "bash", "git config -l", "allow"),
+            ("default", "bash", "git config get user.name", "allow"),
+            ("auto", "bash", "git config --global user.name x", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn b48_dotdot_after_a_symlink_is_physical() {
+    // F5: the kernel applies `..` to the link's target, not to the link.
+    let p = Proj::new();
+    std::fs::create_dir_all(p.base.join("outside/a")).unwrap();
+    std::fs::create_dir_all(p.home.join(".config")).unwrap();
+    p.symlink(&p.base.join("outside/a"), "l");
+    p.symlink(&p.home.join(".config"), "hc");
+    p.symlink(Path::new("/etc/ssl"), "es");
+    let g = p.gate(&["bash(cat *)", "bash(echo *)"], &[], &[]);
+    run(
+        &p,
+        &g,
+        &[
+            ("default", "bash", "cat l/../x", "ask:outside"),
+            ("default", "bash", "cat es/../shadow", "ask:outside"),
+            ("default", "bash", "cat hc/../.ssh/id_rsa", "ask"),
+            ("default", "read", "hc/../.ssh/id_rsa", "ask:outside"),
+            ("default", "bash", "echo hi > hc/../.bashrc", "ask"),
+            (
+                "auto",
+                "bash",
+                "echo hi > hc/../.bashrc",
+                "ask:never automatic",
+            ),
+            (
+                "auto",
+                "bash",
+                "cat x > hc/../.ssh/authorized_keys",
+                "ask:never automatic",
+            ),
+            ("default", "read", "l/../x", "ask:outside"),
+            ("edit", "write", "hc/../.bashrc", "ask:never automatic"),
+            ("edit", "write", "l/../x", "ask:outside"),
+            ("default", "bash", "cat src/../README.md", "allow"),
+            ("default", "read", "src/../README.md", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn b49_dynamic_and_user_paths_are_unknown() {
+    // F7: `~user`, `~+`, `$PWD`… are not project-relative.
+    let p = Proj::new();
+    let g = p.gate(&["bash(cat *)", "bash(echo *)"], &[], &[]);
+    run(
+        &p,
+        &g,
+        &[
+            ("default", "bash", "cat ~root/.ssh/id_rsa", "ask:outside"),
+            ("default", "bash", "cat ~nobody/x", "ask"),
+            ("default", "bash", "cat ~nosuchuser4242/x", "ask"),
+            ("default", "bash", "cat $PWD/../x", "ask"),
+            ("default", "bash", "cat ${PWD%/*}/x", "ask"),
+            ("default", "bash", "cat $OLDPWD/x", "ask"),
+            ("default", "bash", "cat ~+/x", "ask"),
+            ("default", "bash", "cat ~-/x", "ask"),
+            ("default", "bash", "cat \"$(pwd)/x\"", "ask"),
+            (
+                "auto",
+                "bash",
+                "echo k >> $X/.ssh/authorized_keys",
+                "ask:never automatic",
+            ),
+            (
+                "auto",
+                "bash",
+                "echo k > ~+/.git/config",
+                "ask:never automatic",
+            ),
+            ("default", "bash", "cat src/main.rs", "allow"),
+            ("default", "bash", "cat ~/x", "ask:outside"),
+        ],
+    );
+}
+
+#[test]
+fn b50_critical_removal_through_expansions() {
+    // F6: braces, dynamic targets and rm fed by xargs / find -exec.
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let c = "ask:critical folder";
+    let cases: Vec<(&str, &str, &str, &str)> = [
+        "rm -rf {x,/}",
+        "rm -rf {/usr,/}",
+        "rm -rf .{,.}",
+        "rm -rf ~{,/}",
+        "rm -rf {~,x}",
+        "rm -rf x{,/..}",
+        "rm -rf \"$PWD\"",
+        "rm -rf ${PWD}",
+        "rm -rf ~+",
+        "rm -rf \"$(pwd)\"",
+        "rm -rf `pwd`",
+        "rm -rf ${HOME:?}",
+        "rm -rf \"${HOME%/}\"",
+        "rm -rf ~root",
+        "echo / | xargs rm -rf",
+        "find / -maxdepth 0 -exec rm -rf {} +",
+    ]
+    .iter()
+    .flat_map(|cmd| [("bypass", "bash", *cmd, c), ("auto", "bash", *cmd, c)])
+    .collect();
+    run(&p, &g, &cases);
+    run(
+        &p,
+        &g,
+        &[
+            ("bypass", "bash", "rm -rf {a,b}", "allow"),
+            ("bypass", "bash", "rm -rf target", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn b51_session_working_directory() {
+    // F13: the bash tool keeps `cd` between calls; the gate judges relative
+    // paths from the session's directory.
+    use decode_policy::{Call, Mode};
+    let p = Proj::with_git("feature");
+    std::fs::create_dir_all(p.base.join("outside")).unwrap();
+    let g = p.gate(&["bash(cat *)", "bash(echo *)"], &[], &[]);
+    let in_git = p.root.join(".git");
+    let outside = p.base.join("outside");
+    let cases: Vec<(&str, Mode, Option<&Path>, &str)> = vec![
+        (
+            "echo x > hooks/pre-commit",
+            Mode::Auto,
+            Some(&in_git),
+            "never automatic",
+        ),
+        ("echo x > hooks/pre-commit", Mode::Auto, None, ""),
+        ("cat x", Mode::Default, Some(&outside), "outside"),
+        (
+            "cat ../proj/README.md",
+            Mode::Default,
+            Some(&outside),
+            "outside",
+        ),
+        ("cat README.md", Mode::Default, None, ""),
+        (
+            "cat ../README.md",
+            Mode::Default,
+            Some(Path::new("src")),
+            "",
+        ),
+    ];
+    for (cmd, mode, cwd, want) in cases {
+        let d = g.decide_in(&Call::new(Tool::Bash, cmd), mode, cwd);
+        if want.is_empty() {
+            assert_eq!(d.verdict, Verdict::Allow, "{cmd} in {cwd:?}: {}", d.reason);
+        } else {
+            assert_eq!(d.verdict, Verdict::Ask, "{cmd} in {cwd:?}: {}", d.reason);
+            assert!(d.reason.contains(want), "{cmd} in {cwd:?}: {}", d.reason);
+        }
+    }
+}
+
+#[test]
+fn b52_glob_paths_that_may_name_protected_files() {
+    // F4: a glob naming a protected path is never automatic.
+    let p = Proj::with_git("feature");
+    std::fs::create_dir_all(p.root.join(".decode")).unwrap();
+    std::fs::write(p.root.join(".decode/settings.json"), "{}").unwrap();
+    std::fs::write(p.root.join("evil"), "").unwrap();
+    let g = p.gate(&["bash(echo *)", "bash(cat *)", "bash(ls *)"], &[], &[]);
+    let na = "ask:never automatic";
+    run(
+        &p,
+        &g,
+        &[
+            ("default", "bash", "echo '{}' > .deco?e/settings.jso?", na),
+            ("default", "bash", "echo x > .decode/setting*", na),
+            ("default", "bash", "echo '#x' >> .gi?/config", na),
+            ("auto", "bash", "cp evil .gi?/hooks/", na),
+            ("auto", "bash", "echo k >> ~/.ss?/authorized_keys", na),
+            ("auto", "bash", "echo k >> ~/.bash*", na),
+            ("auto", "bash", "echo k >> ~/.[bz]shrc", na),
+            ("auto", "bash", "cp evil .*/hooks/x", na),
+            ("auto", "bash", "cat *", "allow"),
+            ("auto", "bash", "ls src/*.rs", "allow"),
+            ("default", "bash", "ls src/*.rs", "allow"),
+            ("default", "bash", "cat /tm?/x", "ask:outside"),
+        ],
+    );
+}
+
+#[test]
+fn b53_attached_short_option_paths() {
+    // F14: `-o/etc/x` names /etc/x.
+    let p = Proj::new();
+    let g = p.gate(&["bash(cat *)", "bash(sort *)"], &[], &[]);
+    run(
+        &p,
+        &g,
+        &[
+            ("default", "bash", "sort -o/etc/x README.md", "ask:outside"),
+            ("default", "bash", "cat -o/etc/x", "ask:outside"),
+            (
+                "auto",
+                "bash",
+                "sort -o~/.bashrc README.md",
+                "ask:never automatic",
+            ),
+            ("default", "bash", "sort -o./out README.md", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn b54_always_allow_keeps_word_boundaries_and_quoting() {
+    // F9: the saved rule matches exactly that call.
+    let p = Proj::new();
+    std::fs::create_dir_all(p.base.join("outside")).unwrap();
+    let pairs = [
+        (
+            "echo \"x\" \"> {base}/outside/y\"",
+            "echo x > {base}/outside/y",
+        ),
+        ("printf %s a b '*'", "printf %s a b *"),
+        ("ls \"{base}/x/a b\"", "ls {base}/x/a b"),
+        ("echo 'a;b'", "echo a\\;b\\;"),
+        ("echo '$HOME'", "echo $HOME"),
+    ];
+    for (call, neighbour) in pairs {
+        let call = p.fill(call);
+        let neighbour = p.fill(neighbour);
+        let g = p.gate(&[], &[], &[]);
+        let d = decide(&g, "bash", &call, "default");
+        assert_eq!(d.verdict, Verdict::Ask, "{call}");
+        assert!(!d.always_allow_rules.is_empty(), "{call}: {d:?}");
+        let rules: Vec<&str> = d.always_allow_rules.iter().map(String::as_str).collect();
+        let g2 = p.gate(&rules, &[], &[]);
+        assert_eq!(
+            decide(&g2, "bash", &call, "default").verdict,
+            Verdict::Allow,
+            "{call} with {rules:?}"
+        );
+        let d3 = decide(&g2, "bash", &neighbour, "default");
+        assert_eq!(
+            d3.verdict,
+            Verdict::Ask,
+            "{neighbour} with {rules:?}: {}",
+            d3.reason
+        );
+    }
+    let g = p.gate(
+        &["bash(git *)", "bash(npm run test:*)", "Bash(echo hi)"],
+        &[],
+        &[],
+    );
+    run(
+        &p,
+        &g,
+        &[
+            ("default", "bash", "git status", "allow"),
+            ("default", "bash", "git commit -m \"fix bug\"", "allow"),
+            ("default", "bash", "npm run test:unit", "allow"),
+            ("default", "bash", "echo hi", "allow"),
+            ("default", "bash", "echo \"hi\"", "allow"),
+        ],
+    );
+}
+
+#[test]
+fn b55_deny_rules_see_resolved_paths() {
+    // F5 (deny side): a denied path reached through `..`, a symlink, or
+    // `..` after a symlink.
+    let p = Proj::new();
+    std::fs::create_dir_all(p.base.join("outside/a")).unwrap();
+    std::fs::write(p.base.join("outside/secret"), "").unwrap();
+    p.symlink(&p.base.join("outside/a"), "l");
+    let g = p.gate(
+        &["bash(cat *)"],
+        &[],
+        &["bash(cat {base}/outside/secret)"
+            .replace("{base}", &p.base.to_string_lossy())
+            .leak()],
+    );
+    run(
+        &p,
+        &g,
+        &[
+            ("default", "bash", "cat {base}/outside/secret", "deny"),
+            ("default", "bash", "cat ../outside/secret", "deny"),
+            ("default", "bash", "cat l/../secret", "deny"),
+            ("default", "bash", "cat l/../../outside/secret", "deny"),
+            ("default", "bash", "cat README.md", "allow"),
         ],
     );
 }

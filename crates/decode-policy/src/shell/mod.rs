@@ -15,11 +15,12 @@ use std::path::{Path, PathBuf};
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::paths;
+pub(crate) use words::brace_expand;
 pub(crate) use words::Word;
 use words::{is_dynamic_kind, norm_word, slice};
 
 /// Longest re-reading (brace-expanded or `$IFS`-split text) judged.
-const MAX_REINTERPRETED: usize = 16 * 1024;
+const MAX_REINTERPRETED: usize = 4 * 1024;
 
 /// Reserved words that never name a command.
 const RESERVED: &[&str] = &[
@@ -33,6 +34,11 @@ pub const MAX_COMMAND_CHARS: usize = 10_000;
 const MAX_NODE_DEPTH: usize = 400;
 /// How deep `bash -c '…'` strings are re-parsed.
 const MAX_REPARSE_DEPTH: usize = 12;
+/// Derived commands (`xargs CMD`, `find -exec CMD`, `bash -c STRING`, `eval`…)
+/// judged per command, all kinds together.
+const MAX_DERIVED: usize = 512;
+/// How deeply derived commands may nest (a derived command's derived command…).
+const MAX_DERIVED_DEPTH: usize = 24;
 
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
@@ -86,7 +92,7 @@ fn parse_tree(src: &str) -> Option<Tree> {
 /// Whether a fragment must be covered by an allow rule, or is only checked
 /// by deny rules, ask rules and caps (a string run by `eval`, the command run
 /// by `sudo bash -c`, the outer `bash -c` whose string is judged instead).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Role {
     Full,
     Checked,
@@ -97,6 +103,9 @@ pub(crate) enum Role {
 pub(crate) struct Fragment {
     /// Normalised words joined by single spaces, redirections as `> target`.
     pub text: String,
+    /// The same with each word re-quoted canonically (what allow rules and
+    /// "always allow" rules match: word boundaries and quoting kept).
+    pub canon: String,
     pub role: Role,
     /// Forms allow rules may match (empty for `Role::Checked`).
     pub allow_forms: Vec<String>,
@@ -129,6 +138,10 @@ pub(crate) struct Parsed {
 pub(crate) struct Redir {
     text: String,
     path: Option<String>,
+    /// The target holds a decoded control character.
+    ctrl: bool,
+    /// `text` with the target in canonical (re-quoted) form.
+    canon: String,
 }
 
 #[derive(Clone)]
@@ -148,12 +161,23 @@ pub(crate) fn parse_command(src: &str, root: &Path, home: &Path) -> Parsed {
         branch: None,
         depth: 0,
         reparse_depth: 0,
-        budget: 8,
+        budget: 4,
+        work: MAX_DERIVED,
+        derived_depth: 0,
+        seen: std::collections::HashSet::new(),
     };
     if src.len() > MAX_COMMAND_CHARS && src.chars().count() > MAX_COMMAND_CHARS {
-        w.set_opaque(format!(
+        // Not parsed: opaque (asks even in bypass); deny rules, ask rules
+        // and caps still see every simple command of a flat reading.
+        w.too_deep(&format!(
             "the command is longer than {MAX_COMMAND_CHARS} characters"
         ));
+        w.flat_text_scan(src);
+        return Parsed {
+            fragments: w.out,
+            opaque: w.opaque,
+            strict: w.strict,
+        };
     }
     w.source(src, Role::Full);
     if src.contains("@P}") {
@@ -196,7 +220,7 @@ pub(crate) fn hidden_char(s: &str) -> Option<char> {
     s.chars().find(|&c| is_hidden(c))
 }
 
-fn is_hidden(c: char) -> bool {
+pub(crate) fn is_hidden(c: char) -> bool {
     if c == '\t' || c == '\n' {
         return false;
     }
@@ -333,6 +357,11 @@ struct Walker<'h> {
     depth: usize,
     reparse_depth: usize,
     budget: usize,
+    /// What is left of [`MAX_DERIVED`].
+    work: usize,
+    derived_depth: usize,
+    /// Derived commands already judged (text, role, cwd): judged once.
+    seen: std::collections::HashSet<(String, Role, Option<PathBuf>)>,
 }
 
 impl Walker<'_> {
@@ -357,10 +386,67 @@ impl Walker<'_> {
         self.set_opaque(why.to_string());
     }
 
+    /// A reading without the grammar, for text too long or too deeply nested
+    /// to parse: every piece between separators (quotes count as separators,
+    /// so strings run by a shell are pieces too), split at whitespace, is a
+    /// `Checked` fragment — deny rules, ask rules and caps see it.
+    fn flat_text_scan(&mut self, src: &str) {
+        let mut local: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let is_sep = |c: char| {
+            matches!(
+                c,
+                ';' | '&'
+                    | '|'
+                    | '\n'
+                    | '('
+                    | ')'
+                    | '`'
+                    | '{'
+                    | '}'
+                    | '\''
+                    | '"'
+                    | '<'
+                    | '>'
+                    | '\0'
+            )
+        };
+        for piece in src.split(is_sep) {
+            let piece = piece.trim();
+            if piece.is_empty() || !local.insert(piece) {
+                continue;
+            }
+            let words: Vec<Word> = piece
+                .split_whitespace()
+                .map(|w| Word::raw(&w.replace('\\', "")))
+                .filter(|w| !w.text.is_empty() && w.text != "$")
+                .skip_while(|w| RESERVED.contains(&w.text.as_str()) || w.text == "!")
+                .collect();
+            if words.is_empty() {
+                continue;
+            }
+            self.emit(Vec::new(), words, Vec::new(), Role::Checked);
+        }
+    }
+
+    /// Takes from the derived-command budget for a derived text of `len`
+    /// bytes (one unit, plus one per 256 bytes); when not enough is left the
+    /// command is opaque (and asks even in bypass).
+    fn take_work(&mut self, len: usize) -> bool {
+        let cost = 1 + len / 256;
+        if self.work < cost || self.derived_depth >= MAX_DERIVED_DEPTH {
+            self.too_deep("the command nests or derives too many commands to judge");
+            return false;
+        }
+        self.work -= cost;
+        true
+    }
+
     /// Parses a source text (the command, or a `bash -c` / `eval` string) and walks it.
     fn source(&mut self, src: &str, role: Role) {
-        if self.reparse_depth > MAX_REPARSE_DEPTH {
+        if self.reparse_depth > MAX_REPARSE_DEPTH || src.len() > MAX_COMMAND_CHARS {
             self.too_deep("shell strings are nested too deeply to judge");
+            // Deny rules still see the commands in the string.
+            self.flat_text_scan(src);
             return;
         }
         if let Some(c) = hidden_char(src) {
@@ -403,7 +489,7 @@ impl Walker<'_> {
         if broken && text.contains('{') && text.len() <= MAX_REINTERPRETED && self.take_budget() {
             // `{rm,-rf,x}` does not parse; deny rules and caps still judge
             // its brace-expanded reading.
-            let expanded = words::brace_expand(&text, 64).join(" ");
+            let expanded = words::brace_expand(&text, 16).join(" ");
             if expanded != text && expanded.len() <= MAX_REINTERPRETED {
                 self.reparse(&expanded, Role::Checked);
             }
@@ -435,10 +521,51 @@ impl Walker<'_> {
             }
             "variable_assignment" | "variable_assignments" => self.assignments(node, src, scope),
             "redirected_statement" => self.redirected(node, src, scope),
+            "command_substitution"
+                if slice(src, node.byte_range()).starts_with('`')
+                    && slice(src, node.byte_range()).contains("\\`") =>
+            {
+                // Inside backticks `\`` is a backtick: bash reads the
+                // unescaped text as a script of its own.
+                let text = slice(src, node.byte_range());
+                let inner = text
+                    .strip_prefix('`')
+                    .map(|t| t.strip_suffix('`').unwrap_or(t))
+                    .unwrap_or(text);
+                let unescaped = backtick_unescape(inner);
+                if self.take_work(unescaped.len()) {
+                    self.derived_depth += 1;
+                    self.reparse(&unescaped, scope.role);
+                    self.derived_depth -= 1;
+                }
+            }
             "subshell" | "command_substitution" | "process_substitution" => {
                 let saved = (self.cwd.clone(), self.branch.clone());
                 self.children(node, src, scope);
                 (self.cwd, self.branch) = saved;
+            }
+            "expansion" => {
+                self.children(node, src, scope);
+                // tree-sitter leaves a backtick substitution inside `${…}`
+                // as text: found and judged here.
+                let text = slice(src, node.byte_range());
+                if text.contains('`') {
+                    let base = node.start_byte();
+                    let mut skip = Vec::new();
+                    collect_substitution_ranges(node, &mut skip, 0);
+                    let skip: Vec<std::ops::Range<usize>> = skip
+                        .into_iter()
+                        .map(|r| r.start.saturating_sub(base)..r.end.saturating_sub(base))
+                        .collect();
+                    for inner in find_substitutions(text, &skip) {
+                        if !self.take_work(inner.len()) {
+                            break;
+                        }
+                        self.derived_depth += 1;
+                        self.reparse(&backtick_unescape(&inner), scope.role);
+                        self.derived_depth -= 1;
+                    }
+                }
             }
             "function_definition" => {
                 let saved = (self.cwd.clone(), self.branch.clone());
@@ -665,6 +792,7 @@ impl Walker<'_> {
         }
         let frag = Fragment {
             text: analysis.text,
+            canon: analysis.canon,
             role: analysis.role,
             allow_forms: analysis.allow_forms,
             check_forms: analysis.check_forms,
@@ -674,9 +802,35 @@ impl Walker<'_> {
             cwd: self.cwd.clone(),
             branch: self.branch.clone(),
         };
+        if analysis.deep {
+            self.too_deep("the command has too many wrappers to judge");
+        }
+        if analysis.ctrl {
+            self.set_opaque("a word holds an invisible or control character".into());
+        }
         self.track_effects(&frag);
         self.out.push(frag);
         for d in analysis.derived {
+            let key = match &d {
+                wrappers::Derived::Words(ws, role) => {
+                    let t: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
+                    (t.join("\u{0}"), *role, self.cwd.clone())
+                }
+                wrappers::Derived::Source(text, role) => {
+                    (format!("\u{1}{text}"), *role, self.cwd.clone())
+                }
+                wrappers::Derived::Reading(text) => {
+                    (format!("\u{2}{text}"), Role::Checked, self.cwd.clone())
+                }
+            };
+            if self.seen.contains(&key) {
+                continue;
+            }
+            if !self.take_work(key.0.len()) {
+                break;
+            }
+            self.seen.insert(key);
+            self.derived_depth += 1;
             match d {
                 wrappers::Derived::Words(ws, role) => {
                     self.emit(Vec::new(), ws, Vec::new(), role);
@@ -688,6 +842,7 @@ impl Walker<'_> {
                     }
                 }
             }
+            self.derived_depth -= 1;
         }
     }
 
@@ -722,6 +877,43 @@ impl Walker<'_> {
             _ => {}
         }
     }
+}
+
+/// Byte ranges of the command and process substitutions below `node`.
+fn collect_substitution_ranges(
+    node: Node<'_>,
+    out: &mut Vec<std::ops::Range<usize>>,
+    depth: usize,
+) {
+    if depth > 64 {
+        return;
+    }
+    let mut cursor = node.walk();
+    for c in node.named_children(&mut cursor) {
+        if matches!(c.kind(), "command_substitution" | "process_substitution") {
+            out.push(c.byte_range());
+        } else {
+            collect_substitution_ranges(c, out, depth + 1);
+        }
+    }
+}
+
+/// The text of a backtick substitution as bash reads it: `\\`, `\``
+/// and `\$` lose their backslash.
+fn backtick_unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(&n @ ('\\' | '`' | '$')) = chars.peek() {
+                out.push(n);
+                chars.next();
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The texts inside `$( … )` and `` `…` `` in `text`, skipping the byte
@@ -882,8 +1074,10 @@ fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
                         target = Some(match target {
                             None => w,
                             Some(mut t) => {
+                                let c = format!("{} {}", t.canon_text(), w.canon_text());
                                 t.text.push(' ');
                                 t.text.push_str(&w.text);
+                                t.canon = c;
                                 t
                             }
                         });
@@ -900,22 +1094,37 @@ fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
             } else {
                 format!("{fd}{op} {}", target.text)
             };
+            let canon = if dup {
+                text.clone()
+            } else {
+                format!("{fd}{op} {}", target.canon_text())
+            };
             let path = if dup || target.text.is_empty() {
                 None
             } else {
                 Some(target.text)
             };
-            Some(Redir { text, path })
+            Some(Redir {
+                text,
+                path,
+                ctrl: target.ctrl,
+                canon,
+            })
         }
         "herestring_redirect" => {
             let mut parts = Vec::new();
+            let mut cparts = Vec::new();
             let mut cursor = node.walk();
             for c in node.named_children(&mut cursor) {
-                parts.push(norm_word(c, src).text);
+                let w = norm_word(c, src);
+                cparts.push(w.canon_text().to_string());
+                parts.push(w.text);
             }
             Some(Redir {
                 text: format!("<<< {}", parts.join(" ")),
                 path: None,
+                ctrl: false,
+                canon: format!("<<< {}", cparts.join(" ")),
             })
         }
         "heredoc_redirect" => {
@@ -934,6 +1143,8 @@ fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
             Some(Redir {
                 text: format!("{op} {delim}"),
                 path: None,
+                ctrl: false,
+                canon: format!("{op} {delim}"),
             })
         }
         _ => None,
@@ -957,6 +1168,16 @@ fn collect_arg_paths(words: &[Word], out: &mut Vec<String>) {
         } else if let Some((_, v)) = t.split_once('=') {
             push_path_candidates(v, w, out);
         } else {
+            // `-o/etc/x`: a short option with its path attached.
+            if let Some(v) = t.get(2..).filter(|_| !t.starts_with("--")) {
+                if v.starts_with('/')
+                    || v.starts_with("~/")
+                    || v.starts_with("./")
+                    || v.starts_with("../")
+                {
+                    out.push(v.to_string());
+                }
+            }
             embedded_paths(t, out);
         }
     }

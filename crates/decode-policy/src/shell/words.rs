@@ -12,6 +12,13 @@ pub(crate) struct Word {
     pub glob: bool,
     /// Holds an unquoted brace expansion (`{a,b}`, `{1..3}`).
     pub brace: bool,
+    /// Decoded (`$'…'`) a control or invisible character (other than tab
+    /// and newline), or a NUL that cut the string short.
+    pub ctrl: bool,
+    /// The word re-quoted canonically: live (unquoted) text as written,
+    /// literal text single-quoted when it holds anything but plain
+    /// characters. Empty for words built from text ([`Word::raw`]).
+    pub canon: String,
 }
 
 impl Word {
@@ -21,6 +28,32 @@ impl Word {
             ..Word::default()
         }
     }
+
+    /// The canonical (re-quoted) form; the text for words built from text.
+    pub(crate) fn canon_text(&self) -> &str {
+        if self.canon.is_empty() {
+            &self.text
+        } else {
+            &self.canon
+        }
+    }
+}
+
+/// Characters that never need quoting.
+fn is_plain(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(c, '_' | '@' | '%' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
+}
+
+/// Literal (quoted or escaped) text in canonical form.
+pub(crate) fn push_lit(out: &mut String, s: &str) {
+    if !s.is_empty() && s.chars().all(is_plain) {
+        out.push_str(s);
+        return;
+    }
+    out.push('\'');
+    out.push_str(&s.replace('\'', "'\\''"));
+    out.push('\'');
 }
 
 /// `src[range]`, or "" when the range is not on character boundaries.
@@ -57,6 +90,7 @@ fn norm_into(node: Node<'_>, src: &str, w: &mut Word, unquoted: &mut String, dep
     let text = slice(src, node.byte_range());
     if depth > 64 {
         w.text.push_str(text);
+        w.canon.push_str(text);
         w.dynamic = true;
         return;
     }
@@ -68,6 +102,7 @@ fn norm_into(node: Node<'_>, src: &str, w: &mut Word, unquoted: &mut String, dep
                 .and_then(|t| t.strip_suffix('\''))
                 .unwrap_or(text);
             w.text.push_str(inner);
+            push_lit(&mut w.canon, inner);
             unquoted.push('\u{1}');
         }
         "string" | "translated_string" => {
@@ -75,28 +110,47 @@ fn norm_into(node: Node<'_>, src: &str, w: &mut Word, unquoted: &mut String, dep
             let end = node.end_byte();
             let mut pos = start;
             let mut cursor = node.walk();
+            // Literal text gathered for the canonical form.
+            let mut lit = String::new();
+            let mut any = false;
             for c in node.children(&mut cursor) {
                 if c.start_byte() > pos {
-                    dq_unescape(slice(src, pos..c.start_byte()), &mut w.text);
+                    dq_unescape(slice(src, pos..c.start_byte()), &mut lit);
                 }
                 pos = c.end_byte();
                 match c.kind() {
                     "\"" | "$\"" => {}
-                    "string_content" => dq_unescape(slice(src, c.byte_range()), &mut w.text),
+                    "string_content" => dq_unescape(slice(src, c.byte_range()), &mut lit),
                     k if is_dynamic_kind(k) => {
+                        if !lit.is_empty() {
+                            w.text.push_str(&lit);
+                            push_lit(&mut w.canon, &lit);
+                            lit.clear();
+                        }
+                        any = true;
                         push_dynamic(&mut w.text, k, slice(src, c.byte_range()));
+                        w.canon.push('"');
+                        push_dynamic(&mut w.canon, k, slice(src, c.byte_range()));
+                        w.canon.push('"');
                         w.dynamic = true;
                     }
-                    _ => w.text.push_str(slice(src, c.byte_range())),
+                    _ => lit.push_str(slice(src, c.byte_range())),
                 }
             }
             if end > pos {
-                dq_unescape(slice(src, pos..end), &mut w.text);
+                dq_unescape(slice(src, pos..end), &mut lit);
+            }
+            if !lit.is_empty() || !any {
+                w.text.push_str(&lit);
+                push_lit(&mut w.canon, &lit);
             }
             unquoted.push('\u{1}');
         }
         "ansi_c_string" => {
-            ansi_c(text, &mut w.text);
+            let mut decoded = String::new();
+            w.ctrl |= ansi_c(text, &mut decoded);
+            w.text.push_str(&decoded);
+            push_lit(&mut w.canon, &decoded);
             unquoted.push('\u{1}');
         }
         "concatenation" | "command_name" => {
@@ -110,14 +164,17 @@ fn norm_into(node: Node<'_>, src: &str, w: &mut Word, unquoted: &mut String, dep
             for c in node.children(&mut cursor) {
                 match c.kind() {
                     "variable_name" | "subscript" | "=" | "+=" => {
-                        w.text.push_str(slice(src, c.byte_range()))
+                        w.text.push_str(slice(src, c.byte_range()));
+                        w.canon.push_str(slice(src, c.byte_range()));
                     }
                     _ => {
                         let mut inner = Word::default();
                         let mut uq = String::new();
                         norm_into(c, src, &mut inner, &mut uq, depth + 1);
                         w.text.push_str(&inner.text);
+                        w.canon.push_str(inner.canon_text());
                         w.dynamic |= inner.dynamic;
+                        w.ctrl |= inner.ctrl;
                         w.brace |= has_brace(&uq);
                     }
                 }
@@ -125,15 +182,18 @@ fn norm_into(node: Node<'_>, src: &str, w: &mut Word, unquoted: &mut String, dep
         }
         k if is_dynamic_kind(k) => {
             push_dynamic(&mut w.text, k, text);
+            push_dynamic(&mut w.canon, k, text);
             w.dynamic = true;
             unquoted.push('\u{1}');
         }
         "brace_expression" => {
             w.text.push_str(text);
+            w.canon.push_str(text);
             unquoted.push_str(text);
         }
         _ => {
             w.text.push_str(text);
+            w.canon.push_str(text);
             unquoted.push_str(text);
         }
     }
@@ -162,19 +222,29 @@ fn push_dynamic(out: &mut String, kind: &str, text: &str) {
 /// Backslash escapes of unquoted text: `\x` is `x`, `\<newline>` vanishes.
 fn unescape_unquoted(text: &str, w: &mut Word, unquoted: &mut String) {
     let mut chars = text.chars();
+    let mut lit = String::new();
     while let Some(c) = chars.next() {
         if c == '\\' {
             match chars.next() {
                 Some('\n') | None => {}
                 Some(n) => {
                     w.text.push(n);
+                    lit.push(n);
                     unquoted.push('\u{1}');
                 }
             }
         } else {
+            if !lit.is_empty() {
+                push_lit(&mut w.canon, &lit);
+                lit.clear();
+            }
             w.text.push(c);
+            w.canon.push(c);
             unquoted.push(c);
         }
+    }
+    if !lit.is_empty() {
+        push_lit(&mut w.canon, &lit);
     }
 }
 
@@ -199,8 +269,22 @@ fn dq_unescape(text: &str, out: &mut String) {
     }
 }
 
-/// Decodes `$'…'`.
-fn ansi_c(text: &str, out: &mut String) {
+/// Decodes `$'…'`. Bash ends the string at a decoded NUL (the rest is
+/// dropped). Returns whether a control or invisible character (other than
+/// tab and newline) or a NUL was decoded.
+fn ansi_c(text: &str, out: &mut String) -> bool {
+    let start = out.len();
+    ansi_c_raw(text, out);
+    let decoded = &out[start..];
+    let mut ctrl = decoded.chars().any(super::is_hidden);
+    if let Some(nul) = decoded.find('\0') {
+        out.truncate(start + nul);
+        ctrl = true;
+    }
+    ctrl
+}
+
+fn ansi_c_raw(text: &str, out: &mut String) {
     let inner = text
         .strip_prefix("$'")
         .and_then(|t| t.strip_suffix('\''))

@@ -18,6 +18,8 @@ pub(crate) enum Derived {
 #[derive(Debug, Clone)]
 pub(crate) struct Analysis {
     pub text: String,
+    /// `text` with canonical (re-quoted) words.
+    pub canon: String,
     pub role: Role,
     pub allow_forms: Vec<String>,
     pub check_forms: Vec<String>,
@@ -25,7 +27,15 @@ pub(crate) struct Analysis {
     pub core: Vec<String>,
     pub derived: Vec<Derived>,
     pub dynamic: Option<String>,
+    /// More wrapper levels than [`MAX_SEE_THROUGH`]: the analysis is incomplete.
+    pub deep: bool,
+    /// A word decoded a control or invisible character (`$'\x01'`).
+    pub ctrl: bool,
 }
+
+/// Wrapper levels seen through with every form recorded; beyond, only the
+/// innermost command is (the command is then opaque).
+pub(crate) const MAX_SEE_THROUGH: usize = 16;
 
 /// Wrappers allow rules may look past.
 const HARMLESS: &[&str] = &["timeout", "time", "nice", "nohup"];
@@ -158,8 +168,26 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
     let mut all: Vec<Word> = assigns.to_vec();
     all.extend(words.iter().cloned());
     let text = join(&all, &suffix);
+    // Canonical forms: what allow rules match.
+    let csuffix = redirs
+        .iter()
+        .map(|r| r.canon.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let canon_of = |ws: &[Word]| -> Vec<Word> {
+        ws.iter()
+            .map(|w| Word {
+                text: w.canon_text().to_string(),
+                ..Word::default()
+            })
+            .collect()
+    };
+    let call_words = canon_of(&all);
+    let cwords = canon_of(words);
+    let canon = join(&call_words, &csuffix);
     let mut a = Analysis {
         text: text.clone(),
+        canon: canon.clone(),
         role,
         allow_forms: Vec::new(),
         check_forms: vec![text.clone()],
@@ -167,10 +195,15 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
         core: Vec::new(),
         derived: Vec::new(),
         dynamic: None,
+        deep: false,
+        ctrl: assigns.iter().chain(words).any(|w| w.ctrl) || redirs.iter().any(|r| r.ctrl),
     };
+    if canon != text {
+        a.check_forms.push(canon.clone());
+    }
     if words.is_empty() {
         if role == Role::Full {
-            a.allow_forms.push(text);
+            a.allow_forms.push(canon);
         }
         return a;
     }
@@ -190,20 +223,37 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
             break;
         }
         let name = basename(&w.text).to_string();
+        if levels.len() >= MAX_SEE_THROUGH {
+            a.deep = true;
+        }
         let next = see_through(&name, words, i, role, allow_ok, &mut a);
-        a.chain.push(name.clone());
+        if !a.deep {
+            a.chain.push(name.clone());
+        }
         match next {
-            Some(j) if j < words.len() => {
+            Some(j) if j < words.len() && j > i => {
                 if !HARMLESS.contains(&name.as_str()) {
                     allow_ok = false;
                 }
                 i = j;
-                levels.push(j);
-                if allow_ok {
-                    allow_levels.push(j);
+                if !a.deep {
+                    levels.push(j);
+                    if allow_ok {
+                        allow_levels.push(j);
+                    }
                 }
             }
             _ => break,
+        }
+    }
+    if a.deep {
+        // Only the innermost command is judged beyond the limit.
+        if levels.last() != Some(&i) {
+            levels.push(i);
+        }
+        let name = basename(&words[i].text).to_string();
+        if a.chain.last() != Some(&name) {
+            a.chain.push(name);
         }
     }
     let core_start = *levels.last().unwrap_or(&0);
@@ -219,12 +269,12 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
         push_unique(&mut a.check_forms, join_named(name, &tail[1..], &suffix));
     }
     if a.role == Role::Full {
-        push_unique(&mut a.allow_forms, text);
+        push_unique(&mut a.allow_forms, canon);
         for &lvl in &allow_levels {
-            let tail = &words[lvl..];
-            push_unique(&mut a.allow_forms, join(tail, &suffix));
+            let tail = &cwords[lvl..];
+            push_unique(&mut a.allow_forms, join(tail, &csuffix));
             if let Some(name) = std_bin_name(&tail[0].text) {
-                push_unique(&mut a.allow_forms, join_named(name, &tail[1..], &suffix));
+                push_unique(&mut a.allow_forms, join_named(name, &tail[1..], &csuffix));
             }
         }
     }
@@ -269,6 +319,118 @@ fn see_through(
             let j = skip_opts(words, i + 1, "", &[]);
             Some(j + 1)
         }
+        "chrt" => {
+            // `chrt [OPTIONS] PRIORITY COMMAND…`
+            let j = skip_opts(
+                words,
+                i + 1,
+                "TPD",
+                &["--sched-runtime", "--sched-period", "--sched-deadline"],
+            );
+            Some(j + 1)
+        }
+        "flock" => {
+            // `flock [OPTIONS] FILE COMMAND…` or `flock FILE -c STRING`.
+            let short = "wEc";
+            let long = ["--timeout", "--wait", "--conflict-exit-code", "--command"];
+            let mut j = i + 1;
+            let mut file_seen = false;
+            while j < words.len() {
+                let t = words[j].text.as_str();
+                let cmd = if t == "-c" || t == "--command" {
+                    words.get(j + 1).map(|w| w.text.clone())
+                } else {
+                    t.strip_prefix("--command=").map(str::to_string)
+                };
+                if let Some(c) = cmd {
+                    a.derived.push(Derived::Source(c, Role::Checked));
+                    return None;
+                }
+                if t.starts_with('-') && t.len() > 1 {
+                    j = skip_opts(words, j, short, &long).max(j + 1);
+                    if t == "--" {
+                        return (j < words.len()).then_some(j);
+                    }
+                    continue;
+                }
+                if file_seen {
+                    return Some(j);
+                }
+                file_seen = true;
+                j += 1;
+            }
+            None
+        }
+        "script" => {
+            // `script [OPTIONS] [FILE]`; `-c STRING` (also clustered: `-qc`).
+            let with_arg = "cEIOBTmot";
+            let mut j = i + 1;
+            while j < words.len() {
+                let t = words[j].text.as_str();
+                if t == "--" {
+                    break;
+                }
+                let mut cmd = None;
+                if t == "--command" {
+                    cmd = words.get(j + 1).map(|w| w.text.clone());
+                    j += 1;
+                } else if let Some(v) = t.strip_prefix("--command=") {
+                    cmd = Some(v.to_string());
+                } else if t.starts_with('-') && !t.starts_with("--") && t.len() > 1 {
+                    for (pos, c) in t[1..].char_indices() {
+                        if with_arg.contains(c) {
+                            let rest = &t[1 + pos + c.len_utf8()..];
+                            let value = if rest.is_empty() {
+                                j += 1;
+                                words.get(j).map(|w| w.text.clone())
+                            } else {
+                                Some(rest.to_string())
+                            };
+                            if c == 'c' {
+                                cmd = value;
+                            }
+                            break;
+                        }
+                    }
+                }
+                if let Some(c) = cmd {
+                    a.derived.push(Derived::Source(c, Role::Checked));
+                }
+                j += 1;
+            }
+            None
+        }
+        "strace" | "ltrace" => Some(skip_opts(
+            words,
+            i + 1,
+            if name == "strace" {
+                "abeEIoOpPsSuXU"
+            } else {
+                "aADeFlnopsuwxL"
+            },
+            &[
+                "--output",
+                "--attach",
+                "--user",
+                "--trace",
+                "--signal",
+                "--status",
+                "--string-limit",
+                "--env",
+                "--expr",
+                "--trace-path",
+                "--columns",
+                "--align",
+                "--library",
+                "--config",
+                "--indent",
+                "--depth",
+            ],
+        )),
+        "coproc" => {
+            // `coproc [NAME] COMMAND`: a NAME only before a compound command.
+            Some(i + 1)
+        }
         "xargs" => {
             let j = skip_opts(
                 words,
@@ -284,7 +446,7 @@ fn see_through(
                     "--process-slot-var",
                 ],
             );
-            if j < words.len() {
+            if j < words.len() && !a.deep {
                 a.derived.push(Derived::Words(words[j..].to_vec(), role));
             }
             Some(j)
@@ -413,11 +575,15 @@ fn see_through(
         }
         "eval" => {
             a.dynamic = Some("`eval` runs a string as a command".into());
-            let s = join(&words[i + 1..], "");
-            if !s.trim().is_empty() {
-                a.derived.push(Derived::Source(s, Role::Checked));
+            if !a.deep {
+                let s = join(&words[i + 1..], "");
+                if !s.trim().is_empty() {
+                    a.derived.push(Derived::Source(s, Role::Checked));
+                }
             }
-            None
+            // Deny/ask rules and caps also see `eval A B` as `A B`.
+            let j = skip_opts(words, i + 1, "", &[]);
+            (j < words.len()).then_some(j)
         }
         "git" => {
             // `git -c core.pager=CMD …`, `-c alias.x='!CMD'`, `core.sshCommand`,
@@ -697,12 +863,41 @@ fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
             a.derived.push(Derived::Source(line, Role::Checked));
             return None;
         }
-        if matches!(t, "-u" | "-C" | "--unset" | "--chdir") {
+        if matches!(t, "--unset" | "--chdir") {
             j += 2;
             continue;
         }
-        if t.starts_with('-') && t.len() > 1 {
+        if t.starts_with("--") {
             j += 1;
+            continue;
+        }
+        if t.starts_with('-') && t.len() > 1 {
+            // A cluster (`-iu NAME`, `-iS'…'`): `u`, `C` and `S` take a value,
+            // the rest of the cluster or the next word.
+            let mut consumed = 1;
+            for (pos, c) in t[1..].char_indices() {
+                if matches!(c, 'u' | 'C' | 'S') {
+                    let rest = &t[1 + pos + 1..];
+                    let value = if rest.is_empty() {
+                        consumed = 2;
+                        words.get(j + 1).map(|w| w.text.clone())
+                    } else {
+                        Some(rest.to_string())
+                    };
+                    if c == 'S' {
+                        let mut line = value.unwrap_or_default();
+                        let rest = join(&words[(j + consumed).min(words.len())..], "");
+                        if !rest.is_empty() {
+                            line.push(' ');
+                            line.push_str(&rest);
+                        }
+                        a.derived.push(Derived::Source(line, Role::Checked));
+                        return None;
+                    }
+                    break;
+                }
+            }
+            j += consumed;
             continue;
         }
         break;
