@@ -661,7 +661,9 @@ impl AgentLoop {
         }
 
         let handler = tools::handler(tool);
-        let decision = self.active.decide(&handler.gate_call(&call.input));
+        let decision = self
+            .active
+            .decide_in(&handler.gate_call(&call.input), &self.tool_session.cwd());
         self.emit(LoopEvent::ToolCallStarted {
             id: call.id.clone(),
             name: call.name.clone(),

@@ -363,6 +363,14 @@ impl ActiveState {
         inner.gate.decide(call, inner.mode)
     }
 
+    /// Like [`ActiveState::decide`], with the bash session's working directory: relative
+    /// paths in a command resolve against it, and a directory outside the project counts
+    /// as outside for the path scope.
+    pub fn decide_in(&self, call: &Call, cwd: &Path) -> Decision {
+        let inner = self.read();
+        inner.gate.decide_in(call, inner.mode, Some(cwd))
+    }
+
     /// Exactly the active agent's tools: the only ones offered to the model.
     pub fn offered_tools(&self) -> Vec<Tool> {
         self.read().agent.tools.clone()

@@ -294,3 +294,25 @@ async fn invalid_input_is_not_run_nor_asked() {
     assert!(o.result.content.contains("content"), "{}", o.result.content);
     assert!(s.asked().is_empty());
 }
+
+#[tokio::test]
+async fn the_gate_judges_bash_in_the_sessions_working_directory() {
+    // After a `cd .git` that stays in the session, `hooks/pre-commit` names git
+    // internals: never automatic, even in auto mode (the gate resolves relative paths
+    // against the session's directory, not the project root).
+    let p = Project::new();
+    std::fs::create_dir_all(p.path(".git/hooks")).expect("mkdir");
+    let s = Scripted::new(vec![DecisionAnswer::Deny { feedback: None }]);
+    let ctx = p.ctx_with(Mode::Auto, s.clone());
+    ctx.session.set_cwd(p.path(".git"));
+    let o = run_call(
+        handler(Tool::Bash).as_ref(),
+        json!({"command": "echo x > hooks/pre-commit"}),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask, "{}", o.decision.reason);
+    assert!(o.decision.capped);
+    assert!(!o.ran);
+    assert!(!p.path(".git/hooks/pre-commit").exists());
+}

@@ -44,7 +44,7 @@ pub async fn run_call(
 ) -> CallOutcome {
     let tool = handler.tool();
     let call = handler.gate_call(&input);
-    let decision = ctx.active.decide(&call);
+    let decision = ctx.active.decide_in(&call, &ctx.session.cwd());
     tracing::info!(
         tool = %tool,
         subject = %call.subject,
