@@ -9,7 +9,7 @@ pub mod decide;
 pub mod input;
 mod matcher;
 pub mod mode;
-mod paths;
+pub mod paths;
 pub mod rules;
 mod shell;
 pub mod tool;

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
 /// Expands a leading `~`, `$HOME` or `${HOME}`.
-pub(crate) fn expand_home(s: &str, home: &Path) -> PathBuf {
+pub fn expand_home(s: &str, home: &Path) -> PathBuf {
     let rest = if s == "~" || s == "$HOME" || s == "${HOME}" {
         Some("")
     } else {
@@ -84,7 +84,7 @@ pub(crate) fn mentions_protected_name(s: &str) -> bool {
 }
 
 /// Joins `p` to `base` when relative and folds `.` and `..` lexically.
-pub(crate) fn lexical(base: &Path, p: &Path) -> PathBuf {
+pub fn lexical(base: &Path, p: &Path) -> PathBuf {
     let joined;
     let p = if p.is_absolute() {
         p
@@ -108,7 +108,7 @@ pub(crate) fn lexical(base: &Path, p: &Path) -> PathBuf {
 /// Resolves symlinks along an absolute, lexically folded path, for as long as
 /// its components exist; the rest is appended as is. Dangling links are
 /// followed too (a write through one lands on its target).
-pub(crate) fn resolve(p: &Path) -> PathBuf {
+pub fn resolve(p: &Path) -> PathBuf {
     resolve_from(Path::new("/"), p)
 }
 

@@ -2,48 +2,11 @@
 //! `$HOME` and `${HOME}` expanded, relative paths joined to the project root, `.` and
 //! `..` folded. Anything else would let a tool touch another file than the one judged.
 
-use std::ffi::OsString;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+pub(crate) use decode_policy::paths::{expand_home, lexical};
 
 use super::ToolContext;
-
-/// Expands a leading `~`, `$HOME` or `${HOME}`.
-pub(crate) fn expand_home(s: &str, home: &Path) -> PathBuf {
-    let rest = if s == "~" || s == "$HOME" || s == "${HOME}" {
-        Some("")
-    } else {
-        s.strip_prefix("~/")
-            .or_else(|| s.strip_prefix("$HOME/"))
-            .or_else(|| s.strip_prefix("${HOME}/"))
-    };
-    match rest {
-        Some("") => home.to_path_buf(),
-        Some(r) => home.join(r),
-        None => PathBuf::from(s),
-    }
-}
-
-/// Joins `p` to `base` when relative and folds `.` and `..` lexically.
-pub(crate) fn lexical(base: &Path, p: &Path) -> PathBuf {
-    let joined;
-    let p = if p.is_absolute() {
-        p
-    } else {
-        joined = base.join(p);
-        &joined
-    };
-    let mut out = PathBuf::from("/");
-    for c in p.components() {
-        match c {
-            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(n) => out.push(n),
-        }
-    }
-    out
-}
 
 /// The absolute path a tool's `path` argument names (not resolved through links).
 pub(crate) fn tool_path(ctx: &ToolContext, raw: &str) -> PathBuf {
@@ -55,60 +18,10 @@ pub(crate) fn tool_path(ctx: &ToolContext, raw: &str) -> PathBuf {
 
 /// Resolves symlinks along an absolute path for as long as its components exist
 /// (dangling links are followed too: a write through one lands on its target); the
-/// rest is appended as is. This is where a write really lands.
+/// rest is appended as is. This is where a write really lands — the gate's own
+/// resolution, so the tool touches exactly the file that was judged.
 pub(crate) fn resolve_links(p: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    let mut queue: Vec<OsString> = p
-        .components()
-        .rev()
-        .filter_map(|c| match c {
-            Component::Normal(n) => Some(n.to_os_string()),
-            Component::ParentDir => Some(OsString::from("..")),
-            _ => None,
-        })
-        .collect();
-    let mut links = 0;
-    let mut exists = true;
-    while let Some(name) = queue.pop() {
-        if name == ".." {
-            out.pop();
-            continue;
-        }
-        let candidate = out.join(&name);
-        if !exists {
-            out = candidate;
-            continue;
-        }
-        match std::fs::symlink_metadata(&candidate) {
-            Ok(md) if md.file_type().is_symlink() && links < 40 => {
-                links += 1;
-                match std::fs::read_link(&candidate) {
-                    Ok(target) => {
-                        if target.is_absolute() {
-                            out = PathBuf::from("/");
-                        }
-                        for c in target.components().rev() {
-                            match c {
-                                Component::Normal(n) => queue.push(n.to_os_string()),
-                                Component::ParentDir => queue.push(OsString::from("..")),
-                                _ => {}
-                            }
-                        }
-                    }
-                    Err(_) => {
-                        out = candidate;
-                        exists = false;
-                    }
-                }
-            }
-            Ok(_) => out = candidate,
-            Err(_) => {
-                out = candidate;
-                exists = false;
-            }
-        }
-    }
-    out
+    decode_policy::paths::resolve(p)
 }
 
 /// How a path is shown to the model and the person: relative to the project root
