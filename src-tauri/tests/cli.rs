@@ -2,94 +2,9 @@
 //! one-line usage errors, JSON output, trust and the agents listing. Every run gets an
 //! isolated HOME and XDG folders.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-use tempfile::TempDir;
-
-struct Env {
-    _tmp: TempDir,
-    home: PathBuf,
-    project: PathBuf,
-}
-
-impl Env {
-    fn new() -> Env {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let home = tmp.path().join("home");
-        let project = tmp.path().join("proj");
-        std::fs::create_dir_all(&home).expect("home");
-        std::fs::create_dir_all(&project).expect("project");
-        Env {
-            home: home.canonicalize().expect("home"),
-            project: project.canonicalize().expect("project"),
-            _tmp: tmp,
-        }
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.project.join(rel);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, text).expect("write");
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_decode"));
-        c.args(args)
-            .current_dir(&self.project)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .env("XDG_CONFIG_HOME", self.home.join(".config"))
-            .env("XDG_DATA_HOME", self.home.join(".local/share"))
-            .env("XDG_STATE_HOME", self.home.join(".local/state"))
-            .stdin(Stdio::null());
-        c
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.cmd(args).output().expect("run decode")
-    }
-
-    fn run_stdin(&self, args: &[&str], stdin: &str) -> Output {
-        use std::io::Write;
-        let mut child = self
-            .cmd(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn decode");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(stdin.as_bytes())
-            .expect("write stdin");
-        child.wait_with_output().expect("wait")
-    }
-
-    fn project(&self) -> &Path {
-        &self.project
-    }
-}
-
-fn stderr_lines(o: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_str(stdout(o).trim())
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
-}
+use common::{json, stderr_lines, stdout, Env};
 
 #[test]
 fn unknown_mode_is_one_line_naming_the_modes_and_exit_2() {
@@ -204,7 +119,7 @@ fn check_with_malformed_settings_warns_on_stderr_and_keeps_stdout_json() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("settings.json:"), "{err}");
     assert_eq!(
-        std::fs::read_to_string(env.project().join(".decode/settings.json")).expect("read"),
+        std::fs::read_to_string(env.project.as_path().join(".decode/settings.json")).expect("read"),
         "{\"permissions\": {\"allow\": [\n",
         "a malformed settings file is never rewritten"
     );
@@ -242,7 +157,7 @@ fn check_batch_answers_one_json_line_per_request() {
 #[test]
 fn trust_and_revoke_round_trip() {
     let env = Env::new();
-    let dir = env.project().display().to_string();
+    let dir = env.project.as_path().display().to_string();
     let o = env.run(&["trust", &dir]);
     assert_eq!(
         o.status.code(),
@@ -280,7 +195,7 @@ fn trusted_project_allow_rules_apply_and_untrusted_do_not() {
         "ask",
         "untrusted: the project's allow rules are ignored"
     );
-    let dir = env.project().display().to_string();
+    let dir = env.project.as_path().display().to_string();
     assert_eq!(env.run(&["trust", &dir]).status.code(), Some(0));
     let o = env.run(&["check", "--json", "bash", "npm test"]);
     assert_eq!(json(&o)["verdict"], "allow");

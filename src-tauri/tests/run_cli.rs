@@ -4,78 +4,20 @@
 //! Every run gets an isolated HOME and XDG folders and no API-key variables.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tempfile::TempDir;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-struct Env {
-    _tmp: TempDir,
-    home: PathBuf,
-    project: PathBuf,
-}
+mod common;
 
-impl Env {
-    fn new() -> Env {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let home = tmp.path().join("home");
-        let project = tmp.path().join("proj");
-        std::fs::create_dir_all(&home).expect("home");
-        std::fs::create_dir_all(&project).expect("project");
-        Env {
-            home: home.canonicalize().expect("home"),
-            project: project.canonicalize().expect("project"),
-            _tmp: tmp,
-        }
-    }
+use common::{stderr, stdout, Env};
 
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.project.join(rel);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.project.join(rel)).expect("read")
-    }
-
-    fn sessions_dir(&self) -> PathBuf {
-        self.home.join(".local/share/decode/sessions")
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_decode"));
-        c.args(args)
-            .current_dir(&self.project)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .env("XDG_CONFIG_HOME", self.home.join(".config"))
-            .env("XDG_DATA_HOME", self.home.join(".local/share"))
-            .env("XDG_STATE_HOME", self.home.join(".local/state"))
-            .env(
-                "DBUS_SESSION_BUS_ADDRESS",
-                "unix:path=/nonexistent/decode-test-bus",
-            )
-            .stdin(Stdio::null());
-        c
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.cmd(args).output().expect("run decode")
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+/// Where `decode run` keeps its transcripts under the isolated home.
+fn sessions_dir(env: &Env) -> PathBuf {
+    env.home.join(".local/share/decode/sessions")
 }
 
 // -- A fake OpenAI-compatible server ------------------------------------------------
@@ -206,8 +148,8 @@ async fn headless_run_edits_a_project_end_to_end() {
         stderr(&out)
     );
     assert_eq!(
-        env.read("src/lib.rs"),
-        "pub fn answer() -> u32 {\n    42\n}\n"
+        env.read("src/lib.rs").as_deref(),
+        Some("pub fn answer() -> u32 {\n    42\n}\n")
     );
     let text = stdout(&out);
     assert!(text.contains("Let me read the code."), "{text}");
@@ -229,7 +171,7 @@ async fn headless_run_edits_a_project_end_to_end() {
     assert!(reqs[0].headers.get("authorization").is_none());
 
     // The transcript is in the XDG data folder and listed.
-    let files: Vec<_> = std::fs::read_dir(env.sessions_dir()).unwrap().collect();
+    let files: Vec<_> = std::fs::read_dir(sessions_dir(&env)).unwrap().collect();
     assert_eq!(files.len(), 1);
     let listed = env.run(&["sessions", "--json"]);
     let list: Value = serde_json::from_slice(&listed.stdout).unwrap();
@@ -457,7 +399,7 @@ async fn a_killed_run_is_resumed_and_the_model_sees_the_earlier_conversation() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let id = wait_for_transcript(&env.sessions_dir(), "tool_call_started");
+    let id = wait_for_transcript(&sessions_dir(&env), "tool_call_started");
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
 
@@ -504,7 +446,7 @@ async fn a_killed_run_is_resumed_and_the_model_sees_the_earlier_conversation() {
     assert_eq!(msgs[4]["content"], "second prompt: what did I ask?");
 
     let transcript =
-        std::fs::read_to_string(env.sessions_dir().join(format!("{id}.jsonl"))).unwrap();
+        std::fs::read_to_string(sessions_dir(&env).join(format!("{id}.jsonl"))).unwrap();
     assert!(transcript.contains("first prompt: wait for the build"));
     assert!(transcript.contains("You asked me to wait for the build."));
     for line in transcript.lines() {

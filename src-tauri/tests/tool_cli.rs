@@ -2,78 +2,9 @@
 //! result printed, exit codes 0 / 1 / 2, `--json`. Every run gets an isolated HOME and
 //! XDG folders and no terminal (stdin is /dev/null), so asks are denied.
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-use tempfile::TempDir;
-
-struct Env {
-    _tmp: TempDir,
-    home: PathBuf,
-    project: PathBuf,
-}
-
-impl Env {
-    fn new() -> Env {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let home = tmp.path().join("home");
-        let project = tmp.path().join("proj");
-        std::fs::create_dir_all(&home).expect("home");
-        std::fs::create_dir_all(&project).expect("project");
-        Env {
-            home: home.canonicalize().expect("home"),
-            project: project.canonicalize().expect("project"),
-            _tmp: tmp,
-        }
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.project.join(rel);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, text).expect("write");
-    }
-
-    fn read(&self, rel: &str) -> Option<String> {
-        std::fs::read_to_string(self.project.join(rel)).ok()
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_decode"))
-            .args(args)
-            .current_dir(&self.project)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .env("XDG_CONFIG_HOME", self.home.join(".config"))
-            .env("XDG_DATA_HOME", self.home.join(".local/share"))
-            .env("XDG_STATE_HOME", self.home.join(".local/state"))
-            .env("XDG_CACHE_HOME", self.home.join(".cache"))
-            .stdin(Stdio::null())
-            .output()
-            .expect("run decode")
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stderr_lines(o: &Output) -> Vec<String> {
-    stderr(o)
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_str(stdout(o).trim())
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
-}
+use common::{json, stderr, stderr_lines, stdout, Env};
 
 #[test]
 fn read_prints_numbered_lines() {

@@ -1,0 +1,110 @@
+//! The `decode` binary run as a user runs it, for the CLI test files: a temp project
+//! beside an isolated home, XDG folders inside it, a cleared environment (no API-key
+//! variables, no D-Bus session, so no keyring), and no terminal on stdin.
+
+#![allow(dead_code)] // each test file uses a different part
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use tempfile::TempDir;
+
+pub struct Env {
+    _tmp: TempDir,
+    pub home: PathBuf,
+    pub project: PathBuf,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let home = tmp.path().join("home");
+        let project = tmp.path().join("proj");
+        std::fs::create_dir_all(&home).expect("home");
+        std::fs::create_dir_all(&project).expect("project");
+        Env {
+            home: home.canonicalize().expect("home"),
+            project: project.canonicalize().expect("project"),
+            _tmp: tmp,
+        }
+    }
+
+    /// Writes a project file, creating its folders; returns its path.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.project.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
+    /// A project file's text, if it exists.
+    pub fn read(&self, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.project.join(rel)).ok()
+    }
+
+    /// `decode ARGS` in the project folder with the isolated environment.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_decode"));
+        c.args(args)
+            .current_dir(&self.project)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("XDG_DATA_HOME", self.home.join(".local/share"))
+            .env("XDG_STATE_HOME", self.home.join(".local/state"))
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .env(
+                "DBUS_SESSION_BUS_ADDRESS",
+                "unix:path=/nonexistent/decode-test-bus",
+            )
+            .stdin(Stdio::null());
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().expect("run decode")
+    }
+
+    /// Runs with `stdin` piped in.
+    pub fn run_stdin(&self, args: &[&str], stdin: &str) -> Output {
+        use std::io::Write;
+        let mut child = self
+            .cmd(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn decode");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin.as_bytes())
+            .expect("write stdin");
+        child.wait_with_output().expect("wait")
+    }
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The non-empty stderr lines.
+pub fn stderr_lines(o: &Output) -> Vec<String> {
+    stderr(o)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Stdout parsed as one JSON value.
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_str(stdout(o).trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
+}
