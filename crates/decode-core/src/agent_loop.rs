@@ -573,7 +573,11 @@ impl AgentLoop {
     }
 
     fn cancelled_report(&self, call: &ToolCall) -> CallReport {
-        let content = "not run: the run was stopped".to_string();
+        self.not_run(call, "not run: the run was stopped".to_string())
+    }
+
+    /// A call that did not run: reported to the sink and to the model as an error.
+    fn not_run(&self, call: &ToolCall, content: String) -> CallReport {
         self.emit(LoopEvent::ToolResult {
             id: call.id.clone(),
             name: call.name.clone(),
@@ -599,30 +603,7 @@ impl AgentLoop {
     }
 
     async fn run_one(&self, call: &ToolCall, cancel: &CancellationToken) -> CallReport {
-        let fail = |content: String| {
-            self.emit(LoopEvent::ToolResult {
-                id: call.id.clone(),
-                name: call.name.clone(),
-                content: content.clone(),
-                is_error: true,
-                ran: false,
-                verdict: None,
-                answer: None,
-                note: None,
-                diff: None,
-            });
-            CallReport {
-                output: ToolOutput {
-                    call_id: call.id.clone(),
-                    name: call.name.clone(),
-                    content,
-                    is_error: true,
-                    shortened: false,
-                },
-                ran: false,
-                denied: false,
-            }
-        };
+        let fail = |content: String| self.not_run(call, content);
 
         let Some(tool) = decode_policy::Tool::from_name(&call.name) else {
             self.emit(LoopEvent::ToolCallStarted {
