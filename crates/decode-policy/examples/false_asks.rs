@@ -8,7 +8,11 @@ use decode_policy::{Call, Gate, Mode, PolicyInput, Tool, Verdict};
 
 fn main() {
     let mut show = 0usize;
-    let mut path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/agent_commands.jsonl").to_string();
+    let mut path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/agent_commands.jsonl"
+    )
+    .to_string();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--show" {

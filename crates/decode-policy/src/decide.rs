@@ -1071,7 +1071,16 @@ impl Gate {
                     let r = self
                         .index
                         .match_forms(list, tool, &f.check_forms)
-                        .or_else(|| self.index.match_forms(list, tool, &extra_forms[i]));
+                        .or_else(|| self.index.match_forms(list, tool, &extra_forms[i]))
+                        .or_else(|| {
+                            // A word only known when it runs: the rules that
+                            // could match some value of it apply.
+                            if f.has_dynamic() {
+                                self.index.match_dynamic(list, tool, &f.dynamic_patterns())
+                            } else {
+                                None
+                            }
+                        });
                     if let Some(r) = r {
                         hit = Some((Some(i), r));
                         break;
@@ -1349,7 +1358,13 @@ impl Gate {
                     reason,
                     frag: Some(i),
                 });
-            } else if let Some(r) = self.index.match_external(&f.check_forms) {
+            } else if let Some(r) = self.index.match_external(&f.check_forms).or_else(|| {
+                if f.has_dynamic() {
+                    self.index.match_external_dynamic(&f.dynamic_patterns())
+                } else {
+                    None
+                }
+            }) {
                 out.push(Cap {
                     kind: CapKind::External,
                     reason: format!(

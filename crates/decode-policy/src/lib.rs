@@ -6,6 +6,7 @@
 
 mod caps;
 pub mod decide;
+mod globx;
 pub mod input;
 mod matcher;
 pub mod mode;

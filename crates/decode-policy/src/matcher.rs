@@ -92,6 +92,9 @@ struct ToolRules {
     domain: Set,
     /// bash patterns without wildcards, unescaped (they lift the path scope).
     literal: HashSet<String>,
+    /// bash patterns as globs, for fragments with words only known when the
+    /// command runs (matched by intersection: could some value match?).
+    globs: Vec<(String, usize)>,
 }
 
 /// One list (allow, ask or deny) for every tool.
@@ -108,6 +111,7 @@ pub(crate) struct RuleIndex {
     ask: ListIndex,
     deny: ListIndex,
     external: Set,
+    external_globs: Vec<(String, usize)>,
 }
 
 /// Where a path-rule match stands.
@@ -135,6 +139,7 @@ impl RuleIndex {
             ask: mk(),
             deny: mk(),
             external: Set::default(),
+            external_globs: Vec::new(),
         }
     }
 
@@ -166,12 +171,14 @@ impl RuleIndex {
         let idx = self.refs.len();
         let mut staged: Vec<(Slot, globset::Glob)> = Vec::new();
         let mut literal: Option<String> = None;
+        let mut raw: Vec<String> = Vec::new();
         if let Some(p) = &rule.pattern {
             match rule.tool {
                 Tool::Bash => {
                     for g in bash_globs(p) {
                         let glob = build_glob(&g, false).map_err(|e| e.to_string())?;
                         staged.push((Slot::Text, glob));
+                        raw.push(g);
                     }
                     if !has_glob_meta(p) {
                         literal = Some(unescape_glob(p));
@@ -248,6 +255,9 @@ impl RuleIndex {
             if let Some(lit) = &literal {
                 tr.literal.insert(lit.clone());
             }
+            if t == Tool::Bash {
+                tr.globs.extend(raw.iter().map(|g| (g.clone(), idx)));
+            }
         }
         Ok(())
     }
@@ -258,6 +268,7 @@ impl RuleIndex {
         let mut globs = Vec::new();
         for g in bash_globs(pattern) {
             globs.push(build_glob(&g, false).map_err(|e| e.to_string())?);
+            self.external_globs.push((g, idx));
         }
         self.refs.push(RuleRef {
             text: pattern.to_string(),
@@ -303,6 +314,35 @@ impl RuleIndex {
         }
         t.text.set.as_ref()?;
         forms.into_iter().find_map(|f| t.text.first(f))
+    }
+
+    /// The first rule of a list that could match some value of a fragment
+    /// whose words are only known when it runs (`patterns`: the fragment's
+    /// words with every dynamic part as `*`).
+    pub(crate) fn match_dynamic(
+        &self,
+        list: RuleList,
+        tool: Tool,
+        patterns: &[String],
+    ) -> Option<usize> {
+        let t = &self.list(list).tools[tool.index()];
+        if let Some(b) = t.bare {
+            return Some(b);
+        }
+        t.globs
+            .iter()
+            .filter(|(g, _)| patterns.iter().any(|p| crate::globx::intersect(g, p)))
+            .map(|&(_, i)| i)
+            .min()
+    }
+
+    /// A `caps.external` pattern that could match some value of a fragment
+    /// whose words are only known when it runs.
+    pub(crate) fn match_external_dynamic(&self, patterns: &[String]) -> Option<usize> {
+        self.external_globs
+            .iter()
+            .find(|(g, _)| patterns.iter().any(|p| crate::globx::intersect(g, p)))
+            .map(|&(_, i)| i)
     }
 
     /// A bash fragment form equals a literal allow rule.

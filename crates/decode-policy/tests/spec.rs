@@ -1465,7 +1465,7 @@ fn s6_always_allow_round_trip() {
         ("default", "bash", "echo '[a]{b}*?\\\\' && ls"),
         ("default", "bash", "cat /etc/hosts"),
         ("default", "bash", "cat \"{base}/out dir/f\""),
-        ("default", "bash", "echo (x)"),
+        ("default", "bash", "echo '(x)'"),
         ("default", "bash", "ls > out.txt 2>&1"),
         ("default", "bash", "find . -exec cat {} \\;"),
         ("default", "bash", "bash -c 'whoami; id'"),

@@ -6,6 +6,8 @@
 //! removed) and as deny/ask rules and caps see it (every wrapper, assignment,
 //! privilege wrapper and command path removed).
 
+mod arith;
+mod second;
 mod words;
 mod wrappers;
 
@@ -28,6 +30,9 @@ const RESERVED: &[&str] = &[
     "done", "in", "function", "{", "}", "[[", "]]",
 ];
 
+/// Words one simple command may expand to (brace expansion) before it is
+/// opaque.
+const MAX_WORDS: usize = 512;
 /// Commands longer than this many characters are opaque.
 pub const MAX_COMMAND_CHARS: usize = 10_000;
 /// Tree depth the walker descends before the command counts as unanalysable.
@@ -121,6 +126,66 @@ pub(crate) struct Fragment {
     pub cwd: Option<PathBuf>,
     /// Branch switched to by an earlier `git checkout`/`git switch`.
     pub branch: Option<String>,
+    /// The command's words (assignments and redirections apart), expanded.
+    pub words: Vec<Word>,
+    /// Index in `words` where each see-through level starts.
+    pub levels: Vec<usize>,
+    /// For each word of `core`: only known when the shell runs.
+    pub core_dyn: Vec<bool>,
+}
+
+impl Fragment {
+    /// Globs over the words bash may run at each see-through level, joined
+    /// by spaces (the program by its base name; every dynamic part `*`,
+    /// absorbing the space before it, since it may expand to no word).
+    pub(crate) fn argv_patterns(&self, tilde: bool) -> Vec<String> {
+        let mut out = Vec::new();
+        for &lvl in &self.levels {
+            let Some(tail) = self.words.get(lvl..) else {
+                continue;
+            };
+            if tail.is_empty() {
+                continue;
+            }
+            let mut p = String::new();
+            for (k, w) in tail.iter().enumerate() {
+                let wp = if k == 0 {
+                    let mut name = w.clone();
+                    if !w.dynamic {
+                        name.text = wrappers::basename(&w.text).to_string();
+                        name.segs = Vec::new();
+                    }
+                    name.pattern(tilde)
+                } else {
+                    w.pattern(tilde)
+                };
+                if k > 0 && !wp.starts_with('*') {
+                    p.push(' ');
+                }
+                p.push_str(&wp);
+            }
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    /// Whether an argument of the fragment is only known when the shell runs
+    /// (a dynamic command word makes the command opaque instead).
+    pub(crate) fn has_dynamic(&self) -> bool {
+        self.words.iter().any(|w| w.dynamic)
+    }
+
+    /// [`Fragment::argv_patterns`] of the levels whose program is known:
+    /// what deny rules, ask rules and `caps.external` could match.
+    pub(crate) fn dynamic_patterns(&self) -> Vec<String> {
+        let mut static_levels = self.clone();
+        static_levels
+            .levels
+            .retain(|&l| self.words.get(l).is_some_and(|w| !w.dynamic));
+        static_levels.argv_patterns(false)
+    }
 }
 
 /// The parse of one bash command.
@@ -165,6 +230,7 @@ pub(crate) fn parse_command(src: &str, root: &Path, home: &Path) -> Parsed {
         work: MAX_DERIVED,
         derived_depth: 0,
         seen: std::collections::HashSet::new(),
+        vars: arith::Vars::new(),
     };
     if src.len() > MAX_COMMAND_CHARS && src.chars().count() > MAX_COMMAND_CHARS {
         // Not parsed: opaque (asks even in bypass); deny rules, ask rules
@@ -199,19 +265,45 @@ pub(crate) fn parse_command(src: &str, root: &Path, home: &Path) -> Parsed {
 
 /// The fragments of a bash command as the gate sees them: the text of each
 /// simple command (quoting removed, wrappers kept) and, when the command is
-/// opaque, why. For tools, the command line and fuzzing.
+/// opaque, why. For tools, the command line, fuzzing and the bash oracle.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Fragments {
     pub texts: Vec<String>,
     pub opaque: Option<String>,
+    /// The command is opaque in a way that asks even in bypass mode.
+    pub strict: bool,
+    /// For every fragment and see-through level: a glob (`*` the only
+    /// wildcard, `\` escaping) over the words bash may run there, joined by
+    /// spaces, the program by its base name. A command bash runs that no
+    /// pattern matches is one the gate did not see.
+    pub patterns: Vec<String>,
+    /// The program names the gate saw (every wrapper level).
+    pub names: Vec<String>,
 }
 
-/// Splits a bash command into its fragments (SPEC §4).
+/// Splits a bash command into its fragments (docs/permissions.md).
 pub fn fragments(command: &str) -> Fragments {
     let p = parse_command(command, Path::new("/"), Path::new("/"));
+    let mut patterns = Vec::new();
+    let mut names = Vec::new();
+    for f in &p.fragments {
+        for pat in f.argv_patterns(true) {
+            if !patterns.contains(&pat) {
+                patterns.push(pat);
+            }
+        }
+        for n in &f.chain {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
     Fragments {
         texts: p.fragments.into_iter().map(|f| f.text).collect(),
         opaque: p.opaque,
+        strict: p.strict,
+        patterns,
+        names,
     }
 }
 
@@ -362,6 +454,8 @@ struct Walker<'h> {
     derived_depth: usize,
     /// Derived commands already judged (text, role, cwd): judged once.
     seen: std::collections::HashSet<(String, Role, Option<PathBuf>)>,
+    /// What the command assigns to each variable (for arithmetic).
+    vars: arith::Vars,
 }
 
 impl Walker<'_> {
@@ -480,12 +574,38 @@ impl Walker<'_> {
         if broken {
             self.set_opaque("the command cannot be parsed".into());
         }
+        // The second reading: both parsers must find the same simple commands.
+        let second = second::read(&text);
+        match &second {
+            Some(r) if !broken && !second::agree(&second::ts_heads(root, &text), &r.heads) => {
+                self.too_deep(
+                    "two bash parsers read the command differently (it may hide a command)",
+                );
+            }
+            Some(_) if !broken => {}
+            None if !broken && second::nesting(&text) > 48 => {
+                self.too_deep("the command is nested too deeply to judge");
+            }
+            None if !broken => {
+                self.too_deep("a second bash parser cannot read the command");
+            }
+            Some(_) => {
+                self.too_deep("tree-sitter-bash cannot parse the command, but bash can");
+            }
+            None => {}
+        }
+        arith::collect(root, &text, &mut self.vars);
         self.reparse_depth += 1;
         let scope = Scope {
             role,
             redirs: Vec::new(),
         };
         self.walk(root, &text, &scope);
+        if self.strict {
+            if let Some(r) = second {
+                self.second_reading(r);
+            }
+        }
         if broken && text.contains('{') && text.len() <= MAX_REINTERPRETED && self.take_budget() {
             // `{rm,-rf,x}` does not parse; deny rules and caps still judge
             // its brace-expanded reading.
@@ -495,6 +615,44 @@ impl Walker<'_> {
             }
         }
         self.reparse_depth -= 1;
+    }
+
+    /// The simple commands of the second parser's reading, judged by deny
+    /// rules, ask rules and caps (the command is opaque already).
+    fn second_reading(&mut self, r: second::Reading) {
+        for s in r.simples {
+            let to_word = |raw: &str| match second::word_segs(raw) {
+                Some((segs, ctrl)) => Word::from_segs(segs, ctrl),
+                None => Word::raw(raw),
+            };
+            let assigns: Vec<Word> = s.assigns.iter().map(|a| to_word(a)).collect();
+            let mut words = Vec::new();
+            for raw in &s.words {
+                match second::word_segs(raw)
+                    .and_then(|(segs, ctrl)| words::expand_segs(segs, ctrl, MAX_WORDS))
+                {
+                    Some(ws) => words.extend(ws),
+                    None => words.push(Word::raw(raw)),
+                }
+            }
+            let redirs = s
+                .targets
+                .iter()
+                .map(|t| {
+                    let w = to_word(t);
+                    Redir {
+                        text: format!("> {}", w.text),
+                        canon: format!("> {}", w.canon_text()),
+                        ctrl: w.ctrl,
+                        path: Some(w.text),
+                    }
+                })
+                .collect();
+            if !self.take_work(1) {
+                return;
+            }
+            self.emit(assigns, words, redirs, Role::Checked);
+        }
     }
 
     /// A string run by a shell (`bash -c`, `su -c`, `eval`): its own cwd scope.
@@ -517,16 +675,46 @@ impl Walker<'_> {
                 self.generic(node, src, scope)
             }
             "compound_statement" if first_kind(node) == Some("((") => {
-                self.generic(node, src, scope)
+                let text = slice(src, node.byte_range());
+                let inner = text
+                    .strip_prefix("((")
+                    .map(|t| t.strip_suffix("))").unwrap_or(t))
+                    .unwrap_or(text);
+                self.arith(inner, scope.role, 0);
+                let mut words = Vec::new();
+                flatten_words(node, src, &mut words, 0);
+                self.emit(Vec::new(), words, scope.redirs.clone(), scope.role);
+            }
+            "arithmetic_expansion" => {
+                let text = slice(src, node.byte_range());
+                let inner = text
+                    .strip_prefix("$((")
+                    .or_else(|| text.strip_prefix("$["))
+                    .map(|t| t.trim_end_matches([')', ']']))
+                    .unwrap_or(text);
+                self.arith(inner, scope.role, 0);
+            }
+            "c_style_for_statement" => {
+                for field in ["initializer", "condition", "update"] {
+                    let mut cursor = node.walk();
+                    let parts: Vec<Node<'_>> =
+                        node.children_by_field_name(field, &mut cursor).collect();
+                    for part in parts {
+                        self.arith(slice(src, part.byte_range()), scope.role, 0);
+                    }
+                }
+                if let Some(body) = node.child_by_field_name("body") {
+                    self.walk(body, src, scope);
+                }
             }
             "variable_assignment" | "variable_assignments" => self.assignments(node, src, scope),
             "redirected_statement" => self.redirected(node, src, scope),
             "command_substitution"
                 if slice(src, node.byte_range()).starts_with('`')
-                    && slice(src, node.byte_range()).contains("\\`") =>
+                    && slice(src, node.byte_range()).contains('\\') =>
             {
-                // Inside backticks `\`` is a backtick: bash reads the
-                // unescaped text as a script of its own.
+                // Inside backticks `\\`, `\`` and `\$` lose their backslash:
+                // bash reads the unescaped text as a script of its own.
                 let text = slice(src, node.byte_range());
                 let inner = text
                     .strip_prefix('`')
@@ -545,26 +733,21 @@ impl Walker<'_> {
                 (self.cwd, self.branch) = saved;
             }
             "expansion" => {
-                self.children(node, src, scope);
-                // tree-sitter leaves a backtick substitution inside `${…}`
-                // as text: found and judged here.
+                // Every substitution in `${…}` is judged, whatever the quoting
+                // (tree-sitter leaves some as text, and subscripts and offsets
+                // are evaluated again as arithmetic); so are the variables
+                // its arithmetic parts name.
                 let text = slice(src, node.byte_range());
-                if text.contains('`') {
-                    let base = node.start_byte();
-                    let mut skip = Vec::new();
-                    collect_substitution_ranges(node, &mut skip, 0);
-                    let skip: Vec<std::ops::Range<usize>> = skip
-                        .into_iter()
-                        .map(|r| r.start.saturating_sub(base)..r.end.saturating_sub(base))
-                        .collect();
-                    for inner in find_substitutions(text, &skip) {
-                        if !self.take_work(inner.len()) {
-                            break;
-                        }
-                        self.derived_depth += 1;
-                        self.reparse(&backtick_unescape(&inner), scope.role);
-                        self.derived_depth -= 1;
+                for inner in arith::scan(text).subs {
+                    if !self.take_work(inner.len()) {
+                        break;
                     }
+                    self.derived_depth += 1;
+                    self.reparse(&backtick_unescape(&inner), scope.role);
+                    self.derived_depth -= 1;
+                }
+                for part in arith::expansion_parts(text) {
+                    self.arith_names(part, 0);
                 }
             }
             "function_definition" => {
@@ -597,8 +780,8 @@ impl Walker<'_> {
         loop {
             let n = cursor.node();
             if n.kind() == "command" {
-                let (assigns, words, redirs) = collect_command(n, src);
-                self.emit(assigns, words, redirs, Role::Checked);
+                let c = collect_command(n, src);
+                self.emit(c.assigns, c.words, c.redirs, Role::Checked);
             }
             budget -= 1;
             if budget == 0 {
@@ -718,9 +901,68 @@ impl Walker<'_> {
         let mut cursor = node.walk();
         let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         for c in kids {
-            if c.kind() != "variable_name" {
-                self.walk(c, src, scope);
+            match c.kind() {
+                "variable_name" => {}
+                // `a[SUB]=…`: the subscript is arithmetic.
+                "subscript" => {
+                    if let Some(index) = c.child_by_field_name("index") {
+                        self.arith(slice(src, index.byte_range()), scope.role, 0);
+                    }
+                }
+                "array" => {
+                    let mut cursor = c.walk();
+                    let elements: Vec<Node<'_>> = c.named_children(&mut cursor).collect();
+                    for e in elements {
+                        let t = slice(src, e.byte_range());
+                        if let Some(sub) = t.strip_prefix('[').and_then(|r| r.split_once("]=")) {
+                            self.arith(sub.0, scope.role, 0);
+                        }
+                        self.walk(e, src, scope);
+                    }
+                }
+                _ => self.walk(c, src, scope),
             }
+        }
+    }
+
+    /// Text bash evaluates arithmetically: its substitutions are fragments
+    /// (quoted or not), and the variables it names must hold known text.
+    fn arith(&mut self, text: &str, role: Role, depth: usize) {
+        let found = arith::scan(text);
+        for inner in found.subs {
+            if !self.take_work(inner.len()) {
+                return;
+            }
+            self.derived_depth += 1;
+            self.reparse(&backtick_unescape(&inner), role);
+            self.derived_depth -= 1;
+        }
+        for name in found.names {
+            self.arith_name(&name, role, depth);
+        }
+    }
+
+    /// Only the variables of arithmetic text (its substitutions are judged elsewhere).
+    fn arith_names(&mut self, text: &str, depth: usize) {
+        for name in arith::scan(text).names {
+            self.arith_name(&name, Role::Checked, depth);
+        }
+    }
+
+    fn arith_name(&mut self, name: &str, role: Role, depth: usize) {
+        if arith::is_safe_name(name) {
+            return;
+        }
+        match self.vars.get(name).cloned() {
+            Some(arith::Val::Numeric) => {}
+            Some(arith::Val::Text(texts)) if depth < 8 => {
+                for t in texts {
+                    self.arith(&t, role, depth + 1);
+                }
+            }
+            _ => self.set_opaque(format!(
+                "`{name}` is evaluated as arithmetic, and its value is not known here (it may hide a command)"
+            )),
         }
     }
 
@@ -730,6 +972,26 @@ impl Walker<'_> {
         let mut words = Vec::new();
         flatten_words(node, src, &mut words, 0);
         self.children(node, src, scope);
+        if node.kind() == "test_command" && slice(src, node.byte_range()).starts_with("[[") {
+            // `[[ A -eq B ]]` evaluates A and B as arithmetic.
+            let mut stack = vec![node];
+            while let Some(n) = stack.pop() {
+                if n.kind() == "binary_expression" {
+                    let op = n
+                        .child_by_field_name("operator")
+                        .map(|o| slice(src, o.byte_range()));
+                    if matches!(op, Some("-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge")) {
+                        for side in ["left", "right"] {
+                            if let Some(x) = n.child_by_field_name(side) {
+                                self.arith_names(slice(src, x.byte_range()), 0);
+                            }
+                        }
+                    }
+                }
+                let mut cursor = n.walk();
+                stack.extend(n.named_children(&mut cursor));
+            }
+        }
         self.emit(Vec::new(), words, scope.redirs.clone(), scope.role);
     }
 
@@ -744,7 +1006,15 @@ impl Walker<'_> {
                 _ => self.walk(c, src, scope),
             }
         }
-        let (assigns, words, mut redirs) = collect_command(node, src);
+        let Command {
+            assigns,
+            words,
+            mut redirs,
+            overflow,
+        } = collect_command(node, src);
+        if overflow {
+            self.too_deep("brace expansion makes too many words to judge");
+        }
         if let Some(name) = node.child_by_field_name("name") {
             let raw = slice(src, name.byte_range());
             let plain = name.named_child(0).is_some_and(|w| w.kind() == "word");
@@ -801,6 +1071,9 @@ impl Walker<'_> {
             paths,
             cwd: self.cwd.clone(),
             branch: self.branch.clone(),
+            words,
+            levels: analysis.levels,
+            core_dyn: analysis.core_dyn,
         };
         if analysis.deep {
             self.too_deep("the command has too many wrappers to judge");
@@ -808,6 +1081,7 @@ impl Walker<'_> {
         if analysis.ctrl {
             self.set_opaque("a word holds an invisible or control character".into());
         }
+        self.name_arguments(&frag.core, frag.role);
         self.track_effects(&frag);
         self.out.push(frag);
         for d in analysis.derived {
@@ -818,9 +1092,6 @@ impl Walker<'_> {
                 }
                 wrappers::Derived::Source(text, role) => {
                     (format!("\u{1}{text}"), *role, self.cwd.clone())
-                }
-                wrappers::Derived::Reading(text) => {
-                    (format!("\u{2}{text}"), Role::Checked, self.cwd.clone())
                 }
             };
             if self.seen.contains(&key) {
@@ -836,13 +1107,42 @@ impl Walker<'_> {
                     self.emit(Vec::new(), ws, Vec::new(), role);
                 }
                 wrappers::Derived::Source(text, role) => self.reparse(&text, role),
-                wrappers::Derived::Reading(text) => {
-                    if self.take_budget() && text.len() <= MAX_REINTERPRETED {
-                        self.reparse(&text, Role::Checked);
+            }
+            self.derived_depth -= 1;
+        }
+    }
+
+    /// `let EXPR…`, and the NAME arguments of `declare`, `read`, `printf -v`,
+    /// `unset`, `test -v`: bash evaluates them (their subscripts) as arithmetic.
+    fn name_arguments(&mut self, core: &[String], role: Role) {
+        let Some(name) = core.first() else {
+            return;
+        };
+        let args = &core[1..];
+        match name.as_str() {
+            "let" => {
+                for a in args {
+                    self.arith(a, role, 0);
+                }
+            }
+            "declare" | "typeset" | "local" | "export" | "readonly" | "read" | "unset"
+            | "mapfile" | "readarray" => {
+                for a in args.iter().filter(|a| !a.starts_with('-')) {
+                    if let Some(sub) = arith::name_subscript(a) {
+                        let sub = sub.to_string();
+                        self.arith(&sub, role, 0);
                     }
                 }
             }
-            self.derived_depth -= 1;
+            _ => {}
+        }
+        for (k, a) in args.iter().enumerate() {
+            if a == "-v" && matches!(name.as_str(), "printf" | "test" | "[" | "[[") {
+                if let Some(sub) = args.get(k + 1).and_then(|n| arith::name_subscript(n)) {
+                    let sub = sub.to_string();
+                    self.arith(&sub, role, 0);
+                }
+            }
         }
     }
 
@@ -875,25 +1175,6 @@ impl Walker<'_> {
                 }
             }
             _ => {}
-        }
-    }
-}
-
-/// Byte ranges of the command and process substitutions below `node`.
-fn collect_substitution_ranges(
-    node: Node<'_>,
-    out: &mut Vec<std::ops::Range<usize>>,
-    depth: usize,
-) {
-    if depth > 64 {
-        return;
-    }
-    let mut cursor = node.walk();
-    for c in node.named_children(&mut cursor) {
-        if matches!(c.kind(), "command_substitution" | "process_substitution") {
-            out.push(c.byte_range());
-        } else {
-            collect_substitution_ranges(c, out, depth + 1);
         }
     }
 }
@@ -1009,24 +1290,41 @@ fn first_kind<'t>(node: Node<'t>) -> Option<&'static str> {
 }
 
 /// Assignments, words and redirections of a `command` node.
-fn collect_command(node: Node<'_>, src: &str) -> (Vec<Word>, Vec<Word>, Vec<Redir>) {
-    let mut assigns = Vec::new();
-    let mut words = Vec::new();
-    let mut redirs = Vec::new();
+fn collect_command(node: Node<'_>, src: &str) -> Command {
+    let mut c = Command::default();
     let mut cursor = node.walk();
-    for c in node.named_children(&mut cursor) {
-        match c.kind() {
-            "variable_assignment" => assigns.push(norm_word(c, src)),
+    for k in node.named_children(&mut cursor) {
+        match k.kind() {
+            "variable_assignment" => c.assigns.push(norm_word(k, src)),
             "comment" => {}
             "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
-                if let Some(r) = redirect(c, src) {
-                    redirs.push(r);
+                if let Some(r) = redirect(k, src) {
+                    c.redirs.push(r);
                 }
             }
-            _ => words.push(norm_word(c, src)),
+            _ => {
+                let left = MAX_WORDS.saturating_sub(c.words.len());
+                match words::norm_words(k, src, left) {
+                    Some(ws) => c.words.extend(ws),
+                    None => {
+                        c.overflow = true;
+                        c.words.push(norm_word(k, src));
+                    }
+                }
+            }
         }
     }
-    (assigns, words, redirs)
+    c
+}
+
+/// The parts of one simple command.
+#[derive(Default)]
+struct Command {
+    assigns: Vec<Word>,
+    words: Vec<Word>,
+    redirs: Vec<Redir>,
+    /// Brace expansion made more words than [`MAX_WORDS`].
+    overflow: bool,
 }
 
 /// Words of a test / declaration / arithmetic command, in order.

@@ -1,6 +1,26 @@
-//! Word normalisation: quoting removed, escapes decoded, dynamic parts noted.
+//! Word normalisation: quoting removed, escapes decoded, dynamic parts noted,
+//! and the static expansions bash applies before running a command — brace
+//! expansion and `$IFS` field splitting — applied (docs/permissions.md,
+//! "Fail closed").
 
 use tree_sitter::Node;
+
+/// One piece of a word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Seg {
+    /// Unquoted, unescaped text: globs and braces in it are live.
+    Live(String),
+    /// Quoted or escaped text (decoded): always literal.
+    Lit(String),
+    /// An expansion or substitution, as written; `quoted` inside `"…"`.
+    Dyn {
+        text: String,
+        kind: &'static str,
+        quoted: bool,
+    },
+    /// An unquoted expansion of `IFS`: a field separator.
+    Ifs,
+}
 
 /// One shell word with its quoting removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -10,15 +30,21 @@ pub(crate) struct Word {
     pub dynamic: bool,
     /// Holds an unquoted glob (`*`, `?`, `[…]`).
     pub glob: bool,
-    /// Holds an unquoted brace expansion (`{a,b}`, `{1..3}`).
+    /// Holds an unquoted brace expansion (`{a,b}`, `{1..3}`) not yet expanded.
     pub brace: bool,
     /// Decoded (`$'…'`) a control or invisible character (other than tab
     /// and newline), or a NUL that cut the string short.
     pub ctrl: bool,
+    /// Some part of it is quoted or escaped.
+    pub quoted: bool,
+    /// Was produced by brace expansion or `$IFS` splitting.
+    pub expanded: bool,
     /// The word re-quoted canonically: live (unquoted) text as written,
     /// literal text single-quoted when it holds anything but plain
     /// characters. Empty for words built from text ([`Word::raw`]).
     pub canon: String,
+    /// The pieces (empty for words built from text).
+    pub segs: Vec<Seg>,
 }
 
 impl Word {
@@ -36,6 +62,93 @@ impl Word {
         } else {
             &self.canon
         }
+    }
+
+    /// A glob over what the word can become when bash runs it, `*` standing
+    /// for every dynamic part (which may also be empty or several words).
+    /// Literal `*` and `\` are escaped. With `tilde`, a leading `~` (home) is
+    /// dynamic too.
+    pub(crate) fn pattern(&self, tilde: bool) -> String {
+        let mut out = String::new();
+        if self.segs.is_empty() {
+            push_escaped(&mut out, &self.text);
+            return out;
+        }
+        for (i, s) in self.segs.iter().enumerate() {
+            match s {
+                Seg::Live(t) if i == 0 && tilde && t.starts_with('~') => {
+                    out.push('*');
+                    let rest = t.find('/').map_or("", |k| &t[k..]);
+                    push_escaped(&mut out, rest);
+                }
+                Seg::Live(t) | Seg::Lit(t) => push_escaped(&mut out, t),
+                Seg::Dyn { .. } | Seg::Ifs => {
+                    if !out.ends_with('*') {
+                        out.push('*');
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    pub(crate) fn from_segs(segs: Vec<Seg>, ctrl: bool) -> Word {
+        let mut w = Word {
+            ctrl,
+            ..Word::default()
+        };
+        // Live characters, with everything else as a placeholder, so globs
+        // and braces are found only where bash would see them.
+        let mut live = String::new();
+        for s in &segs {
+            match s {
+                Seg::Live(t) => {
+                    w.text.push_str(t);
+                    w.canon.push_str(t);
+                    live.push_str(t);
+                }
+                Seg::Lit(t) => {
+                    w.text.push_str(t);
+                    push_lit(&mut w.canon, t);
+                    w.quoted = true;
+                    live.push('\u{1}');
+                }
+                Seg::Dyn { text, kind, quoted } => {
+                    push_dynamic(&mut w.text, kind, text);
+                    if *quoted {
+                        w.canon.push('"');
+                        push_dynamic(&mut w.canon, kind, text);
+                        w.canon.push('"');
+                        w.quoted = true;
+                    } else {
+                        push_dynamic(&mut w.canon, kind, text);
+                    }
+                    w.dynamic = true;
+                    live.push('\u{1}');
+                }
+                Seg::Ifs => {
+                    w.text.push_str("$IFS");
+                    w.canon.push_str("$IFS");
+                    w.dynamic = true;
+                    live.push('\u{1}');
+                }
+            }
+        }
+        if !live.is_empty() {
+            w.glob = has_glob(&live);
+            w.brace = has_brace(&live);
+        }
+        w.segs = segs;
+        w
+    }
+}
+
+fn push_escaped(out: &mut String, s: &str) {
+    for c in s.chars() {
+        if matches!(c, '*' | '\\' | '?' | '[' | ']' | '{' | '}') {
+            out.push('\\');
+        }
+        out.push(c);
     }
 }
 
@@ -72,91 +185,189 @@ pub(crate) fn is_dynamic_kind(kind: &str) -> bool {
     )
 }
 
-/// Normalises a word-like node.
-pub(crate) fn norm_word(node: Node<'_>, src: &str) -> Word {
-    let mut w = Word::default();
-    let mut unquoted = String::new();
-    norm_into(node, src, &mut w, &mut unquoted, 0);
-    if !unquoted.is_empty() {
-        w.glob = has_glob(&unquoted);
-        w.brace = has_brace(&unquoted);
+fn dyn_kind(kind: &str) -> &'static str {
+    match kind {
+        "simple_expansion" => "simple_expansion",
+        "expansion" => "expansion",
+        "command_substitution" => "command_substitution",
+        "process_substitution" => "process_substitution",
+        _ => "arithmetic_expansion",
     }
-    w
 }
 
-/// `unquoted` collects the unquoted, unescaped characters (escaped ones are
-/// replaced by a placeholder) so globs and braces are found only where live.
-fn norm_into(node: Node<'_>, src: &str, w: &mut Word, unquoted: &mut String, depth: usize) {
+/// An expansion of the variable `IFS` (`$IFS`, `${IFS}`, `${IFS:0:1}`, `${IFS%?}`…).
+fn is_ifs_expansion(text: &str) -> bool {
+    let rest = text
+        .strip_prefix("${")
+        .or_else(|| text.strip_prefix('$'))
+        .unwrap_or("");
+    rest.strip_prefix("IFS")
+        .is_some_and(|r| !r.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+/// Normalises a word-like node (no expansion applied).
+pub(crate) fn norm_word(node: Node<'_>, src: &str) -> Word {
+    let mut segs = Vec::new();
+    let mut ctrl = false;
+    collect_segs(node, src, &mut segs, &mut ctrl, false, 0);
+    merge_segs(&mut segs);
+    Word::from_segs(segs, ctrl)
+}
+
+/// Normalises a command word node into the words bash makes of it: unquoted
+/// `$IFS` expansions split it, brace expansion multiplies it. At most
+/// `limit` words come out; `None` when there would be more.
+pub(crate) fn norm_words(node: Node<'_>, src: &str, limit: usize) -> Option<Vec<Word>> {
+    let mut segs = Vec::new();
+    let mut ctrl = false;
+    collect_segs(node, src, &mut segs, &mut ctrl, false, 0);
+    merge_segs(&mut segs);
+    expand_segs(segs, ctrl, limit)
+}
+
+/// Splits at `$IFS` and brace-expands a word given as pieces.
+pub(crate) fn expand_segs(segs: Vec<Seg>, ctrl: bool, limit: usize) -> Option<Vec<Word>> {
+    let mut fields: Vec<Vec<Seg>> = vec![Vec::new()];
+    for s in segs {
+        if s == Seg::Ifs {
+            fields.push(Vec::new());
+        } else if let Some(last) = fields.last_mut() {
+            last.push(s);
+        }
+    }
+    let split = fields.len() > 1;
+    let mut out = Vec::new();
+    for f in fields {
+        if f.is_empty() {
+            continue;
+        }
+        let w = Word::from_segs(f.clone(), ctrl);
+        if !w.brace {
+            let mut w = w;
+            w.expanded = split;
+            out.push(w);
+        } else {
+            let results = brace_expand_segs(&f, limit.saturating_sub(out.len()) + 1)?;
+            let many = results.len() > 1;
+            for r in results {
+                let mut w = Word::from_segs(r, ctrl);
+                // An unquoted empty result is no word at all.
+                if w.text.is_empty() && !w.quoted {
+                    continue;
+                }
+                w.expanded = split || many;
+                w.brace = false;
+                out.push(w);
+            }
+        }
+        if out.len() > limit {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+fn merge_segs(segs: &mut Vec<Seg>) {
+    let mut out: Vec<Seg> = Vec::with_capacity(segs.len());
+    for s in segs.drain(..) {
+        match (out.last_mut(), s) {
+            (Some(Seg::Live(a)), Seg::Live(b)) => a.push_str(&b),
+            (Some(Seg::Lit(a)), Seg::Lit(b)) => a.push_str(&b),
+            (_, s) => out.push(s),
+        }
+    }
+    *segs = out;
+}
+
+fn collect_segs(
+    node: Node<'_>,
+    src: &str,
+    out: &mut Vec<Seg>,
+    ctrl: &mut bool,
+    in_dq: bool,
+    depth: usize,
+) {
     let text = slice(src, node.byte_range());
     if depth > 64 {
-        w.text.push_str(text);
-        w.canon.push_str(text);
-        w.dynamic = true;
+        out.push(Seg::Dyn {
+            text: text.to_string(),
+            kind: "expansion",
+            quoted: in_dq,
+        });
         return;
     }
     match node.kind() {
-        "word" => unescape_unquoted(text, w, unquoted),
+        "word" => unescape_unquoted(text, out),
         "raw_string" => {
             let inner = text
                 .strip_prefix('\'')
                 .and_then(|t| t.strip_suffix('\''))
                 .unwrap_or(text);
-            w.text.push_str(inner);
-            push_lit(&mut w.canon, inner);
-            unquoted.push('\u{1}');
+            out.push(Seg::Lit(inner.to_string()));
         }
         "string" | "translated_string" => {
-            let start = node.start_byte();
+            let mut pos = node.start_byte();
             let end = node.end_byte();
-            let mut pos = start;
             let mut cursor = node.walk();
-            // Literal text gathered for the canonical form.
             let mut lit = String::new();
             let mut any = false;
             for c in node.children(&mut cursor) {
                 if c.start_byte() > pos {
                     dq_unescape(slice(src, pos..c.start_byte()), &mut lit);
                 }
-                pos = c.end_byte();
+                pos = pos.max(c.end_byte());
                 match c.kind() {
-                    "\"" | "$\"" => {}
+                    "\"" | "$\"" | "$" => {}
+                    // `$"…"` holds a string node: read like `"…"`.
+                    "string" => {
+                        if !lit.is_empty() {
+                            out.push(Seg::Lit(std::mem::take(&mut lit)));
+                        }
+                        any = true;
+                        collect_segs(c, src, out, ctrl, true, depth + 1);
+                    }
                     "string_content" => dq_unescape(slice(src, c.byte_range()), &mut lit),
                     k if is_dynamic_kind(k) => {
                         if !lit.is_empty() {
-                            w.text.push_str(&lit);
-                            push_lit(&mut w.canon, &lit);
-                            lit.clear();
+                            out.push(Seg::Lit(std::mem::take(&mut lit)));
                         }
                         any = true;
-                        push_dynamic(&mut w.text, k, slice(src, c.byte_range()));
-                        w.canon.push('"');
-                        push_dynamic(&mut w.canon, k, slice(src, c.byte_range()));
-                        w.canon.push('"');
-                        w.dynamic = true;
+                        out.push(Seg::Dyn {
+                            text: slice(src, c.byte_range()).to_string(),
+                            kind: dyn_kind(k),
+                            quoted: true,
+                        });
                     }
                     _ => lit.push_str(slice(src, c.byte_range())),
                 }
             }
             if end > pos {
-                dq_unescape(slice(src, pos..end), &mut lit);
+                let tail = slice(src, pos..end);
+                let tail = tail.strip_suffix('"').unwrap_or(tail);
+                dq_unescape(tail, &mut lit);
             }
             if !lit.is_empty() || !any {
-                w.text.push_str(&lit);
-                push_lit(&mut w.canon, &lit);
+                out.push(Seg::Lit(lit));
             }
-            unquoted.push('\u{1}');
         }
         "ansi_c_string" => {
             let mut decoded = String::new();
-            w.ctrl |= ansi_c(text, &mut decoded);
-            w.text.push_str(&decoded);
-            push_lit(&mut w.canon, &decoded);
-            unquoted.push('\u{1}');
+            *ctrl |= ansi_c(text, &mut decoded);
+            out.push(Seg::Lit(decoded));
         }
         "concatenation" | "command_name" => {
             let mut cursor = node.walk();
+            let mut pos = node.start_byte();
             for c in node.children(&mut cursor) {
-                norm_into(c, src, w, unquoted, depth + 1);
+                if c.start_byte() > pos {
+                    // Text tree-sitter left between pieces is part of the word.
+                    unescape_unquoted(slice(src, pos..c.start_byte()), out);
+                }
+                collect_segs(c, src, out, ctrl, in_dq, depth + 1);
+                pos = pos.max(c.end_byte());
+            }
+            if node.end_byte() > pos {
+                unescape_unquoted(slice(src, pos..node.end_byte()), out);
             }
         }
         "variable_assignment" => {
@@ -164,37 +375,29 @@ fn norm_into(node: Node<'_>, src: &str, w: &mut Word, unquoted: &mut String, dep
             for c in node.children(&mut cursor) {
                 match c.kind() {
                     "variable_name" | "subscript" | "=" | "+=" => {
-                        w.text.push_str(slice(src, c.byte_range()));
-                        w.canon.push_str(slice(src, c.byte_range()));
+                        out.push(Seg::Live(slice(src, c.byte_range()).to_string()));
                     }
-                    _ => {
-                        let mut inner = Word::default();
-                        let mut uq = String::new();
-                        norm_into(c, src, &mut inner, &mut uq, depth + 1);
-                        w.text.push_str(&inner.text);
-                        w.canon.push_str(inner.canon_text());
-                        w.dynamic |= inner.dynamic;
-                        w.ctrl |= inner.ctrl;
-                        w.brace |= has_brace(&uq);
-                    }
+                    _ => collect_segs(c, src, out, ctrl, in_dq, depth + 1),
                 }
             }
         }
         k if is_dynamic_kind(k) => {
-            push_dynamic(&mut w.text, k, text);
-            push_dynamic(&mut w.canon, k, text);
-            w.dynamic = true;
-            unquoted.push('\u{1}');
-        }
-        "brace_expression" => {
-            w.text.push_str(text);
-            w.canon.push_str(text);
-            unquoted.push_str(text);
+            if !in_dq && matches!(k, "simple_expansion" | "expansion") && is_ifs_expansion(text) {
+                out.push(Seg::Ifs);
+            } else {
+                out.push(Seg::Dyn {
+                    text: text.to_string(),
+                    kind: dyn_kind(k),
+                    quoted: in_dq,
+                });
+            }
         }
         _ => {
-            w.text.push_str(text);
-            w.canon.push_str(text);
-            unquoted.push_str(text);
+            if in_dq {
+                out.push(Seg::Lit(text.to_string()));
+            } else {
+                out.push(Seg::Live(text.to_string()));
+            }
         }
     }
 }
@@ -219,33 +422,220 @@ fn push_dynamic(out: &mut String, kind: &str, text: &str) {
     });
 }
 
-/// Backslash escapes of unquoted text: `\x` is `x`, `\<newline>` vanishes.
-fn unescape_unquoted(text: &str, w: &mut Word, unquoted: &mut String) {
+/// Backslash escapes of unquoted text: `\x` is the literal `x`, `\<newline>` vanishes.
+fn unescape_unquoted(text: &str, out: &mut Vec<Seg>) {
+    let mut live = String::new();
     let mut chars = text.chars();
-    let mut lit = String::new();
     while let Some(c) = chars.next() {
         if c == '\\' {
             match chars.next() {
                 Some('\n') | None => {}
                 Some(n) => {
-                    w.text.push(n);
-                    lit.push(n);
-                    unquoted.push('\u{1}');
+                    if !live.is_empty() {
+                        out.push(Seg::Live(std::mem::take(&mut live)));
+                    }
+                    out.push(Seg::Lit(n.to_string()));
                 }
             }
         } else {
-            if !lit.is_empty() {
-                push_lit(&mut w.canon, &lit);
-                lit.clear();
-            }
-            w.text.push(c);
-            w.canon.push(c);
-            unquoted.push(c);
+            live.push(c);
         }
     }
-    if !lit.is_empty() {
-        push_lit(&mut w.canon, &lit);
+    if !live.is_empty() {
+        out.push(Seg::Live(live));
     }
+}
+
+/// One element of a word for brace expansion: a live character (syntax
+/// when it is `{`, `,`, `}` or `.`), or an atom that is never syntax.
+#[derive(Clone, Debug)]
+enum P {
+    C(char),
+    A(Seg),
+}
+
+fn to_pieces(segs: &[Seg]) -> Vec<P> {
+    let mut v = Vec::new();
+    for s in segs {
+        match s {
+            Seg::Live(t) => v.extend(t.chars().map(P::C)),
+            other => v.push(P::A(other.clone())),
+        }
+    }
+    v
+}
+
+fn from_pieces(ps: &[P]) -> Vec<Seg> {
+    let mut out: Vec<Seg> = Vec::new();
+    for p in ps {
+        match p {
+            P::C(c) => match out.last_mut() {
+                Some(Seg::Live(t)) => t.push(*c),
+                _ => out.push(Seg::Live(c.to_string())),
+            },
+            P::A(s) => out.push(s.clone()),
+        }
+    }
+    out
+}
+
+/// Bash brace expansion over a word's pieces; only live characters are
+/// syntax. `None` when it makes more than `limit` words.
+fn brace_expand_segs(segs: &[Seg], limit: usize) -> Option<Vec<Vec<Seg>>> {
+    let mut out = Vec::new();
+    let mut work = 0usize;
+    if !expand_pieces(&to_pieces(segs), limit, &mut out, 0, &mut work) {
+        return None;
+    }
+    Some(out.iter().map(|p| from_pieces(p)).collect())
+}
+
+fn is_c(p: &P, c: char) -> bool {
+    matches!(p, P::C(x) if *x == c)
+}
+
+/// Returns false when the limit (results, or work) is exceeded.
+fn expand_pieces(
+    s: &[P],
+    limit: usize,
+    out: &mut Vec<Vec<P>>,
+    depth: usize,
+    work: &mut usize,
+) -> bool {
+    *work += s.len() + 1;
+    if out.len() > limit || depth > 16 || *work > 1 << 20 {
+        return false;
+    }
+    // The first `{` (not the `{` of `${`) whose matching `}` closes a
+    // comma list or a sequence.
+    let mut i = 0;
+    while i < s.len() {
+        if !is_c(&s[i], '{') {
+            i += 1;
+            continue;
+        }
+        // Find the matching close and top-level commas.
+        let mut level = 0usize;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for (j, p) in s.iter().enumerate().skip(i + 1) {
+            match p {
+                P::C('{') => level += 1,
+                P::C('}') if level == 0 => {
+                    close = Some(j);
+                    break;
+                }
+                P::C('}') => level -= 1,
+                P::C(',') if level == 0 => commas.push(j),
+                _ => {}
+            }
+        }
+        let Some(close) = close else {
+            break;
+        };
+        let alts: Vec<Vec<P>> = if !commas.is_empty() {
+            let mut v = Vec::new();
+            let mut last = i + 1;
+            for &c in commas.iter().chain(std::iter::once(&close)) {
+                v.push(s[last..c].to_vec());
+                last = c + 1;
+            }
+            v
+        } else {
+            match sequence(&s[i + 1..close]) {
+                Some(v) => v
+                    .into_iter()
+                    .map(|t| t.chars().map(P::C).collect())
+                    .collect(),
+                None => {
+                    i += 1;
+                    continue;
+                }
+            }
+        };
+        let pre = &s[..i];
+        let post = &s[close + 1..];
+        for alt in alts {
+            let mut next = Vec::with_capacity(pre.len() + alt.len() + post.len());
+            next.extend_from_slice(pre);
+            next.extend(alt);
+            next.extend_from_slice(post);
+            if !expand_pieces(&next, limit, out, depth + 1, work) {
+                return false;
+            }
+        }
+        return true;
+    }
+    out.push(s.to_vec());
+    out.len() <= limit
+}
+
+/// `a..b[..step]` of numbers or single letters, when every piece is live.
+fn sequence(inner: &[P]) -> Option<Vec<String>> {
+    let mut t = String::new();
+    for p in inner {
+        match p {
+            P::C(c) => t.push(*c),
+            P::A(_) => return None,
+        }
+    }
+    let parts: Vec<&str> = t.split("..").collect();
+    if parts.len() != 2 && parts.len() != 3 {
+        return None;
+    }
+    let step: i64 = match parts.get(2) {
+        Some(s) => s.parse::<i64>().ok()?.unsigned_abs().max(1) as i64,
+        None => 1,
+    };
+    if let (Ok(a), Ok(b)) = (parts[0].parse::<i64>(), parts[1].parse::<i64>()) {
+        if a.abs_diff(b) / step.unsigned_abs() > 4096 {
+            // Far too many words: let the caller's limit refuse it.
+            return Some(vec![String::new(); 4097]);
+        }
+        let mut v = Vec::new();
+        let mut x = a;
+        loop {
+            v.push(x.to_string());
+            if x == b || (a < b && x + step > b) || (a > b && x - step < b) {
+                break;
+            }
+            x = if a < b { x + step } else { x - step };
+        }
+        return Some(v);
+    }
+    let (x, y) = (parts[0], parts[1]);
+    let (Some(cx), Some(cy)) = (x.chars().next(), y.chars().next()) else {
+        return None;
+    };
+    if x.chars().count() == 1
+        && y.chars().count() == 1
+        && cx.is_ascii_alphabetic()
+        && cy.is_ascii_alphabetic()
+    {
+        let (lo, hi) = (cx as u8, cy as u8);
+        let mut v = Vec::new();
+        if lo <= hi {
+            let mut c = lo;
+            while c <= hi {
+                v.push((c as char).to_string());
+                c = c.saturating_add(step as u8);
+                if step as u8 == 0 {
+                    break;
+                }
+            }
+        } else {
+            let mut c = lo;
+            while c >= hi {
+                v.push((c as char).to_string());
+                if c < step as u8 {
+                    break;
+                }
+                c -= step as u8;
+            }
+        }
+        return Some(v);
+    }
+    None
 }
 
 /// Inside double quotes only `\$`, `` \` ``, `\"`, `\\` and `\<newline>` are escapes.
@@ -272,7 +662,7 @@ fn dq_unescape(text: &str, out: &mut String) {
 /// Decodes `$'…'`. Bash ends the string at a decoded NUL (the rest is
 /// dropped). Returns whether a control or invisible character (other than
 /// tab and newline) or a NUL was decoded.
-fn ansi_c(text: &str, out: &mut String) -> bool {
+pub(crate) fn ansi_c(text: &str, out: &mut String) -> bool {
     let start = out.len();
     ansi_c_raw(text, out);
     let decoded = &out[start..];

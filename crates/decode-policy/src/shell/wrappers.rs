@@ -10,9 +10,6 @@ pub(crate) enum Derived {
     Words(Vec<Word>, Role),
     /// A string run by a shell (`bash -c`, `su -c`, `eval`, `env -S`).
     Source(String, Role),
-    /// The likely reading of a dynamic command (`$IFS` as a space, braces
-    /// expanded), judged by deny/ask rules and caps only.
-    Reading(String),
 }
 
 #[derive(Debug, Clone)]
@@ -31,6 +28,10 @@ pub(crate) struct Analysis {
     pub deep: bool,
     /// A word decoded a control or invisible character (`$'\x01'`).
     pub ctrl: bool,
+    /// Index in the words where each see-through level starts (the first is 0).
+    pub levels: Vec<usize>,
+    /// For each word of `core`: it is only known when the shell runs.
+    pub core_dyn: Vec<bool>,
 }
 
 /// Wrapper levels seen through with every form recorded; beyond, only the
@@ -197,6 +198,8 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
         dynamic: None,
         deep: false,
         ctrl: assigns.iter().chain(words).any(|w| w.ctrl) || redirs.iter().any(|r| r.ctrl),
+        levels: Vec::new(),
+        core_dyn: Vec::new(),
     };
     if canon != text {
         a.check_forms.push(canon.clone());
@@ -216,11 +219,15 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
         let w = &words[i];
         if w.dynamic || w.glob || w.brace {
             a.dynamic = Some(format!("the command word `{}` is dynamic", w.text));
-            if let Some(src) = reinterpret(&words[i..]) {
-                // Deny rules, ask rules and caps still judge the likely reading.
-                a.derived.push(Derived::Reading(src));
-            }
             break;
+        }
+        if w.expanded && a.dynamic.is_none() {
+            // `{rm,-rf,x}`, `cat${IFS}x`: judged as bash expands it, but no
+            // rule can allow a command word made by an expansion.
+            a.dynamic = Some(format!(
+                "the command word `{}` is made by an expansion",
+                w.text
+            ));
         }
         let name = basename(&w.text).to_string();
         if levels.len() >= MAX_SEE_THROUGH {
@@ -258,16 +265,21 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
     }
     let core_start = *levels.last().unwrap_or(&0);
     a.core = words[core_start..].iter().map(|w| w.text.clone()).collect();
+    a.core_dyn = words[core_start..].iter().map(|w| w.dynamic).collect();
     if let Some(first) = a.core.first_mut() {
         *first = basename(first).to_string();
     }
 
     for &lvl in &levels {
         let tail = &words[lvl..];
+        if tail.is_empty() {
+            continue;
+        }
         push_unique(&mut a.check_forms, join(tail, &suffix));
         let name = basename(&tail[0].text);
         push_unique(&mut a.check_forms, join_named(name, &tail[1..], &suffix));
     }
+    a.levels = levels;
     if a.role == Role::Full {
         push_unique(&mut a.allow_forms, canon);
         for &lvl in &allow_levels {
@@ -801,38 +813,6 @@ fn sed_runs_commands(script: &str) -> bool {
         i += 1;
     }
     false
-}
-
-/// The likely reading of a command whose word is dynamic: `$IFS` as a
-/// space, brace expansion applied (`cat${IFS}x` → `cat x`, `{rm,-rf,x}` → `rm -rf x`).
-fn reinterpret(words: &[Word]) -> Option<String> {
-    let mut changed = false;
-    let mut parts = Vec::new();
-    for w in words {
-        let mut t = w.text.clone();
-        for pat in [
-            "${IFS}",
-            "$IFS",
-            "${IFS:0:1}",
-            "${IFS::1}",
-            "${IFS%?}",
-            "${IFS:0:}",
-        ] {
-            if t.contains(pat) {
-                t = t.replace(pat, " ");
-                changed = true;
-            }
-        }
-        if w.brace {
-            let e = super::words::brace_expand(&t, 64);
-            if e.len() > 1 {
-                changed = true;
-                t = e.join(" ");
-            }
-        }
-        parts.push(t);
-    }
-    changed.then(|| parts.join(" "))
 }
 
 /// `env [OPTIONS] [NAME=VALUE]… COMMAND`; `-S STRING` is split and run.

@@ -1,0 +1,203 @@
+//! Whether two glob patterns can match a common string: a rule (globset
+//! syntax: `*`, `**`, `?`, `[…]`, `{a,b}`, `\` escapes) and the pattern of a
+//! fragment whose dynamic words are `*`. Deny rules, ask rules and
+//! `caps.external` apply to a fragment when some value of its dynamic words
+//! would match them (docs/permissions.md, "Fail closed").
+
+use std::collections::HashSet;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Tok {
+    Lit(char),
+    /// Any one character (`?`, and a class `[…]`, read generously).
+    One,
+    /// Any run of characters, `/` and spaces included.
+    Any,
+}
+
+/// Most alternatives `{a,b}` may expand to before the answer is "yes".
+const MAX_ALTERNATIVES: usize = 64;
+/// Most cells the search may visit before the answer is "yes".
+const MAX_CELLS: usize = 1 << 20;
+
+fn tokens(p: &str, out: &mut Vec<Vec<Tok>>) -> bool {
+    // Alternation first: expand the first top-level `{…,…}`.
+    let chars: Vec<char> = p.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '[' => {
+                // Skip a class: `]` right after `[` or `[!` is literal.
+                let mut j = i + 1;
+                if chars.get(j) == Some(&'!') || chars.get(j) == Some(&'^') {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&']') {
+                    j += 1;
+                }
+                while j < chars.len() && chars[j] != ']' {
+                    j += 1;
+                }
+                i = j + 1;
+            }
+            '{' => {
+                let mut depth = 0usize;
+                let mut commas = Vec::new();
+                let mut close = None;
+                let mut j = i + 1;
+                while j < chars.len() {
+                    match chars[j] {
+                        '\\' => j += 1,
+                        '{' => depth += 1,
+                        '}' if depth == 0 => {
+                            close = Some(j);
+                            break;
+                        }
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => commas.push(j),
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                let Some(close) = close else {
+                    i += 1;
+                    continue;
+                };
+                let pre: String = chars[..i].iter().collect();
+                let post: String = chars[close + 1..].iter().collect();
+                let mut last = i + 1;
+                for c in commas.iter().copied().chain(std::iter::once(close)) {
+                    let alt: String = chars[last..c].iter().collect();
+                    if out.len() >= MAX_ALTERNATIVES || !tokens(&format!("{pre}{alt}{post}"), out) {
+                        return false;
+                    }
+                    last = c + 1;
+                }
+                return true;
+            }
+            _ => i += 1,
+        }
+    }
+    let mut v = Vec::with_capacity(chars.len());
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => {
+                if let Some(&c) = chars.get(i + 1) {
+                    v.push(Tok::Lit(c));
+                }
+                i += 2;
+            }
+            '*' => {
+                if v.last() != Some(&Tok::Any) {
+                    v.push(Tok::Any);
+                }
+                i += 1;
+            }
+            '?' => {
+                v.push(Tok::One);
+                i += 1;
+            }
+            '[' => {
+                let mut j = i + 1;
+                if chars.get(j) == Some(&'!') || chars.get(j) == Some(&'^') {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&']') {
+                    j += 1;
+                }
+                while j < chars.len() && chars[j] != ']' {
+                    j += 1;
+                }
+                if j < chars.len() {
+                    v.push(Tok::One);
+                    i = j + 1;
+                } else {
+                    v.push(Tok::Lit('['));
+                    i += 1;
+                }
+            }
+            c => {
+                v.push(Tok::Lit(c));
+                i += 1;
+            }
+        }
+    }
+    out.push(v);
+    true
+}
+
+/// Whether some string matches both globs. Errs towards "yes" when the
+/// patterns are too large to decide within the budget.
+pub(crate) fn intersect(a: &str, b: &str) -> bool {
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    if !tokens(a, &mut xs) || !tokens(b, &mut ys) {
+        return true;
+    }
+    xs.iter().any(|x| ys.iter().any(|y| intersect_toks(x, y)))
+}
+
+fn intersect_toks(a: &[Tok], b: &[Tok]) -> bool {
+    let mut failed: HashSet<(usize, usize)> = HashSet::new();
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((i, j)) = stack.pop() {
+        if i == a.len() && j == b.len() {
+            return true;
+        }
+        if !failed.insert((i, j)) {
+            continue;
+        }
+        if failed.len() > MAX_CELLS {
+            return true;
+        }
+        let (x, y) = (a.get(i), b.get(j));
+        if x == Some(&Tok::Any) {
+            stack.push((i + 1, j));
+            if j < b.len() {
+                stack.push((i, j + 1));
+            }
+        }
+        if y == Some(&Tok::Any) {
+            stack.push((i, j + 1));
+            if i < a.len() {
+                stack.push((i + 1, j));
+            }
+        }
+        if let (Some(x), Some(y)) = (x, y) {
+            let fits = match (x, y) {
+                (Tok::Lit(p), Tok::Lit(q)) => p == q,
+                (Tok::Any, _) | (_, Tok::Any) => false,
+                _ => true,
+            };
+            if fits {
+                stack.push((i + 1, j + 1));
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::intersect;
+
+    #[test]
+    fn intersections() {
+        assert!(intersect("git push*", "git *"));
+        assert!(intersect("git push*", "git*"));
+        assert!(intersect("rm -rf *", "rm -rf*"));
+        assert!(intersect("curl *", "*"));
+        assert!(intersect("curl *", "* x"));
+        assert!(!intersect("curl *", "git *"));
+        assert!(!intersect("git push*", "git status"));
+        assert!(intersect("git {push,fetch} *", "git fetch*"));
+        assert!(intersect("npm publish", "npm p?blish"));
+        assert!(intersect("a[bc]d", "a*"));
+        assert!(!intersect("wc -l secret*", "wc -l src/*.rs"));
+        assert!(intersect("echo \\*", "echo *"));
+        assert!(!intersect("echo \\*", "echo x"));
+        let long = "x".repeat(5000);
+        assert!(!intersect(&format!("{long}a"), &format!("{long}b")));
+    }
+}
