@@ -2,9 +2,6 @@
 //! external effects and privilege, protected merges, container removal,
 //! removal targets. Path-based caps live in `decide`.
 
-/// Privilege wrappers.
-pub(crate) const PRIVILEGE: &[&str] = &["sudo", "doas", "su", "pkexec", "run0"];
-
 /// The positional words of `args`, skipping options; options listed in
 /// `with_arg` take the next word as their value.
 fn positionals<'a>(args: &'a [String], with_arg: &[&str], max: usize) -> Vec<&'a str> {
@@ -89,27 +86,7 @@ const DOCKER_WITH_ARG: &[&str] = &[
     "--progress",
 ];
 
-const KUBE_WITH_ARG: &[&str] = &[
-    "-n",
-    "--namespace",
-    "--context",
-    "--kubeconfig",
-    "--cluster",
-    "--user",
-    "-s",
-    "--server",
-    "--token",
-    "--as",
-    "--as-group",
-    "--kube-context",
-    "-v",
-    "--kube-apiserver",
-    "--kube-token",
-    "--repository-config",
-    "--registry-config",
-];
-
-const PKG_WITH_ARG: &[&str] = &[
+pub(crate) const PKG_WITH_ARG: &[&str] = &[
     "--registry",
     "-w",
     "--workspace",
@@ -126,179 +103,81 @@ const PKG_WITH_ARG: &[&str] = &[
     "--userconfig",
 ];
 
-/// External effects and privilege (SPEC §5): the reason, when capped.
-pub(crate) fn external_effect(core: &[String], chain: &[String]) -> Option<String> {
-    if let Some(p) = chain.iter().find(|n| PRIVILEGE.contains(&n.as_str())) {
-        return Some(format!(
-            "`{p}` runs with elevated privileges: asks every time"
-        ));
-    }
-    external_core(core, 0)
-}
-
-/// The index in `args` of the first positional word, skipping options
-/// (`with_arg` take the next word).
-fn first_positional(args: &[String], with_arg: &[&str]) -> Option<usize> {
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if a == "--" {
-            return (i + 1 < args.len()).then_some(i + 1);
-        }
-        if a.starts_with('-') && a.len() > 1 {
-            i += if with_arg.contains(&a) { 2 } else { 1 };
+/// Where a subcommand may stand in `args` (the words after the program),
+/// skipping options: `with_arg` options take the next word; options the
+/// table does not know may take one or not, and both readings count, so a
+/// subcommand cannot hide behind an option's value (`npm --tag beta
+/// publish`). Indexes in order, at most 8.
+pub(crate) fn subcommand_candidates(args: &[String], with_arg: &[&str]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut at: Vec<usize> = vec![0];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(i) = at.pop() {
+        if i >= args.len() || !seen.insert(i) || out.len() >= 8 {
             continue;
         }
-        return Some(i);
+        let a = args[i].as_str();
+        if a == "--" {
+            if i + 1 < args.len() && !out.contains(&(i + 1)) {
+                out.push(i + 1);
+            }
+            continue;
+        }
+        if a.starts_with('-') && a.len() > 1 {
+            if a.contains('=')
+                || (a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a.len() > 2
+                    && !with_arg.contains(&a))
+            {
+                // `--opt=value`, or a cluster of short flags (`-la`).
+                at.push(i + 1);
+            } else if with_arg.contains(&a) {
+                at.push(i + 2);
+            } else if is_flag(a) {
+                at.push(i + 1);
+            } else {
+                at.push(i + 2);
+                at.push(i + 1);
+            }
+            continue;
+        }
+        if !out.contains(&i) {
+            out.push(i);
+        }
     }
-    None
+    out.sort_unstable();
+    out
 }
 
-/// The command a package runner runs (`npx vercel deploy`, `npm exec …`,
-/// `pnpm dlx …`, `yarn dlx …`, `bunx …`, `python -m twine …`), as words.
-fn runner_target(core: &[String]) -> Option<Vec<String>> {
-    let name = core.first()?.as_str();
-    let args = &core[1..];
-    let runner_opts: &[&str] = &["-p", "--package", "-c", "--call", "--registry", "--cache"];
-    let start = match name {
-        "npx" | "bunx" | "pnpx" => first_positional(args, runner_opts)?,
-        "npm" | "pnpm" | "yarn" | "bun" => {
-            let sub = first_positional(args, PKG_WITH_ARG)?;
-            if !matches!(args[sub].as_str(), "exec" | "x" | "dlx") {
-                return None;
-            }
-            sub + 1 + first_positional(&args[sub + 1..], runner_opts)?
-        }
-        n if n.starts_with("python") => {
-            let m = args.iter().position(|a| a == "-m")?;
-            m + 1
-        }
-        _ => return None,
-    };
-    let mut words: Vec<String> = args.get(start..)?.to_vec();
-    let first = words.first_mut()?;
-    // `vercel@latest` → `vercel`; `@scope/pkg@1` → `@scope/pkg`.
-    if let Some(at) = first.rfind('@').filter(|&k| k > 0) {
-        first.truncate(at);
-    }
-    if let Some(slash) = first.rfind('/') {
-        *first = first[slash + 1..].to_string();
-    }
-    Some(words)
-}
-
-fn external_core(core: &[String], depth: usize) -> Option<String> {
-    let name = core.first()?.as_str();
-    let args = &core[1..];
-    let hit = |what: &str| Some(format!("{what} has external effects: asks every time"));
-    if depth < 4 {
-        if let Some(inner) = runner_target(core) {
-            if let Some(r) = external_core(&inner, depth + 1) {
-                return Some(r);
-            }
-        }
-    }
-    match name {
-        "git" => {
-            if let Some(("push", _)) = git_subcommand(core) {
-                return hit("git push");
-            }
-        }
-        "gh" => {
-            let p = positionals(args, &["-R", "--repo"], 2);
-            match p.as_slice() {
-                ["pr", s @ ("create" | "merge")] => return hit(&format!("gh pr {s}")),
-                ["release", "create"] => return hit("gh release create"),
-                ["repo", s @ ("create" | "delete")] => return hit(&format!("gh repo {s}")),
-                _ => {}
-            }
-        }
-        "npm" | "pnpm" | "yarn" | "cargo" | "bun" => {
-            // `cargo +nightly publish`: the toolchain is not a subcommand.
-            let skip =
-                usize::from(name == "cargo" && args.first().is_some_and(|a| a.starts_with('+')));
-            let p = positionals(&args[skip..], PKG_WITH_ARG, 2);
-            match p.as_slice() {
-                ["publish", ..] => return hit(&format!("{name} publish")),
-                ["npm", "publish"] if name == "yarn" => return hit("yarn npm publish"),
-                _ => {}
-            }
-        }
-        "twine" if positionals(args, &[], 1).first() == Some(&"upload") => {
-            return hit("twine upload");
-        }
-        "docker" | "podman" => {
-            let p = positionals(args, DOCKER_WITH_ARG, 2);
-            let pushes = args
-                .iter()
-                .any(|a| a == "--push" || a == "--push=true" || a.contains("type=registry"));
-            match p.as_slice() {
-                ["push", ..] => return hit(&format!("{name} push")),
-                ["image", "push"] => return hit(&format!("{name} image push")),
-                ["buildx", "build" | "b"] | ["build", ..] | ["image", "build"] if pushes => {
-                    return hit(&format!("{name} build --push"));
-                }
-                ["manifest", "push"] => return hit(&format!("{name} manifest push")),
-                _ => {}
-            }
-        }
-        "kubectl" | "oc" => {
-            if let Some(s @ ("apply" | "create" | "delete" | "rollout")) =
-                positionals(args, KUBE_WITH_ARG, 1).first().copied()
-            {
-                return hit(&format!("{name} {s}"));
-            }
-        }
-        "helm" => {
-            if let Some(s @ ("install" | "upgrade")) =
-                positionals(args, KUBE_WITH_ARG, 1).first().copied()
-            {
-                return hit(&format!("helm {s}"));
-            }
-        }
-        "terraform" | "tofu" => {
-            if let Some(s @ ("apply" | "destroy")) = positionals(args, &[], 1).first().copied() {
-                return hit(&format!("{name} {s}"));
-            }
-        }
-        "vercel" => {
-            if args
-                .iter()
-                .any(|a| a == "--prod" || a.starts_with("--prod="))
-            {
-                return hit("vercel --prod");
-            }
-            match positionals(
-                args,
-                &["--scope", "--token", "-t", "--cwd", "-A", "--local-config"],
-                1,
-            )
-            .first()
-            .copied()
-            {
-                Some("deploy") => return hit("vercel deploy"),
-                // Bare `vercel` deploys too.
-                None => return hit("vercel"),
-                _ => {}
-            }
-        }
-        "netlify" | "fly" | "flyctl" | "firebase"
-            if positionals(
-                args,
-                &["--project", "-P", "-a", "--app", "-c", "--config"],
-                1,
-            )
-            .first()
-                == Some(&"deploy") =>
-        {
-            return hit(&format!("{name} deploy"));
-        }
-        "gcloud" if args.iter().any(|a| a == "deploy") => {
-            return hit("gcloud … deploy");
-        }
-        _ => {}
-    }
-    None
+/// Options that never take a value, whatever the program.
+fn is_flag(a: &str) -> bool {
+    matches!(
+        a,
+        "-v" | "-q"
+            | "-h"
+            | "-y"
+            | "-f"
+            | "-n"
+            | "--verbose"
+            | "--quiet"
+            | "--silent"
+            | "--help"
+            | "--version"
+            | "--dry-run"
+            | "--force"
+            | "--yes"
+            | "--no-color"
+            | "--color"
+            | "--debug"
+            | "--json"
+            | "--all"
+            | "--recursive"
+            | "-r"
+            | "--frozen"
+            | "--locked"
+            | "--offline"
+    )
 }
 
 /// `git config` that writes the repository's `.git/config` (not `--global`,
@@ -464,17 +343,6 @@ mod tests {
 
     fn v(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
-    }
-
-    #[test]
-    fn externals() {
-        assert!(external_effect(&v("git -C x -c a=b push"), &[]).is_some());
-        assert!(external_effect(&v("git status"), &[]).is_none());
-        assert!(external_effect(&v("make deploy"), &[]).is_none());
-        assert!(external_effect(&v("npm run deploy"), &[]).is_none());
-        assert!(external_effect(&v("gcloud app deploy"), &[]).is_some());
-        assert!(external_effect(&v("kubectl -n prod apply -f x"), &[]).is_some());
-        assert!(external_effect(&v("rm x"), &v("sudo rm")).is_some());
     }
 
     #[test]

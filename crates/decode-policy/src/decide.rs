@@ -1352,7 +1352,7 @@ impl Gate {
                     frag: Some(i),
                 });
             }
-            if let Some(reason) = caps::external_effect(&f.core, &f.chain) {
+            if let Some(reason) = crate::external::external_effect(&f.core, &f.core_dyn, &f.chain) {
                 out.push(Cap {
                     kind: CapKind::External,
                     reason,

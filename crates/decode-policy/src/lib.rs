@@ -4,8 +4,10 @@
 //! [`Gate::decide`] judges one tool call in a mode and explains why:
 //! allow, ask or deny, a one-line reason, and the trace of the stages.
 
+mod aliases;
 mod caps;
 pub mod decide;
+mod external;
 mod globx;
 pub mod input;
 mod matcher;

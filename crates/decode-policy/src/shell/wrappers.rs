@@ -1,5 +1,6 @@
 //! Seeing through assignments, wrappers and privilege wrappers (SPEC §4).
 
+use super::runners::{self, Script};
 use super::words::Word;
 use super::{Redir, Role};
 
@@ -204,6 +205,7 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
     if canon != text {
         a.check_forms.push(canon.clone());
     }
+    runners::assignments(assigns.iter(), role, &mut a);
     if words.is_empty() {
         if role == Role::Full {
             a.allow_forms.push(canon);
@@ -233,7 +235,7 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
         if levels.len() >= MAX_SEE_THROUGH {
             a.deep = true;
         }
-        let next = see_through(&name, words, i, role, allow_ok, &mut a);
+        let next = see_through(&name, words, i, role, allow_ok, redirs, &mut a);
         if !a.deep {
             a.chain.push(name.clone());
         }
@@ -301,9 +303,335 @@ fn see_through(
     i: usize,
     role: Role,
     allow_ok: bool,
+    redirs: &[Redir],
     a: &mut Analysis,
 ) -> Option<usize> {
+    let sub = |k: usize| words.get(i + k).map(|w| w.text.as_str());
     match name {
+        "export" | "declare" | "typeset" | "local" | "readonly" => {
+            runners::assignments(words[i + 1..].iter(), role, a);
+            None
+        }
+        "alias" => {
+            if words[i + 1..].iter().any(|w| w.text.contains('=')) {
+                a.dynamic =
+                    Some("an alias defined in the command changes what later words run".into());
+            }
+            None
+        }
+        "source" | "." => {
+            if words.get(i + 1).is_some_and(runners::piped_script) {
+                a.dynamic = Some(format!(
+                    "`{name}` reads a script from a pipe, which the gate cannot see"
+                ));
+            }
+            None
+        }
+        "tar" | "gtar" | "bsdtar" => {
+            runners::tar(words, i, role, a);
+            None
+        }
+        "rsync" => {
+            runners::rsync(words, i, role, a);
+            None
+        }
+        "make" | "gmake" => {
+            runners::make(words, i, role, a);
+            None
+        }
+        "ssh" => {
+            runners::ssh(words, i, role, a);
+            None
+        }
+        "cargo" => {
+            let mut j = i + 1;
+            while j < words.len() {
+                let t = words[j].text.as_str();
+                let value = if t == "--config" {
+                    words.get(j + 1).map(|w| w.text.as_str())
+                } else {
+                    t.strip_prefix("--config=")
+                };
+                if let Some(v) = value {
+                    if v.trim_start().starts_with("alias") || !v.contains('=') {
+                        a.dynamic = Some(
+                            "`cargo --config` defines an alias or loads configuration from a file"
+                                .into(),
+                        );
+                    }
+                }
+                j += 1;
+            }
+            None
+        }
+        "npx" | "bunx" | "pnpx" => {
+            let mut j = i + 1;
+            while j < words.len() && words[j].text.starts_with('-') {
+                let t = words[j].text.as_str();
+                if t == "-c" || t == "--call" || t.starts_with("--call=") {
+                    let v = t
+                        .strip_prefix("--call=")
+                        .map(str::to_string)
+                        .or_else(|| words.get(j + 1).map(|w| w.text.clone()));
+                    if let Some(v) = v {
+                        a.derived.push(Derived::Source(v, role));
+                    }
+                    return None;
+                }
+                j += 1;
+            }
+            runners::runner_start(
+                words,
+                i + 1,
+                "p",
+                &[
+                    "--package",
+                    "--registry",
+                    "--cache",
+                    "--userconfig",
+                    "--prefix",
+                ],
+                &["--yes", "-y", "--no", "--quiet", "-q", "--ignore-existing"],
+                a,
+            )
+        }
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            let subs = crate::caps::subcommand_candidates(
+                &words.iter().map(|w| w.text.clone()).collect::<Vec<_>>()[i + 1..],
+                crate::caps::PKG_WITH_ARG,
+            );
+            let Some(&k) = subs.first() else {
+                return None;
+            };
+            let at = i + 1 + k;
+            match (name, words[at].text.as_str()) {
+                ("npm", "exec" | "x")
+                | ("pnpm", "exec" | "dlx")
+                | ("yarn", "exec" | "dlx")
+                | ("bun", "x") => {
+                    let mut j = at + 1;
+                    while j < words.len() && words[j].text.starts_with('-') {
+                        let t = words[j].text.as_str();
+                        if t == "-c" || t == "--call" || t.starts_with("--call=") {
+                            let v = t
+                                .strip_prefix("--call=")
+                                .map(str::to_string)
+                                .or_else(|| words.get(j + 1).map(|w| w.text.clone()));
+                            if let Some(v) = v {
+                                a.derived.push(Derived::Source(v, role));
+                            }
+                            return None;
+                        }
+                        j += 1;
+                    }
+                    runners::runner_start(
+                        words,
+                        at + 1,
+                        "p",
+                        &[
+                            "--package",
+                            "--registry",
+                            "--cache",
+                            "--filter",
+                            "--workspace",
+                            "-w",
+                        ],
+                        &["--yes", "-y", "--no", "--quiet", "-q", "--recursive", "-r"],
+                        a,
+                    )
+                }
+                ("yarn", "workspace") if at + 2 < words.len() => {
+                    let mut ws = vec![words[i].clone()];
+                    ws.extend_from_slice(&words[at + 2..]);
+                    a.derived.push(Derived::Words(ws, role));
+                    None
+                }
+                ("yarn", "workspaces") if sub(1 + k + 1) == Some("foreach") => {
+                    let mut j = at + 2;
+                    while j < words.len() && words[j].text.starts_with('-') {
+                        j += 1;
+                    }
+                    if j < words.len() {
+                        let mut ws = vec![words[i].clone()];
+                        ws.extend_from_slice(&words[j..]);
+                        a.derived.push(Derived::Words(ws, role));
+                    }
+                    None
+                }
+                _ => None,
+            }
+        }
+        "uv" if sub(1) == Some("run") => runners::runner_start(
+            words,
+            i + 2,
+            "p",
+            &[
+                "--with",
+                "--python",
+                "--package",
+                "--directory",
+                "--project",
+                "--env-file",
+                "--group",
+                "--extra",
+                "--index",
+                "--index-url",
+            ],
+            &[
+                "--no-sync",
+                "--frozen",
+                "--locked",
+                "--isolated",
+                "--quiet",
+                "-q",
+                "--all-extras",
+                "--no-project",
+            ],
+            a,
+        ),
+        "uv" if sub(1) == Some("tool") && sub(2) == Some("run") => runners::runner_start(
+            words,
+            i + 3,
+            "p",
+            &["--with", "--python", "--from", "--index", "--index-url"],
+            &["--quiet", "-q", "--isolated"],
+            a,
+        ),
+        "uvx" => runners::runner_start(
+            words,
+            i + 1,
+            "p",
+            &["--with", "--python", "--from", "--index", "--index-url"],
+            &["--quiet", "-q", "--isolated"],
+            a,
+        ),
+        "pipx" if sub(1) == Some("run") => runners::runner_start(
+            words,
+            i + 2,
+            "",
+            &["--spec", "--python", "--pip-args", "--index-url"],
+            &["--no-cache", "--verbose", "--quiet"],
+            a,
+        ),
+        "poetry" | "pdm" | "hatch" | "rye" | "pipenv" if sub(1) == Some("run") => {
+            runners::runner_start(words, i + 2, "", &["--directory", "-C"], &[], a)
+        }
+        "conda" | "mamba" | "micromamba" if sub(1) == Some("run") => runners::runner_start(
+            words,
+            i + 2,
+            "np",
+            &["--name", "--prefix", "--cwd"],
+            &["--no-capture-output", "--live-stream"],
+            a,
+        ),
+        "caffeinate" => {
+            runners::runner_start(words, i + 1, "tw", &[], &["-d", "-i", "-m", "-s", "-u"], a)
+        }
+        "chroot" => runners::runner_start(words, i + 1, "", &[], &[], a)
+            .and_then(|dir| (dir + 1 < words.len()).then_some(dir + 1)),
+        "unshare" => runners::runner_start(
+            words,
+            i + 1,
+            "SGRw",
+            &["--setuid", "--setgid", "--root", "--wd"],
+            &[
+                "-m",
+                "-u",
+                "-i",
+                "-n",
+                "-p",
+                "-U",
+                "-C",
+                "-T",
+                "-f",
+                "-r",
+                "--fork",
+                "--mount",
+                "--user",
+                "--pid",
+                "--net",
+                "--map-root-user",
+            ],
+            a,
+        ),
+        "nsenter" => runners::runner_start(
+            words,
+            i + 1,
+            "tSGrw",
+            &["--target", "--setuid", "--setgid", "--root", "--wd"],
+            &[
+                "-a", "-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "-F", "--all",
+            ],
+            a,
+        ),
+        "firejail" | "valgrind" => {
+            runners::runner_start(words, i + 1, "", &[], &["-q", "--quiet", "-v"], a)
+        }
+        "systemd-run" => runners::runner_start(
+            words,
+            i + 1,
+            "puEM",
+            &[
+                "--property",
+                "--unit",
+                "--setenv",
+                "--machine",
+                "--description",
+                "--slice",
+                "--uid",
+                "--gid",
+                "--nice",
+                "--working-directory",
+            ],
+            &[
+                "--user",
+                "--scope",
+                "--wait",
+                "--pty",
+                "-t",
+                "-q",
+                "--quiet",
+                "-G",
+                "--collect",
+                "--same-dir",
+                "-d",
+            ],
+            a,
+        ),
+        "xvfb-run" => runners::runner_start(
+            words,
+            i + 1,
+            "nsfepw",
+            &[
+                "--server-num",
+                "--server-args",
+                "--auth-file",
+                "--error-file",
+                "--xauth-protocol",
+                "--wait",
+            ],
+            &["-a", "--auto-servernum"],
+            a,
+        ),
+        "dbus-run-session" => runners::runner_start(
+            words,
+            i + 1,
+            "",
+            &["--config-file", "--dbus-daemon"],
+            &[],
+            a,
+        ),
+        "sg" => {
+            if sub(2) == Some("-c") {
+                if let Some(w) = words.get(i + 3) {
+                    a.derived
+                        .push(Derived::Source(w.text.clone(), Role::Checked));
+                }
+                None
+            } else {
+                (i + 2 < words.len()).then_some(i + 2)
+            }
+        }
         "env" => env_next(words, i, a),
         "command" => Some(skip_opts(words, i + 1, "", &[])),
         "builtin" | "busybox" => Some(skip_opts(words, i + 1, "", &[])),
@@ -598,26 +926,7 @@ fn see_through(
             (j < words.len()).then_some(j)
         }
         "git" => {
-            // `git -c core.pager=CMD …`, `-c alias.x='!CMD'`, `core.sshCommand`,
-            // `core.editor`…: configuration values that git runs with a shell.
-            let mut j = i + 1;
-            while j < words.len() {
-                let t = words[j].text.as_str();
-                if t == "-c" {
-                    if let Some(kv) = words.get(j + 1) {
-                        if let Some(cmd) = git_config_command(&kv.text) {
-                            a.derived.push(Derived::Source(cmd, role));
-                        }
-                    }
-                    j += 2;
-                } else if t == "-C" || t == "--config-env" {
-                    j += 2;
-                } else if t.starts_with('-') {
-                    j += 1;
-                } else {
-                    break;
-                }
-            }
+            runners::git(words, i, role, a);
             None
         }
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => {
@@ -690,51 +999,31 @@ fn see_through(
             None
         }
         n if SHELLS.contains(&n) => {
-            if let Some(s) = shell_string(words, i) {
-                if role == Role::Full && allow_ok {
-                    // `bash -c 'X'` is judged by X: the string's fragments need
-                    // allow rules, the wrapper itself only deny/ask/caps.
-                    a.role = Role::Checked;
-                    a.derived.push(Derived::Source(s, Role::Full));
-                } else {
-                    a.derived.push(Derived::Source(s, Role::Checked));
+            match runners::shell_script(words, i) {
+                Script::String(s) => {
+                    if role == Role::Full && allow_ok {
+                        // `bash -c 'X'` is judged by X: the string's fragments need
+                        // allow rules, the wrapper itself only deny/ask/caps.
+                        a.role = Role::Checked;
+                        a.derived.push(Derived::Source(s, Role::Full));
+                    } else {
+                        a.derived.push(Derived::Source(s, Role::Checked));
+                    }
                 }
+                Script::File(j) => {
+                    if runners::piped_script(&words[j]) {
+                        a.dynamic = Some(format!(
+                            "`{n}` reads its script from a pipe, which the gate cannot see"
+                        ));
+                    }
+                }
+                Script::Stdin => runners::shell_stdin(n, redirs, role, allow_ok, a),
+                Script::None => {}
             }
             None
         }
         _ => None,
     }
-}
-
-/// A `git -c KEY=VALUE` whose value git runs as a shell command.
-fn git_config_command(kv: &str) -> Option<String> {
-    let (key, value) = kv.split_once('=')?;
-    let key = key.to_ascii_lowercase();
-    let runs = key.starts_with("alias.") && value.trim_start().starts_with('!')
-        || matches!(
-            key.as_str(),
-            "core.pager"
-                | "core.sshcommand"
-                | "core.editor"
-                | "core.fsmonitor"
-                | "core.askpass"
-                | "sequence.editor"
-                | "diff.external"
-                | "gpg.program"
-                | "credential.helper"
-                | "uploadpack.packobjectshook"
-        )
-        || key.starts_with("pager.")
-        || key.ends_with(".textconv")
-        || key.ends_with(".command")
-        || key.ends_with(".cmd")
-        || key.ends_with(".clean")
-        || key.ends_with(".smudge")
-        || key.ends_with(".process");
-    if !runs || value.trim().is_empty() {
-        return None;
-    }
-    Some(value.trim_start().trim_start_matches('!').to_string())
 }
 
 /// awk programs can run commands: `system(…)`, `print | "cmd"`, `"cmd" | getline`.
@@ -882,44 +1171,12 @@ fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
         }
         break;
     }
+    let first = j;
     while j < words.len() && is_assignment(&words[j].text) {
         j += 1;
     }
+    runners::assignments(words[first..j].iter(), Role::Checked, a);
     Some(j)
-}
-
-/// The command string of `bash -c STRING` (any option cluster holding `c`).
-fn shell_string(words: &[Word], i: usize) -> Option<String> {
-    let mut j = i + 1;
-    let mut has_c = false;
-    while j < words.len() {
-        let t = words[j].text.as_str();
-        if t == "--" || t == "-" {
-            j += 1;
-            break;
-        }
-        if matches!(t, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
-            j += 2;
-            continue;
-        }
-        if t.starts_with("--") {
-            j += 1;
-            continue;
-        }
-        if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
-            if t[1..].contains('c') {
-                has_c = true;
-            }
-            j += 1;
-            continue;
-        }
-        break;
-    }
-    if has_c {
-        words.get(j).map(|w| w.text.clone())
-    } else {
-        None
-    }
 }
 
 #[cfg(test)]
@@ -942,15 +1199,6 @@ mod tests {
         assert!(awk_runs_commands("BEGIN { system(\"rm x\") }"));
         assert!(awk_runs_commands("{ print | \"sh\" }"));
         assert!(!awk_runs_commands("{ print $1 }"));
-        assert_eq!(
-            git_config_command("core.pager=rm -rf x").as_deref(),
-            Some("rm -rf x")
-        );
-        assert_eq!(
-            git_config_command("alias.x=!curl y").as_deref(),
-            Some("curl y")
-        );
-        assert_eq!(git_config_command("user.name=x"), None);
     }
 
     #[test]
