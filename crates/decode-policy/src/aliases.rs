@@ -2,10 +2,11 @@
 //! unique abbreviations (`npm publ` is `npm publish`). Git aliases and cargo
 //! aliases come from the person's configuration (see `shell::aliases`).
 
-/// npm's commands (npm 10/11, `lib/utils/cmd-list.js`).
+/// npm's commands (npm 11, `lib/utils/cmd-list.js`).
 const NPM_COMMANDS: &[&str] = &[
     "access",
     "adduser",
+    "approve-scripts",
     "audit",
     "bugs",
     "cache",
@@ -13,6 +14,7 @@ const NPM_COMMANDS: &[&str] = &[
     "completion",
     "config",
     "dedupe",
+    "deny-scripts",
     "deprecate",
     "diff",
     "dist-tag",
@@ -27,10 +29,10 @@ const NPM_COMMANDS: &[&str] = &[
     "get",
     "help",
     "help-search",
-    "hook",
     "init",
     "install",
     "install-ci-test",
+    "install-scripts",
     "install-test",
     "link",
     "ll",
@@ -52,11 +54,12 @@ const NPM_COMMANDS: &[&str] = &[
     "repo",
     "restart",
     "root",
-    "run-script",
+    "run",
     "sbom",
     "search",
     "set",
     "shrinkwrap",
+    "stage",
     "star",
     "stars",
     "start",
@@ -64,6 +67,7 @@ const NPM_COMMANDS: &[&str] = &[
     "team",
     "test",
     "token",
+    "trust",
     "undeprecate",
     "uninstall",
     "unpublish",
@@ -74,7 +78,7 @@ const NPM_COMMANDS: &[&str] = &[
     "whoami",
 ];
 
-/// npm's aliases (`lib/utils/cmd-list.js`).
+/// npm's aliases (npm 11, `lib/utils/cmd-list.js`): one level deep.
 const NPM_ALIASES: &[(&str, &str)] = &[
     ("add", "install"),
     ("add-user", "adduser"),
@@ -109,25 +113,26 @@ const NPM_ALIASES: &[(&str, &str)] = &[
     ("la", "ll"),
     ("list", "ls"),
     ("ln", "link"),
-    ("login", "adduser"),
+    ("ogr", "org"),
     ("r", "uninstall"),
     ("rb", "rebuild"),
     ("remove", "uninstall"),
     ("rm", "uninstall"),
-    ("rum", "run-script"),
-    ("run", "run-script"),
+    ("rum", "run"),
+    ("run-script", "run"),
     ("s", "search"),
     ("se", "search"),
     ("show", "view"),
     ("sit", "install-ci-test"),
     ("t", "test"),
     ("tst", "test"),
+    ("u", "update"),
     ("udpate", "update"),
     ("un", "uninstall"),
     ("unlink", "uninstall"),
-    ("upgrade", "update"),
     ("up", "update"),
-    ("urn", "run-script"),
+    ("upgrade", "update"),
+    ("urn", "run"),
     ("v", "view"),
     ("verison", "version"),
     ("why", "explain"),
@@ -173,7 +178,10 @@ mod tests {
         assert_eq!(npm_command("publish"), Some("publish"));
         assert_eq!(npm_command("i"), Some("install"));
         assert_eq!(npm_command("x"), Some("exec"));
-        assert_eq!(npm_command("run"), Some("run-script"));
+        assert_eq!(npm_command("run"), Some("run"));
+        assert_eq!(npm_command("pu"), Some("publish"));
+        assert_eq!(npm_command("p"), None);
+        assert_eq!(npm_command("rum"), Some("run"));
         assert_eq!(npm_command("zzz"), None);
     }
 }

@@ -38,6 +38,8 @@ pub struct Gate {
     protected_parents: Vec<PathBuf>,
     git_dir: Option<PathBuf>,
     index: RuleIndex,
+    /// git and cargo aliases in force for the project.
+    shell: shell::ShellConfig,
 }
 
 /// Which cap applied.
@@ -359,7 +361,9 @@ impl Gate {
             }
         }
 
+        let shell = shell::ShellConfig::load(&root, &home, git_dir.as_deref());
         let gate = Gate {
+            shell,
             agent: input.agent,
             root,
             root_given,
@@ -1005,7 +1009,7 @@ impl Gate {
             Some(c) => self.resolve(&lexical(&self.root, c)),
             None => self.root.clone(),
         };
-        let parsed: Parsed = shell::parse_command(&call.subject, &start, &self.home);
+        let parsed: Parsed = shell::parse_command(&call.subject, &start, &self.home, &self.shell);
         let frags = &parsed.fragments;
         for f in frags {
             run.add_frag(&f.text);
@@ -1118,6 +1122,14 @@ impl Gate {
                     if frags.len() == 1 { "" } else { "s" }
                 ),
             );
+        }
+
+        // A program the gate does not know, with a command a deny rule, an
+        // ask rule or a cap names among its later words: it may run it.
+        if let Some((i, why)) = self.hidden_command(frags, mode) {
+            run.mark(i, Verdict::Ask, None);
+            run.step("ask_rules", why.clone());
+            return run.finish(Verdict::Ask, why, true, None, Vec::new());
         }
 
         if infos.len() != frags.len() {
@@ -1304,6 +1316,48 @@ impl Gate {
                 run.finish(Verdict::Allow, reason, false, Some(origin), Vec::new())
             }
         }
+    }
+
+    /// `foo run curl x` under `deny: bash(curl *)`: a later unquoted word of
+    /// a program the gate does not know starts a command that a deny rule,
+    /// an ask rule or a cap names (in bypass: only critical removal).
+    fn hidden_command(&self, frags: &[Fragment], mode: Mode) -> Option<(usize, String)> {
+        let has_rules = self.index.has_text_rules(RuleList::Deny, Tool::Bash)
+            || self.index.has_text_rules(RuleList::Ask, Tool::Bash);
+        for (i, f) in frags.iter().enumerate() {
+            for k in f.hidden_starts() {
+                let tail = &f.core[k..];
+                let text = tail.join(" ");
+                let why = |what: String| {
+                    format!("{} may run {} ({what}): asks", quote(&f.text), quote(&text))
+                };
+                if has_rules {
+                    for list in [RuleList::Deny, RuleList::Ask] {
+                        if let Some(r) = self.index.match_text(list, Tool::Bash, &text) {
+                            let rr = &self.index.refs[r];
+                            return Some((i, why(format!("{} rule {}", list.name(), rr.text))));
+                        }
+                    }
+                }
+                let mut t = f.clone();
+                t.core = tail.to_vec();
+                t.core_dyn = f.core_dyn[k..].to_vec();
+                t.chain = vec![tail[0].clone()];
+                if let Some(r) = self.critical_removal(&t) {
+                    return Some((i, why(r)));
+                }
+                if mode == Mode::Bypass {
+                    continue;
+                }
+                if let Some(r) = crate::external::external_effect(&t.core, &t.core_dyn, &[]) {
+                    return Some((i, why(r)));
+                }
+                if let Some(r) = caps::container_removal(&t.core) {
+                    return Some((i, why(r)));
+                }
+            }
+        }
+        None
     }
 
     fn cap_ask(

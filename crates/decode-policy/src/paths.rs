@@ -13,7 +13,8 @@ pub fn expand_home(s: &str, home: &Path) -> PathBuf {
             .or_else(|| s.strip_prefix("$HOME/"))
             .or_else(|| s.strip_prefix("${HOME}/"))
     };
-    match rest {
+    // `~//.bashrc` is `~/.bashrc`: the rest never replaces the home.
+    match rest.map(|r| r.trim_start_matches('/')) {
         Some("") => home.to_path_buf(),
         Some(r) => home.join(r),
         None => PathBuf::from(s),
@@ -81,6 +82,99 @@ pub(crate) fn mentions_protected_name(s: &str) -> bool {
                 | "settings.json"
         )
     })
+}
+
+/// Why a file from a project (or a configuration file) was not read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// It could not be opened or read (missing, no permission…).
+    Io(std::io::Error),
+    /// A FIFO, a device, a socket or a folder (after links).
+    NotRegular,
+    /// Larger than the limit.
+    TooLarge(u64),
+    /// Not UTF-8.
+    NotText,
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::NotRegular => {
+                f.write_str("not a regular file (a FIFO, a device or a folder)")
+            }
+            ReadError::TooLarge(max) => write!(f, "larger than {max} bytes"),
+            ReadError::NotText => f.write_str("not UTF-8 text"),
+        }
+    }
+}
+
+impl ReadError {
+    /// The file does not exist.
+    pub fn is_missing(&self) -> bool {
+        matches!(self, ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
+    }
+}
+
+/// Reads a file the person did not write (a cloned repository's settings,
+/// agents, instructions; configuration files) without ever blocking: it must
+/// be a regular file after links and at most `max` bytes. A FIFO, a device
+/// such as `/dev/zero`, or a link to one is refused at once.
+pub fn read_small_file(path: &Path, max: u64) -> Result<String, ReadError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(ReadError::Io)?;
+    let md = file.metadata().map_err(ReadError::Io)?;
+    if !md.is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    if md.len() > max {
+        return Err(ReadError::TooLarge(max));
+    }
+    let mut bytes = Vec::with_capacity(md.len() as usize);
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::TooLarge(max));
+    }
+    String::from_utf8(bytes).map_err(|_| ReadError::NotText)
+}
+
+/// How deeply `[` and `{` nest in JSON or TOML text, outside strings: a
+/// hostile file nested thousands of levels deep is refused before a parser
+/// (which recurses) sees it.
+pub fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    for &b in text.as_bytes() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' && q == b'"' {
+                escaped = true;
+            } else if b == q {
+                quote = None;
+            }
+            continue;
+        }
+        match b {
+            b'"' | b'\'' => quote = Some(b),
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
 }
 
 /// Joins `p` to `base` when relative and folds `.` and `..` lexically.
@@ -258,6 +352,8 @@ mod tests {
         assert_eq!(expand_home("~/x", h), Path::new("/home/u/x"));
         assert_eq!(expand_home("${HOME}/.ssh", h), Path::new("/home/u/.ssh"));
         assert_eq!(expand_home("a~", h), Path::new("a~"));
+        assert_eq!(expand_home("~//.bashrc", h), Path::new("/home/u/.bashrc"));
+        assert_eq!(expand_home("$HOME//x", h), Path::new("/home/u/x"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! privilege wrapper and command path removed).
 
 mod arith;
+mod config;
 mod runners;
 mod second;
 mod words;
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::paths;
+pub use config::ShellConfig;
 pub(crate) use words::brace_expand;
 pub(crate) use words::Word;
 use words::{is_dynamic_kind, norm_word, slice};
@@ -133,6 +135,8 @@ pub(crate) struct Fragment {
     pub levels: Vec<usize>,
     /// For each word of `core`: only known when the shell runs.
     pub core_dyn: Vec<bool>,
+    /// For each word of `core`: some part of it is quoted.
+    pub core_quoted: Vec<bool>,
 }
 
 impl Fragment {
@@ -170,6 +174,25 @@ impl Fragment {
             }
         }
         out
+    }
+
+    /// For a program the gate does not know: where in `core` a later,
+    /// unquoted, static word could start a command it runs.
+    pub(crate) fn hidden_starts(&self) -> Vec<usize> {
+        let Some(name) = self.core.first() else {
+            return Vec::new();
+        };
+        if crate::external::knows_program(name) {
+            return Vec::new();
+        }
+        (1..self.core.len())
+            .filter(|&k| {
+                !self.core_dyn.get(k).copied().unwrap_or(true)
+                    && !self.core_quoted.get(k).copied().unwrap_or(true)
+                    && !self.core[k].starts_with('-')
+                    && !self.core[k].is_empty()
+            })
+            .collect()
     }
 
     /// Whether an argument of the fragment is only known when the shell runs
@@ -224,9 +247,10 @@ struct Scope {
 }
 
 /// Parses `src` into fragments. `root` is the directory commands start in.
-pub(crate) fn parse_command(src: &str, root: &Path, home: &Path) -> Parsed {
+pub(crate) fn parse_command(src: &str, root: &Path, home: &Path, config: &ShellConfig) -> Parsed {
     let mut w = Walker {
         home,
+        config,
         out: Vec::new(),
         opaque: None,
         strict: false,
@@ -291,7 +315,12 @@ pub struct Fragments {
 
 /// Splits a bash command into its fragments (docs/permissions.md).
 pub fn fragments(command: &str) -> Fragments {
-    let p = parse_command(command, Path::new("/"), Path::new("/"));
+    let p = parse_command(
+        command,
+        Path::new("/"),
+        Path::new("/"),
+        &ShellConfig::default(),
+    );
     let mut patterns = Vec::new();
     let mut names = Vec::new();
     for f in &p.fragments {
@@ -449,6 +478,7 @@ fn is_gap(root: Node<'_>, i: usize) -> bool {
 
 struct Walker<'h> {
     home: &'h Path,
+    config: &'h ShellConfig,
     out: Vec<Fragment>,
     opaque: Option<String>,
     strict: bool,
@@ -1051,7 +1081,7 @@ impl Walker<'_> {
     /// Builds the fragment(s) of one simple command and records their effects
     /// (`cd`, `git checkout`) on the walker.
     fn emit(&mut self, assigns: Vec<Word>, words: Vec<Word>, redirs: Vec<Redir>, role: Role) {
-        let analysis = wrappers::analyse(&assigns, &words, &redirs, role);
+        let analysis = wrappers::analyse(&assigns, &words, &redirs, role, self.config);
         if let Some(why) = &analysis.dynamic {
             self.set_opaque(why.clone());
         }
@@ -1085,6 +1115,7 @@ impl Walker<'_> {
             words,
             levels: analysis.levels,
             core_dyn: analysis.core_dyn,
+            core_quoted: analysis.core_quoted,
         };
         if analysis.deep {
             self.too_deep("the command has too many wrappers to judge");
@@ -1616,7 +1647,12 @@ mod tests {
     use super::*;
 
     fn frags(src: &str) -> Parsed {
-        parse_command(src, Path::new("/proj"), Path::new("/home/u"))
+        parse_command(
+            src,
+            Path::new("/proj"),
+            Path::new("/home/u"),
+            &ShellConfig::default(),
+        )
     }
 
     fn texts(src: &str) -> Vec<String> {

@@ -33,6 +33,8 @@ pub(crate) struct Analysis {
     pub levels: Vec<usize>,
     /// For each word of `core`: it is only known when the shell runs.
     pub core_dyn: Vec<bool>,
+    /// For each word of `core`: some part of it is quoted or escaped.
+    pub core_quoted: Vec<bool>,
 }
 
 /// Wrapper levels seen through with every form recorded; beyond, only the
@@ -51,6 +53,18 @@ const STD_BIN: &[&str] = &[
     "/usr/sbin",
     "/usr/local/sbin",
     "/opt/homebrew/bin",
+];
+
+/// git's global options that take a value.
+const GIT_WITH_ARG: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--super-prefix",
+    "--config-env",
+    "--attr-source",
 ];
 
 const SHELLS: &[&str] = &[
@@ -161,7 +175,13 @@ fn skip_opts(words: &[Word], mut i: usize, short_arg: &str, long_arg: &[&str]) -
 }
 
 /// Analyses one simple command.
-pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: Role) -> Analysis {
+pub(crate) fn analyse(
+    assigns: &[Word],
+    words: &[Word],
+    redirs: &[Redir],
+    role: Role,
+    config: &super::ShellConfig,
+) -> Analysis {
     let suffix = redirs
         .iter()
         .map(|r| r.text.as_str())
@@ -201,6 +221,7 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
         ctrl: assigns.iter().chain(words).any(|w| w.ctrl) || redirs.iter().any(|r| r.ctrl),
         levels: Vec::new(),
         core_dyn: Vec::new(),
+        core_quoted: Vec::new(),
     };
     if canon != text {
         a.check_forms.push(canon.clone());
@@ -235,7 +256,7 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
         if levels.len() >= MAX_SEE_THROUGH {
             a.deep = true;
         }
-        let next = see_through(&name, words, i, role, allow_ok, redirs, &mut a);
+        let next = see_through(&name, words, i, role, allow_ok, redirs, config, &mut a);
         if !a.deep {
             a.chain.push(name.clone());
         }
@@ -268,6 +289,7 @@ pub(crate) fn analyse(assigns: &[Word], words: &[Word], redirs: &[Redir], role: 
     let core_start = *levels.last().unwrap_or(&0);
     a.core = words[core_start..].iter().map(|w| w.text.clone()).collect();
     a.core_dyn = words[core_start..].iter().map(|w| w.dynamic).collect();
+    a.core_quoted = words[core_start..].iter().map(|w| w.quoted).collect();
     if let Some(first) = a.core.first_mut() {
         *first = basename(first).to_string();
     }
@@ -304,6 +326,7 @@ fn see_through(
     role: Role,
     allow_ok: bool,
     redirs: &[Redir],
+    config: &super::ShellConfig,
     a: &mut Analysis,
 ) -> Option<usize> {
     let sub = |k: usize| words.get(i + k).map(|w| w.text.as_str());
@@ -344,6 +367,22 @@ fn see_through(
             None
         }
         "cargo" => {
+            let texts: Vec<String> = words[i + 1..].iter().map(|w| w.text.clone()).collect();
+            let skip = usize::from(texts.first().is_some_and(|t| t.starts_with('+')));
+            if let Some(&k) = crate::caps::subcommand_candidates(
+                &texts[skip..],
+                &["--config", "-Z", "-C", "--color", "--manifest-path"],
+            )
+            .first()
+            {
+                let at = i + 1 + skip + k;
+                if let Some(exp) = config.cargo_alias(&words[at].text) {
+                    let mut ws = words[i..at].to_vec();
+                    ws.extend(exp.iter().map(|e| Word::raw(e)));
+                    ws.extend_from_slice(&words[at + 1..]);
+                    a.derived.push(Derived::Words(ws, role));
+                }
+            }
             let mut j = i + 1;
             while j < words.len() {
                 let t = words[j].text.as_str();
@@ -405,10 +444,13 @@ fn see_through(
             };
             let at = i + 1 + k;
             match (name, words[at].text.as_str()) {
-                ("npm", "exec" | "x")
-                | ("pnpm", "exec" | "dlx")
-                | ("yarn", "exec" | "dlx")
-                | ("bun", "x") => {
+                (n, w)
+                    if (n == "npm" && crate::aliases::npm_command(w) == Some("exec"))
+                        || matches!(
+                            (n, w),
+                            ("pnpm", "exec" | "dlx") | ("yarn", "exec" | "dlx") | ("bun", "x")
+                        ) =>
+                {
                     let mut j = at + 1;
                     while j < words.len() && words[j].text.starts_with('-') {
                         let t = words[j].text.as_str();
@@ -927,6 +969,26 @@ fn see_through(
         }
         "git" => {
             runners::git(words, i, role, a);
+            let texts: Vec<String> = words[i + 1..].iter().map(|w| w.text.clone()).collect();
+            if let Some(&k) = crate::caps::subcommand_candidates(&texts, GIT_WITH_ARG).first() {
+                let at = i + 1 + k;
+                if let Some(exp) = config.git_alias(&words[at].text) {
+                    let rest: Vec<&str> = words[at + 1..].iter().map(|w| w.text.as_str()).collect();
+                    match exp.trim_start().strip_prefix('!') {
+                        // Run by a shell, the arguments appended.
+                        Some(cmd) => a.derived.push(Derived::Source(
+                            format!("{cmd} {}", rest.join(" ")).trim_end().to_string(),
+                            role,
+                        )),
+                        None => {
+                            let mut ws = words[i..at].to_vec();
+                            ws.extend(exp.split_whitespace().map(Word::raw));
+                            ws.extend_from_slice(&words[at + 1..]);
+                            a.derived.push(Derived::Words(ws, role));
+                        }
+                    }
+                }
+            }
             None
         }
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => {
@@ -1208,6 +1270,7 @@ mod tests {
             &ws("env X=1 /usr/bin/sudo -u x rm -rf /"),
             &[],
             Role::Full,
+            &crate::shell::ShellConfig::default(),
         );
         assert_eq!(a.core, ["rm", "-rf", "/"]);
         assert_eq!(a.chain, ["env", "sudo", "rm"]);
@@ -1220,6 +1283,7 @@ mod tests {
             &ws("timeout 30 nice -n 5 /usr/bin/npm test"),
             &[],
             Role::Full,
+            &crate::shell::ShellConfig::default(),
         );
         assert!(a.allow_forms.contains(&"npm test".to_string()));
         assert!(a.allow_forms.contains(&"/usr/bin/npm test".to_string()));
