@@ -255,33 +255,6 @@ pub(crate) fn git_config_write(core: &[String]) -> bool {
     }
 }
 
-/// What kind of merge a fragment does, if any.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Merge {
-    Git,
-    GhPr,
-}
-
-pub(crate) fn merge(core: &[String]) -> Option<Merge> {
-    match core.first()?.as_str() {
-        "git" => match git_subcommand(core) {
-            Some(("merge", rest))
-                if !rest
-                    .iter()
-                    .any(|a| matches!(a.as_str(), "--abort" | "--quit" | "--continue")) =>
-            {
-                Some(Merge::Git)
-            }
-            _ => None,
-        },
-        "gh" => match positionals(&core[1..], &["-R", "--repo"], 2).as_slice() {
-            ["pr", "merge"] => Some(Merge::GhPr),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 /// Container removal (never automatic).
 pub(crate) fn container_removal(core: &[String]) -> Option<String> {
     let name = core.first()?.as_str();

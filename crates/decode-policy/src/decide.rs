@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::caps::{self, Merge};
+use crate::branches::Branch;
+use crate::caps;
 use crate::input::{AgentPolicy, Call, PolicyInput};
 use crate::matcher::{PathForms, RuleIndex, Source};
 use crate::mode::Mode;
@@ -1480,7 +1481,127 @@ impl Gate {
         out
     }
 
+    /// A write the gate cannot place counts as naming a protected file: a
+    /// target only known when it runs, relative to a folder only known then,
+    /// or through a link the command made; and a file copied into a folder
+    /// lands where it would be protected (`cp .bashrc ~`).
+    fn unplaceable_write(&self, f: &Fragment) -> Option<String> {
+        for t in &f.writes {
+            let expanded = paths::expand_user(&t.raw)
+                .unwrap_or_else(|| expand_home(&static_vars(&t.raw, f.cwd.as_deref()), &self.home));
+            let es = expanded.to_string_lossy();
+            if es.contains('$') || es.contains('`') || es.starts_with('~') {
+                return Some(format!(
+                    "{} writes to {}, a path only known when it runs (it may be a protected file): never automatic",
+                    quote(&f.text),
+                    t.raw
+                ));
+            }
+            let given = if expanded.is_absolute() {
+                lexical(Path::new("/"), &expanded)
+            } else {
+                match &f.cwd {
+                    Some(c) => lexical(c, &expanded),
+                    None => {
+                        return Some(format!(
+                            "{} writes {} in a folder only known when it runs (it may be a protected file): never automatic",
+                            quote(&f.text),
+                            t.raw
+                        ))
+                    }
+                }
+            };
+            match &f.links {
+                None => {
+                    return Some(format!(
+                        "{} writes {} after the command made a link the gate cannot place: never automatic",
+                        quote(&f.text),
+                        t.raw
+                    ))
+                }
+                Some(links) => {
+                    if let Some(l) = links.iter().find(|l| within(&given, l)) {
+                        return Some(format!(
+                            "{} writes through {}, a link the command made: never automatic",
+                            quote(&f.text),
+                            l.display()
+                        ));
+                    }
+                }
+            }
+            if let Some(from) = &t.from {
+                let base = from.trim_end_matches('/');
+                let name = base.rsplit('/').next().unwrap_or(base);
+                if !name.is_empty() && name != "." && name != ".." {
+                    let landing = given.join(name);
+                    for q in [landing.clone(), self.resolve(&landing)] {
+                        let label = self.protected_label(&q).or_else(|| {
+                            self.protected_parents
+                                .iter()
+                                .any(|pp| *pp == q)
+                                .then_some("a folder of permission files")
+                        });
+                        if let Some(label) = label {
+                            return Some(format!(
+                                "{} copies {from} onto {label} ({}): never automatic",
+                                quote(&f.text),
+                                q.display()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
     fn critical_removal(&self, f: &Fragment) -> Option<String> {
+        // `find ROOT … -delete` and `-exec rm … {}` remove what lies under
+        // ROOT: critical when ROOT is `/`, a child of `/`, the home folder,
+        // a parent of the project root, or only known when it runs.
+        if let Some(roots) = &f.find_roots {
+            let name = f.core.first().map(String::as_str);
+            let removes = (name == Some("find") && f.core.iter().any(|a| a == "-delete"))
+                || (matches!(name, Some("rm" | "rmdir" | "unlink" | "shred"))
+                    && f.core.iter().any(|a| a.contains("{}")));
+            if removes {
+                for r in roots {
+                    let place = r.as_deref().and_then(|r| {
+                        let e = expand_home(&static_vars(r, f.cwd.as_deref()), &self.home);
+                        let es = e.to_string_lossy().into_owned();
+                        if es.contains('$') || es.contains('`') || es.starts_with('~') {
+                            None
+                        } else if e.is_absolute() {
+                            Some(lexical(Path::new("/"), &e))
+                        } else {
+                            f.cwd.as_ref().map(|c| lexical(c, &e))
+                        }
+                    });
+                    let critical = match &place {
+                        None => true,
+                        Some(p) => {
+                            let r = self.resolve(p);
+                            [p, &r].iter().any(|q| {
+                                q.parent().is_none()
+                                    || q.parent() == Some(Path::new("/"))
+                                    || *q == &self.home
+                                    || *q == &self.home_canon
+                                    || (*q != &self.root && within(&self.root, q))
+                                    || (*q != &self.root_given && within(&self.root_given, q))
+                            })
+                        }
+                    };
+                    if critical {
+                        return Some(format!(
+                            "{} removes what lies under {} (a critical folder): asks every time",
+                            quote(&f.text),
+                            r.as_deref().unwrap_or("a folder only known when it runs")
+                        ));
+                    }
+                }
+                return None;
+            }
+        }
         let is_rm = matches!(f.core.first().map(String::as_str), Some("rm" | "rmdir"));
         if is_rm
             && f.chain
@@ -1509,7 +1630,8 @@ impl Gate {
 
     fn critical_target(&self, f: &Fragment, t: &str) -> Option<String> {
         {
-            let expanded = paths::expand_user(t).unwrap_or_else(|| expand_home(t, &self.home));
+            let expanded = paths::expand_user(t)
+                .unwrap_or_else(|| expand_home(&static_vars(t, f.cwd.as_deref()), &self.home));
             if t.contains("{}") || paths::has_expansion(&expanded.to_string_lossy()) {
                 return Some(format!(
                     "{} removes {t}, only known when it runs (it may be a critical folder): asks every time",
@@ -1604,28 +1726,62 @@ impl Gate {
                 }
             }
         }
-        match caps::merge(&f.core) {
-            Some(Merge::Git) => {
-                let branch = f.branch.clone().or_else(|| self.current_branch());
-                match branch {
-                    Some(b) if !self.protected_branches.contains(&b) => {}
-                    Some(b) => {
-                        return Some(format!(
-                            "`git merge` into protected branch {b}: never automatic"
-                        ))
+        for change in crate::branches::changes(&f.core, &f.core_dyn) {
+            let protected = |b: &str| self.protected_branches.iter().any(|p| p == b);
+            match change {
+                crate::branches::Change::Current(what) => {
+                    let on: Vec<Option<String>> = match &f.branch {
+                        Branch::Head => vec![self.current_branch()],
+                        Branch::OneOf(v) => v
+                            .iter()
+                            .map(|b| {
+                                if b == "HEAD" {
+                                    self.current_branch()
+                                } else {
+                                    Some(b.clone())
+                                }
+                            })
+                            .collect(),
+                        Branch::Unknown => vec![None],
+                    };
+                    for b in on {
+                        match b {
+                            Some(b) if !protected(&b) => {}
+                            Some(b) => {
+                                return Some(format!(
+                                    "`{what}` changes protected branch {b}: never automatic"
+                                ))
+                            }
+                            None => {
+                                return Some(format!(
+                                    "`{what}` on a branch the gate cannot know (it may be protected): never automatic"
+                                ))
+                            }
+                        }
                     }
-                    None => return Some(
-                        "`git merge` into an unknown (possibly protected) branch: never automatic"
+                }
+                crate::branches::Change::Named(b, what) => {
+                    if protected(&b) {
+                        return Some(format!(
+                            "`{what}` changes protected branch {b}: never automatic"
+                        ));
+                    }
+                }
+                crate::branches::Change::Unknown(what) => {
+                    return Some(format!(
+                        "`{what}` names a branch only known when it runs (it may be protected): never automatic"
+                    ))
+                }
+                crate::branches::Change::PullRequest => {
+                    return Some(
+                        "`gh pr merge` may merge into a protected branch: never automatic"
                             .to_string(),
-                    ),
+                    )
                 }
             }
-            Some(Merge::GhPr) => {
-                return Some(
-                    "`gh pr merge` may merge into a protected branch: never automatic".to_string(),
-                )
-            }
-            None => {}
+        }
+        if let Some(why) = self.unplaceable_write(f) {
+            return Some(why);
         }
         if caps::git_config_write(&f.core) {
             return Some(format!(
@@ -1638,6 +1794,25 @@ impl Gate {
         }
         None
     }
+}
+
+/// `$PWD`/`${PWD}` (the folder the command runs in, when known) and
+/// `$TMPDIR`/`${TMPDIR}` (`/tmp`) expanded at the start of a path.
+fn static_vars(t: &str, cwd: Option<&Path>) -> String {
+    let mut s = t.to_string();
+    if let Some(c) = cwd {
+        for v in ["${PWD}", "$PWD"] {
+            if let Some(rest) = s.strip_prefix(v) {
+                s = format!("{}{rest}", c.display());
+            }
+        }
+    }
+    for v in ["${TMPDIR}", "$TMPDIR"] {
+        if let Some(rest) = s.strip_prefix(v) {
+            s = format!("/tmp{rest}");
+        }
+    }
+    s
 }
 
 /// The git folder of a project: `.git`, or where a `.git` file points.

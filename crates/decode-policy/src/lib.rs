@@ -5,6 +5,7 @@
 //! allow, ask or deny, a one-line reason, and the trace of the stages.
 
 mod aliases;
+mod branches;
 mod caps;
 pub mod decide;
 mod external;

@@ -259,6 +259,64 @@ fn assigned_in(text: &str) -> Vec<String> {
     out
 }
 
+/// `text` with every `$name` / `${name}` replaced by each static value the
+/// command assigns to it (at most `limit` results); `None` when it holds
+/// anything else only known when it runs.
+pub(crate) fn substitute(text: &str, vars: &Vars, limit: usize) -> Option<Vec<String>> {
+    let mut results = vec![String::new()];
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'`' || (b[i] == b'$' && matches!(b.get(i + 1), Some(b'(') | None)) {
+            return None;
+        }
+        if b[i] != b'$' {
+            let start = i;
+            while i < b.len() && b[i] != b'$' && b[i] != b'`' {
+                i += 1;
+            }
+            for r in &mut results {
+                r.push_str(&text[start..i]);
+            }
+            continue;
+        }
+        let braced = b.get(i + 1) == Some(&b'{');
+        let s = if braced { i + 2 } else { i + 1 };
+        let mut e = s;
+        while e < b.len() && (b[e].is_ascii_alphanumeric() || b[e] == b'_') {
+            e += 1;
+        }
+        if e == s || !is_identifier(&text[s..e]) {
+            return None;
+        }
+        let name = &text[s..e];
+        if braced {
+            if b.get(e) != Some(&b'}') {
+                return None;
+            }
+            e += 1;
+        }
+        let Some(Val::Text(values)) = vars.get(name) else {
+            return None;
+        };
+        if values.iter().any(|v| v.contains(['$', '`'])) {
+            return None;
+        }
+        let mut next = Vec::new();
+        for r in &results {
+            for v in values {
+                next.push(format!("{r}{v}"));
+                if next.len() > limit {
+                    return None;
+                }
+            }
+        }
+        results = next;
+        i = e;
+    }
+    Some(results)
+}
+
 /// What arithmetic text refers to: the command substitutions in it (found
 /// whatever the quoting) and the variables it names.
 #[derive(Debug, Default)]
@@ -434,5 +492,19 @@ mod tests {
         assert_eq!(expansion_parts("${a[i+1]}"), ["i+1"]);
         assert_eq!(expansion_parts("${x:1:n}"), ["1", "n"]);
         assert_eq!(expansion_parts("${x:-default}"), Vec::<&str>::new());
+        let mut vars = Vars::new();
+        vars.insert("t".into(), Val::Text(vec!["a".into(), "b".into()]));
+        vars.insert("u".into(), Val::Unknown);
+        assert_eq!(
+            substitute("/tmp/orig_$t", &vars, 8),
+            Some(vec!["/tmp/orig_a".into(), "/tmp/orig_b".into()])
+        );
+        assert_eq!(
+            substitute("${t}.x", &vars, 8),
+            Some(vec!["a.x".into(), "b.x".into()])
+        );
+        assert_eq!(substitute("$u/x", &vars, 8), None);
+        assert_eq!(substitute("$(id)", &vars, 8), None);
+        assert_eq!(substitute("$HOME/x", &vars, 8), None);
     }
 }

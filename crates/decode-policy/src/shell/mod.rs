@@ -12,6 +12,7 @@ mod runners;
 mod second;
 mod words;
 mod wrappers;
+mod writes;
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -127,8 +128,16 @@ pub(crate) struct Fragment {
     pub paths: Vec<String>,
     /// Current directory when the fragment runs; `None` when unknown.
     pub cwd: Option<PathBuf>,
-    /// Branch switched to by an earlier `git checkout`/`git switch`.
-    pub branch: Option<String>,
+    /// The branch checked out when it runs (after earlier switches).
+    pub branch: crate::branches::Branch,
+    /// Where it writes (redirections and the targets of writing commands).
+    pub writes: Vec<writes::Target>,
+    /// Links made by earlier commands (`ln`), as lexical paths; `None` when
+    /// one was made where the gate cannot place it.
+    pub links: Option<Vec<PathBuf>>,
+    /// For `find` and the commands its `-exec` runs: the starting points
+    /// (`None`: only known when it runs); `{}` stands for a path under them.
+    pub find_roots: Option<Vec<Option<String>>>,
     /// The command's words (assignments and redirections apart), expanded.
     pub words: Vec<Word>,
     /// Index in `words` where each see-through level starts.
@@ -255,7 +264,9 @@ pub(crate) fn parse_command(src: &str, root: &Path, home: &Path, config: &ShellC
         opaque: None,
         strict: false,
         cwd: Some(root.to_path_buf()),
-        branch: None,
+        branch: crate::branches::Branch::Head,
+        links: Some(Vec::new()),
+        last_switch: None,
         depth: 0,
         reparse_depth: 0,
         budget: 4,
@@ -483,7 +494,11 @@ struct Walker<'h> {
     opaque: Option<String>,
     strict: bool,
     cwd: Option<PathBuf>,
-    branch: Option<String>,
+    branch: crate::branches::Branch,
+    /// Links made so far (`None`: one the gate cannot place).
+    links: Option<Vec<PathBuf>>,
+    /// The last branch switch: (fragment index, branch).
+    last_switch: Option<(usize, String)>,
     depth: usize,
     reparse_depth: usize,
     budget: usize,
@@ -771,7 +786,27 @@ impl Walker<'_> {
             "subshell" | "command_substitution" | "process_substitution" => {
                 let saved = (self.cwd.clone(), self.branch.clone());
                 self.children(node, src, scope);
-                (self.cwd, self.branch) = saved;
+                self.cwd = saved.0;
+                // HEAD lives in the repository, not the shell: a switch in a
+                // subshell stays, but the gate cannot say whether it ran.
+                if self.branch != saved.1 {
+                    self.branch = crate::branches::Branch::Unknown;
+                }
+            }
+            "list" => {
+                let mut cursor = node.walk();
+                let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for (k, child) in kids.iter().enumerate() {
+                    self.walk(*child, src, scope);
+                    // `git checkout x && …`: what follows runs on x.
+                    if kids.get(k + 1).map(|n| n.kind()) == Some("&&") {
+                        if let Some((at, b)) = self.last_switch.take() {
+                            if at + 1 == self.out.len() {
+                                self.branch = crate::branches::Branch::OneOf(vec![b]);
+                            }
+                        }
+                    }
+                }
             }
             "expansion" => {
                 // Every substitution in `${…}` is judged, whatever the quoting
@@ -1101,6 +1136,42 @@ impl Walker<'_> {
         if core_name == "sed" {
             sed_write_paths(&analysis.core, &mut paths);
         }
+        let mut writes = writes::targets(&analysis.core, &analysis.core_dyn, &redirs);
+        // A target built from variables the command only ever sets to
+        // known text (`for f in a b; do cp x /tmp/$f; done`) is judged
+        // for each of those values.
+        let mut known = Vec::new();
+        writes.retain(|t| {
+            if !t.dynamic {
+                return true;
+            }
+            match arith::substitute(&t.raw, &self.vars, 64) {
+                Some(values) => {
+                    for v in values {
+                        let mut k = t.clone();
+                        k.raw = v;
+                        k.dynamic = false;
+                        known.push(k);
+                    }
+                    false
+                }
+                None => true,
+            }
+        });
+        writes.extend(known);
+        for t in &writes {
+            if !paths.contains(&t.raw) {
+                paths.push(t.raw.clone());
+            }
+        }
+        // `env -C DIR`, `git -C DIR`: the command runs in DIR.
+        let cwd = match &analysis.chdir {
+            None => self.cwd.clone(),
+            Some(d) => match self.expand_static(d) {
+                Some(Some(e)) => self.cwd.as_ref().map(|c| paths::lexical(c, &e)),
+                _ => None,
+            },
+        };
         let frag = Fragment {
             text: analysis.text,
             canon: analysis.canon,
@@ -1110,8 +1181,11 @@ impl Walker<'_> {
             chain: analysis.chain,
             core: analysis.core,
             paths,
-            cwd: self.cwd.clone(),
+            cwd,
             branch: self.branch.clone(),
+            writes,
+            links: self.links.clone(),
+            find_roots: analysis.find_roots,
             words,
             levels: analysis.levels,
             core_dyn: analysis.core_dyn,
@@ -1135,6 +1209,10 @@ impl Walker<'_> {
                 wrappers::Derived::Source(text, role) => {
                     (format!("\u{1}{text}"), *role, self.cwd.clone())
                 }
+                wrappers::Derived::Find(ws, role, _) => {
+                    let t: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
+                    (format!("\u{3}{}", t.join("\u{0}")), *role, self.cwd.clone())
+                }
             };
             if self.seen.contains(&key) {
                 continue;
@@ -1149,6 +1227,13 @@ impl Walker<'_> {
                     self.emit(Vec::new(), ws, Vec::new(), role);
                 }
                 wrappers::Derived::Source(text, role) => self.reparse(&text, role),
+                wrappers::Derived::Find(ws, role, roots) => {
+                    let before = self.out.len();
+                    self.emit(Vec::new(), ws, Vec::new(), role);
+                    if let Some(f) = self.out.get_mut(before) {
+                        f.find_roots = Some(roots);
+                    }
+                }
             }
             self.derived_depth -= 1;
         }
@@ -1195,29 +1280,81 @@ impl Walker<'_> {
         };
         match name.as_str() {
             "cd" | "pushd" => {
-                let target = core[1..]
+                let k = core[1..]
                     .iter()
-                    .find(|a| !a.starts_with('-') || a.as_str() == "-");
-                self.cwd = match target {
+                    .position(|a| !a.starts_with('-') || a.as_str() == "-")
+                    .map(|k| k + 1);
+                self.cwd = match k {
                     None => Some(self.home.to_path_buf()),
-                    Some(t) if t == "-" || t.contains('$') || t.contains('`') => None,
-                    Some(t) => self
-                        .cwd
-                        .as_ref()
-                        .map(|c| paths::lexical(c, &paths::expand_home(t, self.home))),
+                    Some(k) => {
+                        let t = &core[k];
+                        let expanded = self.expand_static(t);
+                        match expanded {
+                            Some(e) if t != "-" && !frag.core_dyn[k] || self.is_static_var(t) => {
+                                e.and_then(|e| self.cwd.as_ref().map(|c| paths::lexical(c, &e)))
+                            }
+                            _ => None,
+                        }
+                    }
                 };
             }
+            "popd" => self.cwd = None,
             "git" => {
-                if let Some((sub, rest)) = crate::caps::git_subcommand(core) {
-                    if sub == "switch" || sub == "checkout" {
-                        if let Some(b) = switched_branch(sub, rest, self.cwd.as_deref()) {
-                            self.branch = Some(b);
-                        }
+                if let Some(to) =
+                    crate::branches::switch_target(core, &frag.core_dyn, frag.cwd.as_deref())
+                {
+                    self.branch = self.branch.switched(to.as_deref(), false);
+                    self.last_switch = to.map(|b| (self.out.len(), b));
+                }
+            }
+            "ln" => {
+                for t in frag.writes.iter().filter(|t| t.link && t.from.is_none()) {
+                    let place = if t.dynamic {
+                        None
+                    } else {
+                        self.expand_static(&t.raw)
+                            .flatten()
+                            .and_then(|e| frag.cwd.as_ref().map(|c| paths::lexical(c, &e)))
+                    };
+                    match (place, self.links.as_mut()) {
+                        (Some(p), Some(links)) => links.push(p),
+                        (None, _) => self.links = None,
+                        _ => {}
                     }
                 }
             }
             _ => {}
         }
+    }
+
+    /// `$HOME`, `${HOME}`, `$PWD`, `$TMPDIR` and `~` expanded: `Some(None)`
+    /// when the path still holds something only known when it runs.
+    fn expand_static(&self, t: &str) -> Option<Option<PathBuf>> {
+        let mut s = t.to_string();
+        if let Some(c) = &self.cwd {
+            let cwd = c.to_string_lossy();
+            for v in ["${PWD}", "$PWD"] {
+                if let Some(rest) = s.strip_prefix(v) {
+                    s = format!("{cwd}{rest}");
+                }
+            }
+        }
+        for v in ["${TMPDIR}", "$TMPDIR"] {
+            if let Some(rest) = s.strip_prefix(v) {
+                s = format!("/tmp{rest}");
+            }
+        }
+        let e = paths::expand_home(&s, self.home);
+        let es = e.to_string_lossy();
+        if es.contains('$') || es.contains('`') || es.starts_with('~') {
+            return Some(None);
+        }
+        Some(Some(e))
+    }
+
+    /// `$HOME`, `$PWD`, `$TMPDIR` (alone or starting a path): known values.
+    fn is_static_var(&self, t: &str) -> bool {
+        matches!(self.expand_static(t), Some(Some(_)))
     }
 }
 
@@ -1292,39 +1429,6 @@ fn find_substitutions(text: &str, skip: &[std::ops::Range<usize>]) -> Vec<String
         }
     }
     out
-}
-
-/// The branch `git switch|checkout ARGS` moves to, if it is a branch switch.
-fn switched_branch(sub: &str, args: &[String], cwd: Option<&Path>) -> Option<String> {
-    let mut positional = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if a == "--" {
-            return None; // `checkout -- FILE` restores files
-        }
-        if matches!(a.as_str(), "-b" | "-B" | "-c" | "-C" | "--orphan") {
-            return args.get(i + 1).cloned();
-        }
-        if a.starts_with('-') {
-            i += 1;
-            continue;
-        }
-        positional.push(a.clone());
-        i += 1;
-    }
-    if positional.len() != 1 {
-        return None;
-    }
-    let b = positional.pop()?;
-    if sub == "checkout" {
-        if let Some(c) = cwd {
-            if c.join(&b).exists() {
-                return None; // a file checkout, not a branch switch
-            }
-        }
-    }
-    Some(b)
 }
 
 fn first_kind<'t>(node: Node<'t>) -> Option<&'static str> {

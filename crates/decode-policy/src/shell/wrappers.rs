@@ -11,6 +11,9 @@ pub(crate) enum Derived {
     Words(Vec<Word>, Role),
     /// A string run by a shell (`bash -c`, `su -c`, `eval`, `env -S`).
     Source(String, Role),
+    /// Words `find -exec` runs for each match under the starting points
+    /// (`None`: a starting point only known when it runs).
+    Find(Vec<Word>, Role, Vec<Option<String>>),
 }
 
 #[derive(Debug, Clone)]
@@ -35,6 +38,10 @@ pub(crate) struct Analysis {
     pub core_dyn: Vec<bool>,
     /// For each word of `core`: some part of it is quoted or escaped.
     pub core_quoted: Vec<bool>,
+    /// The folder the command runs in (`env -C DIR`, `git -C DIR`).
+    pub chdir: Option<String>,
+    /// `find`'s starting points.
+    pub find_roots: Option<Vec<Option<String>>>,
 }
 
 /// Wrapper levels seen through with every form recorded; beyond, only the
@@ -222,6 +229,8 @@ pub(crate) fn analyse(
         levels: Vec::new(),
         core_dyn: Vec::new(),
         core_quoted: Vec::new(),
+        chdir: None,
+        find_roots: None,
     };
     if canon != text {
         a.check_forms.push(canon.clone());
@@ -910,7 +919,28 @@ fn see_through(
             None
         }
         "find" => {
+            // The starting points: the words before the first expression.
             let mut j = i + 1;
+            while j < words.len() && matches!(words[j].text.as_str(), "-H" | "-L" | "-P") {
+                j += 1;
+            }
+            let mut roots = Vec::new();
+            while j < words.len() {
+                let t = words[j].text.as_str();
+                if t.starts_with('-') || t == "(" || t == "!" || t == "," {
+                    break;
+                }
+                roots.push(if words[j].dynamic {
+                    None
+                } else {
+                    Some(t.to_string())
+                });
+                j += 1;
+            }
+            if roots.is_empty() {
+                roots.push(Some(".".to_string()));
+            }
+            a.find_roots = Some(roots.clone());
             while j < words.len() {
                 let t = words[j].text.as_str();
                 if matches!(t, "-exec" | "-execdir" | "-ok" | "-okdir") {
@@ -920,8 +950,11 @@ fn see_through(
                         end += 1;
                     }
                     if end > start {
-                        a.derived
-                            .push(Derived::Words(words[start..end].to_vec(), role));
+                        a.derived.push(Derived::Find(
+                            words[start..end].to_vec(),
+                            role,
+                            roots.clone(),
+                        ));
                     }
                     j = end + 1;
                 } else {
@@ -969,6 +1002,9 @@ fn see_through(
         }
         "git" => {
             runners::git(words, i, role, a);
+            if let Some(k) = words[i + 1..].iter().position(|w| w.text == "-C") {
+                a.chdir = words.get(i + 2 + k).map(|w| w.text.clone());
+            }
             let texts: Vec<String> = words[i + 1..].iter().map(|w| w.text.clone()).collect();
             if let Some(&k) = crate::caps::subcommand_candidates(&texts, GIT_WITH_ARG).first() {
                 let at = i + 1 + k;
@@ -1195,7 +1231,15 @@ fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
             return None;
         }
         if matches!(t, "--unset" | "--chdir") {
+            if t == "--chdir" {
+                a.chdir = words.get(j + 1).map(|w| w.text.clone());
+            }
             j += 2;
+            continue;
+        }
+        if let Some(d) = t.strip_prefix("--chdir=") {
+            a.chdir = Some(d.to_string());
+            j += 1;
             continue;
         }
         if t.starts_with("--") {
@@ -1215,6 +1259,9 @@ fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
                     } else {
                         Some(rest.to_string())
                     };
+                    if c == 'C' {
+                        a.chdir = value.clone();
+                    }
                     if c == 'S' {
                         let mut line = value.unwrap_or_default();
                         let rest = join(&words[(j + consumed).min(words.len())..], "");

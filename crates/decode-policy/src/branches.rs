@@ -1,0 +1,367 @@
+//! Protected branches (docs/permissions.md, "Caps"): `main`, `master` and
+//! settings `protectedBranches` are never changed without asking — by a
+//! merge, pull or rebase while on one, or by a command that names one as its
+//! destination. Which branch is checked out at a point of a command is
+//! followed through earlier `checkout`/`switch` commands; where it cannot be
+//! known, it counts as protected.
+
+use crate::caps::git_subcommand;
+
+/// The branch checked out when a fragment runs.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) enum Branch {
+    /// No earlier switch: the repository's HEAD.
+    #[default]
+    Head,
+    /// One of these (`HEAD`: the repository's HEAD), after switches that may
+    /// have failed.
+    OneOf(Vec<String>),
+    /// An earlier switch the gate cannot follow (dynamic, `-`, `@{-1}`, a subshell).
+    Unknown,
+}
+
+impl Branch {
+    /// After a switch to `to` (`None`: unknown). `certain`: the rest of the
+    /// command runs only when the switch succeeded (`&&`).
+    pub(crate) fn switched(&self, to: Option<&str>, certain: bool) -> Branch {
+        let Some(to) = to else {
+            return Branch::Unknown;
+        };
+        if certain {
+            return Branch::OneOf(vec![to.to_string()]);
+        }
+        match self {
+            Branch::Unknown => Branch::Unknown,
+            Branch::Head => Branch::OneOf(vec!["HEAD".into(), to.to_string()]),
+            Branch::OneOf(v) => {
+                let mut v = v.clone();
+                if !v.iter().any(|b| b == to) {
+                    v.push(to.to_string());
+                }
+                Branch::OneOf(v)
+            }
+        }
+    }
+}
+
+/// What a fragment would change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// The checked-out branch (`git merge`, `git pull`, `git rebase`).
+    Current(&'static str),
+    /// A named branch (a fetch refspec's destination, `update-ref`,
+    /// `branch -f|-M|-C|-d`, `checkout -B`, `rebase UPSTREAM BRANCH`).
+    Named(String, &'static str),
+    /// A branch only known when the command runs.
+    Unknown(&'static str),
+    /// `gh pr merge`: the pull request's base may be protected.
+    PullRequest,
+}
+
+/// `refs/heads/main`, `+x:refs/heads/main` destinations as branch names.
+fn branch_name(r: &str) -> String {
+    let r = r.trim_start_matches('+');
+    r.strip_prefix("refs/heads/").unwrap_or(r).to_string()
+}
+
+/// Positional words after the subcommand, skipping options (`with_value`
+/// take the next word).
+fn positionals<'a>(rest: &'a [String], with_value: &[&str]) -> Vec<(usize, &'a str)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut done = false;
+    while i < rest.len() {
+        let a = rest[i].as_str();
+        if !done && a == "--" {
+            done = true;
+            i += 1;
+            continue;
+        }
+        if !done && a.starts_with('-') && a.len() > 1 {
+            i += if with_value.contains(&a) { 2 } else { 1 };
+            continue;
+        }
+        out.push((i, a));
+        i += 1;
+    }
+    out
+}
+
+/// The changes to branches a fragment makes. `dynamic[k]`: `core[k]` is
+/// only known when it runs.
+pub(crate) fn changes(core: &[String], dynamic: &[bool]) -> Vec<Change> {
+    let mut out = Vec::new();
+    let Some(name) = core.first() else {
+        return out;
+    };
+    if name == "gh" {
+        let p = positionals(&core[1..], &["-R", "--repo"]);
+        if p.len() >= 2 && p[0].1 == "pr" && p[1].1 == "merge" {
+            out.push(Change::PullRequest);
+        }
+        return out;
+    }
+    if name != "git" {
+        return out;
+    }
+    let Some((sub, rest)) = git_subcommand(core) else {
+        return out;
+    };
+    let offset = core.len() - rest.len();
+    let dy = |k: usize| dynamic.get(offset + k).copied().unwrap_or(false);
+    let has = |flags: &[&str]| rest.iter().any(|a| flags.contains(&a.as_str()));
+    let named = |out: &mut Vec<Change>, k: usize, word: &str, what: &'static str| {
+        if dy(k) {
+            out.push(Change::Unknown(what));
+        } else {
+            out.push(Change::Named(branch_name(word), what));
+        }
+    };
+    match sub {
+        "merge" => {
+            if !has(&["--abort", "--quit", "--continue"]) {
+                out.push(Change::Current("git merge"));
+            }
+        }
+        "pull" => out.push(Change::Current("git pull")),
+        "rebase" => {
+            if !has(&[
+                "--abort",
+                "--quit",
+                "--continue",
+                "--skip",
+                "--edit-todo",
+                "--show-current-patch",
+            ]) {
+                let p = positionals(
+                    rest,
+                    &[
+                        "--onto",
+                        "-x",
+                        "--exec",
+                        "-s",
+                        "--strategy",
+                        "-X",
+                        "--strategy-option",
+                        "-C",
+                    ],
+                );
+                match p.get(1) {
+                    Some(&(k, b)) => named(&mut out, k, b, "git rebase"),
+                    None => out.push(Change::Current("git rebase")),
+                }
+            }
+        }
+        "fetch" | "push" => {
+            let p = positionals(
+                rest,
+                &[
+                    "-o",
+                    "--push-option",
+                    "--upload-pack",
+                    "--receive-pack",
+                    "--exec",
+                    "--depth",
+                    "--deepen",
+                    "--shallow-since",
+                    "--shallow-exclude",
+                    "-j",
+                    "--jobs",
+                    "--negotiation-tip",
+                    "--refmap",
+                    "--recurse-submodules-default",
+                ],
+            );
+            // The first positional is the remote; refspecs follow.
+            let remote_is_dot = p.first().is_some_and(|&(_, r)| r == ".");
+            for &(k, spec) in p.iter().skip(1) {
+                if let Some((_, dst)) = spec.rsplit_once(':') {
+                    if !dst.is_empty() {
+                        named(
+                            &mut out,
+                            k,
+                            dst,
+                            if sub == "fetch" {
+                                "git fetch"
+                            } else {
+                                "git push"
+                            },
+                        );
+                    }
+                } else if dy(k) {
+                    out.push(Change::Unknown("git fetch"));
+                } else if sub == "push" && remote_is_dot {
+                    named(&mut out, k, spec, "git push .");
+                }
+            }
+        }
+        "update-ref" => {
+            if has(&["--stdin"]) {
+                out.push(Change::Unknown("git update-ref --stdin"));
+            } else if let Some(&(k, r)) = positionals(rest, &["-m"]).first() {
+                if r == "HEAD" {
+                    out.push(Change::Current("git update-ref HEAD"));
+                } else {
+                    named(&mut out, k, r, "git update-ref");
+                }
+            }
+        }
+        "branch" => {
+            let force = has(&["-f", "--force"]);
+            let rename = has(&["-M", "-C", "-m", "-c", "--move", "--copy"]);
+            let delete = has(&["-d", "-D", "--delete"]);
+            let p = positionals(
+                rest,
+                &[
+                    "-u",
+                    "--set-upstream-to",
+                    "-t",
+                    "--track",
+                    "--contains",
+                    "--no-contains",
+                    "--merged",
+                    "--no-merged",
+                    "--points-at",
+                    "--sort",
+                    "--format",
+                ],
+            );
+            if delete {
+                for &(k, b) in &p {
+                    named(&mut out, k, b, "git branch -d");
+                }
+            } else if rename {
+                if let Some(&(k, b)) = p.last() {
+                    named(&mut out, k, b, "git branch -M");
+                }
+                if p.len() < 2 {
+                    // `git branch -M NEW` renames the current branch.
+                    out.push(Change::Current("git branch -M"));
+                }
+            } else if force {
+                if let Some(&(k, b)) = p.first() {
+                    named(&mut out, k, b, "git branch -f");
+                }
+            }
+        }
+        "checkout" | "switch" => {
+            for (k, a) in rest.iter().enumerate() {
+                if matches!(a.as_str(), "-B" | "-C" | "--force-create") {
+                    if let Some(b) = rest.get(k + 1) {
+                        named(&mut out, k + 1, b, "git checkout -B");
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Where `git checkout|switch ARGS` moves HEAD: `Some(Some(b))` to branch
+/// `b`, `Some(None)` somewhere the gate cannot know, `None` when it is no
+/// branch switch (a file checkout).
+pub(crate) fn switch_target(
+    core: &[String],
+    dynamic: &[bool],
+    cwd: Option<&std::path::Path>,
+) -> Option<Option<String>> {
+    let (sub, rest) = git_subcommand(core)?;
+    let offset = core.len() - rest.len();
+    let dy = |k: usize| dynamic.get(offset + k).copied().unwrap_or(false);
+    match sub {
+        "checkout" | "switch" => {}
+        "symbolic-ref" => {
+            let p = positionals(rest, &["-m"]);
+            return match p.as_slice() {
+                [(_, "HEAD"), (k, r)] => Some((!dy(*k)).then(|| branch_name(r))),
+                _ => None,
+            };
+        }
+        "update-ref" => {
+            let p = positionals(rest, &["-m"]);
+            return (p.first().map(|x| x.1) == Some("HEAD")).then_some(None);
+        }
+        _ => return None,
+    }
+    let mut positional = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        let a = rest[i].as_str();
+        if a == "--" {
+            return None; // `checkout -- FILE` restores files
+        }
+        if matches!(
+            a,
+            "-b" | "-B" | "-c" | "-C" | "--orphan" | "--force-create" | "--create"
+        ) {
+            return Some(rest.get(i + 1).filter(|_| !dy(i + 1)).cloned());
+        }
+        if a == "--detach" || a == "-d" {
+            return Some(Some("(detached)".into()));
+        }
+        if a.starts_with('-') && a != "-" {
+            i += 1;
+            continue;
+        }
+        positional.push(i);
+        i += 1;
+    }
+    if positional.len() != 1 {
+        return None;
+    }
+    let k = positional[0];
+    let b = &rest[k];
+    if dy(k) || b == "-" || b.starts_with("@{") {
+        return Some(None);
+    }
+    if sub == "checkout" {
+        if let Some(c) = cwd {
+            if c.join(b).exists() {
+                return None; // a file checkout, not a branch switch
+            }
+        }
+    }
+    Some(Some(b.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(s: &str) -> Vec<Change> {
+        let core: Vec<String> = s.split_whitespace().map(String::from).collect();
+        changes(&core, &vec![false; core.len()])
+    }
+
+    #[test]
+    fn branch_changes() {
+        assert_eq!(c("git merge x"), [Change::Current("git merge")]);
+        assert_eq!(c("git pull"), [Change::Current("git pull")]);
+        assert_eq!(
+            c("git fetch . x:main"),
+            [Change::Named("main".into(), "git fetch")]
+        );
+        assert_eq!(
+            c("git fetch origin +x:refs/heads/release"),
+            [Change::Named("release".into(), "git fetch")]
+        );
+        assert_eq!(
+            c("git branch -f main x"),
+            [Change::Named("main".into(), "git branch -f")]
+        );
+        assert_eq!(
+            c("git update-ref refs/heads/main abc"),
+            [Change::Named("main".into(), "git update-ref")]
+        );
+        assert_eq!(
+            c("git rebase origin/main feature"),
+            [Change::Named("feature".into(), "git rebase")]
+        );
+        assert!(c("git fetch origin").is_empty());
+        assert!(c("git merge --abort").is_empty());
+        assert_eq!(c("gh pr merge 3"), [Change::PullRequest]);
+        let core: Vec<String> = "git checkout -".split(' ').map(String::from).collect();
+        assert_eq!(switch_target(&core, &[false; 3], None), Some(None));
+    }
+}
