@@ -1827,27 +1827,50 @@ fn git_dir(root: &Path) -> Option<PathBuf> {
     Some(paths::resolve(&lexical(root, Path::new(target))))
 }
 
-/// The host of a URL exactly as a WHATWG URL parser (and so the fetcher)
-/// reads it: backslashes, `https:host`, percent-encoding, full-width dots
-/// and IDNA included. `None` when the URL does not parse or has no host.
-pub(crate) fn url_host(url: &str) -> Option<String> {
-    let parsed = url::Url::parse(url).ok()?;
-    let host = parsed.host_str()?;
-    let host = host
-        .strip_prefix('[')
-        .and_then(|h| h.strip_suffix(']'))
-        .unwrap_or(host);
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    if host.is_empty() {
-        None
-    } else {
-        Some(host)
+/// A URL as rules see it and as it is fetched: parsed the WHATWG way
+/// (backslashes, `https:host`, percent-encoding, full-width dots, IDNA), user
+/// info dropped, host lower-cased without a trailing dot, default port
+/// dropped, an IPv4-mapped IPv6 address written as IPv4. `None` when it does
+/// not parse or has no host.
+pub fn normalize_url(url: &str) -> Option<url::Url> {
+    let mut u = url::Url::parse(url.trim()).ok()?;
+    let _ = u.set_username("");
+    let _ = u.set_password(None);
+    let host = match u.host()? {
+        url::Host::Domain(d) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            if d.is_empty() {
+                return None;
+            }
+            d
+        }
+        url::Host::Ipv4(a) => a.to_string(),
+        url::Host::Ipv6(a) => match a.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => format!("[{a}]"),
+        },
+    };
+    if u.host_str() != Some(host.as_str()) {
+        u.set_host(Some(&host)).ok()?;
     }
+    Some(u)
 }
 
-/// The URL as the parser serialises it (what is fetched).
+/// The host of a URL as [`normalize_url`] writes it (IPv6 without brackets).
+pub(crate) fn url_host(url: &str) -> Option<String> {
+    let u = normalize_url(url)?;
+    let h = u.host_str()?;
+    Some(
+        h.strip_prefix('[')
+            .and_then(|x| x.strip_suffix(']'))
+            .unwrap_or(h)
+            .to_string(),
+    )
+}
+
+/// The URL as it is fetched, normalised.
 fn url_normal(url: &str) -> Option<String> {
-    url::Url::parse(url).ok().map(|u| u.as_str().to_string())
+    normalize_url(url).map(|u| u.as_str().to_string())
 }
 
 #[cfg(test)]
@@ -1869,6 +1892,15 @@ mod tests {
             Some("evil.com")
         );
         assert_eq!(url_host("not a url"), None);
+        assert_eq!(
+            url_normal("https://u:p@Bad.Example.:443/x").as_deref(),
+            Some("https://bad.example/x")
+        );
+        assert_eq!(
+            url_normal("http://[::ffff:127.0.0.1]:80/a").as_deref(),
+            Some("http://127.0.0.1/a")
+        );
+        assert_eq!(url_host("http://[::1]/").as_deref(), Some("::1"));
         for u in [
             "https://evil.com\\@example.com/",
             "https:evil.com/",

@@ -37,6 +37,17 @@ const RESERVED: &[&str] = &[
 /// Words one simple command may expand to (brace expansion) before it is
 /// opaque.
 const MAX_WORDS: usize = 512;
+/// Pipe operators one command may hold before it is opaque.
+const MAX_PIPES: usize = 256;
+
+/// `|` and `|&` operators (not `||`), quoted or not.
+fn pipe_count(src: &str) -> usize {
+    let b = src.as_bytes();
+    (0..b.len())
+        .filter(|&i| b[i] == b'|' && b.get(i + 1) != Some(&b'|') && (i == 0 || b[i - 1] != b'|'))
+        .count()
+}
+
 /// Commands longer than this many characters are opaque.
 pub const MAX_COMMAND_CHARS: usize = 10_000;
 /// Tree depth the walker descends before the command counts as unanalysable.
@@ -82,20 +93,53 @@ fn scanner_safe(src: &str) -> Option<String> {
     out
 }
 
-/// Parses with this thread's parser (created on first use, then reused).
+/// Time all tree-sitter parses of one command may take together; past it
+/// the command is opaque (and asks even in bypass). tree-sitter's error
+/// recovery is superlinear on some inputs (thousands of `|`).
+const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_millis(40);
+
+thread_local! {
+    static DEADLINE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+}
+
+/// Parses with this thread's parser (created on first use, then reused);
+/// `None` when it cannot, or when the command's parse budget is spent.
 fn parse_tree(src: &str) -> Option<Tree> {
     let safe = scanner_safe(src);
     let src = safe.as_deref().unwrap_or(src);
+    let deadline = DEADLINE.with(|d| d.get());
+    if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        return None;
+    }
+    let bytes = src.as_bytes();
+    let run = |p: &mut Parser| {
+        let mut read = |i: usize, _: tree_sitter::Point| -> &[u8] { bytes.get(i..).unwrap_or(&[]) };
+        let mut expired = |_: &tree_sitter::ParseState| -> bool {
+            deadline.is_some_and(|d| std::time::Instant::now() >= d)
+        };
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut expired);
+        p.parse_with_options(&mut read, None, Some(options))
+    };
     PARSER.with(|cell| match cell.try_borrow_mut() {
         Ok(mut slot) => {
             if slot.is_none() {
                 *slot = new_parser();
             }
-            slot.as_mut()?.parse(src, None)
+            let p = slot.as_mut()?;
+            let tree = run(p);
+            if tree.is_none() {
+                p.reset();
+            }
+            tree
         }
         // Re-entered (never expected): use a throw-away parser.
-        Err(_) => new_parser()?.parse(src, None),
+        Err(_) => run(&mut new_parser()?),
     })
+}
+
+/// Whether this command's parse budget is spent.
+fn parse_budget_spent() -> bool {
+    DEADLINE.with(|d| d.get().is_some_and(|d| std::time::Instant::now() >= d))
 }
 
 /// Whether a fragment must be covered by an allow rule, or is only checked
@@ -257,6 +301,13 @@ struct Scope {
 
 /// Parses `src` into fragments. `root` is the directory commands start in.
 pub(crate) fn parse_command(src: &str, root: &Path, home: &Path, config: &ShellConfig) -> Parsed {
+    DEADLINE.with(|d| d.set(Some(std::time::Instant::now() + PARSE_BUDGET)));
+    let parsed = parse_command_inner(src, root, home, config);
+    DEADLINE.with(|d| d.set(None));
+    parsed
+}
+
+fn parse_command_inner(src: &str, root: &Path, home: &Path, config: &ShellConfig) -> Parsed {
     let mut w = Walker {
         home,
         config,
@@ -281,6 +332,16 @@ pub(crate) fn parse_command(src: &str, root: &Path, home: &Path, config: &ShellC
         w.too_deep(&format!(
             "the command is longer than {MAX_COMMAND_CHARS} characters"
         ));
+        w.flat_text_scan(src);
+        return Parsed {
+            fragments: w.out,
+            opaque: w.opaque,
+            strict: w.strict,
+        };
+    }
+    if pipe_count(src) > MAX_PIPES {
+        // tree-sitter's error recovery grows faster than the pipeline.
+        w.too_deep("the command has too many pipes to judge");
         w.flat_text_scan(src);
         return Parsed {
             fragments: w.out,
@@ -465,26 +526,17 @@ enum Fix {
     End,
 }
 
-/// True when byte `i` lies between tokens (tree-sitter skipped it as an extra).
+/// True when byte `i` lies between tokens (tree-sitter skipped it as an extra):
+/// the smallest node holding it has children, none of which holds it.
 fn is_gap(root: Node<'_>, i: usize) -> bool {
     let Some(node) = root.descendant_for_byte_range(i, i + 1) else {
         return false;
     };
-    if node.child_count() == 0 {
-        // Inside a token: a comment, a word, string content… not a gap.
-        return false;
-    }
-    if matches!(
-        node.kind(),
-        "string" | "raw_string" | "heredoc_body" | "ansi_c_string" | "translated_string"
-    ) {
-        return false;
-    }
-    let mut cursor = node.walk();
-    let inside_child = node
-        .children(&mut cursor)
-        .any(|c| c.start_byte() <= i && i < c.end_byte());
-    !inside_child
+    node.child_count() > 0
+        && !matches!(
+            node.kind(),
+            "string" | "raw_string" | "heredoc_body" | "ansi_c_string" | "translated_string"
+        )
 }
 
 struct Walker<'h> {
@@ -579,7 +631,7 @@ impl Walker<'_> {
     /// bytes (one unit, plus one per 256 bytes); when not enough is left the
     /// command is opaque (and asks even in bypass).
     fn take_work(&mut self, len: usize) -> bool {
-        let cost = 1 + len / 256;
+        let cost = 1 + len / 32;
         if self.work < cost || self.derived_depth >= MAX_DERIVED_DEPTH {
             self.too_deep("the command nests or derives too many commands to judge");
             return false;
@@ -619,7 +671,12 @@ impl Walker<'_> {
             None => src,
         };
         let Some((tree, text)) = parse_source(src) else {
-            self.set_opaque("the command cannot be parsed".into());
+            if parse_budget_spent() {
+                self.too_deep("the command takes too long to parse");
+                self.flat_text_scan(src);
+            } else {
+                self.set_opaque("the command cannot be parsed".into());
+            }
             return;
         };
         let root = tree.root_node();

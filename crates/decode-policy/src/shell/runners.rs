@@ -461,6 +461,12 @@ pub(super) fn runner_start(
         }
         j += consumed;
     }
+    // Beyond a few options of unknown arity the readings multiply: opaque.
+    if alternatives.len() > 4 {
+        a.dynamic =
+            Some("too many options of unknown arity before the command a runner runs".into());
+        alternatives.truncate(4);
+    }
     for alt in alternatives {
         if alt < words.len() && alt != j {
             a.derived
