@@ -175,13 +175,8 @@ pub fn project_instructions(project_root: &Path) -> Option<(&'static str, String
     None
 }
 
-fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(MAX_AGENT_FILE_BYTES)
-        .read_to_end(&mut bytes)?;
-    Ok(bytes)
+fn read_limited(path: &Path) -> Result<Vec<u8>, decode_policy::paths::ReadError> {
+    decode_policy::paths::read_small_file(path, MAX_AGENT_FILE_BYTES).map(String::into_bytes)
 }
 
 /// A problem with one agent file. Displays as `<file>:<line>: <message>`, the
@@ -221,6 +216,12 @@ pub enum AgentErrorKind {
     /// The file is not UTF-8.
     #[error("the agent file is not valid UTF-8")]
     NotUtf8,
+    /// A FIFO, a device, a socket or a folder (after links).
+    #[error("the agent file is not a regular file")]
+    NotRegular,
+    /// The frontmatter nests too deeply to parse safely.
+    #[error("the frontmatter nests deeper than 64 levels")]
+    TooDeep,
     /// The first line is not `---`.
     #[error("the agent file must start with a `---` line opening its YAML frontmatter")]
     MissingFrontmatter,
@@ -312,6 +313,9 @@ pub fn parse_agent(
     })?;
     let (frontmatter, body) = split_frontmatter(text).map_err(|kind| err(Some(1), None, kind))?;
     let fm = Frontmatter { text: frontmatter };
+    if decode_policy::paths::yaml_depth(frontmatter) > 64 {
+        return Err(err(Some(2), None, AgentErrorKind::TooDeep));
+    }
 
     let value: Value = serde_yaml::from_str(frontmatter).map_err(|e| {
         let message = yaml_message(&e);
@@ -769,30 +773,26 @@ impl Catalog {
 }
 
 fn read_agent_file(path: &Path) -> Result<Vec<u8>, AgentError> {
-    let io = |e: std::io::Error| AgentError {
+    use decode_policy::paths::ReadError;
+    let err = |kind| AgentError {
         file: path.to_path_buf(),
         line: None,
         key: None,
-        kind: AgentErrorKind::Io(e.to_string()),
+        kind,
     };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.len() > MAX_AGENT_FILE_BYTES {
-        return Err(AgentError {
-            file: path.to_path_buf(),
-            line: None,
-            key: None,
-            kind: AgentErrorKind::TooLarge,
-        });
+    // Read without blocking, and only a regular file (a FIFO or a device
+    // behind a link is refused at once).
+    match decode_policy::paths::read_small_file(path, MAX_AGENT_FILE_BYTES) {
+        Ok(text) => Ok(text.into_bytes()),
+        Err(ReadError::NotRegular) => Err(err(AgentErrorKind::NotRegular)),
+        Err(ReadError::TooLarge(_)) => Err(err(AgentErrorKind::TooLarge)),
+        Err(ReadError::NotText) => {
+            // Read again for the position of the bad byte (small, regular).
+            let bytes = std::fs::read(path).unwrap_or_default();
+            Ok(bytes)
+        }
+        Err(ReadError::Io(e)) => Err(err(AgentErrorKind::Io(e.to_string()))),
     }
-    // Read one byte past the limit so a file that grew meanwhile is still caught.
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .map_err(io)?
-        .take(MAX_AGENT_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -36,6 +36,12 @@ pub fn settings_path(project_root: &Path) -> PathBuf {
     project_root.join(SETTINGS_DIR).join(SETTINGS_FILE)
 }
 
+/// Largest settings file read; a larger one is reported like a malformed one.
+pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+
+/// How deeply JSON may nest in a settings file.
+const MAX_NESTING: usize = 64;
+
 /// The loaded project settings.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -79,15 +85,17 @@ impl Settings {
     /// settings and a warning naming the file, line and column.
     pub fn load(project_root: &Path) -> (Settings, Vec<SettingsWarning>) {
         let path = settings_path(project_root);
-        match std::fs::read(&path) {
-            Ok(bytes) => match Settings::parse(&path, &bytes) {
+        // A cloned repository's file: a regular file of at most 1 MiB, read
+        // without blocking (a FIFO or `/dev/zero` behind a link is refused).
+        match decode_policy::paths::read_small_file(&path, MAX_SETTINGS_BYTES) {
+            Ok(text) => match Settings::parse(&path, text.as_bytes()) {
                 Ok(s) => (s, Vec::new()),
                 Err(w) => {
                     tracing::warn!(warning = %w, "ignoring malformed settings file");
                     (Settings::empty_at(path), vec![w])
                 }
             },
-            Err(e) if e.kind() == io::ErrorKind::NotFound => (Settings::empty_at(path), Vec::new()),
+            Err(e) if e.is_missing() => (Settings::empty_at(path), Vec::new()),
             Err(e) => {
                 let w = SettingsWarning {
                     path: path.clone(),
@@ -231,6 +239,14 @@ impl ParseProblem {
 fn parse_validated(bytes: &[u8]) -> Result<(Value, SettingsFile), ParseProblem> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Ok((Value::Object(Map::new()), SettingsFile::default()));
+    }
+    let depth = decode_policy::paths::nesting_depth(&String::from_utf8_lossy(bytes));
+    if depth > MAX_NESTING {
+        return Err(ParseProblem {
+            line: 1,
+            column: 1,
+            message: format!("the settings file nests deeper than {MAX_NESTING} levels"),
+        });
     }
     let raw: Value = serde_json::from_slice(bytes).map_err(|e| json_problem(&e, None))?;
     if !raw.is_object() {

@@ -177,6 +177,40 @@ pub fn nesting_depth(text: &str) -> usize {
     max
 }
 
+/// How deeply YAML text nests: flow collections (`[`, `{`) outside quotes,
+/// plus block nesting (each deeper indentation, and each `- ` item marker,
+/// opens a level). An upper estimate, so a hostile frontmatter nested
+/// thousands of levels deep is refused before a parser sees it.
+pub fn yaml_depth(text: &str) -> usize {
+    let mut max = nesting_depth(text);
+    let mut indents: Vec<usize> = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start_matches(' ');
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let indent = line.len() - trimmed.len();
+        while indents.last().is_some_and(|&i| i > indent) {
+            indents.pop();
+        }
+        if indents.last() != Some(&indent) {
+            indents.push(indent);
+        }
+        // `- - - x`: each marker is a nested sequence.
+        let mut rest = trimmed;
+        let mut items = 0;
+        while let Some(r) = rest
+            .strip_prefix("- ")
+            .or_else(|| (rest == "-").then_some(""))
+        {
+            items += 1;
+            rest = r.trim_start_matches(' ');
+        }
+        max = max.max(indents.len() + items + nesting_depth(rest));
+    }
+    max
+}
+
 /// Joins `p` to `base` when relative and folds `.` and `..` lexically.
 pub fn lexical(base: &Path, p: &Path) -> PathBuf {
     let joined;
