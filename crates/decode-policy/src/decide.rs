@@ -390,6 +390,44 @@ impl Gate {
         &self.root
     }
 
+    /// Whether any deny or ask rule covers reading paths (then searches
+    /// filter what they find through [`Gate::search_filter`]).
+    pub fn filters_searches(&self) -> bool {
+        self.index.has_path_rules(RuleList::Deny, Tool::Read)
+            || self.index.has_path_rules(RuleList::Ask, Tool::Read)
+    }
+
+    /// What the read rules say of a file a search (`grep`, `glob`) found at
+    /// the absolute path `file`: `Deny` — never shown, not even its name;
+    /// `Ask` — skipped and counted; `None` — shown. The file is judged as
+    /// given and as resolved through links.
+    pub fn search_filter(&self, file: &Path) -> Option<Verdict> {
+        if !self.filters_searches() {
+            return None;
+        }
+        let given = lexical(&self.root, file);
+        let resolved = self.resolve(&given);
+        let forms: Vec<(String, Option<String>)> = [&given, &resolved]
+            .iter()
+            .map(|p| (p.to_string_lossy().into_owned(), self.rel(p)))
+            .collect();
+        for (list, verdict) in [
+            (RuleList::Deny, Verdict::Deny),
+            (RuleList::Ask, Verdict::Ask),
+        ] {
+            for (abs, rel) in &forms {
+                let f = PathForms {
+                    abs,
+                    rel: rel.as_deref(),
+                };
+                if self.index.match_path(list, Tool::Read, &f).is_some() {
+                    return Some(verdict);
+                }
+            }
+        }
+        None
+    }
+
     /// Judges one call in `mode` (SPEC §5), a shell command as run from the
     /// project root.
     pub fn decide(&self, call: &Call, mode: Mode) -> Decision {

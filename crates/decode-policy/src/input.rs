@@ -106,7 +106,8 @@ impl Call {
         };
         let subject = match tool {
             Tool::Read | Tool::Write | Tool::Edit => field(&["path", "file_path"]),
-            Tool::Glob | Tool::Grep => field(&["path"]),
+            Tool::Glob => glob_search(&field(&["path"]), &field(&["pattern"])).0,
+            Tool::Grep => field(&["path"]),
             Tool::WebFetch => field(&["url"]),
             Tool::Bash => field(&["command"]),
             Tool::TodoWrite
@@ -116,5 +117,66 @@ impl Call {
             | Tool::Sleep => String::new(),
         };
         Call { tool, subject }
+    }
+}
+
+/// Where `glob` searches: its `path` (empty: the project root), then the
+/// pattern's literal leading folders (`/etc/pass*` searches `/etc`,
+/// `../../x/*` searches `../../x`), and the rest of the pattern. The gate
+/// judges the folder as a read; the tool walks exactly that folder.
+pub fn glob_search(path: &str, pattern: &str) -> (String, String) {
+    let mut root = path.to_string();
+    let mut pattern = pattern;
+    if let Some(rest) = pattern.strip_prefix('/') {
+        root = "/".to_string();
+        pattern = rest.trim_start_matches('/');
+    }
+    while let Some(rest) = pattern.strip_prefix("./") {
+        pattern = rest;
+    }
+    let parts: Vec<&str> = pattern.split('/').collect();
+    let literal = parts
+        .iter()
+        .take(parts.len().saturating_sub(1))
+        .take_while(|p| !p.contains(['*', '?', '[', ']', '{', '}', '\\']))
+        .count();
+    if literal == 0 {
+        return (root, pattern.to_string());
+    }
+    let prefix = parts[..literal].join("/");
+    let joined = if root.is_empty() {
+        prefix
+    } else if root.ends_with('/') {
+        format!("{root}{prefix}")
+    } else {
+        format!("{root}/{prefix}")
+    };
+    (joined, parts[literal..].join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_search;
+
+    #[test]
+    fn glob_roots() {
+        assert_eq!(glob_search("", "**/*.rs"), ("".into(), "**/*.rs".into()));
+        assert_eq!(
+            glob_search("", "/etc/pass*"),
+            ("/etc".into(), "pass*".into())
+        );
+        assert_eq!(
+            glob_search("", "../../etc/pass*"),
+            ("../../etc".into(), "pass*".into())
+        );
+        assert_eq!(
+            glob_search("src", "a/b/*.rs"),
+            ("src/a/b".into(), "*.rs".into())
+        );
+        assert_eq!(
+            glob_search("src", "../x/*"),
+            ("src/../x".into(), "*".into())
+        );
+        assert_eq!(glob_search("", "secrets/*"), ("secrets".into(), "*".into()));
     }
 }

@@ -292,6 +292,11 @@ impl RuleIndex {
         self.external.finish();
     }
 
+    pub(crate) fn has_path_rules(&self, list: RuleList, tool: Tool) -> bool {
+        let t = &self.list(list).tools[tool.index()];
+        t.bare.is_some() || t.rel.set.is_some() || t.abs.set.is_some()
+    }
+
     pub(crate) fn has_text_rules(&self, list: RuleList, tool: Tool) -> bool {
         let t = &self.list(list).tools[tool.index()];
         t.bare.is_some() || t.text.set.is_some()

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::files::{io_message, parse_input};
-use super::paths::{display, lexical, tool_path};
+use super::paths::{display, tool_path};
 use super::{ToolContext, ToolHandler, ToolResult};
 
 /// At most this many paths are listed; the rest are counted.
@@ -86,10 +86,6 @@ impl ToolHandler for GlobTool {
     }
 }
 
-fn has_meta(s: &str) -> bool {
-    s.contains(['*', '?', '[', ']', '{', '}', '\\'])
-}
-
 /// Builds the walker the file tools share: .gitignore / .ignore / git excludes
 /// honoured even outside a git repository, hidden files included, `.git` skipped,
 /// links not followed.
@@ -108,9 +104,15 @@ pub(crate) fn walker(start: &Path) -> WalkBuilder {
 }
 
 fn glob(input: &GlobInput, ctx: &ToolContext) -> ToolResult {
-    let root = match &input.path {
-        Some(p) if !p.trim().is_empty() => tool_path(ctx, p),
-        _ => ctx.project_root.clone(),
+    // The folder searched is the one the gate judged: `path`, then the
+    // pattern's literal leading folders (an absolute or `..` pattern names
+    // a folder outside the root, judged as such).
+    let (folder, pattern) =
+        decode_policy::glob_search(input.path.as_deref().unwrap_or(""), &input.pattern);
+    let root = if folder.is_empty() {
+        ctx.project_root.clone()
+    } else {
+        tool_path(ctx, &folder)
     };
     let root_shown = display(&ctx.project_root, &root);
     match std::fs::metadata(&root) {
@@ -124,28 +126,9 @@ fn glob(input: &GlobInput, ctx: &ToolContext) -> ToolResult {
             return ToolResult::error(format!("cannot search {root_shown}: {}", io_message(&e)))
         }
     }
-
-    // An absolute pattern is split into a folder and a pattern relative to it.
-    let mut pattern = input.pattern.trim().to_string();
-    let mut root = root;
-    if pattern.starts_with('/') {
-        root = PathBuf::from("/");
-        pattern = pattern.trim_start_matches('/').to_string();
-    }
-    while let Some(rest) = pattern.strip_prefix("./") {
-        pattern = rest.to_string();
-    }
-    // Walk only below the pattern's literal leading folders.
-    let parts: Vec<&str> = pattern.split('/').collect();
-    let literal = parts
-        .iter()
-        .take(parts.len().saturating_sub(1))
-        .take_while(|p| !has_meta(p))
-        .count();
-    if literal > 0 {
-        root = lexical(&root, Path::new(&parts[..literal].join("/")));
-        pattern = parts[literal..].join("/");
-    }
+    let gate = ctx.active.gate();
+    let filtering = gate.filters_searches();
+    let asked = std::sync::atomic::AtomicUsize::new(0);
     let matcher = match GlobBuilder::new(&pattern).literal_separator(true).build() {
         Ok(g) => g.compile_matcher(),
         Err(e) => return ToolResult::error(format!("`pattern` is not a valid glob: {}", e.kind())),
@@ -159,6 +142,8 @@ fn glob(input: &GlobInput, ctx: &ToolContext) -> ToolResult {
             let tx = tx.clone();
             let root = root.clone();
             let matcher = matcher.clone();
+            let gate = gate.clone();
+            let asked = &asked;
             let cancel = cancel.clone();
             Box::new(move |entry| {
                 if cancel.is_cancelled() {
@@ -180,6 +165,16 @@ fn glob(input: &GlobInput, ctx: &ToolContext) -> ToolResult {
                     return WalkState::Continue;
                 };
                 if matcher.is_match(rel) {
+                    if filtering {
+                        match gate.search_filter(entry.path()) {
+                            Some(decode_policy::Verdict::Deny) => return WalkState::Continue,
+                            Some(_) => {
+                                asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                return WalkState::Continue;
+                            }
+                            None => {}
+                        }
+                    }
                     let modified = std::fs::metadata(entry.path())
                         .and_then(|m| m.modified())
                         .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -191,14 +186,26 @@ fn glob(input: &GlobInput, ctx: &ToolContext) -> ToolResult {
         drop(tx);
         found.extend(rx);
     }
+    let asked = asked.load(std::sync::atomic::Ordering::Relaxed);
+    let asked_note = (asked > 0).then(|| {
+        format!(
+            "({asked} matching file{} not listed: an ask rule covers reading {})",
+            if asked == 1 { "" } else { "s" },
+            if asked == 1 { "it" } else { "them" },
+        )
+    });
 
     if found.is_empty() {
-        let mut msg = format!("No files match `{}` in {root_shown}", input.pattern.trim());
+        let mut msg = format!("No files match `{}` in {root_shown}", input.pattern);
         if !input.pattern.contains('/') {
             msg.push_str(&format!(
                 " (`{0}` matches at the top level only; try `**/{0}` to search every folder)",
-                input.pattern.trim()
+                input.pattern
             ));
+        }
+        if let Some(n) = &asked_note {
+            msg.push('\n');
+            msg.push_str(n);
         }
         return ToolResult::ok(msg);
     }
@@ -214,6 +221,9 @@ fn glob(input: &GlobInput, ctx: &ToolContext) -> ToolResult {
             "(… and {} more; {total} files match: narrow the pattern or the path)",
             total - GLOB_MAX_RESULTS
         ));
+    }
+    if let Some(n) = asked_note {
+        out.push(n);
     }
     ToolResult::ok(out.join("\n"))
 }

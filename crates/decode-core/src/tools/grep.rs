@@ -273,9 +273,14 @@ impl Sink for Collect<'_> {
 
 fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
     let root = match &input.path {
-        Some(p) if !p.trim().is_empty() => tool_path(ctx, p),
+        Some(p) if !p.is_empty() => tool_path(ctx, p),
         _ => ctx.project_root.clone(),
     };
+    // Files a read rule denies are never searched (not even named); files
+    // an ask rule covers are skipped and counted.
+    let gate = ctx.active.gate();
+    let filtering = gate.filters_searches();
+    let asked = AtomicUsize::new(0);
     let root_shown = display(&ctx.project_root, &root);
     let root_is_dir = match std::fs::metadata(&root) {
         Ok(m) if m.is_dir() => true,
@@ -317,6 +322,8 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
         let project_root = project_root.clone();
         let cancel = cancel.clone();
         let stored = &stored;
+        let asked = &asked;
+        let gate = gate.clone();
         let mode = plan.mode;
         Box::new(move |entry| {
             if cancel.is_cancelled() {
@@ -339,6 +346,16 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
                 };
                 if hit == *negated {
                     return WalkState::Continue;
+                }
+            }
+            if filtering {
+                match gate.search_filter(entry.path()) {
+                    Some(decode_policy::Verdict::Deny) => return WalkState::Continue,
+                    Some(_) => {
+                        asked.fetch_add(1, Ordering::Relaxed);
+                        return WalkState::Continue;
+                    }
+                    None => {}
                 }
             }
             let shown = display(&project_root, entry.path());
@@ -373,6 +390,15 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
     if ctx.cancel.is_cancelled() {
         return ToolResult::error("grep was cancelled");
     }
+    let asked = asked.load(Ordering::Relaxed);
+    let asked_note = (asked > 0).then(|| {
+        format!(
+            "({asked} file{} not searched: an ask rule covers reading {}; read {} with the read tool to be asked)",
+            if asked == 1 { "" } else { "s" },
+            if asked == 1 { "it" } else { "them" },
+            if asked == 1 { "it" } else { "them" },
+        )
+    });
     if hits.is_empty() {
         let mut msg = format!("No matches for `{}` in {root_shown}", input.pattern);
         if let Some(g) = &input.glob {
@@ -380,6 +406,10 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
         }
         if let Some(t) = &input.file_type {
             msg.push_str(&format!(" (type {t})"));
+        }
+        if let Some(n) = &asked_note {
+            msg.push('\n');
+            msg.push_str(n);
         }
         return ToolResult::ok(msg);
     }

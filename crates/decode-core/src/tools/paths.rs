@@ -8,12 +8,10 @@ pub(crate) use decode_policy::paths::{expand_home, lexical};
 
 use super::ToolContext;
 
-/// The absolute path a tool's `path` argument names (not resolved through links).
+/// The absolute path a tool's `path` argument names (not resolved through
+/// links), byte for byte the path the gate judged: never trimmed.
 pub(crate) fn tool_path(ctx: &ToolContext, raw: &str) -> PathBuf {
-    lexical(
-        &ctx.project_root,
-        &expand_home(raw.trim(), ctx.active.home()),
-    )
+    lexical(&ctx.project_root, &expand_home(raw, ctx.active.home()))
 }
 
 /// Resolves symlinks along an absolute path for as long as its components exist
