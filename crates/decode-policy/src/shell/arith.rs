@@ -20,6 +20,9 @@ pub(crate) enum Val {
     Numeric,
     /// Only these static texts (or numbers).
     Text(Vec<String>),
+    /// Names of files matching these globs (`for f in src/*.rs`): where they
+    /// lie is known, what they are called is not.
+    Paths(Vec<String>),
     /// Something only known when the command runs.
     Unknown,
 }
@@ -70,6 +73,14 @@ fn merge(vars: &mut Vars, name: &str, v: Val) {
                 }
             }
             Val::Text(a)
+        }
+        (Val::Text(mut a) | Val::Paths(mut a), Val::Paths(b) | Val::Text(b)) => {
+            for t in b {
+                if !a.contains(&t) && a.len() < 64 {
+                    a.push(t);
+                }
+            }
+            Val::Paths(a)
         }
     };
 }
@@ -142,15 +153,17 @@ pub(crate) fn collect(root: Node<'_>, src: &str, vars: &mut Vars) {
                     } else {
                         let mut texts = Vec::new();
                         let mut unknown = false;
+                        let mut globs = false;
                         for value in values {
                             let w = norm_word(value, src);
-                            if w.dynamic || w.glob {
-                                unknown = true;
-                            }
+                            unknown |= w.dynamic || w.brace;
+                            globs |= w.glob;
                             texts.push(w.text);
                         }
                         if unknown {
                             Val::Unknown
+                        } else if globs {
+                            Val::Paths(texts)
                         } else {
                             Val::Text(texts)
                         }
@@ -296,7 +309,7 @@ pub(crate) fn substitute(text: &str, vars: &Vars, limit: usize) -> Option<Vec<St
             }
             e += 1;
         }
-        let Some(Val::Text(values)) = vars.get(name) else {
+        let (Some(Val::Text(values)) | Some(Val::Paths(values))) = vars.get(name) else {
             return None;
         };
         if values.iter().any(|v| v.contains(['$', '`'])) {

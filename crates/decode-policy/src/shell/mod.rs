@@ -34,9 +34,9 @@ const RESERVED: &[&str] = &[
     "done", "in", "function", "{", "}", "[[", "]]",
 ];
 
-/// Words one simple command may expand to (brace expansion) before it is
-/// opaque.
-const MAX_WORDS: usize = 512;
+/// Words one simple command may hold, brace expansion included, before it
+/// is opaque.
+const MAX_WORDS: usize = 4096;
 /// Pipe operators one command may hold before it is opaque.
 const MAX_PIPES: usize = 256;
 
@@ -849,6 +849,7 @@ impl Walker<'_> {
                 if self.branch != saved.1 {
                     self.branch = crate::branches::Branch::Unknown;
                 }
+                self.last_switch = None;
             }
             "list" => {
                 let mut cursor = node.walk();
@@ -1193,6 +1194,22 @@ impl Walker<'_> {
         if core_name == "sed" {
             sed_write_paths(&analysis.core, &mut paths);
         }
+        // A path built from variables the command only sets to known text or
+        // file globs (`for f in src/*.rs; do wc -l "$f"`) is judged by those.
+        let mut substituted = Vec::new();
+        paths.retain(|p| {
+            if !p.contains('$') {
+                return true;
+            }
+            match arith::substitute(p, &self.vars, 16) {
+                Some(values) => {
+                    substituted.extend(values);
+                    false
+                }
+                None => true,
+            }
+        });
+        paths.extend(substituted);
         let mut writes = writes::targets(&analysis.core, &analysis.core_dyn, &redirs);
         // A target built from variables the command only ever sets to
         // known text (`for f in a b; do cp x /tmp/$f; done`) is judged
@@ -1250,6 +1267,9 @@ impl Walker<'_> {
         };
         if analysis.deep {
             self.too_deep("the command has too many wrappers to judge");
+        }
+        if let Some(why) = &analysis.over_budget {
+            self.too_deep(why);
         }
         if analysis.ctrl {
             self.set_opaque("a word holds an invisible or control character".into());

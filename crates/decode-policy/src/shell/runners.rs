@@ -463,7 +463,7 @@ pub(super) fn runner_start(
     }
     // Beyond a few options of unknown arity the readings multiply: opaque.
     if alternatives.len() > 4 {
-        a.dynamic =
+        a.over_budget =
             Some("too many options of unknown arity before the command a runner runs".into());
         alternatives.truncate(4);
     }

@@ -42,6 +42,8 @@ pub(crate) struct Analysis {
     pub chdir: Option<String>,
     /// `find`'s starting points.
     pub find_roots: Option<Vec<Option<String>>>,
+    /// Judging it would exceed a budget: opaque, and asks even in bypass.
+    pub over_budget: Option<String>,
 }
 
 /// Wrapper levels seen through with every form recorded; beyond, only the
@@ -231,6 +233,7 @@ pub(crate) fn analyse(
         core_quoted: Vec::new(),
         chdir: None,
         find_roots: None,
+        over_budget: None,
     };
     if canon != text {
         a.check_forms.push(canon.clone());
