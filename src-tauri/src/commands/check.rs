@@ -113,67 +113,181 @@ struct BatchLine {
     agent: Option<String>,
 }
 
-/// JSON lines in, one JSON verdict a line out. A bad line gets `{"error": "..."}` on
-/// its own line and the stream goes on.
+/// Lines judged together: as many as are already waiting on stdin (a
+/// script piping a file gets throughput, a hook writing one line and
+/// waiting gets its answer at once).
+const CHUNK: usize = 1024;
+/// Below this many lines a chunk is judged on one thread.
+const PARALLEL_FROM: usize = 64;
+
+/// A gate per agent, compiled once, with the agent's default mode.
+struct Gates<'s> {
+    state: &'s ActiveState,
+    by_agent: std::collections::HashMap<String, (std::sync::Arc<decode_policy::Gate>, Mode)>,
+}
+
+impl Gates<'_> {
+    fn get(&mut self, agent: &str) -> Result<(std::sync::Arc<decode_policy::Gate>, Mode), String> {
+        if let Some(g) = self.by_agent.get(agent) {
+            return Ok(g.clone());
+        }
+        self.state.select_agent(agent).map_err(|e| e.to_string())?;
+        let name = self.state.agent().name;
+        let entry = (
+            self.state.gate(),
+            self.state
+                .agent()
+                .effective_default_mode(self.state.trusted()),
+        );
+        self.by_agent.insert(agent.to_string(), entry.clone());
+        self.by_agent.insert(name, entry.clone());
+        Ok(entry)
+    }
+}
+
+/// One parsed request, ready to judge (or the error for its line).
+type Job = Result<(std::sync::Arc<decode_policy::Gate>, Mode, Call), String>;
+
+/// JSON lines in, one JSON verdict a line out, in order. A line that is not
+/// UTF-8 or not a valid request gets `{"error": "line N: …"}` and the batch
+/// goes on.
 fn batch(state: &ActiveState, base_agent: Option<&str>, mode_given: bool) -> ExitCode {
     let base_agent = base_agent
         .map(str::to_string)
         .unwrap_or_else(|| state.agent().name);
     let base_mode = state.mode();
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let line = match line {
-            Ok(l) => l,
-            Err(e) => {
-                output::err(&format!("decode: could not read stdin: {e}"));
-                return ExitCode::FAILURE;
-            }
-        };
-        if line.trim().is_empty() {
-            continue;
+    let mut gates = Gates {
+        state,
+        by_agent: std::collections::HashMap::new(),
+    };
+    let base = match gates.get(&base_agent) {
+        Ok((g, _)) => (g, base_mode),
+        Err(e) => {
+            output::err(&format!("decode: {e}"));
+            return ExitCode::FAILURE;
         }
-        let answer = match batch_one(state, &line, &base_agent, base_mode, mode_given) {
-            Ok(decision) => serde_json::to_string(&decision),
-            Err(message) => serde_json::to_string(&serde_json::json!({
-                "error": format!("line {}: {message}", n + 1)
-            })),
-        };
-        let written = match answer {
-            Ok(json) => writeln!(out, "{json}").and_then(|_| out.flush()),
-            Err(e) => writeln!(out, "{{\"error\":\"could not encode: {e}\"}}"),
-        };
-        if written.is_err() {
-            // The reader went away: stop quietly.
+    };
+    let stdin = std::io::stdin();
+    let mut input = std::io::BufReader::with_capacity(1 << 16, stdin.lock());
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut n = 0usize;
+    let mut line = Vec::new();
+    loop {
+        // Gather the lines already waiting (at least one).
+        let mut jobs: Vec<Job> = Vec::new();
+        let mut eof = false;
+        while jobs.len() < CHUNK {
+            line.clear();
+            match input.read_until(b'\n', &mut line) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    output::err(&format!("decode: could not read stdin: {e}"));
+                    return ExitCode::FAILURE;
+                }
+            }
+            n += 1;
+            let text = match std::str::from_utf8(&line) {
+                Ok(t) => t.trim_end_matches(['\n', '\r']),
+                Err(e) => {
+                    jobs.push(Err(format!(
+                        "line {n}: not valid UTF-8 (at byte {})",
+                        e.valid_up_to()
+                    )));
+                    continue;
+                }
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            jobs.push(
+                parse_request(text, &mut gates, &base_agent, &base, mode_given)
+                    .map_err(|m| format!("line {n}: {m}")),
+            );
+            if input.buffer().is_empty() {
+                break;
+            }
+        }
+        let answers = judge(jobs);
+        for a in answers {
+            if writeln!(out, "{a}").is_err() {
+                // The reader went away: stop quietly.
+                return ExitCode::SUCCESS;
+            }
+        }
+        if out.flush().is_err() || eof {
             return ExitCode::SUCCESS;
         }
     }
-    ExitCode::SUCCESS
 }
 
-fn batch_one(
-    state: &ActiveState,
+fn parse_request(
     line: &str,
+    gates: &mut Gates<'_>,
     base_agent: &str,
-    base_mode: Mode,
+    base: &(std::sync::Arc<decode_policy::Gate>, Mode),
     mode_given: bool,
-) -> Result<Decision, String> {
+) -> Job {
     let req: BatchLine =
         serde_json::from_str(line).map_err(|e| format!("not a valid request: {e}"))?;
     let tool =
         tool_from_name(&req.tool).map_err(|l| l.trim_start_matches("decode: ").to_string())?;
-    let agent = req.agent.as_deref().unwrap_or(base_agent);
-    if state.agent().name != agent {
-        state.select_agent(agent).map_err(|e| e.to_string())?;
-    }
-    let mode = match (&req.mode, &req.agent) {
-        (Some(m), _) => parse_mode(m).map_err(|e| e.to_string())?,
-        // A line naming its agent gets that agent's default mode, like `--agent` alone.
-        (None, Some(_)) => state.agent().effective_default_mode(state.trusted()),
-        (None, None) if mode_given || agent == base_agent => base_mode,
-        (None, None) => state.agent().effective_default_mode(state.trusted()),
+    let (gate, agent_mode) = match req.agent.as_deref() {
+        None => (base.0.clone(), None),
+        Some(a) if a == base_agent => (base.0.clone(), None),
+        Some(a) => {
+            let (g, m) = gates.get(a)?;
+            (g, Some(m))
+        }
     };
-    state.set_mode(mode);
-    Ok(state.decide(&Call::new(tool, req.subject)))
+    let mode = match (&req.mode, agent_mode) {
+        (Some(m), _) => parse_mode(m).map_err(|e| e.to_string())?,
+        // A line naming another agent gets that agent's default mode, like `--agent` alone.
+        (None, Some(m)) => m,
+        (None, None) if mode_given || req.agent.is_none() => base.1,
+        (None, None) => gates.get(base_agent)?.1,
+    };
+    Ok((gate, mode, Call::new(tool, req.subject)))
+}
+
+/// Judges a chunk, on both cores when it is large, keeping the order.
+fn judge(jobs: Vec<Job>) -> Vec<String> {
+    let one = |job: &Job| -> String {
+        let answer = match job {
+            Ok((gate, mode, call)) => serde_json::to_string(&gate.decide(call, *mode)),
+            Err(message) => serde_json::to_string(&serde_json::json!({ "error": message })),
+        };
+        answer.unwrap_or_else(|e| format!("{{\"error\":\"could not encode: {e}\"}}"))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if jobs.len() < PARALLEL_FROM || threads < 2 {
+        return jobs.iter().map(one).collect();
+    }
+    let per = jobs.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = jobs
+            .chunks(per)
+            .map(|part| {
+                (
+                    part.len(),
+                    s.spawn(move || part.iter().map(one).collect::<Vec<String>>()),
+                )
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(len, h)| {
+                // A decision never panics; if one did, its lines still get an answer.
+                h.join().unwrap_or_else(|_| {
+                    vec![r#"{"error":"the gate failed on this line"}"#.to_string(); len]
+                })
+            })
+            .collect()
+    })
 }

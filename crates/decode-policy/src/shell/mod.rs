@@ -458,14 +458,14 @@ fn parse_source(src: &str) -> Option<(Tree, String)> {
     let mut text = src.to_string();
     for _ in 0..6 {
         let tree = parse_tree(&text)?;
-        if !text.contains('\n') {
-            return Some((tree, text));
-        }
         let root = tree.root_node();
         let bytes = text.as_bytes();
         // (position, kind): a continuation to remove, a newline to follow by a
-        // space, or a newline to precede by `;`.
-        let mut fixes: Vec<(usize, Fix)> = Vec::new();
+        // space, a newline to precede by `;`, or a word tree-sitter dropped.
+        let mut fixes: Vec<(usize, Fix)> = dropped_words(root, bytes);
+        if fixes.is_empty() && !text.contains('\n') {
+            return Some((tree, text));
+        }
         for (i, &b) in bytes.iter().enumerate() {
             if b != b'\n' {
                 continue;
@@ -492,6 +492,8 @@ fn parse_source(src: &str) -> Option<(Tree, String)> {
         if fixes.is_empty() {
             return Some((tree, text));
         }
+        fixes.sort_by_key(|f| f.0);
+        fixes.dedup_by_key(|f| f.0);
         let mut fixed = String::with_capacity(text.len() + fixes.len());
         let mut last = 0;
         for (pos, fix) in fixes {
@@ -510,6 +512,13 @@ fn parse_source(src: &str) -> Option<(Tree, String)> {
                     fixed.push(';');
                     last = pos;
                 }
+                Fix::Quote(end) => {
+                    fixed.push_str(&text[last..pos]);
+                    fixed.push('\'');
+                    fixed.push_str(&text[pos..end]);
+                    fixed.push('\'');
+                    last = end;
+                }
             }
         }
         fixed.push_str(&text[last..]);
@@ -524,6 +533,63 @@ enum Fix {
     Join,
     Space,
     End,
+    /// A word tree-sitter dropped from the tree (a lone `-` before `2>&1` or
+    /// `<<`): quoted, which it reads, and which means the same to bash.
+    Quote(usize),
+}
+
+/// Runs of word characters no leaf of the tree covers: text tree-sitter
+/// read past without a node (bash reads them as words).
+fn dropped_words(root: Node<'_>, bytes: &[u8]) -> Vec<(usize, Fix)> {
+    let mut covered = vec![false; bytes.len()];
+    let mut cursor = root.walk();
+    let mut budget = 1_000_000usize;
+    loop {
+        let n = cursor.node();
+        if n.child_count() == 0 || n.kind() == "heredoc_body" || n.kind() == "comment" {
+            for c in covered
+                .iter_mut()
+                .take(n.end_byte().min(bytes.len()))
+                .skip(n.start_byte())
+            {
+                *c = true;
+            }
+        } else if cursor.goto_first_child() {
+            continue;
+        }
+        budget -= 1;
+        if budget == 0 {
+            return Vec::new();
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                let mut out = Vec::new();
+                let mut i = 0;
+                while i < bytes.len() {
+                    let plain = |b: u8| {
+                        b.is_ascii_alphanumeric()
+                            || matches!(
+                                b,
+                                b'-' | b'_' | b'.' | b'/' | b'+' | b'=' | b',' | b':' | b'@' | b'%'
+                            )
+                    };
+                    if !covered[i] && plain(bytes[i]) {
+                        let start = i;
+                        while i < bytes.len() && !covered[i] && plain(bytes[i]) {
+                            i += 1;
+                        }
+                        out.push((start, Fix::Quote(i)));
+                        continue;
+                    }
+                    i += 1;
+                }
+                return out;
+            }
+        }
+    }
 }
 
 /// True when byte `i` lies between tokens (tree-sitter skipped it as an extra):
@@ -1516,7 +1582,17 @@ fn first_kind<'t>(node: Node<'t>) -> Option<&'static str> {
 fn collect_command(node: Node<'_>, src: &str) -> Command {
     let mut c = Command::default();
     let mut cursor = node.walk();
-    for k in node.named_children(&mut cursor) {
+    let kids: Vec<(Node<'_>, Option<&str>)> = node
+        .children(&mut cursor)
+        .enumerate()
+        .map(|(i, k)| (k, node.field_name_for_child(i as u32)))
+        .collect();
+    for (k, field) in kids {
+        // Anonymous nodes are words too when they stand as arguments
+        // (tree-sitter reads a plain `==` or `=~` as an operator).
+        if !k.is_named() && field != Some("argument") {
+            continue;
+        }
         match k.kind() {
             "variable_assignment" => c.assigns.push(norm_word(k, src)),
             "comment" => {}

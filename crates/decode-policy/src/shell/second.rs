@@ -19,6 +19,8 @@ use super::words::{ansi_c, Seg};
 pub(crate) struct Head {
     pub start: Option<usize>,
     pub word: String,
+    /// Where its last word ends (a byte offset), when known on both sides.
+    pub end: Option<usize>,
 }
 
 /// One simple command as this parser reads it: the words as written.
@@ -117,6 +119,14 @@ fn place(src: &str, index: usize, word: &str) -> usize {
         }
     }
     byte
+}
+
+fn char_to_byte(src: &str, index: usize) -> usize {
+    if src.is_ascii() {
+        index.min(src.len())
+    } else {
+        src.char_indices().nth(index).map_or(src.len(), |(b, _)| b)
+    }
 }
 
 fn options() -> brush_parser::ParserOptions {
@@ -324,9 +334,27 @@ impl Reader {
                 (Some(b), Some(l)) => Some(b + place(cx.src, l.start.index, &name.value)),
                 _ => None,
             };
+            // The end of the last word (not of a redirection).
+            let last = s
+                .suffix
+                .iter()
+                .flat_map(|x| x.0.iter())
+                .filter_map(|i| match i {
+                    ast::CommandPrefixOrSuffixItem::Word(w)
+                    | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => Some(Some(w)),
+                    ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => Some(None),
+                    ast::CommandPrefixOrSuffixItem::IoRedirect(_) => None,
+                })
+                .last()
+                .unwrap_or(Some(name));
+            let end = match (cx.base, last.and_then(|w| w.loc.as_ref())) {
+                (Some(b), Some(l)) => Some(b + char_to_byte(cx.src, l.end.index)),
+                _ => None,
+            };
             self.out.heads.push(Head {
                 start,
                 word: name.value.clone(),
+                end,
             });
             simple.words.push(name.value.clone());
             self.word(name, cx)?;
@@ -638,6 +666,24 @@ fn ts_walk<'t>(
             "command" => {
                 if let Some(name) = node.child_by_field_name("name") {
                     let raw = src.get(name.byte_range()).unwrap_or("");
+                    // The end of its last word (not of a redirection).
+                    let mut c2 = node.walk();
+                    let last = node
+                        .children(&mut c2)
+                        .enumerate()
+                        .filter(|(k, _)| {
+                            matches!(
+                                node.field_name_for_child(*k as u32),
+                                Some("argument" | "name")
+                            )
+                        })
+                        .map(|(_, c)| c)
+                        .last();
+                    let end = match last {
+                        Some(l) if l.kind() == "process_substitution" => None,
+                        Some(l) if !blind => Some(l.end_byte()),
+                        _ => None,
+                    };
                     if raw == "time" {
                         // `time` is a keyword to bash: the head is what it times.
                         let mut cursor = node.walk();
@@ -651,12 +697,14 @@ fn ts_walk<'t>(
                             out.push(Head {
                                 start: (!blind).then_some(a.start_byte()),
                                 word: src.get(a.byte_range()).unwrap_or("").to_string(),
+                                end,
                             });
                         }
                     } else {
                         out.push(Head {
                             start: (!blind).then_some(name.start_byte()),
                             word: raw.to_string(),
+                            end,
                         });
                     }
                 }
@@ -666,6 +714,7 @@ fn ts_walk<'t>(
                     out.push(Head {
                         start: (!blind).then_some(k.start_byte()),
                         word: src.get(k.byte_range()).unwrap_or("").to_string(),
+                        end: None,
                     });
                 }
             }
@@ -673,6 +722,7 @@ fn ts_walk<'t>(
                 out.push(Head {
                     start: (!blind).then_some(node.start_byte()),
                     word: "[".to_string(),
+                    end: None,
                 });
             }
             _ => {}
@@ -705,7 +755,14 @@ pub(crate) fn agree(a: &[Head], b: &[Head]) -> bool {
         w.sort();
         w
     };
-    placed(&x) == placed(&y) && blind(&x) == blind(&y)
+    if placed(&x) != placed(&y) || blind(&x) != blind(&y) {
+        return false;
+    }
+    // Where a command's words end, where both readings know it.
+    x.iter().zip(&y).all(|(a, b)| match (a.end, b.end) {
+        (Some(p), Some(q)) => a.start != b.start || p == q,
+        _ => true,
+    })
 }
 
 #[cfg(test)]
