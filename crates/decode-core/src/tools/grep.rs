@@ -497,6 +497,10 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
             out
         }
     };
+    let out = match asked_note {
+        Some(n) => format!("{out}\n{n}"),
+        None => out,
+    };
     ToolResult::ok(out)
 }
 

@@ -1,0 +1,140 @@
+//! A cloned repository is hostile input: settings, agent and instruction files
+//! are read only when they are regular files of at most 1 MiB, without ever
+//! blocking, and nesting deeper than 64 levels is refused before a parser sees
+//! it. A bad file is reported like a malformed one and costs milliseconds.
+
+use std::path::Path;
+
+use decode_core::agents::{project_instructions, AgentErrorKind, Catalog};
+use decode_core::settings::Settings;
+
+fn project() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join(".decode/agents")).unwrap();
+    d
+}
+
+fn mkfifo(p: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(p)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn settings_linked_to_a_device_or_a_fifo_are_refused_at_once() {
+    let d = project();
+    let settings = d.path().join(".decode/settings.json");
+    std::os::unix::fs::symlink("/dev/zero", &settings).unwrap();
+    let (s, warnings) = Settings::load(d.path());
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].message.contains("not a regular file"),
+        "{}",
+        warnings[0]
+    );
+    assert!(s.permissions.allow.is_empty());
+
+    std::fs::remove_file(&settings).unwrap();
+    mkfifo(&settings);
+    let (_, warnings) = Settings::load(d.path());
+    assert!(
+        warnings[0].message.contains("not a regular file"),
+        "{}",
+        warnings[0]
+    );
+
+    std::fs::remove_file(&settings).unwrap();
+    std::fs::write(&settings, vec![b' '; 2 << 20]).unwrap();
+    let (_, warnings) = Settings::load(d.path());
+    assert!(
+        warnings[0].message.contains("larger than"),
+        "{}",
+        warnings[0]
+    );
+}
+
+#[test]
+fn deeply_nested_settings_are_refused_before_parsing() {
+    let d = project();
+    let deep = format!("{{\"x\": {}1{}}}", "[".repeat(100_000), "]".repeat(100_000));
+    std::fs::write(d.path().join(".decode/settings.json"), &deep).unwrap();
+    let (_, warnings) = Settings::load(d.path());
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].message.contains("deeper than 64"),
+        "{}",
+        warnings[0]
+    );
+    // 64 levels are fine.
+    let ok = format!("{{\"x\": {}1{}}}", "[".repeat(60), "]".repeat(60));
+    std::fs::write(d.path().join(".decode/settings.json"), &ok).unwrap();
+    let (_, warnings) = Settings::load(d.path());
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+#[test]
+fn agent_files_that_are_fifos_devices_or_deep_are_errors_not_hangs() {
+    let d = project();
+    let agents = d.path().join(".decode/agents");
+    mkfifo(&agents.join("fifo.md"));
+    std::os::unix::fs::symlink("/dev/zero", agents.join("zero.md")).unwrap();
+    let deep = format!(
+        "---\nname: deep\ndescription: x\ntools: [read]\nmode: default\nz: {}1{}\n---\nprompt\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    std::fs::write(agents.join("deep.md"), &deep).unwrap();
+    let block = format!(
+        "---\nname: block\ndescription: x\ntools: [read]\nmode: default\n{}\n---\nprompt\n",
+        (0..200)
+            .map(|i| format!("{}k{i}:", "  ".repeat(i)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    std::fs::write(agents.join("block.md"), &block).unwrap();
+    std::fs::write(
+        agents.join("fine.md"),
+        "---\nname: fine\ndescription: ok\ntools: [read]\nmode: default\n---\nprompt\n",
+    )
+    .unwrap();
+    let catalog = Catalog::load(d.path());
+    let kinds: Vec<(String, AgentErrorKind)> = catalog
+        .errors()
+        .iter()
+        .map(|e| {
+            (
+                e.file.file_name().unwrap().to_string_lossy().into_owned(),
+                e.kind.clone(),
+            )
+        })
+        .collect();
+    assert!(
+        kinds.contains(&("fifo.md".into(), AgentErrorKind::NotRegular)),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&("zero.md".into(), AgentErrorKind::NotRegular)),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&("deep.md".into(), AgentErrorKind::TooDeep)),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&("block.md".into(), AgentErrorKind::TooDeep)),
+        "{kinds:?}"
+    );
+    assert!(catalog.get("fine").is_some());
+}
+
+#[test]
+fn instructions_that_are_not_regular_files_are_skipped() {
+    let d = project();
+    mkfifo(&d.path().join("AGENTS.md"));
+    assert!(project_instructions(d.path()).is_none());
+    std::fs::remove_file(d.path().join("AGENTS.md")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", d.path().join("AGENTS.md")).unwrap();
+    assert!(project_instructions(d.path()).is_none());
+}
