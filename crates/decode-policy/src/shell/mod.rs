@@ -1587,10 +1587,13 @@ fn collect_command(node: Node<'_>, src: &str) -> Command {
         .enumerate()
         .map(|(i, k)| (k, node.field_name_for_child(i as u32)))
         .collect();
-    for (k, field) in kids {
+    for (i, &(k, field)) in kids.iter().enumerate() {
         // Anonymous nodes are words too when they stand as arguments
         // (tree-sitter reads a plain `==` or `=~` as an operator).
         if !k.is_named() && field != Some("argument") {
+            continue;
+        }
+        if translation_mark(&kids, i) {
             continue;
         }
         match k.kind() {
@@ -1614,6 +1617,18 @@ fn collect_command(node: Node<'_>, src: &str) -> Command {
         }
     }
     c
+}
+
+/// tree-sitter reads an argument `$"text"` as a `$` node followed by a
+/// string: the `$` only marks the string for translation (bash reads it as
+/// `"text"`), it is no word of its own.
+pub(crate) fn translation_mark(kids: &[(Node<'_>, Option<&str>)], i: usize) -> bool {
+    let (k, _) = kids[i];
+    !k.is_named()
+        && k.kind() == "$"
+        && kids
+            .get(i + 1)
+            .is_some_and(|(n, _)| n.kind() == "string" && n.start_byte() == k.end_byte())
 }
 
 /// The parts of one simple command.

@@ -21,6 +21,8 @@ pub(crate) struct Head {
     pub word: String,
     /// Where its last word ends (a byte offset), when known on both sides.
     pub end: Option<usize>,
+    /// How many words it has (redirections apart), when known.
+    pub words: Option<usize>,
 }
 
 /// One simple command as this parser reads it: the words as written.
@@ -351,10 +353,17 @@ impl Reader {
                 (Some(b), Some(l)) => Some(b + char_to_byte(cx.src, l.end.index)),
                 _ => None,
             };
+            let count = 1 + s
+                .suffix
+                .iter()
+                .flat_map(|x| x.0.iter())
+                .filter(|i| !matches!(i, ast::CommandPrefixOrSuffixItem::IoRedirect(_)))
+                .count();
             self.out.heads.push(Head {
                 start,
                 word: name.value.clone(),
                 end,
+                words: Some(count),
             });
             simple.words.push(name.value.clone());
             self.word(name, cx)?;
@@ -684,6 +693,18 @@ fn ts_walk<'t>(
                         Some(l) if !blind => Some(l.end_byte()),
                         _ => None,
                     };
+                    let mut c3 = node.walk();
+                    let kids: Vec<(tree_sitter::Node<'t>, Option<&str>)> = node
+                        .children(&mut c3)
+                        .enumerate()
+                        .map(|(k, c)| (c, node.field_name_for_child(k as u32)))
+                        .collect();
+                    let count = (0..kids.len())
+                        .filter(|&k| {
+                            matches!(kids[k].1, Some("argument" | "name"))
+                                && !super::translation_mark(&kids, k)
+                        })
+                        .count();
                     if raw == "time" {
                         // `time` is a keyword to bash: the head is what it times.
                         let mut cursor = node.walk();
@@ -698,6 +719,7 @@ fn ts_walk<'t>(
                                 start: (!blind).then_some(a.start_byte()),
                                 word: src.get(a.byte_range()).unwrap_or("").to_string(),
                                 end,
+                                words: None,
                             });
                         }
                     } else {
@@ -705,6 +727,7 @@ fn ts_walk<'t>(
                             start: (!blind).then_some(name.start_byte()),
                             word: raw.to_string(),
                             end,
+                            words: (!blind).then_some(count),
                         });
                     }
                 }
@@ -715,6 +738,7 @@ fn ts_walk<'t>(
                         start: (!blind).then_some(k.start_byte()),
                         word: src.get(k.byte_range()).unwrap_or("").to_string(),
                         end: None,
+                        words: None,
                     });
                 }
             }
@@ -723,6 +747,7 @@ fn ts_walk<'t>(
                     start: (!blind).then_some(node.start_byte()),
                     word: "[".to_string(),
                     end: None,
+                    words: None,
                 });
             }
             _ => {}
@@ -759,9 +784,16 @@ pub(crate) fn agree(a: &[Head], b: &[Head]) -> bool {
         return false;
     }
     // Where a command's words end, where both readings know it.
-    x.iter().zip(&y).all(|(a, b)| match (a.end, b.end) {
-        (Some(p), Some(q)) => a.start != b.start || p == q,
-        _ => true,
+    x.iter().zip(&y).all(|(a, b)| {
+        let ends = match (a.end, b.end) {
+            (Some(p), Some(q)) => a.start != b.start || p == q,
+            _ => true,
+        };
+        let counts = match (a.words, b.words) {
+            (Some(p), Some(q)) => a.start != b.start || p == q,
+            _ => true,
+        };
+        ends && counts
     })
 }
 
