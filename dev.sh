@@ -79,7 +79,13 @@ fuzz_smoke() {
     [ -d "$dir" ] || continue
     for target in $(cd "$dir" && cargo "${toolchain[@]}" fuzz list); do
       say "fuzz smoke: $dir $target (${secs}s)"
-      (cd "$dir" && cargo "${toolchain[@]}" fuzz run "$target" -- -max_total_time="$secs" -rss_limit_mb=4096)
+      # A committed seed corpus (seeds/TARGET) is read besides the working one.
+      local corpus=()
+      if [ -d "$dir/seeds/$target" ]; then
+        mkdir -p "$dir/corpus/$target"
+        corpus=("corpus/$target" "seeds/$target")
+      fi
+      (cd "$dir" && cargo "${toolchain[@]}" fuzz run "$target" "${corpus[@]}" -- -max_total_time="$secs" -rss_limit_mb=4096 -timeout=30)
     done
   done
 }

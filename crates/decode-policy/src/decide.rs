@@ -1378,10 +1378,10 @@ impl Gate {
                         }
                     }
                 }
-                let mut t = f.clone();
-                t.core = tail.to_vec();
-                t.core_dyn = f.core_dyn[k..].to_vec();
-                t.chain = vec![tail[0].clone()];
+                if !has_rules && !crate::external::might_cap(tail) {
+                    continue;
+                }
+                let t = f.tail(k);
                 if let Some(r) = self.critical_removal(&t) {
                     return Some((i, why(r)));
                 }

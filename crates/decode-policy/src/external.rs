@@ -205,6 +205,19 @@ const NOT_SUBCOMMANDS: &[&str] = &[
 
 const PUBLISH_WORDS: &[&str] = &["push", "publish", "deploy", "upload"];
 
+/// Whether a cap could apply to a command starting with these words (a
+/// quick test before the caps run on a later word of an unknown program).
+pub(crate) fn might_cap(words: &[String]) -> bool {
+    let Some(name) = words.first() else {
+        return false;
+    };
+    knows_program(name)
+        || matches!(name.as_str(), "rm" | "rmdir" | "find" | "docker" | "podman")
+        || words.iter().any(|w| {
+            PUBLISH_WORDS.contains(&w.as_str()) || w == "gh-deploy" || w.ends_with(":publish")
+        })
+}
+
 /// Programs whose arguments the gate understands: wrappers, runners,
 /// privilege wrappers, the programs the caps name, and those that take
 /// their arguments as data. For any other program, a later unquoted word

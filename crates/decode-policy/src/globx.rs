@@ -128,17 +128,46 @@ fn tokens(p: &str, out: &mut Vec<Vec<Tok>>) -> bool {
     true
 }
 
+/// A glob read once (its alternatives expanded), to intersect many times.
+#[derive(Debug, Clone)]
+pub(crate) struct Compiled {
+    alts: Vec<Vec<Tok>>,
+    /// Too large to expand: it intersects everything.
+    any: bool,
+}
+
+impl Compiled {
+    pub(crate) fn new(glob: &str) -> Compiled {
+        let mut alts = Vec::new();
+        let any = !tokens(glob, &mut alts);
+        Compiled { alts, any }
+    }
+
+    /// Whether some string matches both.
+    pub(crate) fn intersects(&self, other: &Compiled) -> bool {
+        if self.any || other.any {
+            return true;
+        }
+        self.alts
+            .iter()
+            .any(|x| other.alts.iter().any(|y| intersect_toks(x, y)))
+    }
+}
+
 /// Whether some string matches both globs. Errs towards "yes" when the
 /// patterns are too large to decide within the budget.
+#[cfg(test)]
 pub(crate) fn intersect(a: &str, b: &str) -> bool {
-    let (mut xs, mut ys) = (Vec::new(), Vec::new());
-    if !tokens(a, &mut xs) || !tokens(b, &mut ys) {
-        return true;
-    }
-    xs.iter().any(|x| ys.iter().any(|y| intersect_toks(x, y)))
+    Compiled::new(a).intersects(&Compiled::new(b))
 }
 
 fn intersect_toks(a: &[Tok], b: &[Tok]) -> bool {
+    // A literal first character that differs settles it at once.
+    if let (Some(Tok::Lit(x)), Some(Tok::Lit(y))) = (a.first(), b.first()) {
+        if x != y {
+            return false;
+        }
+    }
     let mut failed: HashSet<(usize, usize)> = HashSet::new();
     let mut stack = vec![(0usize, 0usize)];
     while let Some((i, j)) = stack.pop() {

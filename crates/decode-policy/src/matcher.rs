@@ -94,7 +94,7 @@ struct ToolRules {
     literal: HashSet<String>,
     /// bash patterns as globs, for fragments with words only known when the
     /// command runs (matched by intersection: could some value match?).
-    globs: Vec<(String, usize)>,
+    globs: Vec<(crate::globx::Compiled, usize)>,
 }
 
 /// One list (allow, ask or deny) for every tool.
@@ -111,7 +111,7 @@ pub(crate) struct RuleIndex {
     ask: ListIndex,
     deny: ListIndex,
     external: Set,
-    external_globs: Vec<(String, usize)>,
+    external_globs: Vec<(crate::globx::Compiled, usize)>,
 }
 
 /// Where a path-rule match stands.
@@ -256,7 +256,8 @@ impl RuleIndex {
                 tr.literal.insert(lit.clone());
             }
             if t == Tool::Bash {
-                tr.globs.extend(raw.iter().map(|g| (g.clone(), idx)));
+                tr.globs
+                    .extend(raw.iter().map(|g| (crate::globx::Compiled::new(g), idx)));
             }
         }
         Ok(())
@@ -268,7 +269,8 @@ impl RuleIndex {
         let mut globs = Vec::new();
         for g in bash_globs(pattern) {
             globs.push(build_glob(&g, false).map_err(|e| e.to_string())?);
-            self.external_globs.push((g, idx));
+            self.external_globs
+                .push((crate::globx::Compiled::new(&g), idx));
         }
         self.refs.push(RuleRef {
             text: pattern.to_string(),
@@ -334,9 +336,13 @@ impl RuleIndex {
         if let Some(b) = t.bare {
             return Some(b);
         }
+        let patterns: Vec<crate::globx::Compiled> = patterns
+            .iter()
+            .map(|p| crate::globx::Compiled::new(p))
+            .collect();
         t.globs
             .iter()
-            .filter(|(g, _)| patterns.iter().any(|p| crate::globx::intersect(g, p)))
+            .filter(|(g, _)| patterns.iter().any(|p| g.intersects(p)))
             .map(|&(_, i)| i)
             .min()
     }
@@ -344,9 +350,16 @@ impl RuleIndex {
     /// A `caps.external` pattern that could match some value of a fragment
     /// whose words are only known when it runs.
     pub(crate) fn match_external_dynamic(&self, patterns: &[String]) -> Option<usize> {
+        if self.external_globs.is_empty() {
+            return None;
+        }
+        let patterns: Vec<crate::globx::Compiled> = patterns
+            .iter()
+            .map(|p| crate::globx::Compiled::new(p))
+            .collect();
         self.external_globs
             .iter()
-            .find(|(g, _)| patterns.iter().any(|p| crate::globx::intersect(g, p)))
+            .find(|(g, _)| patterns.iter().any(|p| g.intersects(p)))
             .map(|&(_, i)| i)
     }
 

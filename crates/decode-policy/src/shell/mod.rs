@@ -145,14 +145,15 @@ fn parse_budget_spent() -> bool {
 /// Whether a fragment must be covered by an allow rule, or is only checked
 /// by deny rules, ask rules and caps (a string run by `eval`, the command run
 /// by `sudo bash -c`, the outer `bash -c` whose string is judged instead).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub(crate) enum Role {
     Full,
+    #[default]
     Checked,
 }
 
 /// One simple command.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Fragment {
     /// Normalised words joined by single spaces, redirections as `> target`.
     pub text: String,
@@ -252,6 +253,24 @@ impl Fragment {
     /// (a dynamic command word makes the command opaque instead).
     pub(crate) fn has_dynamic(&self) -> bool {
         self.words.iter().any(|w| w.dynamic)
+    }
+
+    /// The command starting at word `k` of `core` (a later word of a program
+    /// the gate does not know), as a light fragment for the caps.
+    pub(crate) fn tail(&self, k: usize) -> Fragment {
+        let core = self.core[k..].to_vec();
+        Fragment {
+            text: core.join(" "),
+            chain: vec![core[0].clone()],
+            core_dyn: self
+                .core_dyn
+                .get(k..)
+                .map(<[bool]>::to_vec)
+                .unwrap_or_default(),
+            core,
+            cwd: self.cwd.clone(),
+            ..Fragment::default()
+        }
     }
 
     /// [`Fragment::argv_patterns`] of the levels whose program is known:
@@ -538,22 +557,42 @@ enum Fix {
     Quote(usize),
 }
 
-/// Runs of word characters no leaf of the tree covers: text tree-sitter
-/// read past without a node (bash reads them as words).
+/// Runs of word characters between the leaves of the tree: text
+/// tree-sitter read past without a node (bash reads them as words).
 fn dropped_words(root: Node<'_>, bytes: &[u8]) -> Vec<(usize, Fix)> {
-    let mut covered = vec![false; bytes.len()];
+    let plain = |b: u8| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'_' | b'.' | b'/' | b'+' | b'=' | b',' | b':' | b'@' | b'%'
+            )
+    };
+    let mut out = Vec::new();
+    let mut gap = |from: usize, to: usize, out: &mut Vec<(usize, Fix)>| {
+        let mut i = from;
+        while i < to.min(bytes.len()) {
+            if plain(bytes[i]) {
+                let start = i;
+                while i < to && plain(bytes[i]) {
+                    i += 1;
+                }
+                out.push((start, Fix::Quote(i)));
+                continue;
+            }
+            i += 1;
+        }
+    };
     let mut cursor = root.walk();
+    let mut last_end = 0usize;
     let mut budget = 1_000_000usize;
     loop {
         let n = cursor.node();
-        if n.child_count() == 0 || n.kind() == "heredoc_body" || n.kind() == "comment" {
-            for c in covered
-                .iter_mut()
-                .take(n.end_byte().min(bytes.len()))
-                .skip(n.start_byte())
-            {
-                *c = true;
+        let leaf = n.child_count() == 0 || matches!(n.kind(), "heredoc_body" | "comment");
+        if leaf {
+            if n.start_byte() > last_end {
+                gap(last_end, n.start_byte(), &mut out);
             }
+            last_end = last_end.max(n.end_byte());
         } else if cursor.goto_first_child() {
             continue;
         }
@@ -566,25 +605,8 @@ fn dropped_words(root: Node<'_>, bytes: &[u8]) -> Vec<(usize, Fix)> {
                 break;
             }
             if !cursor.goto_parent() {
-                let mut out = Vec::new();
-                let mut i = 0;
-                while i < bytes.len() {
-                    let plain = |b: u8| {
-                        b.is_ascii_alphanumeric()
-                            || matches!(
-                                b,
-                                b'-' | b'_' | b'.' | b'/' | b'+' | b'=' | b',' | b':' | b'@' | b'%'
-                            )
-                    };
-                    if !covered[i] && plain(bytes[i]) {
-                        let start = i;
-                        while i < bytes.len() && !covered[i] && plain(bytes[i]) {
-                            i += 1;
-                        }
-                        out.push((start, Fix::Quote(i)));
-                        continue;
-                    }
-                    i += 1;
+                if bytes.len() > last_end {
+                    gap(last_end, bytes.len(), &mut out);
                 }
                 return out;
             }
@@ -770,7 +792,10 @@ impl Walker<'_> {
             }
             None => {}
         }
-        arith::collect(root, &text, &mut self.vars);
+        // Variables matter only to arithmetic, subscripts and dynamic paths.
+        if text.contains(['$', '[']) || text.contains("((") || text.contains("let") {
+            arith::collect(root, &text, &mut self.vars);
+        }
         self.reparse_depth += 1;
         let scope = Scope {
             role,

@@ -616,11 +616,18 @@ fn ts_walk<'t>(
         }
         let text = src.get(node.byte_range()).unwrap_or("");
         let push_children = |stack: &mut Vec<(tree_sitter::Node<'t>, bool)>, blind: bool| {
+            // Pushed in order, then reversed in place: no list per node.
+            let from = stack.len();
             let mut cursor = node.walk();
-            let kids: Vec<tree_sitter::Node<'t>> = node.children(&mut cursor).collect();
-            for c in kids.into_iter().rev() {
-                stack.push((c, blind));
+            if cursor.goto_first_child() {
+                loop {
+                    stack.push((cursor.node(), blind));
+                    if !cursor.goto_next_sibling() {
+                        break;
+                    }
+                }
             }
+            stack[from..].reverse();
         };
         match node.kind() {
             "arithmetic_expansion" | "expansion" | "subscript" => continue,

@@ -358,7 +358,18 @@ fn collect_segs(
         "concatenation" | "command_name" => {
             let mut cursor = node.walk();
             let mut pos = node.start_byte();
-            for c in node.children(&mut cursor) {
+            let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
+            for (k, &c) in kids.iter().enumerate() {
+                // `$"text"` inside a word: the `$` marks a translated string.
+                if !c.is_named()
+                    && c.kind() == "$"
+                    && kids
+                        .get(k + 1)
+                        .is_some_and(|n| n.kind() == "string" && n.start_byte() == c.end_byte())
+                {
+                    pos = c.end_byte();
+                    continue;
+                }
                 if c.start_byte() > pos {
                     // Text tree-sitter left between pieces is part of the word.
                     unescape_unquoted(slice(src, pos..c.start_byte()), out);
