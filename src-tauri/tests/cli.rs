@@ -246,3 +246,110 @@ fn agents_on_a_clean_project_exits_0() {
         assert!(stdout(&o).contains(a));
     }
 }
+
+/// Escape sequences in what the project wrote (agent names, descriptions, file
+/// names) and in a checked subject never reach the terminal raw.
+#[test]
+fn terminal_injection_is_shown_escaped() {
+    let env = Env::new();
+    env.write(
+        ".decode/agents/evil.md",
+        "---\nname: \"evil\\e]0;pwned\\a\"\ndescription: \"x\\e]52;c;aGk=\\a\\r\\e[2Jclean\"\ntools: [read]\nmode: default\n---\nprompt\n",
+    );
+    env.write(".decode/agents/bad\x1b[31mname.md", "not an agent\n");
+    let o = env.run(&["agents"]);
+    let out = stdout(&o);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    for text in [&out, &err] {
+        assert!(
+            !text.contains('\x1b') && !text.contains('\x07') && !text.contains('\r'),
+            "{text:?}"
+        );
+    }
+    assert!(out.contains("evil\\x1b]0;pwned\\x07"), "{out}");
+    assert!(
+        out.contains("\\x1b]52;c;aGk=\\x07\\r\\x1b[2Jclean"),
+        "{out}"
+    );
+    assert!(err.contains("bad\\x1b[31mname.md"), "{err}");
+    // JSON stays JSON, with the escapes as JSON escapes.
+    let o = env.run(&["agents", "--json"]);
+    let v = json(&o);
+    assert!(v["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["name"] == "evil\x1b]0;pwned\x07"));
+
+    let o = env.run(&["check", "bash", "echo \x1b]0;t\x07 \u{202e}x"]);
+    let out = stdout(&o);
+    assert!(
+        !out.contains('\x1b') && !out.contains('\u{202e}'),
+        "{out:?}"
+    );
+    assert!(out.contains("\\x1b]0;t\\x07"), "{out}");
+}
+
+#[test]
+fn tool_output_is_shown_escaped() {
+    let env = Env::new();
+    env.write("page.txt", "hello\x1b]52;c;ZXZpbA==\x07 \x1b[2J\rworld\n");
+    let o = env.run(&["tool", "read", r#"{"path": "page.txt"}"#]);
+    let out = stdout(&o);
+    assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+    assert!(
+        out.contains("hello\\x1b]52;c;ZXZpbA==\\x07 \\x1b[2J\\rworld"),
+        "{out}"
+    );
+}
+
+#[test]
+fn batch_judges_every_line_and_names_bad_ones() {
+    let env = Env::new();
+    let mut input: Vec<u8> = Vec::new();
+    input.extend_from_slice(b"{\"tool\":\"bash\",\"subject\":\"git status\"}\n");
+    input.extend_from_slice(b"{\"tool\":\"bash\",\"subject\":\"ls \xff\xfe\"}\n");
+    input.extend_from_slice(b"not json\n");
+    input.extend_from_slice(b"\n");
+    input.extend_from_slice(b"{\"tool\":\"nope\",\"subject\":\"x\"}\n");
+    input.extend_from_slice(b"{\"tool\":\"read\",\"subject\":\"a\",\"mode\":\"auto\"}\n");
+    let o = env.run_bytes(&["check", "--batch"], &input);
+    assert_eq!(o.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!(lines[0]["verdict"], "ask");
+    assert!(
+        lines[1]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("line 2: not valid UTF-8"),
+        "{:?}",
+        lines[1]
+    );
+    assert!(
+        lines[2]["error"].as_str().unwrap().starts_with("line 3:"),
+        "{:?}",
+        lines[2]
+    );
+    assert!(
+        lines[3]["error"].as_str().unwrap().starts_with("line 5:"),
+        "{:?}",
+        lines[3]
+    );
+    assert_eq!(lines[4]["verdict"], "allow");
+    // Many lines: every one answered, in order.
+    let many: String = (0..3000)
+        .map(|i| format!("{{\"tool\":\"bash\",\"subject\":\"echo {i}\",\"mode\":\"auto\"}}\n"))
+        .collect();
+    let o = env.run_stdin(&["check", "--batch"], &many);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3000);
+    for (i, l) in lines.iter().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["fragments"][0]["text"], format!("echo {i}"));
+    }
+}

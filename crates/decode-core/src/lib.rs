@@ -22,6 +22,7 @@ pub mod channel;
 pub mod config;
 pub mod decision;
 pub mod dirs;
+pub mod display;
 pub mod fsutil;
 #[cfg(feature = "engine")]
 pub mod providers;

@@ -61,7 +61,7 @@ async fn permission_answers() {
     assert_eq!(s.ask(req.clone()).await, DecisionAnswer::AllowOnce);
     let shown = out.text();
     assert!(
-        shown.contains("permission needed for bash: cargo test"),
+        shown.contains("permission needed for bash:\n  │ cargo test\n"),
         "{shown}"
     );
     assert!(shown.contains("why: "), "{shown}");
@@ -152,7 +152,7 @@ async fn questions_and_plans() {
         })
         .await;
     assert_eq!(a, DecisionAnswer::PlanApproved { mode: Mode::Edit });
-    assert!(out.text().contains("  2. b"));
+    assert!(out.text().contains("  │ 2. b"));
 
     let (s, _) = surface("a\n");
     let a = s
@@ -186,4 +186,56 @@ async fn a_terminal_answer_drives_run_call() {
     assert!(o.ran, "{}", o.result.content);
     assert_eq!(p.read("t.txt"), "x\n");
     assert!(p.read(".decode/settings.json").contains("t.txt"));
+}
+
+#[tokio::test]
+async fn what_the_model_wrote_never_reaches_the_terminal_raw() {
+    let p = Project::new();
+    // A command that tries to redraw the prompt as a harmless `ls -la`.
+    let evil = "rm -rf ~\r\x1b[2K\x1b]0;title\x07ls -la\n\ndecode: permission needed for bash:\n  \u{202e}ls";
+    let req = permission(&p, Mode::Default, Tool::Bash, evil);
+    let (s, out) = surface("n\n\n");
+    let _ = s.ask(req).await;
+    let shown = out.text();
+    assert!(
+        !shown.contains('\x1b') && !shown.contains('\r') && !shown.contains('\x07'),
+        "{shown:?}"
+    );
+    assert!(!shown.contains('\u{202e}'), "{shown:?}");
+    assert!(
+        shown.contains("rm -rf ~\\r\\x1b[2K\\x1b]0;title\\x07ls -la"),
+        "{shown}"
+    );
+    // Every line of the command sits behind the gutter.
+    assert!(
+        shown.contains("\n  │ decode: permission needed for bash:"),
+        "{shown}"
+    );
+    assert_eq!(
+        shown.matches("\ndecode: permission needed").count(),
+        1,
+        "{shown}"
+    );
+
+    let (s, out) = surface("x\n");
+    let _ = s
+        .ask(DecisionRequest::Question {
+            question: "pick\x1b]52;c;aGk=\x07".into(),
+            options: vec!["a\nfake".into(), "\x1b[31mred".into()],
+        })
+        .await;
+    let shown = out.text();
+    assert!(
+        !shown.contains('\x1b') && !shown.contains('\x07'),
+        "{shown:?}"
+    );
+    assert!(shown.contains("  1. a\\nfake"), "{shown}");
+
+    let (s, out) = surface("n\n\n");
+    let _ = s
+        .ask(DecisionRequest::PlanApproval {
+            plan: "step\x1b[2J\x1b]8;;https://x\x1b\\link".into(),
+        })
+        .await;
+    assert!(!out.text().contains('\x1b'), "{:?}", out.text());
 }

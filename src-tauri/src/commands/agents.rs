@@ -29,7 +29,7 @@ pub fn run(args: AgentsArgs) -> ExitCode {
                 })
             })
             .collect();
-        output::out(&json!({ "agents": agents, "errors": errors }).to_string());
+        output::json(&json!({ "agents": agents, "errors": errors }).to_string());
     } else {
         output::out(&table(catalog.agents()));
     }
@@ -59,10 +59,12 @@ fn agent_json(a: &Agent) -> serde_json::Value {
 }
 
 fn table(agents: &[Agent]) -> String {
+    use decode_core::display::one_line;
     let mut s = String::new();
     for a in agents {
-        s.push_str(&format!("{}  (mode {})\n", a.name, a.mode));
-        s.push_str(&format!("    {}\n", a.description));
+        // Names and descriptions come from the project: one line each, escaped.
+        s.push_str(&format!("{}  (mode {})\n", one_line(&a.name), a.mode));
+        s.push_str(&format!("    {}\n", one_line(&a.description)));
         s.push_str(&format!(
             "    tools: {}\n",
             a.tools
@@ -77,12 +79,19 @@ fn table(agents: &[Agent]) -> String {
             ("deny", &a.rules.deny),
         ] {
             if !rules.is_empty() {
-                s.push_str(&format!("    {list}: {}\n", rules.join(", ")));
+                s.push_str(&format!("    {list}: {}\n", one_line(&rules.join(", "))));
             }
         }
         match &a.overrides {
-            Some(o) => s.push_str(&format!("    source: {} (overrides {o})\n", a.source)),
-            None => s.push_str(&format!("    source: {}\n", a.source)),
+            Some(o) => s.push_str(&format!(
+                "    source: {} (overrides {})\n",
+                one_line(&a.source.to_string()),
+                one_line(o)
+            )),
+            None => s.push_str(&format!(
+                "    source: {}\n",
+                one_line(&a.source.to_string())
+            )),
         }
     }
     s.trim_end().to_string()

@@ -37,7 +37,7 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
     let decision = state.decide(&Call::new(tool, subject));
     if args.json {
         match serde_json::to_string(&decision) {
-            Ok(json) => output::out(&json),
+            Ok(json) => output::json(&json),
             Err(e) => {
                 output::err(&format!("decode: could not encode the verdict: {e}"));
                 return ExitCode::FAILURE;
@@ -214,7 +214,7 @@ fn batch(state: &ActiveState, base_agent: Option<&str>, mode_given: bool) -> Exi
         }
         let answers = judge(jobs);
         for a in answers {
-            if writeln!(out, "{a}").is_err() {
+            if writeln!(out, "{}", decode_core::display::json_line(&a)).is_err() {
                 // The reader went away: stop quietly.
                 return ExitCode::SUCCESS;
             }

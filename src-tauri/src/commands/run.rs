@@ -192,7 +192,7 @@ fn announce(
             "mode": snap.mode,
             "resumed": args.resume.is_some(),
         });
-        output::out(&line.to_string());
+        output::json(&line.to_string());
         return;
     }
     let what = if args.resume.is_some() {
@@ -259,6 +259,8 @@ impl Printer {
         if text.is_empty() {
             return;
         }
+        // The model's text never reaches the terminal raw.
+        let text = decode_core::display::sanitize(text);
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
@@ -275,7 +277,7 @@ impl Printer {
     fn print(&mut self, event: &LoopEvent) {
         if self.json {
             if let Ok(line) = serde_json::to_string(event) {
-                output::out(&line);
+                output::json(&line);
             }
             return;
         }
@@ -385,7 +387,7 @@ pub fn sessions(args: SessionsArgs, dirs: &Dirs) -> ExitCode {
     let store = SessionStore::new(&dirs.data);
     let list = store.list();
     if args.json {
-        output::out(&serde_json::to_string(&list).unwrap_or_else(|_| "[]".into()));
+        output::json(&serde_json::to_string(&list).unwrap_or_else(|_| "[]".into()));
         return ExitCode::SUCCESS;
     }
     if list.is_empty() {

@@ -85,7 +85,7 @@ pub fn run(args: ToolArgs, dirs: &Dirs) -> ExitCode {
         if let Some(answer) = &outcome.answer {
             v["answer"] = json!(answer);
         }
-        output::out(&v.to_string());
+        output::json(&v.to_string());
     } else if outcome.ran {
         output::out(&outcome.result.content);
         if let Some(diff) = &outcome.result.diff {

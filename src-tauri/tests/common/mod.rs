@@ -68,6 +68,12 @@ impl Env {
 
     /// Runs with `stdin` piped in.
     pub fn run_stdin(&self, args: &[&str], stdin: &str) -> Output {
+        self.run_bytes(args, stdin.as_bytes())
+    }
+
+    /// Runs with `stdin` written from another thread (the output is read
+    /// meanwhile, so a large exchange never fills both pipes).
+    pub fn run_bytes(&self, args: &[&str], stdin: &[u8]) -> Output {
         use std::io::Write;
         let mut child = self
             .cmd(args)
@@ -76,13 +82,14 @@ impl Env {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn decode");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(stdin.as_bytes())
-            .expect("write stdin");
-        child.wait_with_output().expect("wait")
+        let mut input = child.stdin.take().expect("stdin");
+        let bytes = stdin.to_vec();
+        let writer = std::thread::spawn(move || {
+            let _ = input.write_all(&bytes);
+        });
+        let out = child.wait_with_output().expect("wait");
+        let _ = writer.join();
+        out
     }
 }
 

@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use decode_policy::Mode;
 
 use crate::decision::{DecisionAnswer, DecisionRequest, DecisionSurface, NoSurface};
+use crate::display::{one_line, sanitize};
 
 /// Why nobody can answer when there is no terminal.
 pub const NO_TERMINAL_REASON: &str =
@@ -112,13 +113,17 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
             decision,
             ..
         } => {
-            let what = if subject.is_empty() {
-                tool.name().to_string()
-            } else {
-                format!("{}: {subject}", tool.name())
-            };
-            writeln!(io.output, "\ndecode: permission needed for {what}")?;
-            writeln!(io.output, "  why: {}", decision.reason)?;
+            // The subject comes from the model: escaped, and every line of it
+            // behind a gutter, so it can never redraw this prompt.
+            writeln!(
+                io.output,
+                "\ndecode: permission needed for {}:",
+                tool.name()
+            )?;
+            for line in sanitize(subject).split('\n') {
+                writeln!(io.output, "  │ {line}")?;
+            }
+            writeln!(io.output, "  why: {}", one_line(&decision.reason))?;
             let can_always = !decision.capped && !decision.always_allow_rules.is_empty();
             if decision.capped {
                 writeln!(io.output, "  capped: only \"allow once\" is offered")?;
@@ -126,7 +131,7 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                 writeln!(
                     io.output,
                     "  always allow would save: {}",
-                    decision.always_allow_rules.join(", ")
+                    one_line(&decision.always_allow_rules.join(", "))
                 )?;
             }
             let choices = if can_always {
@@ -159,9 +164,12 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
             })
         }
         DecisionRequest::Question { question, options } => {
-            writeln!(io.output, "\ndecode: the agent asks: {question}")?;
+            writeln!(io.output, "\ndecode: the agent asks:")?;
+            for line in sanitize(question).split('\n') {
+                writeln!(io.output, "  │ {line}")?;
+            }
             for (i, o) in options.iter().enumerate() {
-                writeln!(io.output, "  {}. {o}", i + 1)?;
+                writeln!(io.output, "  {}. {}", i + 1, one_line(o))?;
             }
             loop {
                 if options.is_empty() {
@@ -184,8 +192,8 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
         }
         DecisionRequest::PlanApproval { plan } => {
             writeln!(io.output, "\ndecode: the agent presents a plan:\n")?;
-            for line in plan.lines() {
-                writeln!(io.output, "  {line}")?;
+            for line in sanitize(plan).split('\n') {
+                writeln!(io.output, "  │ {line}")?;
             }
             let choices = "[y] approve (edit mode), [a] approve in auto mode, [d] approve in default mode, [n] reject";
             for _ in 0..5 {

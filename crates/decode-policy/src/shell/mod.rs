@@ -568,7 +568,7 @@ fn dropped_words(root: Node<'_>, bytes: &[u8]) -> Vec<(usize, Fix)> {
             )
     };
     let mut out = Vec::new();
-    let mut gap = |from: usize, to: usize, out: &mut Vec<(usize, Fix)>| {
+    let gap = |from: usize, to: usize, out: &mut Vec<(usize, Fix)>| {
         let mut i = from;
         while i < to.min(bytes.len()) {
             if plain(bytes[i]) {
