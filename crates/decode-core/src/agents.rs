@@ -116,10 +116,10 @@ impl Agent {
     }
 
     /// The mode to start in when selected: its `mode`, except that a project agent
-    /// in an untrusted project never starts in `auto` or `bypass` (it falls back to
-    /// `default`).
+    /// in an untrusted project starts only in `default` or `plan` (any other mode
+    /// falls back to `default`: a cloned repository cannot allow its own edits).
     pub fn effective_default_mode(&self, trusted: bool) -> Mode {
-        if !trusted && self.from_project() && matches!(self.mode, Mode::Auto | Mode::Bypass) {
+        if !trusted && self.from_project() && !matches!(self.mode, Mode::Default | Mode::Plan) {
             Mode::Default
         } else {
             self.mode

@@ -58,11 +58,14 @@ impl FileLock {
     /// Blocks until the exclusive lock on `lock_path` is held (creating the file if
     /// needed).
     pub fn acquire(lock_path: &Path) -> io::Result<FileLock> {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Never through a link: a dangling one would create its target anywhere.
         let file = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(lock_path)?;
         file.lock()?;
         Ok(FileLock {

@@ -349,6 +349,16 @@ pub enum PersistError {
         /// Why it does not parse.
         reason: String,
     },
+    /// The `.decode` folder, the settings file or its lock file is a link: the
+    /// rule is not written through it (a cloned repository could point it at
+    /// another project's settings).
+    #[error("{} is a link ({}); Decode does not write settings through a link, so the rule was not saved", path.display(), target.display())]
+    Linked {
+        /// The link.
+        path: PathBuf,
+        /// Where it points.
+        target: PathBuf,
+    },
     /// Reading, locking or writing failed.
     #[error("could not {action} {}: {source}, so the rule was not saved", path.display())]
     Io {
@@ -360,6 +370,20 @@ pub enum PersistError {
         #[source]
         source: io::Error,
     },
+}
+
+fn refuse_links(paths: &[&Path]) -> Result<(), PersistError> {
+    for p in paths {
+        if let Ok(md) = std::fs::symlink_metadata(p) {
+            if md.file_type().is_symlink() {
+                return Err(PersistError::Linked {
+                    path: p.to_path_buf(),
+                    target: std::fs::read_link(p).unwrap_or_default(),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Appends `rules` to `permissions.allow` in `<project_root>/.decode/settings.json`,
@@ -385,12 +409,16 @@ pub fn append_allow_rules(
     }
     let path = settings_path(project_root);
     let dir = fsutil::parent_dir(&path);
+    let lock_path = fsutil::lock_path_for(&path);
+    // Never through a link out of the project: not the `.decode` folder, not
+    // the file, not its lock.
+    refuse_links(&[&dir, &path, &lock_path])?;
     std::fs::create_dir_all(&dir).map_err(|source| PersistError::Io {
         action: "create the folder",
         path: dir.clone(),
         source,
     })?;
-    let lock_path = fsutil::lock_path_for(&path);
+    refuse_links(&[&dir])?;
     let _lock = fsutil::FileLock::acquire(&lock_path).map_err(|source| PersistError::Io {
         action: "lock",
         path: lock_path.clone(),

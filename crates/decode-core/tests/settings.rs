@@ -305,3 +305,41 @@ fn concurrent_appends_from_processes_all_land() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn the_writer_never_writes_through_a_link() {
+    // A `.decode` folder that links to another project's.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(other.path().join(".decode")).unwrap();
+    std::fs::write(other.path().join(".decode/settings.json"), "{}\n").unwrap();
+    let p = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(other.path().join(".decode"), p.path().join(".decode")).unwrap();
+    let err = append_allow_rules(p.path(), &["bash(make lint)".to_string()]).unwrap_err();
+    assert!(matches!(err, PersistError::Linked { .. }), "{err}");
+    assert!(err.to_string().contains("is a link"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(other.path().join(".decode/settings.json")).unwrap(),
+        "{}\n"
+    );
+
+    // A settings file that is a link.
+    let p = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(p.path().join(".decode")).unwrap();
+    std::os::unix::fs::symlink(
+        other.path().join(".decode/settings.json"),
+        p.path().join(".decode/settings.json"),
+    )
+    .unwrap();
+    let err = append_allow_rules(p.path(), &["bash(make lint)".to_string()]).unwrap_err();
+    assert!(matches!(err, PersistError::Linked { .. }), "{err}");
+
+    // A dangling lock link shipped by the repository: nothing is created where it points.
+    let p = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(p.path().join(".decode")).unwrap();
+    let target = other.path().join("created-by-the-lock");
+    std::os::unix::fs::symlink(&target, p.path().join(".decode/settings.json.lock")).unwrap();
+    let err = append_allow_rules(p.path(), &["bash(make lint)".to_string()]).unwrap_err();
+    assert!(matches!(err, PersistError::Linked { .. }), "{err}");
+    assert!(!target.exists());
+    assert!(!p.path().join(".decode/settings.json").exists());
+}

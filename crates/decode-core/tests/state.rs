@@ -293,6 +293,35 @@ fn untrusted_project_agent_with_auto_falls_back_to_default() {
 }
 
 #[test]
+fn untrusted_project_agent_with_edit_mode_falls_back_to_default_too() {
+    let env = Env::new();
+    env.write(
+        ".decode/agents/build.md",
+        "---\nname: build\ndescription: Edits freely.\ntools: [read, write, edit]\nmode: edit\n---\nGo.\n",
+    );
+    let (s, _) = env.open(Some("build"), None).unwrap();
+    assert_eq!(s.mode(), Mode::Default);
+    assert_eq!(
+        s.decide(&decode_policy::Call::new(
+            decode_policy::Tool::Write,
+            "src/x.rs"
+        ))
+        .verdict,
+        Verdict::Ask
+    );
+    // Plan stays plan; trusted, the agent's own mode applies.
+    env.write(
+        ".decode/agents/planner.md",
+        "---\nname: planner\ndescription: Plans.\ntools: [read]\nmode: plan\n---\nPlan.\n",
+    );
+    let (s, _) = env.open(Some("planner"), None).unwrap();
+    assert_eq!(s.mode(), Mode::Plan);
+    env.trust();
+    let (s, _) = env.open(Some("build"), None).unwrap();
+    assert_eq!(s.mode(), Mode::Edit);
+}
+
+#[test]
 fn untrusted_project_bypass_also_falls_back_but_explicit_mode_wins() {
     let env = Env::new();
     env.write(

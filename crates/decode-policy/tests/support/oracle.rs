@@ -42,7 +42,12 @@ impl Record {
             Record::Lookup(w) => Some(w.clone()),
             Record::Exec(path, w) => {
                 let mut w = w.clone();
-                let name = path.rsplit('/').next().unwrap_or(path).to_string();
+                // The gate's base name: the text after the last `/`, unless
+                // that is empty (`dir/` stays as written).
+                let name = match path.rfind('/') {
+                    Some(i) if i + 1 < path.len() => path[i + 1..].to_string(),
+                    _ => path.clone(),
+                };
                 if w.is_empty() {
                     w.push(name);
                 } else {
