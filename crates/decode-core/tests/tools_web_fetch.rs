@@ -122,8 +122,10 @@ async fn redirect_loops_fail_clearly() {
     assert!(r.content.contains("too many redirects"), "{}", r.content);
 }
 
+/// Every redirect is judged by the gate before it is followed: allowed ones are
+/// followed, denied ones stop the call, asked ones go back to the model.
 #[tokio::test]
-async fn same_host_redirects_are_followed_other_hosts_reported() {
+async fn every_redirect_is_judged_by_the_gate() {
     let server = MockServer::start().await;
     Mock::given(path("/old"))
         .respond_with(ResponseTemplate::new(301).insert_header("location", "/new"))
@@ -133,30 +135,70 @@ async fn same_host_redirects_are_followed_other_hosts_reported() {
         .respond_with(ResponseTemplate::new(200).set_body_raw("arrived", "text/plain"))
         .mount(&server)
         .await;
-    Mock::given(path("/away"))
-        .respond_with(
-            ResponseTemplate::new(302).insert_header("location", "http://elsewhere.invalid/x"),
-        )
+    Mock::given(path("/redir"))
+        .respond_with(ResponseTemplate::new(302).insert_header("location", "/private/x"))
         .mount(&server)
         .await;
+    Mock::given(path("/private/x"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw("secret", "text/plain"))
+        .mount(&server)
+        .await;
+    Mock::given(path("/asked"))
+        .respond_with(ResponseTemplate::new(302).insert_header("location", "/review/x"))
+        .mount(&server)
+        .await;
+    let base = server.uri();
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        &json!({"permissions": {
+            "deny": [format!("web_fetch({base}/private/*)")],
+            "ask": [format!("web_fetch({base}/review/*)")],
+        }})
+        .to_string(),
+    );
     let tool = WebFetchTool::new();
-    let r = fetch(&tool, &format!("{}/old", server.uri())).await;
+    let ctx = p.ctx(Mode::Auto);
+    let run = |url: String| {
+        let ctx = ctx.clone();
+        let tool = &tool;
+        async move { tool.execute(json!({ "url": url }), &ctx).await }
+    };
+    let r = run(format!("{base}/old")).await;
     assert!(!r.is_error, "{}", r.content);
-    assert!(r.content.ends_with("arrived"));
+    assert!(r.content.ends_with("arrived"), "{}", r.content);
     assert!(
         r.content.contains("/new"),
         "the final URL is shown: {}",
         r.content
     );
 
-    let r = fetch(&tool, &format!("{}/away", server.uri())).await;
+    // A same-host redirect into a denied path is not followed.
+    let r = run(format!("{base}/redir")).await;
+    assert!(r.is_error, "{}", r.content);
+    assert!(r.content.contains("denies"), "{}", r.content);
+    assert!(!r.content.contains("secret"), "{}", r.content);
+
+    // One the gate asks about goes back to the model as a new call to make.
+    let r = run(format!("{base}/asked")).await;
     assert!(!r.is_error, "{}", r.content);
     assert!(
-        r.content.contains("http://elsewhere.invalid/x"),
+        r.content.contains(&format!("{base}/review/x")),
         "{}",
         r.content
     );
-    assert!(r.content.contains("another host"), "{}", r.content);
+    assert!(r.content.contains("asks"), "{}", r.content);
+
+    // Another port on the same host counts as another URL too.
+    let other = MockServer::start().await;
+    Mock::given(path("/hop"))
+        .respond_with(
+            ResponseTemplate::new(302).insert_header("location", format!("{base}/private/x")),
+        )
+        .mount(&other)
+        .await;
+    let r = run(format!("{}/hop", other.uri())).await;
+    assert!(r.is_error && !r.content.contains("secret"), "{}", r.content);
 }
 
 #[tokio::test]

@@ -1,16 +1,17 @@
 //! `web_fetch`: fetches an http(s) URL; HTML comes back as Markdown (`htmd`), text
 //! types (text/*, JSON, XML, …) as they are, anything else is refused.
 //!
-//! Redirects are followed on the same host only (at most 10): a redirect to another
-//! host is reported back so the model fetches that URL in a new call — which the gate
+//! Every redirect is judged by the permission gate before it is followed (at most
+//! 10): one the gate allows in the current mode is followed, any other is reported
+//! back so the model fetches that URL in a new call — which the gate
 //! judges again (`web_fetch(domain:…)` rules would be dodged otherwise).
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use decode_policy::Tool;
-use reqwest::redirect::{Attempt, Policy};
+use decode_policy::{Call, Tool, Verdict};
+use reqwest::redirect::Policy;
 use reqwest::Url;
 use serde::Deserialize;
 use serde_json::json;
@@ -51,37 +52,6 @@ fn parse_url(raw: &str) -> Result<Url, String> {
     Ok(url)
 }
 
-#[derive(Debug)]
-struct TooManyRedirects;
-
-impl std::fmt::Display for TooManyRedirects {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "too many redirects (more than {WEB_FETCH_MAX_REDIRECTS})"
-        )
-    }
-}
-
-impl std::error::Error for TooManyRedirects {}
-
-fn same_host(a: &Url, b: &Url) -> bool {
-    a.host_str().map(str::to_ascii_lowercase) == b.host_str().map(str::to_ascii_lowercase)
-}
-
-fn redirect_policy(attempt: Attempt<'_>) -> reqwest::redirect::Action {
-    if attempt.previous().len() > WEB_FETCH_MAX_REDIRECTS {
-        return attempt.error(TooManyRedirects);
-    }
-    let first = attempt.previous().first().cloned();
-    let next = attempt.url();
-    let ok_scheme = matches!(next.scheme(), "http" | "https");
-    match first {
-        Some(first) if ok_scheme && same_host(&first, next) => attempt.follow(),
-        _ => attempt.stop(),
-    }
-}
-
 /// The `web_fetch` tool.
 pub struct WebFetchTool {
     timeout: Duration,
@@ -112,7 +82,8 @@ impl WebFetchTool {
         self.client
             .get_or_init(|| {
                 reqwest::Client::builder()
-                    .redirect(Policy::custom(redirect_policy))
+                    // Redirects are followed by hand, each judged by the gate.
+                    .redirect(Policy::none())
                     .timeout(self.timeout)
                     .connect_timeout(CONNECT_TIMEOUT.min(self.timeout))
                     .user_agent(concat!(
@@ -202,8 +173,9 @@ impl ToolHandler for WebFetchTool {
     fn description(&self) -> &'static str {
         "Fetches an http(s) URL and returns its content: HTML pages as Markdown, text, JSON \
          and XML as they are. Other content (images, PDFs, archives) is refused. At most 5 MB \
-         are downloaded; the result is capped at 100,000 characters. Redirects to another \
-         host are not followed: the result names the new URL to fetch instead."
+         are downloaded; the result is capped at 100,000 characters. A redirect the \
+         permission gate would ask about is not followed: the result names the new URL to \
+         fetch instead."
     }
 
     fn input_schema(&self) -> serde_json::Value {
@@ -231,12 +203,14 @@ impl ToolHandler for WebFetchTool {
             Ok(u) => u,
             Err(e) => return ToolResult::error(e),
         };
+        // Fetched as the gate's rules saw it (user info dropped, host normalised).
+        let url = decode_policy::normalize_url(url.as_str()).unwrap_or(url);
         let client = match self.client() {
             Ok(c) => c.clone(),
             Err(e) => return ToolResult::error(e),
         };
         tokio::select! {
-            r = fetch(&client, url.clone(), self.timeout) => r,
+            r = fetch(&client, url.clone(), self.timeout, ctx) => r,
             _ = ctx.cancel.cancelled() => ToolResult::error(format!("web_fetch of {url} was cancelled")),
         }
     }
@@ -267,37 +241,78 @@ fn root_cause(e: &dyn std::error::Error) -> String {
     cause
 }
 
-async fn fetch(client: &reqwest::Client, url: Url, timeout: Duration) -> ToolResult {
-    let mut response = match client
-        .get(url.clone())
-        .header(
-            reqwest::header::ACCEPT,
-            "text/html,application/xhtml+xml,text/markdown,text/plain,application/json,application/xml;q=0.9,*/*;q=0.5",
-        )
-        .send()
-        .await
-    {
-        Ok(r) => r,
-        Err(e) => return ToolResult::error(request_error(&url, &e, timeout)),
-    };
-    let status = response.status();
-    let final_url = response.url().clone();
-    if status.is_redirection() {
-        let location = response
+async fn fetch(
+    client: &reqwest::Client,
+    url: Url,
+    timeout: Duration,
+    ctx: &ToolContext,
+) -> ToolResult {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut current = url.clone();
+    let mut seen: Vec<Url> = Vec::new();
+    let mut response = loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let response = match client
+            .get(current.clone())
+            .timeout(left)
+            .header(
+                reqwest::header::ACCEPT,
+                "text/html,application/xhtml+xml,text/markdown,text/plain,application/json,application/xml;q=0.9,*/*;q=0.5",
+            )
+            .send()
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => return ToolResult::error(request_error(&current, &e, timeout)),
+        };
+        let status = response.status();
+        if !status.is_redirection() {
+            break response;
+        }
+        let Some(next) = response
             .headers()
             .get(reqwest::header::LOCATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|l| final_url.join(l).ok());
-        return match location {
-            Some(next) => ToolResult::ok(format!(
-                "{final_url} redirects ({}) to {next}, on another host. web_fetch does not follow redirects to another host: to read it, call web_fetch again with url \"{next}\".",
-                status.as_u16()
-            )),
-            None => ToolResult::error(format!(
-                "web_fetch: {final_url} answered {status} without a usable Location"
-            )),
+            .and_then(|l| current.join(l).ok())
+        else {
+            return ToolResult::error(format!(
+                "web_fetch: {current} answered {status} without a usable Location"
+            ));
         };
-    }
+        let next = decode_policy::normalize_url(next.as_str()).unwrap_or(next);
+        seen.push(current.clone());
+        if seen.len() > WEB_FETCH_MAX_REDIRECTS || seen.contains(&next) {
+            return ToolResult::error(format!(
+                "web_fetch: {url}: too many redirects (more than {WEB_FETCH_MAX_REDIRECTS}); the URL redirects in a loop"
+            ));
+        }
+        if !matches!(next.scheme(), "http" | "https") {
+            return ToolResult::error(format!(
+                "web_fetch: {current} redirects to {next}, which is not an http or https URL"
+            ));
+        }
+        // Every redirect is judged like a new call before it is followed.
+        let d = ctx.active.decide(&Call::new(Tool::WebFetch, next.as_str()));
+        match d.verdict {
+            Verdict::Allow => current = next,
+            Verdict::Deny => {
+                return ToolResult::error(format!(
+                    "web_fetch: {current} redirects ({}) to {next}, which the permission gate denies: {}",
+                    status.as_u16(),
+                    d.reason
+                ))
+            }
+            Verdict::Ask => {
+                return ToolResult::ok(format!(
+                    "{current} redirects ({}) to {next}. The permission gate asks before fetching that URL ({}): to read it, call web_fetch again with url \"{next}\".",
+                    status.as_u16(),
+                    d.reason
+                ))
+            }
+        }
+    };
+    let status = response.status();
+    let final_url = response.url().clone();
     let content_type = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
