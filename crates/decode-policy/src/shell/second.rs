@@ -23,6 +23,8 @@ pub(crate) struct Head {
     pub end: Option<usize>,
     /// How many words it has (redirections apart), when known.
     pub words: Option<usize>,
+    /// Where each of its argument words starts (byte offsets), when known.
+    pub starts: Option<Vec<usize>>,
 }
 
 /// One simple command as this parser reads it: the words as written.
@@ -359,11 +361,28 @@ impl Reader {
                 .flat_map(|x| x.0.iter())
                 .filter(|i| !matches!(i, ast::CommandPrefixOrSuffixItem::IoRedirect(_)))
                 .count();
+            let starts: Option<Vec<usize>> = cx.base.and_then(|b| {
+                s.suffix
+                    .iter()
+                    .flat_map(|x| x.0.iter())
+                    .filter_map(|i| match i {
+                        ast::CommandPrefixOrSuffixItem::Word(w)
+                        | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => Some(
+                            w.loc
+                                .as_ref()
+                                .map(|l| b + place(cx.src, l.start.index, &w.value)),
+                        ),
+                        ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => Some(None),
+                        ast::CommandPrefixOrSuffixItem::IoRedirect(_) => None,
+                    })
+                    .collect()
+            });
             self.out.heads.push(Head {
                 start,
                 word: name.value.clone(),
                 end,
                 words: Some(count),
+                starts,
             });
             simple.words.push(name.value.clone());
             self.word(name, cx)?;
@@ -712,6 +731,22 @@ fn ts_walk<'t>(
                                 && !super::translation_mark(&kids, k)
                         })
                         .count();
+                    let starts: Option<Vec<usize>> = (!blind).then(|| {
+                        let mut v = Vec::new();
+                        let mut mark: Option<usize> = None;
+                        for k in 0..kids.len() {
+                            if kids[k].1 != Some("argument") {
+                                continue;
+                            }
+                            if super::translation_mark(&kids, k) {
+                                // `$"…"` starts at its `$`.
+                                mark = Some(kids[k].0.start_byte());
+                                continue;
+                            }
+                            v.push(mark.take().unwrap_or(kids[k].0.start_byte()));
+                        }
+                        v
+                    });
                     if raw == "time" {
                         // `time` is a keyword to bash: the head is what it times.
                         let mut cursor = node.walk();
@@ -727,6 +762,7 @@ fn ts_walk<'t>(
                                 word: src.get(a.byte_range()).unwrap_or("").to_string(),
                                 end,
                                 words: None,
+                                starts: None,
                             });
                         }
                     } else {
@@ -735,6 +771,7 @@ fn ts_walk<'t>(
                             word: raw.to_string(),
                             end,
                             words: (!blind).then_some(count),
+                            starts,
                         });
                     }
                 }
@@ -746,6 +783,7 @@ fn ts_walk<'t>(
                         word: src.get(k.byte_range()).unwrap_or("").to_string(),
                         end: None,
                         words: None,
+                        starts: None,
                     });
                 }
             }
@@ -755,6 +793,7 @@ fn ts_walk<'t>(
                     word: "[".to_string(),
                     end: None,
                     words: None,
+                    starts: None,
                 });
             }
             _ => {}
@@ -800,7 +839,11 @@ pub(crate) fn agree(a: &[Head], b: &[Head]) -> bool {
             (Some(p), Some(q)) => a.start != b.start || p == q,
             _ => true,
         };
-        ends && counts
+        let starts = match (&a.starts, &b.starts) {
+            (Some(p), Some(q)) => a.start != b.start || p == q,
+            _ => true,
+        };
+        ends && counts && starts
     })
 }
 
