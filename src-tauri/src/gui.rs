@@ -1,40 +1,49 @@
 //! The window, the tray and the Tauri commands: thin adapters over `decode-core`.
 //!
 //! The UI reaches the backend only through the commands below (see
-//! `ui/src/lib/backend.ts`); every state change, from any surface, is pushed back to
-//! the UI as a `status` event and mirrored in the tray's check marks.
+//! `ui/src/lib/backend.ts`). What the backend pushes:
+//! - `status` (a [`Snapshot`]) after every mode or agent change from any surface, also
+//!   mirrored in the tray's check marks;
+//! - `chat` (a [`ChatStatus`]) when the chat session changes (usage, running, session
+//!   rules, todos);
+//! - `decision` (a [`ChannelEvent`]) for every ask, question and plan approval of the
+//!   one decision channel, and when one is resolved;
+//! - the events of one prompt (every [`LoopEvent`], time-stamped) over the Tauri
+//!   `Channel` given to `send_prompt`.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
 
+use decode_core::agent_loop::LoopConfig;
+use decode_core::chat::{ChatSession, ChatSetup};
+use decode_core::config::{self, Config, KeyringStore, Overrides, SetupError};
+use decode_core::dirs::Dirs;
+use decode_core::providers::{self, ProviderKind};
 use decode_core::state::{parse_mode, ActiveState, Snapshot};
-use decode_policy::Mode;
-use serde::Serialize;
+use decode_policy::{Call, Mode};
+use decode_protocol::{
+    ChannelEvent, ChatStatus, DecisionAnswer, DecisionId, DecisionRequest, ErrorKind, IpcError,
+    LoopEvent, PendingDecision, RuleCheck, StreamEvent,
+};
+use tauri::ipc::Channel;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem, Submenu};
 use tauri::tray::TrayIconBuilder;
 use tauri::{
     AppHandle, Emitter, Manager, State, WebviewUrl, WebviewWindowBuilder, WindowEvent, Wry,
 };
 
+use crate::cli::ProviderArgs;
+
 const MAIN: &str = "main";
 
-/// An error as the UI receives it: `{kind, message}`.
-#[derive(Debug, Serialize)]
-pub struct IpcError {
-    kind: &'static str,
-    message: String,
-}
-
-impl IpcError {
-    fn new(kind: &'static str, message: impl ToString) -> Self {
-        Self {
-            kind,
-            message: message.to_string(),
-        }
-    }
+fn state_error(e: decode_core::StateError) -> IpcError {
+    IpcError::new(e.error_kind(), e)
 }
 
 pub struct AppState {
     active: Arc<ActiveState>,
+    chat: Arc<ChatSession>,
 }
 
 #[tauri::command]
@@ -44,7 +53,7 @@ fn get_status(state: State<'_, AppState>) -> Snapshot {
 
 #[tauri::command]
 fn set_mode(state: State<'_, AppState>, mode: String) -> Result<Snapshot, IpcError> {
-    let mode = parse_mode(&mode).map_err(|e| IpcError::new(e.kind(), e))?;
+    let mode = parse_mode(&mode).map_err(state_error)?;
     Ok(state.active.set_mode(mode))
 }
 
@@ -55,10 +64,169 @@ fn cycle_mode(state: State<'_, AppState>) -> Snapshot {
 
 #[tauri::command]
 fn select_agent(state: State<'_, AppState>, name: String) -> Result<Snapshot, IpcError> {
+    state.active.select_agent(&name).map_err(state_error)
+}
+
+#[tauri::command]
+fn get_chat(state: State<'_, AppState>) -> ChatStatus {
+    state.chat.status()
+}
+
+#[tauri::command]
+fn get_history(state: State<'_, AppState>) -> Vec<LoopEvent> {
+    state.chat.history().to_vec()
+}
+
+fn now_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or(0.0)
+}
+
+/// Starts a prompt; its events arrive on `on_event` until `done`.
+#[tauri::command]
+fn send_prompt(
+    state: State<'_, AppState>,
+    text: String,
+    on_event: Channel<StreamEvent>,
+) -> Result<(), IpcError> {
+    let sink = Arc::new(move |event: &LoopEvent| {
+        let message = StreamEvent {
+            at_ms: now_ms(),
+            event: event.clone(),
+        };
+        if let Err(e) = on_event.send(message) {
+            tracing::warn!("could not stream an event to the window: {e}");
+        }
+    });
+    let run = state.chat.start(&text, sink)?;
+    tauri::async_runtime::spawn(run);
+    Ok(())
+}
+
+#[tauri::command]
+fn stop_prompt(state: State<'_, AppState>) -> bool {
+    state.chat.stop()
+}
+
+#[tauri::command]
+fn pending_decisions(state: State<'_, AppState>) -> Vec<PendingDecision> {
     state
-        .active
-        .select_agent(&name)
-        .map_err(|e| IpcError::new(e.kind(), e))
+        .chat
+        .decisions()
+        .pending()
+        .into_iter()
+        .map(|(id, request)| PendingDecision { id, request })
+        .collect()
+}
+
+#[tauri::command]
+fn answer_decision(
+    state: State<'_, AppState>,
+    id: DecisionId,
+    answer: DecisionAnswer,
+) -> Result<(), IpcError> {
+    state
+        .chat
+        .decisions()
+        .answer_by(id, answer, "window")
+        .map_err(|e| IpcError::new(ErrorKind::AlreadyAnswered, e))
+}
+
+/// Checks the rules the person wants "always allow" to save for a pending ask.
+#[tauri::command]
+fn check_rules(
+    state: State<'_, AppState>,
+    id: DecisionId,
+    rules: Vec<String>,
+) -> Result<RuleCheck, IpcError> {
+    let pending = state.chat.decisions().pending();
+    let Some((_, DecisionRequest::Permission {
+        tool,
+        subject,
+        decision,
+        cwd,
+        ..
+    })) = pending.into_iter().find(|(i, _)| *i == id)
+    else {
+        return Err(IpcError::new(
+            ErrorKind::AlreadyAnswered,
+            format!("decision {id} is no longer waiting for an answer"),
+        ));
+    };
+    let cwd = cwd
+        .map(PathBuf::from)
+        .unwrap_or_else(|| state.active.project_root().to_path_buf());
+    Ok(decode_core::rule_check::check_rules(
+        &state.active,
+        &Call::new(tool, subject),
+        &cwd,
+        &decision,
+        &rules,
+    ))
+}
+
+/// What the chat talks to: the config file and the start-up flags resolved into a
+/// model client, or the reason there is none and how to set one up.
+pub fn chat_setup(args: &ProviderArgs, max_turns: Option<u32>, dirs: &Dirs) -> ChatSetup {
+    let config_path = Config::path_in(&dirs.config);
+    let missing = |problem: String| {
+        tracing::warn!("no model for the chat: {problem}");
+        ChatSetup::Missing { problem }
+    };
+    let config = match Config::load(&dirs.config) {
+        Ok((c, warnings)) => {
+            for w in warnings {
+                tracing::warn!("{w}");
+            }
+            c
+        }
+        Err(e) => return missing(format!("{e}. Fix the file to chat with a model.")),
+    };
+    let provider = match args.provider.as_deref().map(str::parse::<ProviderKind>) {
+        None => None,
+        Some(Ok(p)) => Some(p),
+        Some(Err(e)) => return missing(e),
+    };
+    let overrides = Overrides {
+        provider,
+        model: args.model.clone(),
+        base_url: args.base_url.clone(),
+        script: args.script.clone(),
+        max_turns,
+    };
+    let env = |k: &str| std::env::var(k).ok();
+    let setup = match config::resolve(&config, &overrides, &env, &KeyringStore, &config_path) {
+        Ok(s) => s,
+        Err(SetupError::NoProvider { .. }) => {
+            return missing(format!(
+                "No model provider is configured, so messages cannot reach an agent yet. \
+                 To set one up, start Decode with provider flags — for a local Ollama: \
+                 `decode . --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b` — \
+                 or write {{\"provider\": \"anthropic\"}} (or gemini, openai) to {} and give the key \
+                 with `decode key set anthropic` or ANTHROPIC_API_KEY, then open Decode again. \
+                 Switching modes and agents and /help work meanwhile.",
+                config_path.display()
+            ))
+        }
+        Err(e) => return missing(format!("{e}.")),
+    };
+    match providers::connect(&setup.provider) {
+        Ok(client) => {
+            let info = client.info();
+            tracing::info!(provider = %info.provider, model = %info.model, "chat model ready");
+            ChatSetup::Ready {
+                client,
+                config: LoopConfig {
+                    max_turns: setup.max_turns,
+                    context_tokens: setup.provider.context_tokens,
+                    ..LoopConfig::default()
+                },
+            }
+        }
+        Err(e) => missing(format!("{e}.")),
+    }
 }
 
 /// The tray's check items, kept to mirror state changes made elsewhere.
@@ -78,20 +246,29 @@ impl TrayItems {
     }
 }
 
-/// Opens the main window on the project held by `active` and runs until Quit.
-pub fn run(active: Arc<ActiveState>) -> anyhow::Result<()> {
+/// Opens the main window on the project held by `active`, chatting through `chat`,
+/// and runs until Quit.
+pub fn run(active: Arc<ActiveState>, chat: Arc<ChatSession>) -> anyhow::Result<()> {
     let title = format!("Decode — {}", active.snapshot().project);
     let tray_items: Arc<Mutex<Option<TrayItems>>> = Arc::new(Mutex::new(None));
 
     tauri::Builder::default()
         .manage(AppState {
             active: active.clone(),
+            chat: chat.clone(),
         })
         .invoke_handler(tauri::generate_handler![
             get_status,
             set_mode,
             cycle_mode,
-            select_agent
+            select_agent,
+            get_chat,
+            get_history,
+            send_prompt,
+            stop_prompt,
+            pending_decisions,
+            answer_decision,
+            check_rules
         ])
         .setup(move |app| {
             let window = WebviewWindowBuilder::new(app, MAIN, WebviewUrl::App("index.html".into()))
@@ -124,6 +301,18 @@ pub fn run(active: Arc<ActiveState>) -> anyhow::Result<()> {
                     .as_ref()
                 {
                     items.mirror(snap);
+                }
+            }));
+            let handle = app.handle().clone();
+            chat.on_status(Arc::new(move |status: &ChatStatus| {
+                if let Err(e) = handle.emit("chat", status) {
+                    tracing::warn!("could not send the chat status to the window: {e}");
+                }
+            }));
+            let handle = app.handle().clone();
+            chat.decisions().subscribe(Box::new(move |event: &ChannelEvent| {
+                if let Err(e) = handle.emit("decision", event) {
+                    tracing::warn!("could not send a decision to the window: {e}");
                 }
             }));
             tracing::info!("window open on {}", active.snapshot().project);
