@@ -306,7 +306,10 @@ mod tests {
         ]);
         assert!(cli.command.is_none());
         assert_eq!(cli.open.provider.provider.as_deref(), Some("openai"));
-        assert_eq!(cli.open.provider.base_url.as_deref(), Some("http://127.0.0.1:9/v1"));
+        assert_eq!(
+            cli.open.provider.base_url.as_deref(),
+            Some("http://127.0.0.1:9/v1")
+        );
         assert_eq!(cli.open.provider.model.as_deref(), Some("m"));
         assert_eq!(cli.open.resume.as_deref(), Some("20250101-120000-000-ab12"));
     }

@@ -142,13 +142,16 @@ fn check_rules(
     rules: Vec<String>,
 ) -> Result<RuleCheck, IpcError> {
     let pending = state.chat.decisions().pending();
-    let Some((_, DecisionRequest::Permission {
-        tool,
-        subject,
-        decision,
-        cwd,
-        ..
-    })) = pending.into_iter().find(|(i, _)| *i == id)
+    let Some((
+        _,
+        DecisionRequest::Permission {
+            tool,
+            subject,
+            decision,
+            cwd,
+            ..
+        },
+    )) = pending.into_iter().find(|(i, _)| *i == id)
     else {
         return Err(IpcError::new(
             ErrorKind::AlreadyAnswered,
@@ -310,11 +313,12 @@ pub fn run(active: Arc<ActiveState>, chat: Arc<ChatSession>) -> anyhow::Result<(
                 }
             }));
             let handle = app.handle().clone();
-            chat.decisions().subscribe(Box::new(move |event: &ChannelEvent| {
-                if let Err(e) = handle.emit("decision", event) {
-                    tracing::warn!("could not send a decision to the window: {e}");
-                }
-            }));
+            chat.decisions()
+                .subscribe(Box::new(move |event: &ChannelEvent| {
+                    if let Err(e) = handle.emit("decision", event) {
+                        tracing::warn!("could not send a decision to the window: {e}");
+                    }
+                }));
             tracing::info!("window open on {}", active.snapshot().project);
             Ok(())
         })

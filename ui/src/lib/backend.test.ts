@@ -10,7 +10,7 @@ vi.mock('@tauri-apps/api/core', () => ({ invoke: tauri.invoke, isTauri: tauri.is
 vi.mock('@tauri-apps/api/event', () => ({ listen: tauri.listen }));
 
 import { BackendError, cycleMode, getStatus, onStatus, selectAgent, setMode, toBackendError } from './backend';
-import type { Status } from './backend';
+import type { Snapshot as Status } from './gen/protocol';
 
 const STATUS: Status = {
   mode: 'default',
