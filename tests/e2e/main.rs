@@ -521,7 +521,8 @@ async fn without_a_provider_the_window_says_how_to_set_one_up() -> anyhow::Resul
             .await?;
         app.wait_text("status-model", "not set up", SHORT).await?;
         app.send("hello there").await?;
-        app.wait_text("error-line", "--provider", SHORT).await?;
+        app.wait_text("error-line", "no model provider is configured", SHORT)
+            .await?;
         // Nothing is lost: the message is back in the composer.
         ensure!(app.value("chat-input").await? == "hello there");
         app.shot("13-no-provider").await?;

@@ -44,6 +44,8 @@ export class Transcript {
   #schedule: Schedule;
   /** The assistant message being streamed, if any. */
   #streaming: (ChatItem & { kind: 'message' }) | null = null;
+  // An index into `items` (whose entries are the reactive ones), not state itself.
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
   #tools = new Map<string, ToolItem>();
   /** Called after a batch was applied (the log scrolls). */
   onApplied: (() => void) | null = null;
@@ -96,6 +98,14 @@ export class Transcript {
     }
   }
 
+  #startStreaming(): ChatItem & { kind: 'message' } {
+    const item = this.add({ kind: 'message', role: 'assistant', text: '', streaming: true }) as ChatItem & {
+      kind: 'message';
+    };
+    this.#streaming = item;
+    return item;
+  }
+
   #tool(callId: string): ToolItem | undefined {
     return this.#tools.get(callId);
   }
@@ -110,13 +120,7 @@ export class Transcript {
         this.#streaming = null;
         return;
       case 'text_delta': {
-        let current = this.#streaming;
-        if (current === null) {
-          current = this.add({ kind: 'message', role: 'assistant', text: '', streaming: true }) as ChatItem & {
-            kind: 'message';
-          };
-          this.#streaming = current;
-        }
+        const current = this.#streaming ?? this.#startStreaming();
         current.text += event.text;
         return;
       }
