@@ -314,7 +314,11 @@ impl App {
             .join("e2e-artifacts")
             .join(format!("{name}.png"));
         screenshot(&self.client, &path).await?;
-        eprintln!("e2e: screenshot {}", path.display());
+        // The test log names every screenshot, so a person can go and look at it.
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("e2e: screenshot {}", path.display());
+        }
         Ok(())
     }
 }

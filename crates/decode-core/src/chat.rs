@@ -231,8 +231,13 @@ impl ChatSession {
         config: LoopConfig,
         cancel: CancellationToken,
     ) -> Outcome {
-        let this = Arc::clone(self);
+        // The sink lives in the loop, which the session owns: a weak link, no cycle.
+        let weak = Arc::downgrade(self);
         let counting: EventSink = Arc::new(move |e: &LoopEvent| {
+            let Some(this) = weak.upgrade() else {
+                sink(e);
+                return;
+            };
             match e {
                 LoopEvent::TurnEnd { usage: Some(u), .. } => {
                     let u = *u;

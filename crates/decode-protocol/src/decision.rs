@@ -12,6 +12,8 @@ use crate::policy_ts::{DecisionTs, ModeTs, ToolTs};
 pub type DecisionId = u64;
 
 /// What a person is asked.
+// A handful of requests exist per session: boxing the permission would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DecisionRequest {
