@@ -13,7 +13,6 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use decode_core::agent_loop::LoopConfig;
 use decode_core::chat::{ChatSession, ChatSetup};
@@ -77,30 +76,22 @@ fn get_history(state: State<'_, AppState>) -> Vec<LoopEvent> {
     state.chat.history().to_vec()
 }
 
-fn now_ms() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64() * 1000.0)
-        .unwrap_or(0.0)
-}
-
-/// Starts a prompt; its events arrive on `on_event` until `done`.
+/// Starts a prompt; its events arrive on `on_event`, in batches (see `stream`), until
+/// `done`.
 #[tauri::command]
 fn send_prompt(
     state: State<'_, AppState>,
     text: String,
-    on_event: Channel<StreamEvent>,
+    on_event: Channel<Vec<StreamEvent>>,
 ) -> Result<(), IpcError> {
-    let sink = Arc::new(move |event: &LoopEvent| {
-        let message = StreamEvent {
-            at_ms: now_ms(),
-            event: event.clone(),
-        };
-        if let Err(e) = on_event.send(message) {
-            tracing::warn!("could not stream an event to the window: {e}");
-        }
-    });
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let sink = Arc::new(move |event: &LoopEvent| crate::stream::stamp(&tx, event));
     let run = state.chat.start(&text, sink)?;
+    tauri::async_runtime::spawn(crate::stream::forward(rx, move |batch| {
+        if let Err(e) = on_event.send(batch) {
+            tracing::warn!("could not stream events to the window: {e}");
+        }
+    }));
     tauri::async_runtime::spawn(run);
     Ok(())
 }

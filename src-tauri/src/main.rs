@@ -8,6 +8,7 @@ mod commands;
 mod gui;
 mod logging;
 mod output;
+mod stream;
 
 use std::process::ExitCode;
 use std::sync::Arc;

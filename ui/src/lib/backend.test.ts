@@ -98,8 +98,14 @@ describe('backend wrappers', () => {
     const [command, args] = tauri.invoke.mock.calls[0] as [string, { text: string; onEvent: InstanceType<typeof tauri.Channel> }];
     expect(command).toBe('send_prompt');
     expect(args.text).toBe('hello');
-    args.onEvent.onmessage({ at_ms: 1, event: { type: 'text_delta', text: 'hi' } });
-    expect(events).toEqual([{ at_ms: 1, event: { type: 'text_delta', text: 'hi' } }]);
+    args.onEvent.onmessage([
+      { at_ms: 1, event: { type: 'text_delta', text: 'hi' } },
+      { at_ms: 2, event: { type: 'text_delta', text: '!' } },
+    ]);
+    expect(events).toEqual([
+      { at_ms: 1, event: { type: 'text_delta', text: 'hi' } },
+      { at_ms: 2, event: { type: 'text_delta', text: '!' } },
+    ]);
 
     await stopPrompt();
     await answerDecision(4, { kind: 'deny', feedback: 'no' });

@@ -9,7 +9,7 @@
  * Commands (src-tauri/src/gui.rs):
  *   get_status | set_mode {mode} | cycle_mode | select_agent {name}  -> Snapshot
  *   get_chat -> ChatStatus, get_history -> LoopEvent[]
- *   send_prompt {text, onEvent: Channel<StreamEvent>}, stop_prompt -> boolean
+ *   send_prompt {text, onEvent: Channel<StreamEvent[]>} (events in small batches), stop_prompt -> boolean
  *   pending_decisions -> PendingDecision[], answer_decision {id, answer},
  *   check_rules {id, rules} -> RuleCheck
  * Events: `status` (Snapshot), `chat` (ChatStatus), `decision` (ChannelEvent).
@@ -122,8 +122,10 @@ export function getHistory(): Promise<LoopEvent[]> {
 /** Sends a prompt; resolves once it started. Its events arrive on `onEvent` until `done`. */
 export function sendPrompt(text: string, onEvent: (event: StreamEvent) => void): Promise<void> {
   if (!isTauri()) return Promise.reject(notConnected('Sending a message'));
-  const channel = new Channel<StreamEvent>();
-  channel.onmessage = onEvent;
+  const channel = new Channel<StreamEvent[]>();
+  channel.onmessage = (batch) => {
+    for (const event of batch) onEvent(event);
+  };
   return call<void>('send_prompt', { text, onEvent: channel });
 }
 

@@ -87,3 +87,31 @@ export function renderMarkdown(text: string, streaming = false): string {
   const html = (streaming ? plain : full).parse(text, { async: false });
   return purify(html);
 }
+
+/**
+ * Splits a Markdown text into top-level blocks at blank lines outside code fences, so a
+ * streaming message re-renders only its last, growing block each frame (the finished
+ * blocks keep their DOM). The whole text is rendered once more when the stream ends.
+ */
+export function splitBlocks(text: string): string[] {
+  const blocks: string[] = [];
+  let current: string[] = [];
+  let fence: string | null = null;
+  for (const line of text.split('\n')) {
+    const trimmed = line.trimStart();
+    const marker = /^(`{3,}|~{3,})/.exec(trimmed)?.[1];
+    if (marker) {
+      if (fence === null) fence = marker[0].repeat(marker.length);
+      else if (marker.startsWith(fence)) fence = null;
+    }
+    if (fence === null && line.trim() === '' && current.length > 0) {
+      blocks.push(current.join('\n'));
+      current = [];
+      continue;
+    }
+    if (line.trim() === '' && current.length === 0) continue;
+    current.push(line);
+  }
+  if (current.length > 0) blocks.push(current.join('\n'));
+  return blocks;
+}

@@ -90,3 +90,11 @@ describe('callSubject', () => {
     expect(callSubject('todo_write', { todos: [] })).toBe('');
   });
 });
+
+describe('splitBlocks', () => {
+  it('splits at blank lines outside code fences only', async () => {
+    const { splitBlocks } = await import('./markdown');
+    expect(splitBlocks('a\nb\n\nc\n\n\n```\nx\n\ny\n```\n\nd')).toEqual(['a\nb', 'c', '```\nx\n\ny\n```', 'd']);
+    expect(splitBlocks('```rust\nfn a() {}\n\n')).toEqual(['```rust\nfn a() {}\n\n']);
+  });
+});
