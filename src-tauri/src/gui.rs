@@ -270,7 +270,7 @@ pub fn run(active: Arc<ActiveState>, chat: Arc<ChatSession>) -> anyhow::Result<(
                 .inner_size(1100.0, 760.0)
                 .min_inner_size(640.0, 480.0)
                 .build()?;
-            // Closing the window keeps Decode in the tray (SPEC §9); Quit is in the tray.
+            // Closing the window keeps Decode in the tray; Quit is in the tray.
             let hide_target = window.clone();
             window.on_window_event(move |event| {
                 if let WindowEvent::CloseRequested { api, .. } = event {

@@ -1,6 +1,6 @@
 //! Checks the allow rules a person wants to keep — edited in the approval dialog for
 //! "always allow", or kept in memory by "allow for this session" — before they are
-//! used (SPEC §6): each rule must parse, together they must cover the call that was
+//! used (see `docs/window.md`): each rule must parse, together they must cover the call that was
 //! asked about, and none may be a wildcard over an interpreter, a shell or a privilege
 //! wrapper (`bash(python *)`, `bash(sh *)`, `bash(sudo *)`), which would let any code
 //! run. Built on the gate's public API only: the rules are compiled into a gate of

@@ -1,4 +1,4 @@
-//! "Allow for this session" (SPEC §6): the same exact rules "always allow" would save,
+//! "Allow for this session" (see `docs/window.md`): the same exact rules "always allow" would save,
 //! kept in memory for one chat session and never written.
 //!
 //! When the gate asks about a call (and the ask is not capped), the session's rules are
