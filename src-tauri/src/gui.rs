@@ -14,11 +14,10 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use decode_core::agent_loop::LoopConfig;
 use decode_core::chat::{ChatSession, ChatSetup};
-use decode_core::config::{self, Config, KeyringStore, Overrides, SetupError};
+use decode_core::config::{KeyringStore, Overrides};
 use decode_core::dirs::Dirs;
-use decode_core::providers::{self, ProviderKind};
+use decode_core::providers::ProviderKind;
 use decode_core::state::{parse_mode, ActiveState, Snapshot};
 use decode_policy::{Call, Mode};
 use decode_protocol::{
@@ -161,27 +160,12 @@ fn check_rules(
     ))
 }
 
-/// What the chat talks to: the config file and the start-up flags resolved into a
-/// model client, or the reason there is none and how to set one up.
+/// What the chat talks to, from the config file and the start-up flags.
 pub fn chat_setup(args: &ProviderArgs, max_turns: Option<u32>, dirs: &Dirs) -> ChatSetup {
-    let config_path = Config::path_in(&dirs.config);
-    let missing = |problem: String| {
-        tracing::warn!("no model for the chat: {problem}");
-        ChatSetup::Missing { problem }
-    };
-    let config = match Config::load(&dirs.config) {
-        Ok((c, warnings)) => {
-            for w in warnings {
-                tracing::warn!("{w}");
-            }
-            c
-        }
-        Err(e) => return missing(format!("{e}. Fix the file to chat with a model.")),
-    };
     let provider = match args.provider.as_deref().map(str::parse::<ProviderKind>) {
         None => None,
         Some(Ok(p)) => Some(p),
-        Some(Err(e)) => return missing(e),
+        Some(Err(e)) => return ChatSetup::Missing { problem: e },
     };
     let overrides = Overrides {
         provider,
@@ -191,36 +175,7 @@ pub fn chat_setup(args: &ProviderArgs, max_turns: Option<u32>, dirs: &Dirs) -> C
         max_turns,
     };
     let env = |k: &str| std::env::var(k).ok();
-    let setup = match config::resolve(&config, &overrides, &env, &KeyringStore, &config_path) {
-        Ok(s) => s,
-        Err(SetupError::NoProvider { .. }) => {
-            return missing(format!(
-                "No model provider is configured, so messages cannot reach an agent yet. \
-                 To set one up, start Decode with provider flags — for a local Ollama: \
-                 `decode . --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b` — \
-                 or write {{\"provider\": \"anthropic\"}} (or gemini, openai) to {} and give the key \
-                 with `decode key set anthropic` or ANTHROPIC_API_KEY, then open Decode again. \
-                 Switching modes and agents and /help work meanwhile.",
-                config_path.display()
-            ))
-        }
-        Err(e) => return missing(format!("{e}.")),
-    };
-    match providers::connect(&setup.provider) {
-        Ok(client) => {
-            let info = client.info();
-            tracing::info!(provider = %info.provider, model = %info.model, "chat model ready");
-            ChatSetup::Ready {
-                client,
-                config: LoopConfig {
-                    max_turns: setup.max_turns,
-                    context_tokens: setup.provider.context_tokens,
-                    ..LoopConfig::default()
-                },
-            }
-        }
-        Err(e) => missing(format!("{e}.")),
-    }
+    ChatSetup::resolve(&dirs.config, &overrides, &env, &KeyringStore)
 }
 
 /// The tray's check items, kept to mirror state changes made elsewhere.

@@ -13,6 +13,7 @@
 //! a window session and a window opened with a session id continues it.
 
 use std::future::Future;
+use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use decode_protocol::{ChatStatus, ErrorKind, IpcError, LoopEvent, Outcome, Todo, TodoState};
@@ -20,7 +21,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent_loop::{AgentLoop, EventSink, LoopConfig};
 use crate::channel::DecisionChannel;
-use crate::providers::{Message, ModelClient};
+use crate::config::{self, Config, Overrides, SecretStore, SetupError};
+use crate::providers::{self, Message, ModelClient};
 use crate::session::{ResumedSession, SessionStore};
 use crate::session_rules::SessionRules;
 use crate::state::ActiveState;
@@ -35,6 +37,64 @@ pub enum ChatSetup {
     },
     /// No usable provider: the text says why and how to set one up.
     Missing { problem: String },
+}
+
+impl ChatSetup {
+    /// What the window's chat talks to: the config file in `config_dir` and the start-up
+    /// flags resolved into a model client (keys from `env`, then `store`), or the reason
+    /// there is none and how to set one up. Never fails: a missing or broken setup is a
+    /// [`ChatSetup::Missing`] the window shows.
+    pub fn resolve(
+        config_dir: &Path,
+        overrides: &Overrides,
+        env: &dyn Fn(&str) -> Option<String>,
+        store: &dyn SecretStore,
+    ) -> ChatSetup {
+        let config_path = Config::path_in(config_dir);
+        let missing = |problem: String| {
+            tracing::warn!("no model for the chat: {problem}");
+            ChatSetup::Missing { problem }
+        };
+        let config = match Config::load(config_dir) {
+            Ok((c, warnings)) => {
+                for w in warnings {
+                    tracing::warn!("{w}");
+                }
+                c
+            }
+            Err(e) => return missing(format!("{e}. Fix the file to chat with a model.")),
+        };
+        let setup = match config::resolve(&config, overrides, env, store, &config_path) {
+            Ok(s) => s,
+            Err(SetupError::NoProvider { .. }) => {
+                return missing(format!(
+                    "No model provider is configured, so messages cannot reach an agent yet. \
+                     To set one up, start Decode with provider flags — for a local Ollama: \
+                     `decode . --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b` — \
+                     or write {{\"provider\": \"anthropic\"}} (or gemini, openai) to {} and give the key \
+                     with `decode key set anthropic` or ANTHROPIC_API_KEY, then open Decode again. \
+                     Switching modes and agents and /help work meanwhile.",
+                    config_path.display()
+                ))
+            }
+            Err(e) => return missing(format!("{e}.")),
+        };
+        match providers::connect(&setup.provider) {
+            Ok(client) => {
+                let info = client.info();
+                tracing::info!(provider = %info.provider, model = %info.model, "chat model ready");
+                ChatSetup::Ready {
+                    client,
+                    config: LoopConfig {
+                        max_turns: setup.max_turns,
+                        context_tokens: setup.provider.context_tokens,
+                        ..LoopConfig::default()
+                    },
+                }
+            }
+            Err(e) => missing(format!("{e}.")),
+        }
+    }
 }
 
 /// Called with the new status after every change.

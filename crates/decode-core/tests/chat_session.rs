@@ -166,3 +166,80 @@ async fn usage_adds_up_over_turns() {
     let usage = chat.status().usage;
     assert_eq!((usage.input_tokens, usage.output_tokens), (240, 60));
 }
+
+struct NoKeys;
+
+impl decode_core::config::SecretStore for NoKeys {
+    fn get(
+        &self,
+        _: decode_core::providers::ProviderKind,
+    ) -> Result<Option<decode_core::config::ApiKey>, decode_core::config::KeyError> {
+        Ok(None)
+    }
+    fn set(
+        &self,
+        _: decode_core::providers::ProviderKind,
+        _: &decode_core::config::ApiKey,
+    ) -> Result<(), decode_core::config::KeyError> {
+        Ok(())
+    }
+    fn delete(
+        &self,
+        _: decode_core::providers::ProviderKind,
+    ) -> Result<bool, decode_core::config::KeyError> {
+        Ok(false)
+    }
+}
+
+#[test]
+fn the_setup_comes_from_the_config_and_the_flags_or_says_how_to_fix_it() {
+    use decode_core::config::Overrides;
+    use decode_core::providers::ProviderKind;
+    let dir = tempfile::tempdir().unwrap();
+    let none = |_: &str| None;
+    let problem = |s: ChatSetup| match s {
+        ChatSetup::Missing { problem } => problem,
+        ChatSetup::Ready { .. } => panic!("expected no provider"),
+    };
+
+    let p = problem(ChatSetup::resolve(
+        dir.path(),
+        &Overrides::default(),
+        &none,
+        &NoKeys,
+    ));
+    assert!(p.contains("--provider openai --base-url"), "{p}");
+    assert!(p.contains("config.json"), "{p}");
+
+    // A remote provider without a key says which variable to set.
+    let flags = Overrides {
+        provider: Some(ProviderKind::Anthropic),
+        ..Overrides::default()
+    };
+    let p = problem(ChatSetup::resolve(dir.path(), &flags, &none, &NoKeys));
+    assert!(p.contains("ANTHROPIC_API_KEY"), "{p}");
+
+    // A malformed config is named with its line, and left alone.
+    std::fs::write(dir.path().join("config.json"), "{\"provider\": ").unwrap();
+    let p = problem(ChatSetup::resolve(
+        dir.path(),
+        &Overrides::default(),
+        &none,
+        &NoKeys,
+    ));
+    assert!(p.contains("config.json:1:"), "{p}");
+
+    // A local OpenAI-compatible server needs no key.
+    std::fs::write(
+        dir.path().join("config.json"),
+        r#"{"provider": "openai", "baseUrl": "http://127.0.0.1:9/v1", "model": "m", "maxTurns": 7}"#,
+    )
+    .unwrap();
+    match ChatSetup::resolve(dir.path(), &Overrides::default(), &none, &NoKeys) {
+        ChatSetup::Ready { client, config } => {
+            assert_eq!(client.info().model, "m");
+            assert_eq!(config.max_turns, 7);
+        }
+        ChatSetup::Missing { problem } => panic!("{problem}"),
+    }
+}
