@@ -220,13 +220,15 @@ async fn serve(
     stream
         .write_all(chunk(json!({"role": "assistant", "content": ""}), Value::Null).as_bytes())
         .await?;
-    for piece in pieces(&turn.text, turn.piece_chars) {
+    // Paced on an absolute schedule, so timer slack does not slow the stream down.
+    let start = tokio::time::Instant::now();
+    for (i, piece) in pieces(&turn.text, turn.piece_chars).into_iter().enumerate() {
         stream
             .write_all(chunk(json!({"content": piece}), Value::Null).as_bytes())
             .await?;
         if let Some(d) = turn.token_delay {
             stream.flush().await?;
-            tokio::time::sleep(d).await;
+            tokio::time::sleep_until(start + d * (i as u32 + 1)).await;
         }
     }
     for (i, (id, name, args)) in turn.calls.iter().enumerate() {
