@@ -7,6 +7,13 @@ fn main() {
             "set_mode",
             "cycle_mode",
             "select_agent",
+            "get_chat",
+            "get_history",
+            "send_prompt",
+            "stop_prompt",
+            "pending_decisions",
+            "answer_decision",
+            "check_rules",
         ]),
     ))
     .expect("failed to run tauri-build");

@@ -21,14 +21,27 @@ pub struct Cli {
     pub open: OpenArgs,
 }
 
-/// `decode [PROJECT_DIR] [--agent NAME] [--mode MODE]`: open the window on a project.
+/// `decode [PROJECT_DIR] [--agent NAME] [--mode MODE] [provider flags] [--resume ID]`:
+/// open the window on a project.
 #[derive(Debug, Args, Default)]
 pub struct OpenArgs {
-    /// The project folder to open (default: the current directory).
+    /// The project folder to open (default: the current directory, or the resumed
+    /// session's).
     pub project_dir: Option<PathBuf>,
 
     #[command(flatten)]
     pub select: SelectArgs,
+
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+
+    /// Continue a saved session in the window (see `decode sessions`).
+    #[arg(long, value_name = "SESSION_ID")]
+    pub resume: Option<String>,
+
+    /// The most model turns per prompt (default: maxTurns in config.json, else 50).
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
 }
 
 /// The agent and mode to start with; shared by the window and every subcommand.
@@ -276,6 +289,29 @@ mod tests {
         assert_eq!(cli.open.project_dir, Some(PathBuf::from("/tmp/p")));
         assert_eq!(cli.open.select.agent.as_deref(), Some("plan"));
         assert_eq!(cli.open.select.mode.as_deref(), Some("edit"));
+    }
+
+    #[test]
+    fn the_window_takes_provider_flags_and_a_session_to_resume() {
+        let cli = run(&[
+            "/tmp/p",
+            "--provider",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--resume",
+            "20250101-120000-000-ab12",
+        ]);
+        assert!(cli.command.is_none());
+        assert_eq!(cli.open.provider.provider.as_deref(), Some("openai"));
+        assert_eq!(
+            cli.open.provider.base_url.as_deref(),
+            Some("http://127.0.0.1:9/v1")
+        );
+        assert_eq!(cli.open.provider.model.as_deref(), Some("m"));
+        assert_eq!(cli.open.resume.as_deref(), Some("20250101-120000-000-ab12"));
     }
 
     #[test]

@@ -8,12 +8,16 @@ mod commands;
 mod gui;
 mod logging;
 mod output;
+mod stream;
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use cli::{Command, OpenArgs, Parsed};
+use decode_core::channel::DecisionChannel;
+use decode_core::chat::ChatSession;
 use decode_core::dirs::Dirs;
+use decode_core::session::SessionStore;
 
 fn main() -> ExitCode {
     let cli = match cli::parse(std::env::args_os()) {
@@ -43,11 +47,32 @@ fn main() -> ExitCode {
 }
 
 fn open_window(args: OpenArgs, dirs: &Dirs) -> ExitCode {
-    let active = match commands::open_state(args.project_dir.as_deref(), &args.select, dirs) {
-        Ok(state) => state,
+    // A session to continue brings its project (unless a folder is given).
+    let store = SessionStore::new(&dirs.data);
+    let resumed = match &args.resume {
+        Some(id) => match store.open(id) {
+            Ok(r) => Some(r),
+            Err(e) => return output::usage_error(&format!("decode: {e}")),
+        },
+        None => None,
+    };
+    let project = args
+        .project_dir
+        .clone()
+        .or_else(|| resumed.as_ref().map(|r| r.session.header().project.clone()));
+    let active = match commands::open_state(project.as_deref(), &args.select, dirs) {
+        Ok(state) => Arc::new(state),
         Err(code) => return code,
     };
-    match gui::run(Arc::new(active)) {
+    let setup = gui::chat_setup(&args.provider, args.max_turns, dirs);
+    let chat = Arc::new(ChatSession::new(
+        Arc::clone(&active),
+        Arc::new(DecisionChannel::new()),
+        store,
+        setup,
+        resumed,
+    ));
+    match gui::run(active, chat) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             output::err(&format!("decode: {e}"));

@@ -172,3 +172,153 @@ pub async fn wait_for_text(
     }
     bail!("[data-testid={testid}] reads `{last}`, expected `{want}` within {limit:?}")
 }
+
+/// A CSS selector for a `data-testid`.
+pub fn tid(testid: &str) -> String {
+    format!("[data-testid=\"{testid}\"]")
+}
+
+/// The real app on a temp project, driven through WebDriver.
+pub struct App {
+    pub client: Client,
+    _driver: Driver,
+}
+
+impl App {
+    /// Starts `decode` with `args` (the project folder first) in the project's isolated
+    /// environment, and waits until the status bar shows the backend's state.
+    pub async fn start(project: &TempProject, args: &[String]) -> anyhow::Result<App> {
+        let bin = crate::project::decode_bin();
+        anyhow::ensure!(
+            bin.exists(),
+            "build the app first: {} is missing",
+            bin.display()
+        );
+        let driver = Driver::start(project)?;
+        let client = driver.session(&bin, args).await?;
+        let app = App {
+            client,
+            _driver: driver,
+        };
+        text_of(&app.client, "status-mode", Duration::from_secs(20)).await?;
+        Ok(app)
+    }
+
+    pub async fn close(self) {
+        let _ = self.client.close().await;
+    }
+
+    /// Runs a script in the page and returns its value.
+    pub async fn js(&self, script: &str) -> anyhow::Result<serde_json::Value> {
+        Ok(self.client.execute(script, vec![]).await?)
+    }
+
+    /// Waits until an element with this test id exists (and is displayed).
+    pub async fn wait(
+        &self,
+        testid: &str,
+        limit: Duration,
+    ) -> anyhow::Result<fantoccini::elements::Element> {
+        let selector = tid(testid);
+        let start = Instant::now();
+        loop {
+            if let Ok(el) = self.client.find(Locator::Css(&selector)).await {
+                if el.is_displayed().await.unwrap_or(false) {
+                    return Ok(el);
+                }
+            }
+            if start.elapsed() > limit {
+                bail!("[data-testid={testid}] did not appear within {limit:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Waits until no element with this test id exists.
+    pub async fn wait_gone(&self, testid: &str, limit: Duration) -> anyhow::Result<()> {
+        let selector = tid(testid);
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if self
+                .client
+                .find_all(Locator::Css(&selector))
+                .await?
+                .is_empty()
+            {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        bail!("[data-testid={testid}] still there after {limit:?}")
+    }
+
+    /// Clicks the element with this test id (waiting for it first).
+    pub async fn click(&self, testid: &str) -> anyhow::Result<()> {
+        let el = self.wait(testid, Duration::from_secs(10)).await?;
+        el.click().await?;
+        Ok(())
+    }
+
+    /// Replaces the value of a text field and fires `input`, as typing would.
+    pub async fn fill(&self, testid: &str, text: &str) -> anyhow::Result<()> {
+        let el = self.wait(testid, Duration::from_secs(10)).await?;
+        el.clear().await?;
+        el.send_keys(text).await?;
+        Ok(())
+    }
+
+    /// Types a message into the composer and sends it with Enter.
+    pub async fn send(&self, text: &str) -> anyhow::Result<()> {
+        let el = self.wait("chat-input", Duration::from_secs(10)).await?;
+        el.send_keys(&format!("{text}\u{E007}")).await?;
+        Ok(())
+    }
+
+    /// The texts of every element with this test id, in document order.
+    pub async fn texts(&self, testid: &str) -> anyhow::Result<Vec<String>> {
+        let mut out = Vec::new();
+        for el in self.client.find_all(Locator::Css(&tid(testid))).await? {
+            out.push(el.text().await.unwrap_or_default().trim().to_string());
+        }
+        Ok(out)
+    }
+
+    /// Waits until some element with this test id has text containing `needle`.
+    pub async fn wait_text(
+        &self,
+        testid: &str,
+        needle: &str,
+        limit: Duration,
+    ) -> anyhow::Result<String> {
+        let start = Instant::now();
+        let mut last = Vec::new();
+        while start.elapsed() < limit {
+            last = self.texts(testid).await.unwrap_or_default();
+            if let Some(t) = last.iter().find(|t| t.contains(needle)) {
+                return Ok(t.clone());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        bail!("no [data-testid={testid}] contains `{needle}` within {limit:?}; seen: {last:?}")
+    }
+
+    /// The value of a form field.
+    pub async fn value(&self, testid: &str) -> anyhow::Result<String> {
+        let el = self.wait(testid, Duration::from_secs(10)).await?;
+        Ok(el.prop("value").await?.unwrap_or_default())
+    }
+
+    /// Saves a screenshot under `target/e2e-artifacts/NAME.png`.
+    pub async fn shot(&self, name: &str) -> anyhow::Result<()> {
+        let path = crate::project::target_dir()
+            .join("e2e-artifacts")
+            .join(format!("{name}.png"));
+        screenshot(&self.client, &path).await?;
+        // The test log names every screenshot, so a person can go and look at it.
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("e2e: screenshot {}", path.display());
+        }
+        Ok(())
+    }
+}

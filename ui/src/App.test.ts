@@ -1,17 +1,39 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
-import type { Mode, Status } from './lib/backend';
-import { MODEL_NOT_CONFIGURED } from './lib/conversation';
+import type {
+  ChannelEvent,
+  ChatStatus,
+  Decision,
+  DecisionRequest,
+  LoopEvent,
+  Mode,
+  Snapshot,
+  StreamEvent,
+} from './lib/gen/protocol';
 import App from './App.svelte';
+import type * as Backend from './lib/backend';
 
-vi.mock('./lib/backend', () => ({
-  getStatus: vi.fn(),
-  setMode: vi.fn(),
-  cycleMode: vi.fn(),
-  selectAgent: vi.fn(),
-  onStatus: vi.fn(),
-}));
+vi.mock('./lib/backend', async () => {
+  const actual = await vi.importActual<typeof Backend>('./lib/backend');
+  return {
+    BackendError: actual.BackendError,
+    getStatus: vi.fn(),
+    setMode: vi.fn(),
+    cycleMode: vi.fn(),
+    selectAgent: vi.fn(),
+    onStatus: vi.fn(),
+    getChat: vi.fn(),
+    onChat: vi.fn(),
+    getHistory: vi.fn(),
+    sendPrompt: vi.fn(),
+    stopPrompt: vi.fn(),
+    pendingDecisions: vi.fn(),
+    answerDecision: vi.fn(),
+    checkRules: vi.fn(),
+    onDecision: vi.fn(),
+  };
+});
 
 import * as backend from './lib/backend';
 
@@ -23,20 +45,70 @@ const AGENTS = [
 
 const ORDER: Mode[] = ['default', 'edit', 'plan', 'auto', 'bypass'];
 
-function status(overrides: Partial<Status> = {}): Status {
+function snapshot(overrides: Partial<Snapshot> = {}): Snapshot {
   return { mode: 'default', agent: 'build', agents: AGENTS, project: '/home/ada/projects/engine', ...overrides };
 }
 
-/** The fake backend's state and the listener the app registered. */
-let current: Status;
-let emit: (s: Status) => void;
+function chatStatus(overrides: Partial<ChatStatus> = {}): ChatStatus {
+  return {
+    session_id: null,
+    provider: 'openai',
+    model: 'gpt-test',
+    setup_problem: null,
+    usage: { input_tokens: 0, output_tokens: 0 },
+    running: false,
+    session_rules: [],
+    todos: [],
+    ...overrides,
+  };
+}
+
+function decision(overrides: Partial<Decision> = {}): Decision {
+  return {
+    verdict: 'ask',
+    reason: 'default mode asks before running shell commands',
+    trace: [{ stage: 'mode', result: 'default mode asks before running shell commands' }],
+    fragments: [{ text: 'npm test', verdict: 'ask' }],
+    capped: false,
+    origin: null,
+    always_allow_rules: ['bash(npm test)'],
+    ...overrides,
+  };
+}
+
+function permission(command = 'npm test', over: Partial<Decision> = {}): DecisionRequest {
+  return {
+    kind: 'permission',
+    tool: 'bash',
+    subject: command,
+    input: { command },
+    decision: decision(over),
+    cwd: '/home/ada/projects/engine',
+  };
+}
+
+/** The fake backend's state and the listeners the app registered. */
+let current: Snapshot;
+let emitStatus: (s: Snapshot) => void;
+let emitChat: (c: ChatStatus) => void;
+let emitDecision: (e: ChannelEvent) => void;
+let stream: ((e: StreamEvent) => void) | null;
+
+function send(event: LoopEvent) {
+  if (!stream) throw new Error('no prompt is running');
+  stream({ at_ms: Date.now(), event });
+}
 
 beforeEach(() => {
   vi.resetAllMocks();
-  current = status();
-  emit = () => {
-    throw new Error('onStatus was never subscribed');
+  current = snapshot();
+  stream = null;
+  const never = () => {
+    throw new Error('never subscribed');
   };
+  emitStatus = never;
+  emitChat = never;
+  emitDecision = never;
   vi.mocked(backend.getStatus).mockImplementation(async () => current);
   vi.mocked(backend.setMode).mockImplementation(async (mode) => (current = { ...current, mode }));
   vi.mocked(backend.cycleMode).mockImplementation(async () => {
@@ -48,7 +120,25 @@ beforeEach(() => {
     return (current = { ...current, agent: name, mode });
   });
   vi.mocked(backend.onStatus).mockImplementation(async (cb) => {
-    emit = cb;
+    emitStatus = cb;
+    return () => {};
+  });
+  vi.mocked(backend.getChat).mockResolvedValue(chatStatus());
+  vi.mocked(backend.onChat).mockImplementation(async (cb) => {
+    emitChat = cb;
+    return () => {};
+  });
+  vi.mocked(backend.getHistory).mockResolvedValue([]);
+  vi.mocked(backend.sendPrompt).mockImplementation(async (text, onEvent) => {
+    stream = onEvent;
+    onEvent({ at_ms: Date.now(), event: { type: 'user_prompt', text } });
+  });
+  vi.mocked(backend.stopPrompt).mockResolvedValue(true);
+  vi.mocked(backend.pendingDecisions).mockResolvedValue([]);
+  vi.mocked(backend.answerDecision).mockResolvedValue(undefined);
+  vi.mocked(backend.checkRules).mockResolvedValue({ ok: true, problems: [] });
+  vi.mocked(backend.onDecision).mockImplementation(async (cb) => {
+    emitDecision = cb;
     return () => {};
   });
 });
@@ -57,33 +147,35 @@ async function renderApp() {
   const user = userEvent.setup();
   const result = render(App);
   await waitFor(() => expect(screen.getByTestId('status-mode')).toHaveTextContent(/^default$/));
+  await waitFor(() => expect(backend.onDecision).toHaveBeenCalled());
   return { user, ...result };
 }
 
 const input = () => screen.getByTestId('chat-input') as HTMLTextAreaElement;
 
+/** Waits past a new dialog's key guard. */
+const pastGuard = () => new Promise((r) => setTimeout(r, 420));
+
 describe('status bar', () => {
-  it('shows the mode and agent from getStatus', async () => {
-    current = status({ mode: 'default', agent: 'build' });
+  it('shows the mode, agent, model and token usage from the backend', async () => {
     await renderApp();
-    expect(backend.getStatus).toHaveBeenCalledTimes(1);
-    expect(screen.getByTestId('status-mode').textContent).toBe('default');
     expect(screen.getByTestId('status-agent').textContent).toBe('build');
     expect(screen.getByTestId('project-path')).toHaveTextContent('/home/ada/projects/engine');
-    expect(screen.getByTestId('mode-select')).toHaveValue('default');
-    expect(screen.getByTestId('agent-select')).toHaveValue('build');
+    await waitFor(() => expect(screen.getByTestId('status-model')).toHaveTextContent('openai/gpt-test'));
+    expect(screen.getByTestId('token-usage')).toHaveTextContent('0 in · 0 out');
+    emitChat(chatStatus({ usage: { input_tokens: 12_345, output_tokens: 678 } }));
+    await waitFor(() => expect(screen.getByTestId('token-usage')).toHaveTextContent('12k in · 678 out'));
   });
 
   it('follows status events from other surfaces and confirms the switch', async () => {
     await renderApp();
-    emit(status({ mode: 'auto' }));
+    emitStatus(snapshot({ mode: 'auto' }));
     await waitFor(() => expect(screen.getByTestId('status-mode').textContent).toBe('auto'));
     expect(screen.getByTestId('mode-select')).toHaveValue('auto');
-    expect(screen.getByTestId('confirm-line')).toHaveTextContent(/^Mode: auto — runs anything without asking/);
+    expect(screen.getByTestId('confirm-line')).toHaveTextContent(/^Mode: auto — everything runs, except/);
 
-    emit(status({ mode: 'plan', agent: 'plan' }));
+    emitStatus(snapshot({ mode: 'plan', agent: 'plan' }));
     await waitFor(() => expect(screen.getByTestId('status-agent').textContent).toBe('plan'));
-    expect(screen.getByTestId('status-mode').textContent).toBe('plan');
     const lines = screen.getAllByTestId('confirm-line');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toHaveTextContent('Agent: plan (mode plan)');
@@ -92,111 +184,66 @@ describe('status bar', () => {
   it('shows a clear error when the backend cannot be reached', async () => {
     vi.mocked(backend.getStatus).mockRejectedValue(new Error('the page is not running inside the Decode app'));
     render(App);
-    expect(await screen.findByTestId('error-line')).toHaveTextContent(
-      'Could not load the status: the page is not running inside the Decode app',
-    );
+    expect(await screen.findByText(/Could not load the status: the page is not running/)).toBeInTheDocument();
     expect(screen.getByTestId('status-mode').textContent).toBe('…');
     expect(screen.getByTestId('mode-select')).toBeDisabled();
   });
 });
 
-describe('slash commands', () => {
+describe('slash commands and keys', () => {
   it('/mode edit switches through setMode and confirms in one line', async () => {
     const { user } = await renderApp();
     await user.type(input(), '/mode edit{Enter}');
     expect(backend.setMode).toHaveBeenCalledExactlyOnceWith('edit');
     const line = await screen.findByTestId('confirm-line');
-    expect(line.textContent).toBe('Mode: edit — reads and edits run without asking; commands ask.');
-    expect(screen.getByTestId('status-mode').textContent).toBe('edit');
+    expect(line.textContent).toBe('Mode: edit — reads and file edits run; shell commands ask');
     expect(input().value).toBe('');
-    expect(screen.queryAllByTestId('message')).toHaveLength(0);
+    expect(backend.sendPrompt).not.toHaveBeenCalled();
   });
 
-  it('/mode nope shows an error naming the valid modes and switches nothing', async () => {
+  it('/mode nope names the valid modes, switches nothing and keeps the text', async () => {
     const { user } = await renderApp();
     await user.type(input(), '/mode nope{Enter}');
-    const error = await screen.findByTestId('error-line');
-    expect(error).toHaveTextContent('Unknown mode "nope". Valid modes: default, edit, plan, auto, bypass.');
+    expect(await screen.findByTestId('error-line')).toHaveTextContent(
+      'Unknown mode "nope". Valid modes: default, edit, plan, auto, bypass.',
+    );
     expect(backend.setMode).not.toHaveBeenCalled();
-    expect(screen.queryByTestId('confirm-line')).toBeNull();
-    expect(screen.getByTestId('status-mode').textContent).toBe('default');
+    expect(input().value).toBe('/mode nope');
   });
 
-  it('/agent plan selects the agent and confirms with its mode', async () => {
+  it('/agent plan selects the agent; /help lists commands, modes and agents', async () => {
     const { user } = await renderApp();
     await user.type(input(), '/agent plan{Enter}');
-    expect(backend.selectAgent).toHaveBeenCalledExactlyOnceWith('plan');
     expect(await screen.findByTestId('confirm-line')).toHaveTextContent('Agent: plan (mode plan)');
-    expect(screen.getByTestId('status-agent').textContent).toBe('plan');
-    expect(screen.getByTestId('status-mode').textContent).toBe('plan');
-  });
-
-  it('/agent with an unknown name lists the available agents', async () => {
-    const { user } = await renderApp();
-    await user.type(input(), '/agent ghost{Enter}');
-    expect(await screen.findByTestId('error-line')).toHaveTextContent(
-      'Unknown agent "ghost". Available agents: build, plan, explore.',
-    );
-    expect(backend.selectAgent).not.toHaveBeenCalled();
-  });
-
-  it('/help lists commands, modes and agents', async () => {
-    const { user } = await renderApp();
     await user.type(input(), '/help{Enter}');
     const help = await screen.findByTestId('help');
-    for (const text of ['/mode NAME', '/agent NAME', '/help', 'Shift+Tab', 'default (current)', 'bypass', 'build (current)', 'explore', 'Reads and searches.']) {
+    for (const text of ['/mode NAME', '/agent NAME', 'Shift+Tab', 'Up / Down', 'Reads and searches.']) {
       expect(within(help).getByText(text)).toBeInTheDocument();
     }
+    // The current mode and the current agent are both `plan`.
+    expect(within(help).getAllByText('plan (current)')).toHaveLength(2);
   });
 
-  it('unknown commands give a one-line error', async () => {
+  it('Shift+Tab cycles all five modes through the backend, also as WebKitGTK reports it', async () => {
     const { user } = await renderApp();
-    await user.type(input(), '/frobnicate{Enter}');
-    expect(await screen.findByTestId('error-line')).toHaveTextContent(/Unknown command \/frobnicate\. Commands: /);
-  });
-
-  it('a backend refusal is shown as an error line', async () => {
-    vi.mocked(backend.setMode).mockRejectedValue(new Error('Bypass mode is disabled by settings.'));
-    const { user } = await renderApp();
-    await user.type(input(), '/mode bypass{Enter}');
-    expect(await screen.findByTestId('error-line')).toHaveTextContent('Bypass mode is disabled by settings.');
-    expect(screen.queryByTestId('confirm-line')).toBeNull();
-    expect(screen.getByTestId('status-mode').textContent).toBe('default');
-  });
-});
-
-describe('keyboard', () => {
-  it('Shift+Tab cycles the mode through the backend', async () => {
-    const { user } = await renderApp();
-    await user.keyboard('{Shift>}{Tab}{/Shift}');
-    expect(backend.cycleMode).toHaveBeenCalledTimes(1);
-    await waitFor(() => expect(screen.getByTestId('status-mode').textContent).toBe('edit'));
-    expect(screen.getByTestId('confirm-line')).toHaveTextContent('Mode: edit');
-
-    await user.keyboard('{Shift>}{Tab}{/Shift}');
-    await waitFor(() => expect(screen.getByTestId('status-mode').textContent).toBe('plan'));
-    expect(backend.cycleMode).toHaveBeenCalledTimes(2);
-  });
-
-  it('Shift+Tab as WebKitGTK reports it (key Unidentified, code Tab) also cycles', async () => {
-    await renderApp();
+    const seen: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await user.keyboard('{Shift>}{Tab}{/Shift}');
+      await waitFor(() => expect(screen.getByTestId('status-mode').textContent).toBe(ORDER[i + 1]));
+      seen.push(screen.getByTestId('status-mode').textContent ?? '');
+    }
     const event = new KeyboardEvent('keydown', { key: 'Unidentified', code: 'Tab', shiftKey: true, cancelable: true });
     await fireEvent(window, event);
     expect(event.defaultPrevented).toBe(true);
-    await waitFor(() => expect(screen.getByTestId('status-mode').textContent).toBe('edit'));
-    expect(backend.cycleMode).toHaveBeenCalledTimes(1);
-  });
-
-  it('plain Tab does not cycle', async () => {
-    const { user } = await renderApp();
-    await user.keyboard('{Tab}');
-    expect(backend.cycleMode).not.toHaveBeenCalled();
+    await waitFor(() => expect(screen.getByTestId('status-mode').textContent).toBe('default'));
+    expect([...seen, 'default']).toEqual(['edit', 'plan', 'auto', 'bypass', 'default']);
+    expect(backend.cycleMode).toHaveBeenCalledTimes(5);
   });
 
   it('a status event racing our own switch does not double the confirmation', async () => {
     vi.mocked(backend.cycleMode).mockImplementation(async () => {
       current = { ...current, mode: 'edit' };
-      emit(current); // the backend emits before the command returns
+      emitStatus(current);
       return current;
     });
     const { user } = await renderApp();
@@ -207,72 +254,341 @@ describe('keyboard', () => {
 });
 
 describe('composer', () => {
-  it('Enter sends a user message, followed by the not-configured notice', async () => {
-    const { user } = await renderApp();
-    await user.type(input(), 'Explain the build script{Enter}');
-    const messages = await screen.findAllByTestId('message');
-    expect(messages).toHaveLength(2);
-    expect(messages[0]).toHaveAttribute('data-role', 'user');
-    expect(messages[0]).toHaveTextContent('Explain the build script');
-    expect(messages[1]).toHaveAttribute('data-role', 'assistant');
-    expect(messages[1]).toHaveClass('notice');
-    expect(messages[1]).toHaveTextContent(MODEL_NOT_CONFIGURED);
-    expect(input().value).toBe('');
-  });
-
-  it('Shift+Enter adds a newline instead of sending; the send button sends', async () => {
+  it('Enter sends the prompt, Shift+Enter adds a line, Up recalls the last prompt', async () => {
     const { user } = await renderApp();
     await user.type(input(), 'first line{Shift>}{Enter}{/Shift}second line');
-    expect(screen.queryAllByTestId('message')).toHaveLength(0);
+    expect(backend.sendPrompt).not.toHaveBeenCalled();
     expect(input().value).toBe('first line\nsecond line');
-    await user.click(screen.getByTestId('send'));
+    await user.keyboard('{Enter}');
+    expect(backend.sendPrompt).toHaveBeenCalledWith('first line\nsecond line', expect.any(Function));
     const [message] = await screen.findAllByTestId('message');
     expect(message).toHaveAttribute('data-role', 'user');
-    expect(message.textContent).toContain('first line\nsecond line');
+    expect(input().value).toBe('');
+    send({ type: 'done', outcome: 'completed', turns: 1 });
+    await user.keyboard('{ArrowUp}');
+    expect(input().value).toBe('first line\nsecond line');
   });
 
   it('does not send blank input', async () => {
     const { user } = await renderApp();
     expect(screen.getByTestId('send')).toBeDisabled();
     await user.type(input(), '   {Enter}');
-    expect(screen.queryAllByTestId('message')).toHaveLength(0);
+    expect(backend.sendPrompt).not.toHaveBeenCalled();
+  });
+
+  it('without a provider the chat says how to set one up and the message is not lost', async () => {
+    vi.mocked(backend.getChat).mockResolvedValue(
+      chatStatus({ provider: null, model: null, setup_problem: 'No model provider is configured. Start with `--provider openai`.' }),
+    );
+    vi.mocked(backend.sendPrompt).mockRejectedValue(
+      new backend.BackendError('no_provider', 'No model provider is configured. Start with `--provider openai`.'),
+    );
+    const { user } = await renderApp();
+    expect(await screen.findByTestId('notice-line')).toHaveTextContent('No model provider is configured');
+    expect(screen.getByTestId('status-model')).toHaveTextContent('not set up');
+    await user.type(input(), 'hello{Enter}');
+    expect(await screen.findByTestId('error-line')).toHaveTextContent('Not sent: no model provider is configured');
+    expect(input().value).toBe('hello');
   });
 });
 
-describe('top bar', () => {
-  it('choosing in the mode dropdown calls setMode and confirms', async () => {
+describe('streaming', () => {
+  it('renders streamed text as Markdown, with code highlighted once the turn ends', async () => {
     const { user } = await renderApp();
-    await user.selectOptions(screen.getByTestId('mode-select'), 'plan');
-    expect(backend.setMode).toHaveBeenCalledExactlyOnceWith('plan');
-    expect(await screen.findByTestId('confirm-line')).toHaveTextContent(
-      'Mode: plan — read-only: edits and commands are denied until you approve the plan.',
-    );
-    expect(screen.getByTestId('status-mode').textContent).toBe('plan');
+    await user.type(input(), 'explain{Enter}');
+    send({ type: 'turn_start', turn: 1, agent: 'build', mode: 'default', model: 'openai/gpt-test' });
+    for (const piece of ['Here is **bold** ', 'and code:\n\n```rust\nfn main() {}\n', '```\n']) {
+      send({ type: 'text_delta', text: piece });
+    }
+    await waitFor(() => expect(screen.getAllByTestId('message')[1]).toHaveTextContent('Here is bold and code:'));
+    const assistant = screen.getAllByTestId('message')[1];
+    expect(assistant).toHaveAttribute('data-role', 'assistant');
+    expect(assistant.querySelector('strong')?.textContent).toBe('bold');
+    expect(assistant.querySelector('pre code .hljs-keyword')).toBeNull();
+    send({ type: 'assistant_message', text: 'Here is **bold** and code:\n\n```rust\nfn main() {}\n```\n', tool_calls: [] });
+    send({ type: 'done', outcome: 'completed', turns: 1 });
+    await waitFor(() => expect(assistant.querySelector('pre code .hljs-keyword')).not.toBeNull());
+    expect(screen.getByTestId('send')).toBeInTheDocument();
   });
 
-  it('mode options explain what each mode lets through before the click', async () => {
+  it('model text cannot inject markup into the window', async () => {
+    const { user } = await renderApp();
+    await user.type(input(), 'x{Enter}');
+    send({ type: 'text_delta', text: 'hi <img src=x onerror="alert(1)"><script>alert(2)</script>' });
+    send({ type: 'done', outcome: 'completed', turns: 1 });
+    await waitFor(() => expect(screen.getAllByTestId('message')[1]).toHaveTextContent('hi'));
+    const assistant = screen.getAllByTestId('message')[1];
+    expect(assistant.querySelector('img')).toBeNull();
+    expect(assistant.querySelector('script')).toBeNull();
+  });
+
+  it('tool calls become cards: running with streamed output, then done with the diff', async () => {
+    const { user } = await renderApp();
+    await user.type(input(), 'build it{Enter}');
+    send({
+      type: 'tool_call_started',
+      id: 'c1',
+      name: 'bash',
+      input: { command: 'cargo build' },
+      decision: decision({ verdict: 'allow', reason: 'allowed by rule bash(cargo *)' }),
+    });
+    send({ type: 'tool_progress', id: 'c1', stream: 'stdout', text: 'Compiling decode\n' });
+    const card = await screen.findByTestId('tool-card');
+    await waitFor(() => expect(card).toHaveAttribute('data-status', 'running'));
+    expect(screen.getByTestId('stop')).toBeInTheDocument();
+    await waitFor(() => expect(within(card).getByTestId('tool-output')).toHaveTextContent('Compiling decode'));
+    send({ type: 'tool_result', id: 'c1', name: 'bash', content: 'ok', is_error: false, ran: true, verdict: 'allow' });
+    send({ type: 'tool_call_started', id: 'c2', name: 'edit', input: { path: 'a.txt' } });
+    send({
+      type: 'tool_result',
+      id: 'c2',
+      name: 'edit',
+      content: 'edited',
+      is_error: false,
+      ran: true,
+      verdict: 'allow',
+      diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n',
+    });
+    send({ type: 'tool_call_started', id: 'c3', name: 'bash', input: { command: 'rm -rf x' } });
+    send({
+      type: 'tool_result',
+      id: 'c3',
+      name: 'bash',
+      content: 'denied by the permission gate: deny rule',
+      is_error: true,
+      ran: false,
+      verdict: 'deny',
+    });
+    await waitFor(() => expect(screen.getAllByTestId('tool-card')).toHaveLength(3));
+    const [c1, c2, c3] = screen.getAllByTestId('tool-card');
+    await waitFor(() => expect(c1).toHaveAttribute('data-status', 'done'));
+    expect(c2).toHaveAttribute('data-status', 'done');
+    expect(within(c2).getByTestId('diff')).toHaveTextContent('+two');
+    expect(c3).toHaveAttribute('data-status', 'denied');
+    // Collapsible.
+    await user.click(within(c2).getByRole('button', { expanded: true }));
+    expect(within(c2).queryByTestId('diff')).toBeNull();
+  });
+
+  it('Stop stops the running prompt', async () => {
+    const { user } = await renderApp();
+    await user.type(input(), 'sleep{Enter}');
+    await user.click(await screen.findByTestId('stop'));
+    expect(backend.stopPrompt).toHaveBeenCalledTimes(1);
+    send({ type: 'done', outcome: 'cancelled', turns: 1 });
+    expect(await screen.findByTestId('notice-line')).toHaveTextContent('Stopped.');
+    expect(await screen.findByTestId('send')).toBeInTheDocument();
+  });
+
+  it('shows the todo list and the rules allowed for this session', async () => {
     await renderApp();
-    const options = within(screen.getByTestId('mode-select')).getAllByRole('option') as HTMLOptionElement[];
-    expect(options.map((o) => o.value)).toEqual(ORDER);
-    const edit = options.find((o) => o.value === 'edit');
-    expect(edit?.title).toBe('Reads and edits run without asking; commands ask.');
-    expect(edit?.textContent).toContain('commands ask');
+    emitChat(
+      chatStatus({
+        todos: [
+          { content: 'Write the test', status: 'done' },
+          { content: 'Fix the parser', status: 'in_progress' },
+        ],
+        session_rules: ['bash(npm test)'],
+      }),
+    );
+    expect(await screen.findByTestId('todo-list')).toHaveTextContent('1 of 2 done');
+    expect(screen.getByTestId('session-rule')).toHaveTextContent('bash(npm test)');
   });
 
-  it('a refused mode change puts the dropdown back', async () => {
-    vi.mocked(backend.setMode).mockRejectedValue(new Error('nope'));
-    const { user } = await renderApp();
-    const select = screen.getByTestId('mode-select');
-    await user.selectOptions(select, 'bypass');
-    expect(await screen.findByTestId('error-line')).toHaveTextContent('nope');
-    await waitFor(() => expect(select).toHaveValue('default'));
+  it('loads the history of a resumed session', async () => {
+    vi.mocked(backend.getChat).mockResolvedValue(chatStatus({ session_id: '20250101-120000-000-ab12' }));
+    vi.mocked(backend.getHistory).mockResolvedValue([
+      { type: 'user_prompt', text: 'earlier question' },
+      { type: 'assistant_message', text: 'earlier **answer**', tool_calls: [] },
+    ]);
+    await renderApp();
+    await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(2));
+    expect(screen.getAllByTestId('message')[1]).toHaveTextContent('earlier answer');
+  });
+});
+
+describe('approval dialog', () => {
+  async function ask(request: DecisionRequest = permission(), id = 1) {
+    const r = await renderApp();
+    emitDecision({ kind: 'pending', id, request });
+    await screen.findByTestId('approval-dialog');
+    return r;
+  }
+
+  it('shows the tool, reason, fragments, folder and stages; queues several as "1 of 3"', async () => {
+    await ask(permission('git status && npm test', { fragments: [
+      { text: 'git status', verdict: 'allow', rule: 'bash(git *)' },
+      { text: 'npm test', verdict: 'ask' },
+    ] }));
+    const dialog = screen.getByTestId('approval-dialog');
+    expect(screen.getByTestId('approval-reason')).toHaveTextContent('default mode asks before running shell commands');
+    expect(screen.getByTestId('approval-command')).toHaveValue('git status && npm test');
+    expect(dialog).toHaveTextContent('/home/ada/projects/engine');
+    expect(dialog.querySelector('[data-state="uncovered"]')).toHaveTextContent('npm test');
+    expect(dialog.querySelector('[data-state="covered"]')).toHaveTextContent('git status');
+    expect(screen.queryByTestId('approval-queue')).toBeNull();
+    emitDecision({ kind: 'queued', id: 2, request: permission('ls') });
+    emitDecision({ kind: 'queued', id: 3, request: permission('pwd') });
+    await waitFor(() => expect(screen.getByTestId('approval-queue')).toHaveTextContent('1 of 3'));
   });
 
-  it('choosing in the agent dropdown calls selectAgent', async () => {
+  it('answers in queue order; a request resolved elsewhere closes', async () => {
+    const { user } = await ask();
+    emitDecision({ kind: 'queued', id: 2, request: { kind: 'question', question: 'Which one?', options: ['A'] } });
+    await user.click(screen.getByTestId('approve-once'));
+    expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'allow_once' });
+    expect(await screen.findByTestId('ask-user-dialog')).toBeInTheDocument();
+    emitDecision({ kind: 'resolved', id: 2, by: 'dialog', answer: { kind: 'answer', text: 'A' } });
+    await waitFor(() => expect(screen.queryByTestId('ask-user-dialog')).toBeNull());
+  });
+
+  it('keyboard: y, s, a and n answer once the 400 ms guard is over; earlier keys are ignored', async () => {
+    await ask();
+    const dialog = screen.getByTestId('approval-dialog');
+    expect(document.activeElement).toBe(dialog);
+    await fireEvent.keyDown(dialog, { key: 'y' });
+    expect(backend.answerDecision).not.toHaveBeenCalled();
+    await pastGuard();
+    await fireEvent.keyDown(dialog, { key: 'y' });
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'allow_once' }));
+  });
+
+  it('s keeps the rule for this session after the gate checks it', async () => {
+    await ask();
+    await pastGuard();
+    await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 's' });
+    await waitFor(() =>
+      expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'allow_for_session', rules: ['bash(npm test)'] }),
+    );
+    expect(backend.checkRules).toHaveBeenCalledWith(1, ['bash(npm test)']);
+  });
+
+  it('n denies with the feedback typed for the model; letters typed in the field are text', async () => {
+    const { user } = await ask();
+    await pastGuard();
+    await user.type(screen.getByTestId('deny-feedback'), 'no network');
+    expect(backend.answerDecision).not.toHaveBeenCalled();
+    await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 'n' });
+    await waitFor(() =>
+      expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'deny', feedback: 'no network' }),
+    );
+  });
+
+  it('keys typed in the composer never answer a dialog, and the draft survives it', async () => {
     const { user } = await renderApp();
-    await user.selectOptions(screen.getByTestId('agent-select'), 'explore');
-    expect(backend.selectAgent).toHaveBeenCalledExactlyOnceWith('explore');
-    expect(await screen.findByTestId('confirm-line')).toHaveTextContent('Agent: explore (mode default)');
-    expect(screen.getByTestId('status-agent').textContent).toBe('explore');
+    await user.type(input(), 'half-written draft');
+    emitDecision({ kind: 'pending', id: 1, request: permission() });
+    await screen.findByTestId('approval-dialog');
+    await pastGuard();
+    await fireEvent.keyDown(input(), { key: 'y' });
+    await fireEvent.keyDown(input(), { key: 'a' });
+    expect(backend.answerDecision).not.toHaveBeenCalled();
+    expect(input().value).toBe('half-written draft');
+    await user.click(screen.getByTestId('deny'));
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'deny', feedback: null }));
+    emitDecision({ kind: 'resolved', id: 1, by: 'window', answer: { kind: 'deny', feedback: null } });
+    await waitFor(() => expect(screen.queryByTestId('approval-dialog')).toBeNull());
+    expect(input().value).toBe('half-written draft');
+  });
+
+  it('Always allow saves the edited rule only when the gate accepts it', async () => {
+    vi.mocked(backend.checkRules).mockImplementation(async (_id, rules) =>
+      rules[0] === 'bash(sh *)'
+        ? { ok: false, problems: ['`bash(sh *)` is a wildcard over `sh`, which runs whatever it is given'] }
+        : { ok: true, problems: [] },
+    );
+    const { user } = await ask(permission('npm run build', { always_allow_rules: ['bash(npm run build)'] }));
+    await pastGuard();
+    const rule = screen.getByTestId('approval-rule');
+    expect(rule).toHaveValue('bash(npm run build)');
+    await user.clear(rule);
+    await user.type(rule, 'bash(sh *)');
+    await user.click(screen.getByTestId('approve-always'));
+    expect(await screen.findByTestId('approval-rule-error')).toHaveTextContent('wildcard over `sh`');
+    expect(backend.answerDecision).not.toHaveBeenCalled();
+    await user.clear(rule);
+    await user.type(rule, 'bash(npm run *)');
+    await user.click(screen.getByTestId('approve-always'));
+    await waitFor(() =>
+      expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'always_allow', rules: ['bash(npm run *)'] }),
+    );
+  });
+
+  it('an edited command is sent to be judged again; keeping a rule waits for it', async () => {
+    const { user } = await ask();
+    await pastGuard();
+    const command = screen.getByTestId('approval-command');
+    await user.clear(command);
+    await user.type(command, 'npm test -- --watch=false');
+    expect(screen.getByTestId('approve-always')).toBeDisabled();
+    expect(screen.getByTestId('approve-session')).toBeDisabled();
+    expect(screen.getByTestId('approve-once')).toHaveTextContent('Run edited');
+    await user.click(screen.getByTestId('approve-once'));
+    await waitFor(() =>
+      expect(backend.answerDecision).toHaveBeenCalledWith(1, {
+        kind: 'edit_command',
+        command: 'npm test -- --watch=false',
+      }),
+    );
+  });
+
+  it('a capped call offers only Allow once and says why', async () => {
+    await ask(permission('git push', { capped: true, always_allow_rules: [], reason: 'external effect: git push asks' }));
+    expect(screen.getByTestId('approval-capped')).toHaveTextContent('Only “Allow once” is offered');
+    expect(screen.queryByTestId('approve-always')).toBeNull();
+    expect(screen.queryByTestId('approve-session')).toBeNull();
+    expect(screen.queryByTestId('approval-rule')).toBeNull();
+    expect(screen.getByTestId('approve-once')).toBeEnabled();
+  });
+
+  it('a write shows the diff it would make', async () => {
+    await ask({
+      kind: 'permission',
+      tool: 'write',
+      subject: 'NOTES.md',
+      input: { path: 'NOTES.md', content: 'hi\n' },
+      decision: decision({ reason: 'default mode asks before editing files', always_allow_rules: ['write(NOTES.md)'] }),
+      diff: '--- /dev/null\n+++ b/NOTES.md\n@@ -0,0 +1 @@\n+hi\n',
+    });
+    expect(screen.getByTestId('diff')).toHaveTextContent('+hi');
+    expect(screen.queryByTestId('approval-command')).toBeNull();
+  });
+});
+
+describe('ask_user and plan dialogs', () => {
+  it('an option answers the question; free text works too', async () => {
+    const { user } = await renderApp();
+    emitDecision({ kind: 'pending', id: 7, request: { kind: 'question', question: 'Which **db**?', options: ['Postgres', 'SQLite'] } });
+    const dialog = await screen.findByTestId('ask-user-dialog');
+    expect(dialog.querySelector('strong')).toHaveTextContent('db');
+    await user.click(screen.getAllByTestId('ask-user-option')[1]);
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(7, { kind: 'answer', text: 'SQLite' }));
+    emitDecision({ kind: 'pending', id: 8, request: { kind: 'question', question: 'Name?', options: [] } });
+    await waitFor(() => expect(screen.getByTestId('ask-user-dialog')).toHaveTextContent('Name?'));
+    await pastGuard();
+    await user.type(screen.getByTestId('ask-user-answer'), 'decode');
+    await user.click(screen.getByTestId('ask-user-submit'));
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(8, { kind: 'answer', text: 'decode' }));
+  });
+
+  it('the plan is approved into the chosen mode, or sent back with feedback', async () => {
+    const { user } = await renderApp();
+    emitDecision({ kind: 'pending', id: 3, request: { kind: 'plan_approval', plan: '# Plan\n\n1. Test' } });
+    const dialog = await screen.findByTestId('plan-dialog');
+    expect(dialog.querySelector('h1')).toHaveTextContent('Plan');
+    expect(screen.getByTestId('plan-approve-mode')).toHaveValue('edit');
+    await pastGuard();
+    await user.selectOptions(screen.getByTestId('plan-approve-mode'), 'auto');
+    await user.click(screen.getByTestId('plan-approve'));
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(3, { kind: 'plan_approved', mode: 'auto' }));
+
+    emitDecision({ kind: 'pending', id: 4, request: { kind: 'plan_approval', plan: 'Plan B' } });
+    await waitFor(() => expect(screen.getByTestId('plan-dialog')).toHaveTextContent('Plan B'));
+    await pastGuard();
+    await user.type(screen.getByTestId('plan-feedback'), 'also the docs');
+    await user.click(screen.getByTestId('plan-reject'));
+    await waitFor(() =>
+      expect(backend.answerDecision).toHaveBeenCalledWith(4, { kind: 'plan_rejected', feedback: 'also the docs' }),
+    );
   });
 });

@@ -28,9 +28,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use decode_policy::{Decision, Mode, ToolKind, Verdict};
+use decode_policy::{ToolKind, Verdict};
+use decode_protocol::ErrorKind;
+pub use decode_protocol::{LoopEvent, Outcome, ProgressStream};
 use futures_util::future::join_all;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -40,116 +41,9 @@ use crate::providers::{
     ToolOutput, ToolSpec, Usage, DEFAULT_MAX_OUTPUT_TOKENS,
 };
 use crate::session::Session;
+use crate::session_rules::SessionRules;
 use crate::state::ActiveState;
 use crate::tools::{self, SessionState, ToolContext, ToolHandler, ToolProgress};
-
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// The model answered without calling a tool, and nothing it needed was denied.
-    Completed,
-    /// The run ended right after a denied call the model did not get around: the last
-    /// turn with tool calls had a denial, and no later call ran.
-    Denied,
-    /// The provider failed (after its retries).
-    ProviderFailed,
-    /// `maxTurns` model turns were used up.
-    MaxTurns,
-    /// The run was stopped.
-    Cancelled,
-}
-
-impl Outcome {
-    /// The exit code of `decode run`: 0 completed, 1 provider failure, 3 denied,
-    /// 4 turn limit, 130 stopped.
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Outcome::Completed => 0,
-            Outcome::ProviderFailed => 1,
-            Outcome::Denied => 3,
-            Outcome::MaxTurns => 4,
-            Outcome::Cancelled => 130,
-        }
-    }
-}
-
-/// Everything the loop reports. Serialises as `{"type": "text_delta", …}` (snake_case
-/// type names); the `--json` output of `decode run` and the transcripts are these.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum LoopEvent {
-    /// The person's prompt.
-    UserPrompt { text: String },
-    /// A model turn begins.
-    TurnStart {
-        turn: u32,
-        agent: String,
-        mode: Mode,
-        model: String,
-    },
-    /// Text from the model.
-    TextDelta { text: String },
-    /// The model's whole turn: its text and its tool calls.
-    AssistantMessage {
-        text: String,
-        #[serde(default)]
-        tool_calls: Vec<ToolCall>,
-    },
-    /// A tool call is about to go through the gate; `decision` is the gate's verdict
-    /// at this moment (absent for calls that cannot be judged: an unknown tool or
-    /// arguments that are not JSON).
-    ToolCallStarted {
-        id: String,
-        name: String,
-        input: Value,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        decision: Option<Decision>,
-    },
-    /// Output of a running tool (bash's stdout and stderr as they come).
-    ToolProgress {
-        id: String,
-        /// `stdout`, `stderr` or `note`.
-        stream: String,
-        text: String,
-    },
-    /// A tool call finished (or was denied).
-    ToolResult {
-        id: String,
-        name: String,
-        /// What the model reads.
-        content: String,
-        is_error: bool,
-        /// Whether the tool actually ran.
-        ran: bool,
-        /// The gate's verdict.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        verdict: Option<Verdict>,
-        /// The person's answer, when the gate asked.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        answer: Option<DecisionAnswer>,
-        /// For the person: a saved rule, or why it could not be saved.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        note: Option<String>,
-        /// File tools: the change, as a unified diff.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        diff: Option<String>,
-    },
-    /// Something the person should know (retries, shortened context, limits).
-    Notice { text: String },
-    /// A model turn and its tool calls are over.
-    TurnEnd {
-        turn: u32,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        stop_reason: Option<StopReason>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        usage: Option<Usage>,
-    },
-    /// The run failed: one sentence.
-    Error { kind: String, message: String },
-    /// The run is over.
-    Done { outcome: Outcome, turns: u32 },
-}
 
 /// Receives every [`LoopEvent`]; must not block for long.
 pub type EventSink = Arc<dyn Fn(&LoopEvent) + Send + Sync>;
@@ -224,6 +118,7 @@ pub struct AgentLoop {
     active: Arc<ActiveState>,
     decisions: Arc<dyn DecisionSurface>,
     tool_session: Arc<SessionState>,
+    session_rules: Arc<SessionRules>,
     emitter: Arc<Emitter>,
     messages: Vec<Message>,
     config: LoopConfig,
@@ -278,6 +173,7 @@ impl AgentLoop {
             active,
             decisions,
             tool_session,
+            session_rules: Arc::new(SessionRules::new()),
             emitter: Arc::new(Emitter {
                 sink: Arc::new(|_| {}),
                 transcript: Mutex::new(None),
@@ -308,6 +204,13 @@ impl AgentLoop {
             .transcript
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Some(session);
+        self
+    }
+
+    /// Uses these "allow for this session" rules (shared with the window, which lists
+    /// them).
+    pub fn with_session_rules(mut self, rules: Arc<SessionRules>) -> AgentLoop {
+        self.session_rules = rules;
         self
     }
 
@@ -476,9 +379,9 @@ impl AgentLoop {
                 return TurnEnd::Finished(Outcome::Cancelled);
             }
             let (kind, message) = match error {
-                Some(e) => (e.kind_name().to_string(), e.message),
+                Some(e) => (e.error_kind(), e.message),
                 None => (
-                    "stream_cut".to_string(),
+                    ErrorKind::StreamCut,
                     format!(
                         "the answer from {} ended before it was complete",
                         info.provider
@@ -588,6 +491,7 @@ impl AgentLoop {
             answer: None,
             note: None,
             diff: None,
+            edited_command: None,
         });
         CallReport {
             output: ToolOutput {
@@ -656,18 +560,19 @@ impl AgentLoop {
         let id = call.id.clone();
         let progress: tools::ProgressSink = Arc::new(move |p: ToolProgress| {
             let (stream, text) = match p {
-                ToolProgress::Stdout { text } => ("stdout", text),
-                ToolProgress::Stderr { text } => ("stderr", text),
-                ToolProgress::Note { text } => ("note", text),
+                ToolProgress::Stdout { text } => (ProgressStream::Stdout, text),
+                ToolProgress::Stderr { text } => (ProgressStream::Stderr, text),
+                ToolProgress::Note { text } => (ProgressStream::Note, text),
             };
             emitter.emit(LoopEvent::ToolProgress {
                 id: id.clone(),
-                stream: stream.to_string(),
+                stream,
                 text,
             });
         });
         let ctx = ToolContext::new(Arc::clone(&self.active), Arc::clone(&self.decisions))
             .with_session(Arc::clone(&self.tool_session))
+            .with_session_rules(Arc::clone(&self.session_rules))
             .with_cancel(cancel.child_token())
             .with_progress(progress);
         let outcome = tools::run_call(&*handler, call.input.clone(), &ctx).await;
@@ -688,6 +593,7 @@ impl AgentLoop {
             answer: outcome.answer.clone(),
             note: outcome.note.clone(),
             diff: outcome.result.diff.clone(),
+            edited_command: outcome.edited_command.clone(),
         });
         CallReport {
             output: ToolOutput {
@@ -819,29 +725,6 @@ fn is_parallel_safe(call: &ToolCall) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn events_serialise_with_snake_case_types() {
-        let e = LoopEvent::TextDelta { text: "hi".into() };
-        assert_eq!(
-            serde_json::to_value(&e).unwrap(),
-            serde_json::json!({"type": "text_delta", "text": "hi"})
-        );
-        let d = LoopEvent::Done {
-            outcome: Outcome::Denied,
-            turns: 2,
-        };
-        let v = serde_json::to_value(&d).unwrap();
-        assert_eq!(v["outcome"], "denied");
-        assert_eq!(serde_json::from_value::<LoopEvent>(v).unwrap(), d);
-    }
-
-    #[test]
-    fn exit_codes() {
-        assert_eq!(Outcome::Completed.exit_code(), 0);
-        assert_eq!(Outcome::ProviderFailed.exit_code(), 1);
-        assert_eq!(Outcome::Denied.exit_code(), 3);
-    }
 
     #[test]
     fn token_estimate_is_chars_over_four() {

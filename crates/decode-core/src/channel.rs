@@ -5,7 +5,9 @@
 //! (the window's modal, a native dialog while the window is hidden, the terminal) is
 //! told about it with [`ChannelEvent::Pending`]; whichever answers first wins, the
 //! others are told with [`ChannelEvent::Resolved`] and a late answer gets
-//! [`AlreadyAnswered`]. Then the next request becomes current.
+//! [`AlreadyAnswered`]. Then the next request becomes current. A request that joins
+//! the queue behind the current one is announced with [`ChannelEvent::Queued`], so a
+//! surface can say "1 of 3".
 //!
 //! When no surface is subscribed, a request is answered
 //! [`DecisionAnswer::Unavailable`] at once (nobody could ever answer it). Cancelling
@@ -22,31 +24,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
-use serde::Serialize;
+pub use decode_protocol::{ChannelEvent, DecisionId};
 use tokio::sync::oneshot;
 
 use crate::decision::{DecisionAnswer, DecisionRequest, DecisionSurface};
-
-/// Identifies one request in the channel.
-pub type DecisionId = u64;
-
-/// What the surfaces are told.
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ChannelEvent {
-    /// `request` is now the one to answer.
-    Pending {
-        id: DecisionId,
-        request: DecisionRequest,
-    },
-    /// The request was answered (by a surface, or `cancel` / `gone` when the run
-    /// stopped or its asker gave up): surfaces showing it close it.
-    Resolved {
-        id: DecisionId,
-        by: String,
-        answer: DecisionAnswer,
-    },
-}
 
 /// The request was already answered, or never existed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -327,11 +308,12 @@ impl DecisionSurface for DecisionChannel {
                 request: request.clone(),
                 reply: tx,
             });
-            if becomes_current {
-                inner
-                    .outbox
-                    .push_back(ChannelEvent::Pending { id, request });
-            }
+            let event = if becomes_current {
+                ChannelEvent::Pending { id, request }
+            } else {
+                ChannelEvent::Queued { id, request }
+            };
+            inner.outbox.push_back(event);
         }
         tracing::debug!(id, "decision queued");
         self.deliver();

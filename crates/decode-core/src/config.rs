@@ -17,13 +17,13 @@
 //! consulted and a missing key is fine. A key lives in an [`ApiKey`], whose `Debug` and
 //! `Display` print `[redacted]`, so it cannot reach a log or a transcript by accident.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use crate::providers::{is_local_url, ProviderKind, ProviderSettings, RetryPolicy};
+pub use crate::secret::ApiKey;
 
 /// The config file name inside the config folder.
 pub const CONFIG_FILE: &str = "config.json";
@@ -33,43 +33,6 @@ pub const DEFAULT_MAX_TURNS: u32 = 50;
 pub const KEYRING_SERVICE: &str = "decode";
 /// The provider-independent key variable.
 pub const DECODE_API_KEY: &str = "DECODE_API_KEY";
-
-// ---------------------------------------------------------------------------------
-// ApiKey
-
-/// A secret API key. Its `Debug` and `Display` never show it; only [`ApiKey::expose`]
-/// does, for the one header that carries it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct ApiKey(String);
-
-impl ApiKey {
-    /// Wraps a key (surrounding whitespace removed).
-    pub fn new(key: impl Into<String>) -> ApiKey {
-        ApiKey(key.into().trim().to_string())
-    }
-
-    /// The key itself, to put in a request header.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-
-    /// Whether the key is empty.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ApiKey([redacted])")
-    }
-}
-
-impl fmt::Display for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
 
 // ---------------------------------------------------------------------------------
 // The config file

@@ -11,7 +11,13 @@
 //! - [`agent_loop`]: the loop that runs a prompt through model turns and gated tool calls;
 //! - [`channel`]: the one queue of decisions every surface answers;
 //! - [`session`]: the JSONL transcripts of conversations, and resuming them;
-//! - [`config`]: the app's config file and API keys (env vars, OS keyring).
+//! - [`config`]: the app's config file and API keys (env vars, OS keyring);
+//! - [`session_rules`]: "allow for this session" rules, kept in memory;
+//! - [`rule_check`]: checks rules a person edits before they are kept or saved;
+//! - [`preview`]: the diff a write or edit would make, for the approval dialog;
+//! - [`chat`]: one window's chat session: the loop, its transcript and its status.
+//!
+//! The types that cross to the surfaces live in `decode-protocol`.
 
 #[cfg(feature = "engine")]
 pub mod agent_loop;
@@ -19,15 +25,25 @@ pub mod agents;
 #[cfg(feature = "engine")]
 pub mod channel;
 #[cfg(feature = "engine")]
+pub mod chat;
+#[cfg(feature = "engine")]
 pub mod config;
 pub mod decision;
 pub mod dirs;
 pub mod display;
 pub mod fsutil;
 #[cfg(feature = "engine")]
+pub mod preview;
+#[cfg(feature = "engine")]
 pub mod providers;
 #[cfg(feature = "engine")]
+pub mod rule_check;
+#[cfg(feature = "engine")]
+pub mod secret;
+#[cfg(feature = "engine")]
 pub mod session;
+#[cfg(feature = "engine")]
+pub mod session_rules;
 pub mod settings;
 pub mod state;
 #[cfg(feature = "engine")]

@@ -25,8 +25,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agent_loop::LoopEvent;
-use crate::providers::{Message, ToolOutput};
+use decode_protocol::{LoopEvent, Message, ToolOutput};
 
 /// The transcript format version written in the header.
 pub const SESSION_FORMAT_VERSION: u32 = 1;

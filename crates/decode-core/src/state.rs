@@ -15,35 +15,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use decode_policy::{Call, Decision, Gate, Mode, PolicyInput, PolicyWarning, Tool};
-use serde::Serialize;
+use decode_protocol::ErrorKind;
+pub use decode_protocol::{AgentSummary, Snapshot};
 
 use crate::agents::{Agent, AgentError, Catalog, DEFAULT_AGENT};
 use crate::settings::{Settings, SettingsWarning};
 use crate::trust::{TrustError, TrustStore};
-
-/// One agent as listed to the surfaces.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AgentSummary {
-    /// The agent's name.
-    pub name: String,
-    /// Its one-line description.
-    pub description: String,
-}
-
-/// What every surface shows: the active agent and mode, the agents to pick from, and
-/// the project. Serialises as `{"agent", "mode" (lowercase), "agents": [{"name",
-/// "description"}], "project"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Snapshot {
-    /// The active agent's name.
-    pub agent: String,
-    /// The active mode.
-    pub mode: Mode,
-    /// Every agent of the catalog, in catalog order.
-    pub agents: Vec<AgentSummary>,
-    /// The project root.
-    pub project: String,
-}
 
 /// Why the state could not be opened or changed. Each message is one line naming
 /// the valid choices where there are some.
@@ -80,6 +57,15 @@ impl StateError {
             StateError::UnknownAgent { .. } => "unknown_agent",
             StateError::UnknownMode { .. } => "unknown_mode",
             StateError::Project { .. } => "project",
+        }
+    }
+
+    /// The kind as the surfaces know it.
+    pub fn error_kind(&self) -> ErrorKind {
+        match self {
+            StateError::UnknownAgent { .. } => ErrorKind::UnknownAgent,
+            StateError::UnknownMode { .. } => ErrorKind::UnknownMode,
+            StateError::Project { .. } => ErrorKind::Project,
         }
     }
 }

@@ -29,6 +29,8 @@ impl Log {
                     _ => format!("{name}: pending {id}"),
                 },
                 ChannelEvent::Resolved { id, by, .. } => format!("{name}: resolved {id} by {by}"),
+                // Announcements of queued requests are checked on their own below.
+                ChannelEvent::Queued { .. } => return,
             };
             log.lock().unwrap().push(line);
         })
@@ -208,4 +210,44 @@ async fn a_late_surface_sees_the_current_request_and_can_answer_from_its_callbac
     );
     assert!(channel.unsubscribe(first));
     assert_eq!(channel.surfaces(), 1);
+}
+
+#[tokio::test]
+async fn requests_behind_the_current_one_are_announced_as_queued() {
+    let channel = Arc::new(DecisionChannel::new());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let seen2 = Arc::clone(&seen);
+    channel.subscribe(Box::new(move |e| {
+        let line = match e {
+            ChannelEvent::Pending { id, .. } => format!("pending {id}"),
+            ChannelEvent::Queued { id, .. } => format!("queued {id}"),
+            ChannelEvent::Resolved { id, .. } => format!("resolved {id}"),
+        };
+        seen2.lock().unwrap().push(line);
+    }));
+    let mut askers = Vec::new();
+    for q in ["first", "second", "third"] {
+        let c = Arc::clone(&channel);
+        askers.push(tokio::spawn(async move { c.ask(question(q)).await }));
+        settle().await;
+    }
+    channel
+        .answer(1, DecisionAnswer::Answer { text: "a".into() })
+        .unwrap();
+    channel.cancel_all("stopped");
+    for a in askers {
+        a.await.unwrap();
+    }
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "pending 1",
+            "queued 2",
+            "queued 3",
+            "resolved 1",
+            "pending 2",
+            "resolved 2",
+            "resolved 3"
+        ]
+    );
 }

@@ -187,6 +187,7 @@ fn calls_that_never_finished_get_an_interrupted_result() {
             answer: None,
             note: None,
             diff: None,
+            edited_command: None,
         },
     ];
     let messages = conversation(&events);

@@ -89,6 +89,7 @@ async fn an_ask_answered_once_runs_and_asks_again_next_time() {
         subject,
         input,
         decision,
+        ..
     } = &asked[0]
     else {
         panic!("not a permission ask")

@@ -49,6 +49,10 @@ fn permission(p: &Project, mode: Mode, tool: Tool, subject: &str) -> DecisionReq
         subject: subject.to_string(),
         input: json!({}),
         decision,
+        cwd: None,
+        diff: None,
+        suggested_rules: Vec::new(),
+        edited: false,
     }
 }
 

@@ -4,13 +4,29 @@ const tauri = vi.hoisted(() => ({
   invoke: vi.fn(),
   isTauri: vi.fn(() => true),
   listen: vi.fn(),
+  Channel: class {
+    onmessage: (m: unknown) => void = () => {};
+  },
 }));
 
-vi.mock('@tauri-apps/api/core', () => ({ invoke: tauri.invoke, isTauri: tauri.isTauri }));
+vi.mock('@tauri-apps/api/core', () => ({ invoke: tauri.invoke, isTauri: tauri.isTauri, Channel: tauri.Channel }));
 vi.mock('@tauri-apps/api/event', () => ({ listen: tauri.listen }));
 
-import { BackendError, cycleMode, getStatus, onStatus, selectAgent, setMode, toBackendError } from './backend';
-import type { Status } from './backend';
+import {
+  BackendError,
+  answerDecision,
+  checkRules,
+  cycleMode,
+  getStatus,
+  onDecision,
+  onStatus,
+  selectAgent,
+  sendPrompt,
+  setMode,
+  stopPrompt,
+  toBackendError,
+} from './backend';
+import type { Snapshot as Status } from './gen/protocol';
 
 const STATUS: Status = {
   mode: 'default',
@@ -48,9 +64,9 @@ describe('backend wrappers', () => {
   });
 
   it('wraps plain string rejections and unknown shapes readably', () => {
-    expect(toBackendError('boom', 'Command x')).toMatchObject({ kind: 'error', message: 'boom' });
+    expect(toBackendError('boom', 'Command x')).toMatchObject({ kind: 'other', message: 'boom' });
     expect(toBackendError(42, 'Command x')).toMatchObject({
-      kind: 'unknown',
+      kind: 'other',
       message: 'Command x failed for an unknown reason.',
     });
   });
@@ -73,5 +89,38 @@ describe('backend wrappers', () => {
     expect(cb).toHaveBeenCalledWith(STATUS);
     stop();
     expect(unlisten).toHaveBeenCalled();
+  });
+
+  it('streams a prompt over a Channel and wraps the chat commands', async () => {
+    tauri.invoke.mockResolvedValue(undefined);
+    const events: unknown[] = [];
+    await sendPrompt('hello', (e) => events.push(e));
+    const [command, args] = tauri.invoke.mock.calls[0] as [string, { text: string; onEvent: InstanceType<typeof tauri.Channel> }];
+    expect(command).toBe('send_prompt');
+    expect(args.text).toBe('hello');
+    args.onEvent.onmessage([
+      { at_ms: 1, event: { type: 'text_delta', text: 'hi' } },
+      { at_ms: 2, event: { type: 'text_delta', text: '!' } },
+    ]);
+    expect(events).toEqual([
+      { at_ms: 1, event: { type: 'text_delta', text: 'hi' } },
+      { at_ms: 2, event: { type: 'text_delta', text: '!' } },
+    ]);
+
+    await stopPrompt();
+    await answerDecision(4, { kind: 'deny', feedback: 'no' });
+    await checkRules(4, ['bash(ls)']);
+    expect(tauri.invoke.mock.calls.slice(1)).toEqual([
+      ['stop_prompt', undefined],
+      ['answer_decision', { id: 4, answer: { kind: 'deny', feedback: 'no' } }],
+      ['check_rules', { id: 4, rules: ['bash(ls)'] }],
+    ]);
+  });
+
+  it('listens to decisions', async () => {
+    tauri.listen.mockResolvedValue(() => {});
+    const cb = vi.fn();
+    await onDecision(cb);
+    expect(tauri.listen).toHaveBeenCalledWith('decision', expect.any(Function));
   });
 });

@@ -1,43 +1,41 @@
 /**
  * The one door between the web UI and the Rust backend.
  *
- * Only this module imports `@tauri-apps/*` (enforced by ESLint). Components call
- * the typed wrappers below; tests replace this whole module with `vi.mock`.
+ * Only this module imports `@tauri-apps/*` (enforced by ESLint). It holds nothing but
+ * typed wrappers over the Tauri commands and events; every type crossing the boundary
+ * is generated from Rust into `./gen/` (never spelled here by hand). Tests replace this
+ * whole module with `vi.mock`.
  *
- * Tauri command contract (the Rust side must match these names and shapes):
- *   get_status                      -> Status
- *   set_mode      { mode: Mode }    -> Status
- *   cycle_mode                      -> Status
- *   select_agent  { name: string }  -> Status
- *   event `status` (payload: Status), emitted on every change from any surface.
- * Errors are serialised as `{ kind: string, message: string }`.
+ * Commands (src-tauri/src/gui.rs):
+ *   get_status | set_mode {mode} | cycle_mode | select_agent {name}  -> Snapshot
+ *   get_chat -> ChatStatus, get_history -> LoopEvent[]
+ *   send_prompt {text, onEvent: Channel<StreamEvent[]>} (events in small batches), stop_prompt -> boolean
+ *   pending_decisions -> PendingDecision[], answer_decision {id, answer},
+ *   check_rules {id, rules} -> RuleCheck
+ * Events: `status` (Snapshot), `chat` (ChatStatus), `decision` (ChannelEvent).
+ * Errors arrive as IpcError `{kind, message}` and are rethrown as BackendError.
  */
-import { invoke, isTauri } from '@tauri-apps/api/core';
+import { Channel, invoke, isTauri } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
-
-export type Mode = 'default' | 'edit' | 'plan' | 'auto' | 'bypass';
-
-export type AgentInfo = {
-  name: string;
-  description: string;
-};
-
-export type Status = {
-  mode: Mode;
-  /** Name of the active agent. */
-  agent: string;
-  /** The whole catalog, in display order. */
-  agents: AgentInfo[];
-  /** Absolute path of the open project folder. */
-  project: string;
-};
+import type {
+  ChannelEvent,
+  ChatStatus,
+  DecisionAnswer,
+  ErrorKind,
+  LoopEvent,
+  Mode,
+  PendingDecision,
+  RuleCheck,
+  Snapshot,
+  StreamEvent,
+} from './gen/protocol';
 
 /** An error reported by the backend (or by the IPC layer), with a readable message. */
 export class BackendError extends Error {
-  /** Machine-readable category from the backend, e.g. `unknown_agent`. */
-  readonly kind: string;
+  /** Machine-readable category (the backend's ErrorKind, or `not_connected`/`other`). */
+  readonly kind: ErrorKind;
 
-  constructor(kind: string, message: string, options?: { cause?: unknown }) {
+  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'BackendError';
     this.kind = kind;
@@ -52,13 +50,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function toBackendError(error: unknown, what: string): BackendError {
   if (error instanceof BackendError) return error;
   if (isRecord(error) && typeof error.message === 'string' && error.message.trim() !== '') {
-    const kind = typeof error.kind === 'string' && error.kind !== '' ? error.kind : 'error';
+    const kind = typeof error.kind === 'string' && error.kind !== '' ? (error.kind as ErrorKind) : 'other';
     return new BackendError(kind, error.message, { cause: error });
   }
   if (typeof error === 'string' && error.trim() !== '') {
-    return new BackendError('error', error, { cause: error });
+    return new BackendError('other', error, { cause: error });
   }
-  return new BackendError('unknown', `${what} failed for an unknown reason.`, { cause: error });
+  return new BackendError('other', `${what} failed for an unknown reason.`, { cause: error });
 }
 
 function notConnected(what: string): BackendError {
@@ -77,32 +75,79 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
   }
 }
 
-export function getStatus(): Promise<Status> {
-  return call<Status>('get_status');
-}
-
-export function setMode(mode: Mode): Promise<Status> {
-  return call<Status>('set_mode', { mode });
-}
-
-export function cycleMode(): Promise<Status> {
-  return call<Status>('cycle_mode');
-}
-
-export function selectAgent(name: string): Promise<Status> {
-  return call<Status>('select_agent', { name });
-}
-
-/**
- * Subscribe to the backend's `status` event (emitted after every mode or agent
- * change, whichever surface made it: this window, the tray, the CLI flags).
- * Resolves to the unsubscribe function.
- */
-export async function onStatus(cb: (status: Status) => void): Promise<() => void> {
-  if (!isTauri()) throw notConnected('Status updates');
+async function on<T>(event: string, what: string, cb: (payload: T) => void): Promise<() => void> {
+  if (!isTauri()) throw notConnected(what);
   try {
-    return await listen<Status>('status', (event) => cb(event.payload));
+    return await listen<T>(event, (e) => cb(e.payload));
   } catch (error) {
-    throw toBackendError(error, 'Status updates');
+    throw toBackendError(error, what);
   }
+}
+
+export function getStatus(): Promise<Snapshot> {
+  return call<Snapshot>('get_status');
+}
+
+export function setMode(mode: Mode): Promise<Snapshot> {
+  return call<Snapshot>('set_mode', { mode });
+}
+
+export function cycleMode(): Promise<Snapshot> {
+  return call<Snapshot>('cycle_mode');
+}
+
+export function selectAgent(name: string): Promise<Snapshot> {
+  return call<Snapshot>('select_agent', { name });
+}
+
+/** Every mode or agent change, from any surface (this window, the tray). */
+export function onStatus(cb: (status: Snapshot) => void): Promise<() => void> {
+  return on<Snapshot>('status', 'Status updates', cb);
+}
+
+export function getChat(): Promise<ChatStatus> {
+  return call<ChatStatus>('get_chat');
+}
+
+/** Changes of the chat session: usage, running, session rules, todos. */
+export function onChat(cb: (chat: ChatStatus) => void): Promise<() => void> {
+  return on<ChatStatus>('chat', 'Chat updates', cb);
+}
+
+/** The events of a resumed session, to show its history. */
+export function getHistory(): Promise<LoopEvent[]> {
+  return call<LoopEvent[]>('get_history');
+}
+
+/** Sends a prompt; resolves once it started. Its events arrive on `onEvent` until `done`. */
+export function sendPrompt(text: string, onEvent: (event: StreamEvent) => void): Promise<void> {
+  if (!isTauri()) return Promise.reject(notConnected('Sending a message'));
+  const channel = new Channel<StreamEvent[]>();
+  channel.onmessage = (batch) => {
+    for (const event of batch) onEvent(event);
+  };
+  return call<void>('send_prompt', { text, onEvent: channel });
+}
+
+/** Stops the running prompt (and kills a running tool). Resolves to whether one ran. */
+export function stopPrompt(): Promise<boolean> {
+  return call<boolean>('stop_prompt');
+}
+
+export function pendingDecisions(): Promise<PendingDecision[]> {
+  return call<PendingDecision[]>('pending_decisions');
+}
+
+export function answerDecision(id: number, answer: DecisionAnswer): Promise<void> {
+  return call<void>('answer_decision', { id, answer });
+}
+
+/** Asks the gate whether `rules` may be saved by "always allow" for pending ask `id`. */
+export function checkRules(id: number, rules: string[]): Promise<RuleCheck> {
+  return call<RuleCheck>('check_rules', { id, rules });
+}
+
+/** Every ask, question and plan approval of the decision channel, and their resolution. */
+export function onDecision(cb: (event: ChannelEvent) => void): Promise<() => void> {
+  return on<ChannelEvent>('decision', 'Approvals', cb);
 }

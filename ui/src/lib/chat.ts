@@ -1,14 +1,43 @@
 import type { HelpSection } from './commands';
+import type { Decision, DecisionAnswer, JsonValue, Verdict } from './gen/protocol';
 
-export type Role = 'user' | 'assistant' | 'tool';
+export type Role = 'user' | 'assistant';
+
+/** How a tool card stands. */
+export type ToolStatus = 'running' | 'done' | 'denied' | 'error';
+
+/** A tool call as the chat shows it: a card. */
+export type ToolItem = {
+  id: number;
+  kind: 'tool';
+  callId: string;
+  name: string;
+  input: JsonValue;
+  /** The gate's verdict when the call started (absent for unknown tools / bad JSON). */
+  decision?: Decision;
+  status: ToolStatus;
+  /** Streamed stdout/stderr (bash), newest last. */
+  output: string;
+  /** What the model read back. */
+  content?: string;
+  verdict?: Verdict;
+  answer?: DecisionAnswer;
+  note?: string;
+  diff?: string;
+  /** The command as the person edited it before it ran. */
+  edited?: string;
+};
 
 /** One entry of the chat log. Only `message` entries are chat messages proper. */
 export type ChatItem =
-  | { id: number; kind: 'message'; role: Role; text: string; notice?: boolean }
+  | { id: number; kind: 'message'; role: Role; text: string; streaming?: boolean }
+  | ToolItem
   /** One-line confirmation of a mode or agent switch. */
   | { id: number; kind: 'confirm'; text: string }
-  /** One-line error: unknown command, backend failure… */
+  /** One-line error: unknown command, backend failure, provider failure… */
   | { id: number; kind: 'error'; text: string }
+  /** Something to know: retries, shortened context, a stopped run, the setup hint. */
+  | { id: number; kind: 'notice'; text: string }
   | { id: number; kind: 'help'; sections: HelpSection[] };
 
 /** A chat item before it gets its id. */
@@ -25,4 +54,39 @@ export function errorText(error: unknown): string {
   if (error instanceof Error && error.message.trim() !== '') return error.message;
   if (typeof error === 'string' && error.trim() !== '') return error;
   return 'Something went wrong (no details were given).';
+}
+
+function field(input: JsonValue, key: string): string | undefined {
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    const v = input[key];
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number') return String(v);
+  }
+  return undefined;
+}
+
+/** What a call is about, in one line: the command, the path, the pattern, the URL. */
+export function callSubject(name: string, input: JsonValue): string {
+  switch (name) {
+    case 'bash':
+      return field(input, 'command') ?? '';
+    case 'read':
+    case 'write':
+    case 'edit':
+      return field(input, 'path') ?? field(input, 'file_path') ?? '';
+    case 'glob':
+    case 'grep': {
+      const pattern = field(input, 'pattern') ?? '';
+      const path = field(input, 'path');
+      return path ? `${pattern} in ${path}` : pattern;
+    }
+    case 'web_fetch':
+      return field(input, 'url') ?? '';
+    case 'ask_user':
+      return field(input, 'question') ?? '';
+    case 'sleep':
+      return `${field(input, 'seconds') ?? '?'} s`;
+    default:
+      return typeof input === 'string' ? input : '';
+  }
 }

@@ -1,4 +1,4 @@
-import type { AgentInfo, Mode } from './backend';
+import type { AgentSummary, Mode } from './gen/protocol';
 import { MODES, describeMode, parseMode } from './modes';
 
 /** What the composer should do with a line of input. */
@@ -75,7 +75,7 @@ export function parseInput(input: string, agents: readonly string[] = []): Parse
 export type HelpSection = { title: string; entries: { term: string; text: string }[] };
 
 /** The content of `/help`: commands, keys, modes and agents. */
-export function helpSections(agents: readonly AgentInfo[], active?: { mode: Mode; agent: string }): HelpSection[] {
+export function helpSections(agents: readonly AgentSummary[], active?: { mode: Mode; agent: string }): HelpSection[] {
   return [
     {
       title: 'Commands',
@@ -83,6 +83,8 @@ export function helpSections(agents: readonly AgentInfo[], active?: { mode: Mode
         ...COMMANDS.map((c) => ({ term: c.usage, text: c.summary })),
         { term: 'Shift+Tab', text: `cycle the mode (${MODES.join(' → ')} → ${MODES[0]})` },
         { term: 'Enter / Shift+Enter', text: 'send / new line' },
+        { term: 'Up / Down', text: 'recall earlier messages' },
+        { term: 'y / s / a / n', text: 'in an approval: allow once / for this session / always / deny' },
       ],
     },
     {

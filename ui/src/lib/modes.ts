@@ -1,44 +1,15 @@
-import type { Mode } from './backend';
+import type { Mode } from './gen/protocol';
+import { MODES, MODE_DESCRIPTIONS } from './gen/modes';
 
-/** Shift+Tab order: default → edit → plan → auto → bypass → default. */
-export const MODES = ['default', 'edit', 'plan', 'auto', 'bypass'] as const satisfies readonly Mode[];
+export { MODES };
 
-export type ModeInfo = {
-  mode: Mode;
-  /** Very short summary, fits in the dropdown next to the mode name. */
-  short: string;
-  /** One sentence: what runs without asking, what still asks, what is denied. */
-  description: string;
-};
-
-const INFO: Record<Mode, ModeInfo> = {
-  default: {
-    mode: 'default',
-    short: 'edits and commands ask',
-    description: 'reads run without asking; edits and commands ask.',
-  },
-  edit: {
-    mode: 'edit',
-    short: 'edits allowed, commands ask',
-    description: 'reads and edits run without asking; commands ask.',
-  },
-  plan: {
-    mode: 'plan',
-    short: 'read-only until plan approved',
-    description: 'read-only: edits and commands are denied until you approve the plan.',
-  },
-  auto: {
-    mode: 'auto',
-    short: 'runs freely; caps still ask',
-    description:
-      'runs anything without asking; deny rules still deny, and ask rules, opaque commands and the caps ' +
-      '(critical removals, permission files, protected-branch merges, container removal, push/deploy/sudo) still ask.',
-  },
-  bypass: {
-    mode: 'bypass',
-    short: 'all but rules and critical removal',
-    description: 'runs everything; deny rules still deny, and ask rules and critical removals still ask.',
-  },
+/** A very short summary per mode, for the dropdown next to the mode name. */
+const SHORT: Record<Mode, string> = {
+  default: 'edits and commands ask',
+  edit: 'edits allowed, commands ask',
+  plan: 'read-only until plan approved',
+  auto: 'runs freely; caps still ask',
+  bypass: 'all but rules and critical removal',
 };
 
 export function isMode(value: string): value is Mode {
@@ -51,14 +22,14 @@ export function parseMode(value: string): Mode | null {
   return isMode(lowered) ? lowered : null;
 }
 
-export function modeInfo(mode: Mode): ModeInfo {
-  return INFO[mode];
+export function shortDescription(mode: Mode): string {
+  return SHORT[mode];
 }
 
-/** Sentence-case description, for tooltips and help. */
+/** What the mode lets through and what still asks (the gate's own words). */
 export function describeMode(mode: Mode): string {
-  const text = INFO[mode].description;
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  const text = MODE_DESCRIPTIONS[mode];
+  return text.charAt(0).toUpperCase() + text.slice(1) + '.';
 }
 
 /** The next mode in the Shift+Tab cycle (the backend owns the real switch). */
@@ -68,7 +39,7 @@ export function nextMode(mode: Mode): Mode {
 
 /** The one-line confirmation shown in the chat after a mode switch. */
 export function modeConfirmation(mode: Mode): string {
-  return `Mode: ${mode} — ${INFO[mode].description}`;
+  return `Mode: ${mode} — ${MODE_DESCRIPTIONS[mode]}`;
 }
 
 /** The one-line confirmation shown in the chat after an agent switch. */

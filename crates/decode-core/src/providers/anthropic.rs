@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use super::http::{join_url, Decoder, Fault, Wire};
 use super::sse::SseEvent;
 use super::{Message, ModelEvent, ModelRequest, ProviderKind, ProviderSettings, StopReason, Usage};
-use crate::config::ApiKey;
+use crate::secret::ApiKey;
 
 /// Anthropic's API (with its version path).
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";

@@ -14,7 +14,7 @@ use super::{
     synthetic_call_id, Message, ModelEvent, ModelRequest, ProviderKind, ProviderSettings,
     StopReason, Usage, SYNTHETIC_ID_PREFIX,
 };
-use crate::config::ApiKey;
+use crate::secret::ApiKey;
 
 /// Google's Generative Language API (with its version path).
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";

@@ -28,7 +28,9 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::ApiKey;
+use crate::secret::ApiKey;
+use decode_protocol::ErrorKind;
+pub use decode_protocol::{Message, StopReason, ToolCall, ToolOutput, Usage};
 pub use retry::RetryPolicy;
 
 /// Which provider speaks to the model.
@@ -147,59 +149,6 @@ pub fn is_local_url(base_url: &str) -> bool {
 // ---------------------------------------------------------------------------------
 // The conversation
 
-/// One message of the conversation, provider-neutral. Serialises as
-/// `{"role":"user","text":…}`, `{"role":"assistant","text":…,"tool_calls":[…]}` or
-/// `{"role":"tool","results":[…]}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "role", rename_all = "snake_case")]
-pub enum Message {
-    /// What the person typed. Never shortened.
-    User { text: String },
-    /// One model turn: its text and the tool calls it made.
-    Assistant {
-        text: String,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        tool_calls: Vec<ToolCall>,
-    },
-    /// The results of the tool calls of the assistant message before it, in call order.
-    Tool { results: Vec<ToolOutput> },
-}
-
-/// A tool call the model made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    /// The provider's call id (or one Decode made up when the provider sends none).
-    pub id: String,
-    /// The tool name as the model sent it.
-    pub name: String,
-    /// The parsed arguments; `null` when they were not valid JSON.
-    pub input: Value,
-    /// The arguments exactly as sent, when they were not valid JSON.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invalid_input: Option<String>,
-    /// Opaque provider data that must be sent back with the call (Gemini's
-    /// `thoughtSignature`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signature: Option<String>,
-}
-
-/// The result of one tool call, as the model sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolOutput {
-    /// The id of the [`ToolCall`].
-    pub call_id: String,
-    /// The tool name of the call (Gemini matches results by name).
-    pub name: String,
-    /// What the model reads.
-    pub content: String,
-    /// Whether the call failed or was denied.
-    #[serde(default)]
-    pub is_error: bool,
-    /// Whether Decode shortened this output to save context.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub shortened: bool,
-}
-
 /// A tool offered to the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
@@ -227,27 +176,6 @@ pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 8192;
 
 // ---------------------------------------------------------------------------------
 // Events
-
-/// Token counts reported by the provider.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-}
-
-/// Why the model stopped.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
-pub enum StopReason {
-    /// The model finished its answer.
-    EndTurn,
-    /// The model wants its tool calls run.
-    ToolUse,
-    /// The output limit was reached.
-    MaxTokens,
-    /// Something else (refusal, safety stop, …), as the provider named it.
-    Other(String),
-}
 
 /// What a model stream reports.
 #[derive(Debug, Clone, PartialEq)]
@@ -407,6 +335,23 @@ impl ProviderError {
             kind,
             status: None,
             message: message.into(),
+        }
+    }
+
+    /// The kind as the surfaces know it (one enum for every error crossing to the UI).
+    pub fn error_kind(&self) -> ErrorKind {
+        match self.kind {
+            ProviderErrorKind::Auth => ErrorKind::Auth,
+            ProviderErrorKind::NotFound => ErrorKind::NotFound,
+            ProviderErrorKind::RateLimited => ErrorKind::RateLimited,
+            ProviderErrorKind::Server => ErrorKind::Server,
+            ProviderErrorKind::BadRequest => ErrorKind::BadRequest,
+            ProviderErrorKind::Connect => ErrorKind::Connect,
+            ProviderErrorKind::Timeout => ErrorKind::Timeout,
+            ProviderErrorKind::StreamCut => ErrorKind::StreamCut,
+            ProviderErrorKind::BadResponse => ErrorKind::BadResponse,
+            ProviderErrorKind::Config => ErrorKind::Config,
+            ProviderErrorKind::Script => ErrorKind::Script,
         }
     }
 

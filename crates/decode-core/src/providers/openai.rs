@@ -19,7 +19,7 @@ use super::{
     is_local_url, synthetic_call_id, Message, ModelEvent, ModelRequest, ProviderKind,
     ProviderSettings, StopReason, Usage,
 };
-use crate::config::ApiKey;
+use crate::secret::ApiKey;
 
 /// OpenAI's API.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";

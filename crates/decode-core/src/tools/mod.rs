@@ -31,6 +31,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::decision::DecisionSurface;
+use crate::session_rules::SessionRules;
 use crate::state::ActiveState;
 
 pub use bash::{BashTool, DEFAULT_TIMEOUT_SECS, MAX_OUTPUT_CHARS, MAX_TIMEOUT_SECS};
@@ -101,6 +102,8 @@ pub struct ToolContext {
     pub progress: ProgressSink,
     /// Per-conversation state: shell working folder, reads, todo list.
     pub session: Arc<SessionState>,
+    /// The rules the person allowed "for this session" (in memory only).
+    pub session_rules: Arc<SessionRules>,
 }
 
 impl ToolContext {
@@ -115,7 +118,14 @@ impl ToolContext {
             decisions,
             cancel: CancellationToken::new(),
             progress: no_progress(),
+            session_rules: Arc::new(SessionRules::new()),
         }
+    }
+
+    /// The same context with another set of session rules.
+    pub fn with_session_rules(mut self, rules: Arc<SessionRules>) -> ToolContext {
+        self.session_rules = rules;
+        self
     }
 
     /// The same context with another session.

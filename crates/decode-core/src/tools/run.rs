@@ -1,7 +1,9 @@
 //! [`run_call`]: the one gated path every tool call takes — from the agent loop and
 //! from `decode tool` alike.
 
-use decode_policy::{Decision, ToolKind, Verdict};
+use std::path::Path;
+
+use decode_policy::{Call, Decision, Tool, ToolKind, Verdict};
 use serde::Serialize;
 
 use super::{ToolContext, ToolHandler, ToolResult};
@@ -11,9 +13,10 @@ use crate::settings::append_allow_rules;
 /// What happened to one call.
 #[derive(Debug, Clone, Serialize)]
 pub struct CallOutcome {
-    /// The gate's decision (verdict, reason, trace).
+    /// The gate's decision (verdict, reason, trace) — for an edited command, the
+    /// decision on the command as edited.
     pub decision: Decision,
-    /// The person's answer, when the gate asked.
+    /// The person's answer, when the gate asked (the last one, when it asked again).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answer: Option<DecisionAnswer>,
     /// What goes back to the model (a denial is an error result with the reason).
@@ -24,7 +27,13 @@ pub struct CallOutcome {
     /// "always allow" could not be saved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Bash: the command as the person edited it (what was judged again and run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edited_command: Option<String>,
 }
+
+/// How many times one call may be edited and asked again.
+const MAX_EDITS: usize = 10;
 
 /// Runs one tool call through the gate, exactly as the agent makes it:
 ///
@@ -32,10 +41,15 @@ pub struct CallOutcome {
 ///    pass stage 0 and are allowed);
 /// 2. deny → an error result with the reason (nothing runs);
 /// 3. the input is checked against the tool's shape (an error result if it does not fit);
-/// 4. ask → the decision surface is asked: allow once runs it; always allow saves the
-///    rules to `.decode/settings.json`, reloads the gate and runs it (if saving fails
-///    it runs once and the note says why); deny returns the person's feedback; nobody
-///    to answer returns the reason and how to allow such a call;
+/// 4. ask → if the rules allowed "for this session" cover the call, it runs;
+///    otherwise the decision surface is asked: allow once runs it; allow for this
+///    session keeps the rules in memory and runs it; always allow saves the rules to
+///    `.decode/settings.json` (after checking them: they must parse, cover the call and
+///    not be a wildcard over an interpreter, shell or privilege wrapper), reloads the
+///    gate and runs it (if saving fails it runs once and the note says why); an edited
+///    bash command replaces the input and is judged again from step 1; deny returns
+///    the person's feedback; nobody to answer returns the reason and how to allow such
+///    a call;
 /// 5. allow → the tool runs.
 pub async fn run_call(
     handler: &dyn ToolHandler,
@@ -43,42 +57,61 @@ pub async fn run_call(
     ctx: &ToolContext,
 ) -> CallOutcome {
     let tool = handler.tool();
-    let call = handler.gate_call(&input);
-    let decision = ctx.active.decide_in(&call, &ctx.session.cwd());
-    tracing::info!(
-        tool = %tool,
-        subject = %call.subject,
-        verdict = %decision.verdict,
-        reason = %decision.reason,
-        "tool call judged"
-    );
-    let mut outcome = CallOutcome {
-        decision,
-        answer: None,
-        result: ToolResult::default(),
-        ran: false,
-        note: None,
-    };
-
-    if outcome.decision.verdict == Verdict::Deny {
-        outcome.result = ToolResult::error(format!(
-            "denied by the permission gate: {}",
-            outcome.decision.reason
-        ));
-        return outcome;
-    }
-    if let Err(e) = handler.validate(&input) {
-        outcome.result = ToolResult::error(format!("invalid input: {e}"));
-        return outcome;
-    }
-
-    if outcome.decision.verdict == Verdict::Ask {
-        let request = DecisionRequest::Permission {
-            tool,
-            subject: call.subject.clone(),
-            input: input.clone(),
-            decision: outcome.decision.clone(),
+    let mut input = input;
+    let mut edited: Option<String> = None;
+    let mut edits = 0usize;
+    let mut outcome = loop {
+        let call = handler.gate_call(&input);
+        let cwd = ctx.session.cwd();
+        let decision = ctx.active.decide_in(&call, &cwd);
+        tracing::info!(
+            tool = %tool,
+            subject = %call.subject,
+            verdict = %decision.verdict,
+            reason = %decision.reason,
+            edited = edited.is_some(),
+            "tool call judged"
+        );
+        let mut outcome = CallOutcome {
+            decision,
+            answer: None,
+            result: ToolResult::default(),
+            ran: false,
+            note: None,
+            edited_command: edited.clone(),
         };
+
+        if outcome.decision.verdict == Verdict::Deny {
+            outcome.result = ToolResult::error(with_edit_note(
+                &edited,
+                format!("denied by the permission gate: {}", outcome.decision.reason),
+            ));
+            return outcome;
+        }
+        if let Err(e) = handler.validate(&input) {
+            outcome.result = ToolResult::error(format!("invalid input: {e}"));
+            return outcome;
+        }
+        if outcome.decision.verdict != Verdict::Ask {
+            break outcome;
+        }
+        if ctx
+            .session_rules
+            .allows(&ctx.active, &call, &cwd, &outcome.decision)
+        {
+            outcome.note = Some("allowed by a rule you allowed for this session".to_string());
+            break outcome;
+        }
+
+        let request = permission_request(
+            ctx,
+            tool,
+            &call,
+            &input,
+            &cwd,
+            &outcome.decision,
+            edited.is_some(),
+        );
         let answer = tokio::select! {
             a = ctx.decisions.ask(request) => a,
             _ = ctx.cancel.cancelled() => DecisionAnswer::Unavailable {
@@ -87,9 +120,40 @@ pub async fn run_call(
         };
         outcome.answer = Some(answer.clone());
         match answer {
-            DecisionAnswer::AllowOnce => {}
+            DecisionAnswer::AllowOnce => break outcome,
+            DecisionAnswer::AllowForSession { rules } => {
+                outcome.note = Some(allow_for_session(
+                    ctx,
+                    &call,
+                    &cwd,
+                    &outcome.decision,
+                    rules,
+                ));
+                break outcome;
+            }
             DecisionAnswer::AlwaysAllow { rules } => {
-                outcome.note = Some(always_allow(ctx, &outcome.decision, rules));
+                outcome.note = Some(always_allow(ctx, &call, &cwd, &outcome.decision, rules));
+                break outcome;
+            }
+            DecisionAnswer::EditCommand { command } if tool == Tool::Bash => {
+                let command = command.trim().to_string();
+                if command.is_empty() {
+                    outcome.result = ToolResult::error(
+                        "not run: the person cleared the command instead of editing it",
+                    );
+                    return outcome;
+                }
+                edits += 1;
+                if edits > MAX_EDITS {
+                    outcome.result =
+                        ToolResult::error("not run: the command was edited too many times");
+                    return outcome;
+                }
+                if let Some(obj) = input.as_object_mut() {
+                    obj.insert("command".into(), serde_json::Value::String(command.clone()));
+                }
+                tracing::info!(command = %command, "the person edited the command; judging it again");
+                edited = Some(command);
             }
             DecisionAnswer::Deny { feedback } => {
                 let mut text = format!("denied by the person: {}", outcome.decision.reason);
@@ -99,7 +163,7 @@ pub async fn run_call(
                 {
                     text.push_str(&format!("\nTheir feedback: {f}"));
                 }
-                outcome.result = ToolResult::error(text);
+                outcome.result = ToolResult::error(with_edit_note(&edited, text));
                 return outcome;
             }
             DecisionAnswer::Unavailable { reason } => {
@@ -114,21 +178,59 @@ pub async fn run_call(
                 return outcome;
             }
         }
-    }
+    };
 
-    outcome.result = handler.execute(input, ctx).await;
+    let mut result = handler.execute(input, ctx).await;
+    if edited.is_some() {
+        result.content = with_edit_note(&edited, result.content);
+    }
+    outcome.result = result;
     outcome.ran = true;
     outcome
 }
 
-/// Saves the rules of an "always allow" (unless the call is capped), reloads the gate,
-/// and returns the note for the person.
-fn always_allow(ctx: &ToolContext, decision: &Decision, rules: Vec<String>) -> String {
-    if decision.capped {
-        return "\"always allow\" is not offered for this call (it is capped); it was allowed once"
-            .to_string();
+/// Tells the model that the person changed its command, and what ran instead.
+fn with_edit_note(edited: &Option<String>, text: String) -> String {
+    match edited {
+        Some(c) => {
+            format!("[The person edited your command before it ran; the command was: {c}]\n{text}")
+        }
+        None => text,
     }
-    let rules: Vec<String> = if rules.iter().any(|r| !r.trim().is_empty()) {
+}
+
+/// The permission request the person sees: the call, the gate's decision, the folder
+/// a command runs in, the diff a file edit would make and a broader rule to offer.
+fn permission_request(
+    ctx: &ToolContext,
+    tool: Tool,
+    call: &Call,
+    input: &serde_json::Value,
+    cwd: &Path,
+    decision: &Decision,
+    edited: bool,
+) -> DecisionRequest {
+    let diff = match tool.kind() {
+        ToolKind::FileEdit => {
+            crate::preview::preview_diff(tool, input, &ctx.project_root, ctx.active.home())
+        }
+        _ => None,
+    };
+    DecisionRequest::Permission {
+        tool,
+        subject: call.subject.clone(),
+        input: input.clone(),
+        decision: decision.clone(),
+        cwd: (tool == Tool::Bash).then(|| cwd.display().to_string()),
+        diff,
+        suggested_rules: crate::rule_check::suggest_broader(&ctx.active, call, cwd, decision),
+        edited,
+    }
+}
+
+/// The rules an answer carries, or the decision's exact rules when it carries none.
+fn answer_rules(decision: &Decision, rules: Vec<String>) -> Vec<String> {
+    if rules.iter().any(|r| !r.trim().is_empty()) {
         rules
             .into_iter()
             .map(|r| r.trim().to_string())
@@ -136,21 +238,69 @@ fn always_allow(ctx: &ToolContext, decision: &Decision, rules: Vec<String>) -> S
             .collect()
     } else {
         decision.always_allow_rules.clone()
-    };
+    }
+}
+
+fn rule_list(v: &[String]) -> String {
+    v.iter()
+        .map(|r| format!("`{r}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Keeps the rules of an "allow for this session" in memory (after checking them) and
+/// returns the note for the person.
+fn allow_for_session(
+    ctx: &ToolContext,
+    call: &Call,
+    cwd: &Path,
+    decision: &Decision,
+    rules: Vec<String>,
+) -> String {
+    let rules = answer_rules(decision, rules);
+    let check = crate::rule_check::check_rules(&ctx.active, call, cwd, decision, &rules);
+    if !check.ok {
+        tracing::warn!(problems = ?check.problems, "session rule refused; allowing once");
+        return format!("{}; the call was allowed once", check.problems.join("; "));
+    }
+    ctx.session_rules.add(&rules);
+    format!(
+        "allowed for this session: {} (kept in memory, not saved)",
+        rule_list(&rules)
+    )
+}
+
+/// Saves the rules of an "always allow" (unless the call is capped or the rules do not
+/// pass [`crate::rule_check::check_rules`]), reloads the gate, and returns the note for
+/// the person.
+fn always_allow(
+    ctx: &ToolContext,
+    call: &Call,
+    cwd: &Path,
+    decision: &Decision,
+    rules: Vec<String>,
+) -> String {
+    if decision.capped {
+        return "\"always allow\" is not offered for this call (it is capped); it was allowed once"
+            .to_string();
+    }
+    let rules = answer_rules(decision, rules);
     if rules.is_empty() {
         return "there is no rule to save for this call; it was allowed once".to_string();
+    }
+    let check = crate::rule_check::check_rules(&ctx.active, call, cwd, decision, &rules);
+    if !check.ok {
+        tracing::warn!(problems = ?check.problems, "always-allow rule refused; allowing once");
+        return format!(
+            "not saved: {}; the call was allowed once",
+            check.problems.join("; ")
+        );
     }
     match append_allow_rules(&ctx.project_root, &rules) {
         Ok(saved) => {
             for d in ctx.active.reload_settings() {
                 tracing::warn!(diagnostic = %d, "after saving an allow rule");
             }
-            let list = |v: &[String]| {
-                v.iter()
-                    .map(|r| format!("`{r}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
             let untrusted = if ctx.active.trusted() {
                 String::new()
             } else {
@@ -162,14 +312,14 @@ fn always_allow(ctx: &ToolContext, decision: &Decision, rules: Vec<String>) -> S
             let text = if saved.added.is_empty() {
                 format!(
                     "{} already in {}",
-                    list(&saved.already_present),
+                    rule_list(&saved.already_present),
                     saved.path.display()
                 )
             } else {
                 format!(
                     "saved the allow rule{} {} to {}",
                     if saved.added.len() == 1 { "" } else { "s" },
-                    list(&saved.added),
+                    rule_list(&saved.added),
                     saved.path.display()
                 )
             };

@@ -1,0 +1,380 @@
+//! One window's chat session: the agent loop on the window's project, its transcript,
+//! the rules allowed "for this session", and the [`ChatStatus`] the window shows
+//! (provider and model, token usage, whether a prompt runs, the todo list).
+//!
+//! The window sends a prompt with [`ChatSession::start`], which checks that a prompt
+//! can run (a provider is set up, nothing else runs) and hands back the future that
+//! runs it; every [`LoopEvent`] goes to the sink given for that prompt. Asks go to the
+//! one [`DecisionChannel`] the window (and any other surface) answers. [`ChatSession::stop`]
+//! cancels the running prompt: the model stream ends and running tools are killed.
+//!
+//! The transcript is the same JSONL as `decode run` writes (created at the first
+//! prompt, so opening a window writes nothing), so `decode run --resume ID` continues
+//! a window session and a window opened with a session id continues it.
+
+use std::future::Future;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use decode_protocol::{ChatStatus, ErrorKind, IpcError, LoopEvent, Outcome, Todo, TodoState};
+use tokio_util::sync::CancellationToken;
+
+use crate::agent_loop::{AgentLoop, EventSink, LoopConfig};
+use crate::channel::DecisionChannel;
+use crate::config::{self, Config, Overrides, SecretStore, SetupError};
+use crate::providers::{self, Message, ModelClient};
+use crate::session::{ResumedSession, SessionStore};
+use crate::session_rules::SessionRules;
+use crate::state::ActiveState;
+use crate::tools::{TodoItem, TodoStatus};
+
+/// What the chat talks to, or why it cannot talk to anything.
+pub enum ChatSetup {
+    /// A model client and the loop's limits.
+    Ready {
+        client: Arc<dyn ModelClient>,
+        config: LoopConfig,
+    },
+    /// No usable provider: the text says why and how to set one up.
+    Missing { problem: String },
+}
+
+impl ChatSetup {
+    /// What the window's chat talks to: the config file in `config_dir` and the start-up
+    /// flags resolved into a model client (keys from `env`, then `store`), or the reason
+    /// there is none and how to set one up. Never fails: a missing or broken setup is a
+    /// [`ChatSetup::Missing`] the window shows.
+    pub fn resolve(
+        config_dir: &Path,
+        overrides: &Overrides,
+        env: &dyn Fn(&str) -> Option<String>,
+        store: &dyn SecretStore,
+    ) -> ChatSetup {
+        let config_path = Config::path_in(config_dir);
+        let missing = |problem: String| {
+            tracing::warn!("no model for the chat: {problem}");
+            ChatSetup::Missing { problem }
+        };
+        let config = match Config::load(config_dir) {
+            Ok((c, warnings)) => {
+                for w in warnings {
+                    tracing::warn!("{w}");
+                }
+                c
+            }
+            Err(e) => return missing(format!("{e}. Fix the file to chat with a model.")),
+        };
+        let setup = match config::resolve(&config, overrides, env, store, &config_path) {
+            Ok(s) => s,
+            Err(SetupError::NoProvider { .. }) => {
+                return missing(format!(
+                    "No model provider is configured, so messages cannot reach an agent yet. \
+                     To set one up, start Decode with provider flags — for a local Ollama: \
+                     `decode . --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b` — \
+                     or write {{\"provider\": \"anthropic\"}} (or gemini, openai) to {} and give the key \
+                     with `decode key set anthropic` or ANTHROPIC_API_KEY, then open Decode again. \
+                     Switching modes and agents and /help work meanwhile.",
+                    config_path.display()
+                ))
+            }
+            Err(e) => return missing(format!("{e}.")),
+        };
+        match providers::connect(&setup.provider) {
+            Ok(client) => {
+                let info = client.info();
+                tracing::info!(provider = %info.provider, model = %info.model, "chat model ready");
+                ChatSetup::Ready {
+                    client,
+                    config: LoopConfig {
+                        max_turns: setup.max_turns,
+                        context_tokens: setup.provider.context_tokens,
+                        ..LoopConfig::default()
+                    },
+                }
+            }
+            Err(e) => missing(format!("{e}.")),
+        }
+    }
+}
+
+/// Called with the new status after every change.
+pub type StatusObserver = Arc<dyn Fn(&ChatStatus) + Send + Sync>;
+
+struct Inner {
+    status: ChatStatus,
+    cancel: Option<CancellationToken>,
+    observer: Option<StatusObserver>,
+}
+
+/// One window's chat session (see the module docs). Share it as `Arc<ChatSession>`.
+pub struct ChatSession {
+    active: Arc<ActiveState>,
+    decisions: Arc<DecisionChannel>,
+    store: SessionStore,
+    setup: ChatSetup,
+    rules: Arc<SessionRules>,
+    /// The loop, once the first prompt (or a resume) created it.
+    agent: tokio::sync::Mutex<Option<AgentLoop>>,
+    /// A session to continue, until the first prompt opens the loop on it.
+    resume: Mutex<Option<ResumedSession>>,
+    history: Vec<LoopEvent>,
+    inner: Mutex<Inner>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn todo(item: &TodoItem) -> Todo {
+    Todo {
+        content: item.content.clone(),
+        status: match item.status {
+            TodoStatus::Pending => TodoState::Pending,
+            TodoStatus::InProgress => TodoState::InProgress,
+            TodoStatus::Done => TodoState::Done,
+        },
+    }
+}
+
+impl ChatSession {
+    /// A session on `active`'s project; `resume` continues a saved session.
+    pub fn new(
+        active: Arc<ActiveState>,
+        decisions: Arc<DecisionChannel>,
+        store: SessionStore,
+        setup: ChatSetup,
+        resume: Option<ResumedSession>,
+    ) -> ChatSession {
+        let mut status = ChatStatus::default();
+        match &setup {
+            ChatSetup::Ready { client, .. } => {
+                let info = client.info();
+                status.provider = Some(info.provider.name().to_string());
+                status.model = Some(info.model);
+            }
+            ChatSetup::Missing { problem } => status.setup_problem = Some(problem.clone()),
+        }
+        let history = match &resume {
+            Some(r) => {
+                status.session_id = Some(r.session.id().to_string());
+                for e in &r.events {
+                    if let LoopEvent::TurnEnd { usage: Some(u), .. } = e {
+                        status.usage.add(*u);
+                    }
+                }
+                r.events.clone()
+            }
+            None => Vec::new(),
+        };
+        ChatSession {
+            active,
+            decisions,
+            store,
+            setup,
+            rules: Arc::new(SessionRules::new()),
+            agent: tokio::sync::Mutex::new(None),
+            resume: Mutex::new(resume),
+            history,
+            inner: Mutex::new(Inner {
+                status,
+                cancel: None,
+                observer: None,
+            }),
+        }
+    }
+
+    /// The decision channel asks go to.
+    pub fn decisions(&self) -> &Arc<DecisionChannel> {
+        &self.decisions
+    }
+
+    /// The rules allowed for this session.
+    pub fn session_rules(&self) -> &Arc<SessionRules> {
+        &self.rules
+    }
+
+    /// The events of the resumed session (empty for a new one), to show its history.
+    pub fn history(&self) -> &[LoopEvent] {
+        &self.history
+    }
+
+    /// The status now.
+    pub fn status(&self) -> ChatStatus {
+        let mut s = lock(&self.inner).status.clone();
+        s.session_rules = self.rules.list();
+        s
+    }
+
+    /// Registers the one observer of status changes (the window).
+    pub fn on_status(&self, observer: StatusObserver) {
+        lock(&self.inner).observer = Some(observer);
+    }
+
+    fn changed(&self, f: impl FnOnce(&mut ChatStatus)) {
+        let observer = {
+            let mut inner = lock(&self.inner);
+            f(&mut inner.status);
+            inner.observer.clone()
+        };
+        if let Some(o) = observer {
+            o(&self.status());
+        }
+    }
+
+    /// Whether a prompt is running.
+    pub fn running(&self) -> bool {
+        lock(&self.inner).cancel.is_some()
+    }
+
+    /// Stops the running prompt (if any): the model stream ends, running tools are
+    /// killed and a pending ask is withdrawn. Returns whether something was running.
+    pub fn stop(&self) -> bool {
+        let cancel = lock(&self.inner).cancel.clone();
+        match cancel {
+            Some(c) => {
+                tracing::info!("stopping the running prompt");
+                c.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Checks that `text` can be sent now and returns the future that runs it to the
+    /// end, sending every event to `sink`. Errors: no provider (`no_provider`, with how
+    /// to set one up), a prompt already running (`busy`), an empty prompt, a transcript
+    /// that cannot be created (`session`).
+    pub fn start(
+        self: &Arc<Self>,
+        text: &str,
+        sink: EventSink,
+    ) -> Result<impl Future<Output = Outcome> + Send + 'static, IpcError> {
+        let text = text.trim().to_string();
+        if text.is_empty() {
+            return Err(IpcError::new(
+                ErrorKind::InvalidInput,
+                "the message is empty",
+            ));
+        }
+        let (client, config) = match &self.setup {
+            ChatSetup::Ready { client, config } => (Arc::clone(client), *config),
+            ChatSetup::Missing { problem } => {
+                return Err(IpcError::new(ErrorKind::NoProvider, problem))
+            }
+        };
+        let cancel = CancellationToken::new();
+        {
+            let mut inner = lock(&self.inner);
+            if inner.cancel.is_some() {
+                return Err(IpcError::new(
+                    ErrorKind::Busy,
+                    "the agent is still working on the last message: wait for it or press Stop",
+                ));
+            }
+            inner.cancel = Some(cancel.clone());
+        }
+        self.changed(|s| s.running = true);
+        let this = Arc::clone(self);
+        Ok(async move {
+            let outcome = this.run(text, sink, client, config, cancel).await;
+            lock(&this.inner).cancel = None;
+            this.changed(|s| s.running = false);
+            outcome
+        })
+    }
+
+    async fn run(
+        self: &Arc<Self>,
+        text: String,
+        sink: EventSink,
+        client: Arc<dyn ModelClient>,
+        config: LoopConfig,
+        cancel: CancellationToken,
+    ) -> Outcome {
+        // The sink lives in the loop, which the session owns: a weak link, no cycle.
+        let weak = Arc::downgrade(self);
+        let counting: EventSink = Arc::new(move |e: &LoopEvent| {
+            let Some(this) = weak.upgrade() else {
+                sink(e);
+                return;
+            };
+            match e {
+                LoopEvent::TurnEnd { usage: Some(u), .. } => {
+                    let u = *u;
+                    this.changed(|s| s.usage.add(u));
+                }
+                LoopEvent::ToolResult {
+                    answer: Some(decode_protocol::DecisionAnswer::AllowForSession { .. }),
+                    ..
+                } => this.changed(|_| {}),
+                _ => {}
+            }
+            sink(e);
+        });
+        let mut guard = self.agent.lock().await;
+        let agent = match guard.take() {
+            Some(a) => a.with_sink(counting),
+            None => match self.open_loop(client, config) {
+                Ok(a) => a.with_sink(counting),
+                Err(e) => {
+                    counting(&LoopEvent::UserPrompt { text });
+                    counting(&LoopEvent::Error {
+                        kind: e.kind,
+                        message: e.message,
+                    });
+                    counting(&LoopEvent::Done {
+                        outcome: Outcome::ProviderFailed,
+                        turns: 0,
+                    });
+                    return Outcome::ProviderFailed;
+                }
+            },
+        };
+        let agent = guard.insert(agent);
+        agent.run(Some(&text), cancel).await
+    }
+
+    /// Creates the loop: on the resumed session, or on a new transcript.
+    fn open_loop(
+        self: &Arc<Self>,
+        client: Arc<dyn ModelClient>,
+        config: LoopConfig,
+    ) -> Result<AgentLoop, IpcError> {
+        let (session, history): (_, Vec<Message>) = match lock(&self.resume).take() {
+            Some(r) => (r.session, r.messages),
+            None => {
+                let snap = self.active.snapshot();
+                let info = client.info();
+                let session = self
+                    .store
+                    .create(
+                        self.active.project_root(),
+                        &snap.agent,
+                        snap.mode.name(),
+                        &format!("{}/{}", info.provider, info.model),
+                    )
+                    .map_err(|e| IpcError::new(ErrorKind::Session, e))?;
+                (session, Vec::new())
+            }
+        };
+        let id = session.id().to_string();
+        self.changed(|s| s.session_id = Some(id));
+        let agent = AgentLoop::new(
+            client,
+            Arc::clone(&self.active),
+            Arc::clone(&self.decisions) as Arc<dyn crate::decision::DecisionSurface>,
+            config,
+        )
+        .with_history(history)
+        .with_transcript(session)
+        .with_session_rules(Arc::clone(&self.rules));
+        let weak = Arc::downgrade(self);
+        agent.tool_session().subscribe_todos(Box::new(move |items| {
+            if let Some(chat) = weak.upgrade() {
+                let todos: Vec<Todo> = items.iter().map(todo).collect();
+                chat.changed(|s| s.todos = todos);
+            }
+        }));
+        Ok(agent)
+    }
+}

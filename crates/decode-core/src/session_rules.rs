@@ -1,0 +1,121 @@
+//! "Allow for this session" (see `docs/window.md`): the same exact rules "always allow" would save,
+//! kept in memory for one chat session and never written.
+//!
+//! When the gate asks about a call (and the ask is not capped), the session's rules are
+//! tried before the person is asked: the call is judged again by a gate compiled from
+//! the active gate's own input plus these rules as allow rules; if that gate allows it,
+//! it runs without a dialog. Capped calls, deny rules, ask rules and plan mode are
+//! never lifted, because the real gate's verdict is consulted first.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use decode_policy::{Call, Decision, Gate, PolicyInput, Verdict};
+
+use crate::state::ActiveState;
+
+struct Compiled {
+    /// The active gate this one was built beside (recompiled when it changes).
+    base: Arc<Gate>,
+    rules: usize,
+    gate: Arc<Gate>,
+}
+
+/// The session's rules (see the module docs). Share it as `Arc<SessionRules>`.
+#[derive(Default)]
+pub struct SessionRules {
+    rules: Mutex<Vec<String>>,
+    compiled: Mutex<Option<Compiled>>,
+}
+
+impl std::fmt::Debug for SessionRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.list()).finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl SessionRules {
+    pub fn new() -> SessionRules {
+        SessionRules::default()
+    }
+
+    /// The rules, in the order they were allowed.
+    pub fn list(&self) -> Vec<String> {
+        lock(&self.rules).clone()
+    }
+
+    /// Adds rules (duplicates ignored); returns the ones that were new.
+    pub fn add(&self, rules: &[String]) -> Vec<String> {
+        let mut list = lock(&self.rules);
+        let mut added = Vec::new();
+        for r in rules {
+            let r = r.trim();
+            if !r.is_empty() && !list.iter().any(|x| x == r) {
+                list.push(r.to_string());
+                added.push(r.to_string());
+            }
+        }
+        added
+    }
+
+    fn gate_for(&self, active: &ActiveState, rules: &[String]) -> Arc<Gate> {
+        let base = active.gate();
+        let mut compiled = lock(&self.compiled);
+        if let Some(c) = compiled.as_ref() {
+            if Arc::ptr_eq(&c.base, &base) && c.rules == rules.len() {
+                return Arc::clone(&c.gate);
+            }
+        }
+        let settings = active.settings();
+        let trusted = active.trusted();
+        let mut agent = active.agent().policy();
+        if agent.from_project && !trusted {
+            // The agent's own allow rules do not count in an untrusted project; the
+            // person's answers do.
+            agent.rules.allow.clear();
+            agent.from_project = false;
+        }
+        agent.rules.allow.extend(rules.iter().cloned());
+        let input = PolicyInput {
+            project_root: active.project_root().to_path_buf(),
+            home: active.home().to_path_buf(),
+            project_rules: settings.permissions.clone(),
+            additional_directories: settings.additional_directories.clone(),
+            protected_branches: settings.protected_branches.clone(),
+            external_caps: settings.caps_external.clone(),
+            trusted,
+            agent,
+        };
+        let gate = Arc::new(Gate::new(input).0);
+        *compiled = Some(Compiled {
+            base,
+            rules: rules.len(),
+            gate: Arc::clone(&gate),
+        });
+        gate
+    }
+
+    /// Whether the session's rules allow `call`, which the active gate answered with
+    /// `decision` (only an uncapped ask can be lifted).
+    pub fn allows(
+        &self,
+        active: &ActiveState,
+        call: &Call,
+        cwd: &Path,
+        decision: &Decision,
+    ) -> bool {
+        if decision.verdict != Verdict::Ask || decision.capped {
+            return false;
+        }
+        let rules = self.list();
+        if rules.is_empty() {
+            return false;
+        }
+        let gate = self.gate_for(active, &rules);
+        gate.decide_in(call, active.mode(), Some(cwd)).verdict == Verdict::Allow
+    }
+}

@@ -1,0 +1,124 @@
+//! What a person is asked (a permission ask, an `ask_user` question, a plan approval),
+//! how they answer, and what the one decision channel tells every surface.
+
+use decode_policy::{Decision, Mode, Tool};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::policy_ts::{DecisionTs, ModeTs, ToolTs};
+
+/// Identifies one request in the decision channel.
+pub type DecisionId = u64;
+
+/// What a person is asked.
+// A handful of requests exist per session: boxing the permission would buy nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DecisionRequest {
+    /// The gate said "ask" for a tool call.
+    Permission {
+        #[ts(as = "ToolTs")]
+        tool: Tool,
+        /// The call's subject (command, path, URL) as the gate saw it.
+        subject: String,
+        /// The tool's input, for display.
+        input: Value,
+        /// The gate's decision: reason, stages, fragments, whether it is capped and
+        /// the rules "always allow" would save.
+        #[ts(as = "DecisionTs")]
+        decision: Decision,
+        /// Bash: the folder the command would run in.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        cwd: Option<String>,
+        /// Write and edit: the change the call would make, as a unified diff.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        diff: Option<String>,
+        /// Broader allow rules that would also be safe to save (`bash(npm run *)`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(as = "Option<_>", optional)]
+        suggested_rules: Vec<String>,
+        /// The person edited this command in an earlier ask; it is judged again.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[ts(as = "Option<_>", optional)]
+        edited: bool,
+    },
+    /// The model asked the person a question (`ask_user`).
+    Question {
+        question: String,
+        /// Suggested answers; the person may also type their own.
+        options: Vec<String>,
+    },
+    /// The model presents a plan to leave plan mode (`exit_plan_mode`).
+    PlanApproval { plan: String },
+}
+
+/// How a person answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DecisionAnswer {
+    /// Permission: run this call once.
+    AllowOnce,
+    /// Permission: run it, and let the same rules allow such calls for the rest of this
+    /// session (kept in memory, never written).
+    AllowForSession { rules: Vec<String> },
+    /// Permission: run it and save these allow rules (possibly edited by the person).
+    AlwaysAllow { rules: Vec<String> },
+    /// Permission (bash): run this command instead; it is judged again by the gate.
+    EditCommand { command: String },
+    /// Permission: do not run it; the feedback goes back to the model.
+    Deny { feedback: Option<String> },
+    /// Question: the person's answer.
+    Answer { text: String },
+    /// Plan: approved; continue in this mode (edit unless the person picked another).
+    PlanApproved {
+        #[ts(as = "ModeTs")]
+        mode: Mode,
+    },
+    /// Plan: rejected; stay in plan mode; the feedback goes back to the model.
+    PlanRejected { feedback: Option<String> },
+    /// Nobody can answer (no terminal, the run was stopped): treated as a denial.
+    Unavailable { reason: String },
+}
+
+/// What the decision channel tells the surfaces.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ChannelEvent {
+    /// `request` is now the one to answer.
+    Pending {
+        id: DecisionId,
+        request: DecisionRequest,
+    },
+    /// `request` joined the queue behind the current one.
+    Queued {
+        id: DecisionId,
+        request: DecisionRequest,
+    },
+    /// The request was answered (by a surface, or `cancel` / `gone` when the run
+    /// stopped or its asker gave up): surfaces showing it close it.
+    Resolved {
+        id: DecisionId,
+        by: String,
+        answer: DecisionAnswer,
+    },
+}
+
+/// A request waiting in the channel (current first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct PendingDecision {
+    pub id: DecisionId,
+    pub request: DecisionRequest,
+}
+
+/// The verdict on rules a person wants "always allow" to save.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RuleCheck {
+    /// Whether the rules may be saved for this call.
+    pub ok: bool,
+    /// Why not, one sentence each (empty when `ok`).
+    pub problems: Vec<String>,
+}

@@ -1,0 +1,70 @@
+//! What the surfaces show besides the conversation: the active agent and mode (the
+//! status snapshot), and the chat session (provider, usage, session rules, todos).
+
+use decode_policy::Mode;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::messages::Usage;
+use crate::policy_ts::ModeTs;
+
+/// One agent as listed to the surfaces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AgentSummary {
+    /// The agent's name.
+    pub name: String,
+    /// Its one-line description.
+    pub description: String,
+}
+
+/// What every surface shows: the active agent and mode, the agents to pick from, and
+/// the project. Serialises as `{"agent", "mode" (lowercase), "agents": [{"name",
+/// "description"}], "project"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Snapshot {
+    /// The active agent's name.
+    pub agent: String,
+    /// The active mode.
+    #[ts(as = "ModeTs")]
+    pub mode: Mode,
+    /// Every agent of the catalog, in catalog order.
+    pub agents: Vec<AgentSummary>,
+    /// The project root.
+    pub project: String,
+}
+
+/// Where a todo item stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoState {
+    Pending,
+    InProgress,
+    Done,
+}
+
+/// One item of the agent's checklist (`todo_write`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Todo {
+    pub content: String,
+    pub status: TodoState,
+}
+
+/// The window's chat session: which model it talks to (or why it cannot), what it
+/// used, what the person allowed for this session, and the agent's todo list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ChatStatus {
+    /// The transcript's id once the first prompt started it (`decode run --resume ID`).
+    pub session_id: Option<String>,
+    /// `openai`, `anthropic`, `gemini` or `script`; none when no provider is set up.
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    /// Why the chat cannot reach a model and how to set one up (several sentences).
+    pub setup_problem: Option<String>,
+    /// Tokens used by this session so far (every turn's input and output).
+    pub usage: Usage,
+    /// Whether a prompt is running.
+    pub running: bool,
+    /// Rules allowed "for this session": in memory only, never written.
+    pub session_rules: Vec<String>,
+    pub todos: Vec<Todo>,
+}

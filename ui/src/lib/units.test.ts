@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { DecisionQueue } from './decisions.svelte';
+import { diffStat, parseDiff } from './diff';
+import { PromptHistory } from './history';
+import { renderMarkdown } from './markdown';
+import { MODES, describeMode, isMode, modeConfirmation, nextMode, parseMode, shortDescription } from './modes';
+import { callSubject } from './chat';
+
+describe('modes (the list comes from Rust)', () => {
+  it('lists the five modes in Shift+Tab order and cycles them', () => {
+    expect(MODES).toEqual(['default', 'edit', 'plan', 'auto', 'bypass']);
+    expect(MODES.map(nextMode)).toEqual(['edit', 'plan', 'auto', 'bypass', 'default']);
+    expect(isMode('Edit')).toBe(false);
+    expect(parseMode('  PLAN ')).toBe('plan');
+    expect(parseMode('nope')).toBeNull();
+  });
+
+  it('says what each mode lets through, in the gate’s words', () => {
+    expect(describeMode('default')).toBe('Reads run; file edits and shell commands ask.');
+    expect(describeMode('auto')).toMatch(/deny and ask rules, opaque commands, critical removals/);
+    expect(modeConfirmation('edit')).toBe('Mode: edit — reads and file edits run; shell commands ask');
+    for (const m of MODES) expect(shortDescription(m).length).toBeGreaterThan(0);
+  });
+});
+
+describe('DecisionQueue', () => {
+  const q = (question: string) => ({ kind: 'question' as const, question, options: [] });
+
+  it('keeps the current request first and the queued ones after it', () => {
+    const d = new DecisionQueue();
+    d.apply({ kind: 'pending', id: 1, request: q('one') });
+    d.apply({ kind: 'queued', id: 2, request: q('two') });
+    d.apply({ kind: 'queued', id: 3, request: q('three') });
+    expect(d.items.map((p) => p.id)).toEqual([1, 2, 3]);
+    d.apply({ kind: 'resolved', id: 1, by: 'window', answer: { kind: 'answer', text: 'x' } });
+    d.apply({ kind: 'pending', id: 2, request: q('two') });
+    expect(d.current?.id).toBe(2);
+    expect(d.items.map((p) => p.id)).toEqual([2, 3]);
+    d.answered(2);
+    d.apply({ kind: 'resolved', id: 2, by: 'window', answer: { kind: 'answer', text: 'x' } });
+    expect(d.items.map((p) => p.id)).toEqual([3]);
+  });
+});
+
+describe('PromptHistory', () => {
+  it('recalls like a shell and restores the draft', () => {
+    const h = new PromptHistory();
+    expect(h.up('')).toBeNull();
+    h.add('one');
+    h.add('two');
+    h.add('two');
+    expect(h.up('')).toBe('two');
+    expect(h.up('two')).toBe('one');
+    expect(h.up('one')).toBeNull();
+    expect(h.down()).toBe('two');
+    expect(h.down()).toBe('');
+    expect(h.down()).toBeNull();
+  });
+});
+
+describe('diff', () => {
+  it('types the lines of a unified diff', () => {
+    const d = '--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n same\n-old\n+new\n';
+    expect(parseDiff(d).map((l) => l.kind)).toEqual(['file', 'file', 'hunk', 'ctx', 'del', 'add']);
+    expect(diffStat(d)).toEqual({ added: 1, removed: 1 });
+  });
+});
+
+describe('markdown', () => {
+  it('renders GitHub Markdown with highlighted code, and drops anything active', () => {
+    const html = renderMarkdown('# T\n\n- a\n\n```js\nconst x = 1;\n```\n\n<script>alert(1)</script><a href="javascript:alert(1)" onclick="x()">l</a>');
+    expect(html).toContain('<h1>T</h1>');
+    expect(html).toContain('hljs-keyword');
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('onclick');
+    expect(html).not.toContain('javascript:');
+  });
+
+  it('skips highlighting while streaming', () => {
+    expect(renderMarkdown('```js\nconst x = 1;\n```', true)).not.toContain('hljs-keyword');
+  });
+});
+
+describe('callSubject', () => {
+  it('names what a call is about', () => {
+    expect(callSubject('bash', { command: 'ls -la' })).toBe('ls -la');
+    expect(callSubject('edit', { path: 'a.rs' })).toBe('a.rs');
+    expect(callSubject('grep', { pattern: 'fn', path: 'src' })).toBe('fn in src');
+    expect(callSubject('sleep', { seconds: 3 })).toBe('3 s');
+    expect(callSubject('todo_write', { todos: [] })).toBe('');
+  });
+});
+
+describe('splitBlocks', () => {
+  it('splits at blank lines outside code fences only', async () => {
+    const { splitBlocks } = await import('./markdown');
+    expect(splitBlocks('a\nb\n\nc\n\n\n```\nx\n\ny\n```\n\nd')).toEqual(['a\nb', 'c', '```\nx\n\ny\n```', 'd']);
+    expect(splitBlocks('```rust\nfn a() {}\n\n')).toEqual(['```rust\nfn a() {}\n\n']);
+  });
+});
