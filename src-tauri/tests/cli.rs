@@ -45,6 +45,11 @@ fn a_project_agent_is_a_valid_start_up_choice() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    // Untrusted, a project agent's `mode: edit` falls back to default: edits ask.
+    assert_eq!(json(&o)["verdict"], "ask");
+    let root = env.project.to_string_lossy().into_owned();
+    assert_eq!(env.run(&["trust", &root]).status.code(), Some(0));
+    let o = env.run(&["check", "--agent", "docs", "--json", "edit", "README.md"]);
     assert_eq!(json(&o)["verdict"], "allow");
 }
 

@@ -988,7 +988,9 @@ mod tests {
         a.mode = Mode::Auto;
         assert_eq!(a.effective_default_mode(false), Mode::Default);
         a.mode = Mode::Edit;
-        assert_eq!(a.effective_default_mode(false), Mode::Edit);
+        assert_eq!(a.effective_default_mode(false), Mode::Default);
+        a.mode = Mode::Plan;
+        assert_eq!(a.effective_default_mode(false), Mode::Plan);
         a.mode = Mode::Auto;
         a.source = AgentSource::Builtin;
         assert_eq!(a.effective_default_mode(false), Mode::Auto);
