@@ -100,7 +100,7 @@ run_tests() {
   say "clippy"
   cargo clippy --workspace --all-targets -- -D warnings
   say "cargo test"
-  cargo test --workspace
+  DECODE_REQUIRE_ORACLE=1 cargo test --workspace
   say "UI: type check, lint, unit tests"
   (cd ui && npm run check && npm run lint && npm test)
   say "end-to-end smoke through the real window"

@@ -118,13 +118,11 @@ pub(crate) fn changes(core: &[String], dynamic: &[bool]) -> Vec<Change> {
         }
     };
     match sub {
-        "merge" => {
-            if !has(&["--abort", "--quit", "--continue"]) {
-                out.push(Change::Current("git merge"));
-            }
+        "merge" if !has(&["--abort", "--quit", "--continue"]) => {
+            out.push(Change::Current("git merge"));
         }
         "pull" => out.push(Change::Current("git pull")),
-        "rebase" => {
+        "rebase"
             if !has(&[
                 "--abort",
                 "--quit",
@@ -132,24 +130,24 @@ pub(crate) fn changes(core: &[String], dynamic: &[bool]) -> Vec<Change> {
                 "--skip",
                 "--edit-todo",
                 "--show-current-patch",
-            ]) {
-                let p = positionals(
-                    rest,
-                    &[
-                        "--onto",
-                        "-x",
-                        "--exec",
-                        "-s",
-                        "--strategy",
-                        "-X",
-                        "--strategy-option",
-                        "-C",
-                    ],
-                );
-                match p.get(1) {
-                    Some(&(k, b)) => named(&mut out, k, b, "git rebase"),
-                    None => out.push(Change::Current("git rebase")),
-                }
+            ]) =>
+        {
+            let p = positionals(
+                rest,
+                &[
+                    "--onto",
+                    "-x",
+                    "--exec",
+                    "-s",
+                    "--strategy",
+                    "-X",
+                    "--strategy-option",
+                    "-C",
+                ],
+            );
+            match p.get(1) {
+                Some(&(k, b)) => named(&mut out, k, b, "git rebase"),
+                None => out.push(Change::Current("git rebase")),
             }
         }
         "fetch" | "push" => {

@@ -1575,8 +1575,7 @@ impl Gate {
                     for q in [landing.clone(), self.resolve(&landing)] {
                         let label = self.protected_label(&q).or_else(|| {
                             self.protected_parents
-                                .iter()
-                                .any(|pp| *pp == q)
+                                .contains(&q)
                                 .then_some("a folder of permission files")
                         });
                         if let Some(label) = label {

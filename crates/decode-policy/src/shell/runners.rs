@@ -502,10 +502,8 @@ pub(super) fn shell_script(words: &[Word], i: usize) -> Script {
             j += 1;
             break;
         }
-        if matches!(t, "--version" | "--help" | "-n" | "--noexec") && !has_c {
-            if t == "--version" || t == "--help" {
-                return Script::None;
-            }
+        if matches!(t, "--version" | "--help") && !has_c {
+            return Script::None;
         }
         if matches!(t, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
             j += 2;

@@ -349,7 +349,7 @@ impl Reader {
                     ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => Some(None),
                     ast::CommandPrefixOrSuffixItem::IoRedirect(_) => None,
                 })
-                .last()
+                .next_back()
                 .unwrap_or(Some(name));
             let end = match (cx.base, last.and_then(|w| w.loc.as_ref())) {
                 (Some(b), Some(l)) => Some(b + char_to_byte(cx.src, l.end.index)),

@@ -331,6 +331,7 @@ pub(crate) fn analyse(
 
 /// Returns the index of the command a wrapper runs, or `None` when `name`
 /// is not a wrapper (or runs nothing further). Records derived commands.
+#[allow(clippy::too_many_arguments)]
 fn see_through(
     name: &str,
     words: &[Word],
@@ -451,9 +452,7 @@ fn see_through(
                 &words.iter().map(|w| w.text.clone()).collect::<Vec<_>>()[i + 1..],
                 crate::caps::PKG_WITH_ARG,
             );
-            let Some(&k) = subs.first() else {
-                return None;
-            };
+            let &k = subs.first()?;
             let at = i + 1 + k;
             match (name, words[at].text.as_str()) {
                 (n, w)
