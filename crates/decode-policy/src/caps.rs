@@ -1,5 +1,5 @@
 //! Command caps (SPEC §5 stage 7) that depend only on a fragment's words:
-//! external effects and privilege, protected merges, container removal,
+//! git config writes, container removal,
 //! removal targets. Path-based caps live in `decide`.
 
 /// The positional words of `args`, skipping options; options listed in

@@ -54,8 +54,8 @@ impl Mode {
             Mode::Default => "reads run; file edits and shell commands ask",
             Mode::Edit => "reads and file edits run; shell commands ask",
             Mode::Plan => "reads only; edits and shell commands are denied until the plan is approved",
-            Mode::Auto => "everything runs, except deny and ask rules, opaque commands, critical removals, permission files, protected merges, container removal and external effects",
-            Mode::Bypass => "everything runs, except deny and ask rules and critical removals",
+            Mode::Auto => "everything runs, except deny and ask rules, opaque commands, critical removals, protected files and branches, container removal and external effects",
+            Mode::Bypass => "everything runs, except deny and ask rules, critical removals and commands the gate cannot read",
         }
     }
 }

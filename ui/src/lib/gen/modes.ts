@@ -11,6 +11,6 @@ export const MODE_DESCRIPTIONS: Record<Mode, string> = {
   default: "reads run; file edits and shell commands ask",
   edit: "reads and file edits run; shell commands ask",
   plan: "reads only; edits and shell commands are denied until the plan is approved",
-  auto: "everything runs, except deny and ask rules, opaque commands, critical removals, permission files, protected merges, container removal and external effects",
-  bypass: "everything runs, except deny and ask rules and critical removals",
+  auto: "everything runs, except deny and ask rules, opaque commands, critical removals, protected files and branches, container removal and external effects",
+  bypass: "everything runs, except deny and ask rules, critical removals and commands the gate cannot read",
 };
