@@ -317,7 +317,10 @@ fn collect_segs(
                 }
                 pos = pos.max(c.end_byte());
                 match c.kind() {
-                    "\"" | "$\"" | "$" => {}
+                    "\"" | "$\"" => {}
+                    // The mark of `$"…"`; inside `"…"` a `$` is itself.
+                    "$" if node.kind() == "translated_string" => {}
+                    "$" => lit.push('$'),
                     // `$"…"` holds a string node: read like `"…"`.
                     "string" => {
                         if !lit.is_empty() {
