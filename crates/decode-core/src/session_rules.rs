@@ -89,6 +89,7 @@ impl SessionRules {
             external_caps: settings.caps_external.clone(),
             trusted,
             agent,
+            app_dirs: PolicyInput::app_dirs_for(active.home()),
         };
         let gate = Arc::new(Gate::new(input).0);
         *compiled = Some(Compiled {

@@ -610,6 +610,7 @@ fn compile_gate(
         external_caps: settings.caps_external.clone(),
         trusted,
         agent: agent.policy(),
+        app_dirs: PolicyInput::app_dirs_for(home),
     };
     let (gate, warnings) = Gate::new(input);
     (Arc::new(gate), warnings)

@@ -180,27 +180,28 @@ fn is_flag(a: &str) -> bool {
     )
 }
 
-/// `git config` that writes the repository's `.git/config` (not `--global`,
-/// `--system` or `--file`), or `git -c core.hooksPath=…`.
-pub(crate) fn git_config_write(core: &[String]) -> bool {
+/// `git config` that sets or removes a value, and `git -c
+/// core.hooksPath=…`: why it is never automatic, or `None`. The
+/// repository's own configuration always counts (`.git/config` runs code);
+/// the global and system ones (and `--file`) when the key is one whose value
+/// git runs, defines an alias or loads other files, or is not known.
+pub(crate) fn git_config_write(core: &[String]) -> Option<&'static str> {
+    const REPO: &str = "changes the repository's git configuration (.git/config runs code)";
+    const OTHER: &str =
+        "changes a git configuration file with a key whose value git runs (aliases, programs, includes)";
     if core.first().map(String::as_str) != Some("git") {
-        return false;
+        return None;
     }
     let mut i = 1;
     while i < core.len() {
         let a = core[i].as_str();
-        if a == "-c" {
-            let kv = core
-                .get(i + 1)
-                .map(|s| s.to_ascii_lowercase())
-                .unwrap_or_default();
-            if kv.starts_with("core.hookspath") {
-                return true;
-            }
-        } else if let Some(kv) = a.strip_prefix("-c") {
-            if kv.to_ascii_lowercase().starts_with("core.hookspath") {
-                return true;
-            }
+        let kv = if a == "-c" {
+            core.get(i + 1).map(|s| s.to_ascii_lowercase())
+        } else {
+            a.strip_prefix("-c").map(str::to_ascii_lowercase)
+        };
+        if kv.is_some_and(|kv| kv.starts_with("core.hookspath")) {
+            return Some(REPO);
         }
         if !a.starts_with('-') {
             break;
@@ -211,25 +212,67 @@ pub(crate) fn git_config_write(core: &[String]) -> bool {
             1
         };
     }
-    let Some(("config", rest)) = git_subcommand(core) else {
-        return false;
-    };
+    let (sub, rest) = git_subcommand(core)?;
+    match sub {
+        "config" => {}
+        // Other subcommands that write `.git/config`.
+        "remote" => {
+            let p = rest.iter().find(|a| !a.starts_with('-'))?;
+            return matches!(
+                p.as_str(),
+                "add" | "rename" | "remove" | "rm" | "set-head" | "set-branches" | "set-url"
+            )
+            .then_some(REPO);
+        }
+        "branch" => {
+            return rest
+                .iter()
+                .any(|a| {
+                    a == "-u"
+                        || a.starts_with("--set-upstream-to")
+                        || a == "--unset-upstream"
+                        || a == "--edit-description"
+                })
+                .then_some(REPO);
+        }
+        "lfs" => {
+            let p = rest.iter().find(|a| !a.starts_with('-'))?;
+            return matches!(p.as_str(), "install" | "uninstall" | "update").then_some(REPO);
+        }
+        "submodule" => {
+            let p = rest.iter().find(|a| !a.starts_with('-'))?;
+            return matches!(
+                p.as_str(),
+                "init" | "add" | "set-url" | "set-branch" | "sync"
+            )
+            .then_some(REPO);
+        }
+        "init" | "clone" => {
+            return rest
+                .iter()
+                .any(|a| a.starts_with("--template") || a.starts_with("--separate-git-dir"))
+                .then_some(REPO);
+        }
+        _ => return None,
+    }
     let mut positional = Vec::new();
     let mut write_opt = false;
+    let mut elsewhere = false;
     let mut j = 0;
     while j < rest.len() {
         let a = rest[j].as_str();
         if a.starts_with("--get")
-            || matches!(
-                a,
-                "-l" | "--list" | "--global" | "--system" | "-f" | "--file" | "--blob"
-            )
-            || a.starts_with("--file=")
+            || matches!(a, "-l" | "--list" | "--blob")
             || a.starts_with("--blob=")
         {
-            return false;
+            return None;
         }
-        if matches!(
+        if matches!(a, "--global" | "--system") || a.starts_with("--file=") {
+            elsewhere = true;
+        } else if matches!(a, "-f" | "--file") {
+            elsewhere = true;
+            j += 1;
+        } else if matches!(
             a,
             "--unset"
                 | "--unset-all"
@@ -248,11 +291,70 @@ pub(crate) fn git_config_write(core: &[String]) -> bool {
         }
         j += 1;
     }
-    match positional.first().copied() {
-        Some("get" | "list") => false,
-        Some("set" | "unset" | "rename-section" | "remove-section" | "edit") => true,
-        _ => write_opt || positional.len() >= 2,
+    let (writes, key) = match positional.first().copied() {
+        Some("get" | "list" | "get-color" | "get-colorbool") => return None,
+        Some("set" | "unset") => (true, positional.get(1).copied()),
+        Some("rename-section" | "remove-section" | "edit") => (true, None),
+        _ => (
+            write_opt || positional.len() >= 2,
+            positional.first().copied(),
+        ),
+    };
+    if !writes {
+        return None;
     }
+    if !elsewhere {
+        return Some(REPO);
+    }
+    match key {
+        Some(k)
+            if !k.contains(['$', '`'])
+                && git_key_runs(k).is_none()
+                && !k.eq_ignore_ascii_case("core.hookspath") =>
+        {
+            None
+        }
+        _ => Some(OTHER),
+    }
+}
+
+/// Git configuration keys whose value git runs (or that define aliases or
+/// load other files): `Some(true)` when the value is a command, `Some(false)`
+/// when the key makes the command opaque.
+pub(crate) fn git_key_runs(key: &str) -> Option<bool> {
+    let k = key.to_ascii_lowercase();
+    if k.starts_with("alias.") || k.starts_with("include.") || k.starts_with("includeif.") {
+        return Some(false);
+    }
+    let runs = matches!(
+        k.as_str(),
+        "core.pager"
+            | "core.sshcommand"
+            | "core.editor"
+            | "core.fsmonitor"
+            | "core.askpass"
+            | "core.gitproxy"
+            | "sequence.editor"
+            | "diff.external"
+            | "gpg.program"
+            | "credential.helper"
+            | "uploadpack.packobjectshook"
+            | "web.browser"
+    ) || k.starts_with("pager.")
+        || k.starts_with("filter.")
+        || k.ends_with(".textconv")
+        || k.ends_with(".command")
+        || k.ends_with(".cmd")
+        || k.ends_with(".clean")
+        || k.ends_with(".smudge")
+        || k.ends_with(".process")
+        || k.ends_with(".program")
+        || (k.starts_with("gpg.") && k.ends_with(".program"));
+    if k == "core.hookspath" {
+        // Judged as a write of the repository's hooks (never automatic).
+        return None;
+    }
+    runs.then_some(true)
 }
 
 /// Container removal (never automatic).

@@ -38,6 +38,8 @@ pub struct Gate {
     /// Folders a bash fragment may not name either (they hold permission files).
     protected_parents: Vec<PathBuf>,
     git_dir: Option<PathBuf>,
+    /// Decode's own config and data folders (given and resolved).
+    app_dirs: Vec<PathBuf>,
     index: RuleIndex,
     /// git and cargo aliases in force for the project.
     shell: shell::ShellConfig,
@@ -89,11 +91,11 @@ struct PathInfo {
 
 /// Whether a glob component (bash rules: `*` does not match a leading dot
 /// unless the pattern starts with one) can match `name`.
-fn component_matches(pattern: &str, name: &str) -> bool {
+fn component_matches(pattern: &str, name: &str, dotglob: bool) -> bool {
     if !pattern.contains(['*', '?', '[']) {
         return pattern == name;
     }
-    if name.starts_with('.') && !pattern.starts_with('.') {
+    if name.starts_with('.') && !pattern.starts_with('.') && !dotglob {
         return false;
     }
     match globset::GlobBuilder::new(pattern)
@@ -106,9 +108,62 @@ fn component_matches(pattern: &str, name: &str) -> bool {
     }
 }
 
+/// The folder part of a glob path before its first glob component.
+fn glob_dir(g: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in g.components() {
+        if c.as_os_str().to_string_lossy().contains(['*', '?', '[']) {
+            break;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Names protected wherever they stand: `.git` internals of any repository,
+/// and files other tools run on their own.
+fn anywhere_label(p: &Path) -> Option<&'static str> {
+    let mut label = None;
+    for c in p.components() {
+        match c.as_os_str().as_encoded_bytes() {
+            b".git" => label = Some("git internals"),
+            b".vscode" | b".idea" => label = label.or(Some("a file other tools run on their own")),
+            _ => {}
+        }
+    }
+    if label.is_none() && p.file_name().is_some_and(|n| n == ".envrc") {
+        label = Some("a file other tools run on their own");
+    }
+    label
+}
+
+/// Whether a glob path can name something [`anywhere_label`] protects.
+fn glob_anywhere(g: &Path, dotglob: bool) -> Option<&'static str> {
+    let comps: Vec<String> = g
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let last = comps.len().saturating_sub(1);
+    for (k, c) in comps.iter().enumerate() {
+        if !c.contains(['*', '?', '[']) {
+            continue;
+        }
+        if component_matches(c, ".git", dotglob) {
+            return Some("git internals");
+        }
+        if component_matches(c, ".vscode", dotglob)
+            || component_matches(c, ".idea", dotglob)
+            || (k == last && component_matches(c, ".envrc", dotglob))
+        {
+            return Some("a file other tools run on their own");
+        }
+    }
+    None
+}
+
 /// Whether the glob path `pattern` (absolute, lexically folded) can name
 /// `target` (or, when `dir`, something inside it).
-fn glob_can_name(pattern: &Path, target: &Path, dir: bool) -> bool {
+fn glob_can_name(pattern: &Path, target: &Path, dir: bool, dotglob: bool) -> bool {
     let pc: Vec<String> = pattern
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -122,7 +177,11 @@ fn glob_can_name(pattern: &Path, target: &Path, dir: bool) -> bool {
     } else {
         pc.len() == tc.len()
     };
-    enough && tc.iter().zip(&pc).all(|(t, p)| component_matches(p, t))
+    enough
+        && tc
+            .iter()
+            .zip(&pc)
+            .all(|(t, p)| component_matches(p, t, dotglob))
 }
 
 /// Builds the decision while the stages run.
@@ -353,6 +412,27 @@ impl Gate {
                 label: "~/.ssh",
             });
         }
+        let mut app_dirs = Vec::new();
+        for d in PolicyInput::app_dirs_for(&home)
+            .into_iter()
+            .chain(input.app_dirs.iter().cloned())
+        {
+            if !d.is_absolute() {
+                continue;
+            }
+            for p in [lexical(Path::new("/"), &d), paths::resolve(&d)] {
+                if !app_dirs.contains(&p) {
+                    app_dirs.push(p);
+                }
+            }
+        }
+        for d in &app_dirs {
+            protected.push(Protected {
+                path: d.clone(),
+                dir: true,
+                label: "Decode's own settings and trust store",
+            });
+        }
 
         let mut protected_branches = vec!["main".to_string(), "master".to_string()];
         for b in &input.protected_branches {
@@ -375,6 +455,7 @@ impl Gate {
             protected,
             protected_parents,
             git_dir,
+            app_dirs,
             index,
         };
         (gate, warnings)
@@ -517,17 +598,20 @@ impl Gate {
 
     /// Whether the glob path `g` can name a protected path or a folder of
     /// permission files.
-    fn glob_protected(&self, g: &Path) -> Option<&'static str> {
+    fn glob_protected(&self, g: &Path, dotglob: bool) -> Option<&'static str> {
         if let Some(e) = self
             .protected
             .iter()
-            .find(|e| glob_can_name(g, &e.path, e.dir))
+            .find(|e| glob_can_name(g, &e.path, e.dir, dotglob))
         {
             return Some(e.label);
         }
+        if let Some(l) = glob_anywhere(g, dotglob) {
+            return Some(l);
+        }
         self.protected_parents
             .iter()
-            .any(|pp| glob_can_name(g, pp, false))
+            .any(|pp| glob_can_name(g, pp, false, dotglob))
             .then_some("a folder of permission files")
     }
 
@@ -558,6 +642,7 @@ impl Gate {
                 }
             })
             .map(|e| e.label)
+            .or_else(|| anywhere_label(p))
     }
 
     fn is_critical_dir(&self, p: &Path) -> bool {
@@ -869,13 +954,19 @@ impl Gate {
                     let n = normal.as_deref()?;
                     return self.index.match_url(list, n, host.as_deref());
                 }
-                // Deny and ask: the raw string, and the parsed form.
+                // Deny and ask: the raw string, the parsed form, and the
+                // forms many servers treat alike (`%73ecret`, `//secret`, `SECRET`).
                 self.index
                     .match_url(list, subject, host.as_deref())
                     .or_else(|| {
                         normal
                             .as_deref()
                             .and_then(|n| self.index.match_url(list, n, host.as_deref()))
+                    })
+                    .or_else(|| {
+                        url_loose_forms(subject)
+                            .iter()
+                            .find_map(|n| self.index.match_url(list, n, host.as_deref()))
                     })
             } else {
                 self.index.match_text(list, tool, subject)
@@ -1524,6 +1615,49 @@ impl Gate {
     /// or through a link the command made; and a file copied into a folder
     /// lands where it would be protected (`cp .bashrc ~`).
     fn unplaceable_write(&self, f: &Fragment) -> Option<String> {
+        if f.filled {
+            // `find -exec cp x {} \;`, `xargs touch`, `xargs -I% sh -c 'echo > %'`:
+            // find or xargs fills the targets in when it runs.
+            let writer = matches!(
+                f.core.first().map(String::as_str),
+                Some(
+                    "cp" | "mv"
+                        | "install"
+                        | "ln"
+                        | "rsync"
+                        | "tee"
+                        | "touch"
+                        | "truncate"
+                        | "mkdir"
+                        | "dd"
+                        | "tar"
+                        | "unzip"
+                )
+            ) || (matches!(f.core.first().map(String::as_str), Some("sed" | "gsed"))
+                && f.core
+                    .iter()
+                    .any(|a| a.starts_with("-i") || a.starts_with("--in-place")));
+            // The command xargs runs gets its words appended; one that find
+            // or xargs runs through a shell writes where that shell says.
+            let direct = f
+                .chain
+                .iter()
+                .any(|c| matches!(c.as_str(), "xargs" | "parallel"));
+            let placed = |t: &&shell::WriteTarget| {
+                !matches!(t.raw.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr")
+            };
+            let hit = if direct {
+                f.writes.iter().any(|t| t.raw.contains("{}") || t.dynamic)
+            } else {
+                f.writes.iter().any(|t| placed(&t))
+            };
+            if writer || hit {
+                return Some(format!(
+                    "{} writes to paths find or xargs fills in when it runs (they may be protected files): never automatic",
+                    quote(&f.text)
+                ));
+            }
+        }
         for t in &f.writes {
             let expanded = paths::expand_user(&t.raw)
                 .unwrap_or_else(|| expand_home(&static_vars(&t.raw, f.cwd.as_deref()), &self.home));
@@ -1567,10 +1701,30 @@ impl Gate {
                     }
                 }
             }
+            if t.contents && self.holds_protected(&given) {
+                return Some(format!(
+                    "{} puts files whose names are only known when it runs into {} (they may land on a protected file): never automatic",
+                    quote(&f.text),
+                    t.raw
+                ));
+            }
             if let Some(from) = &t.from {
                 let base = from.trim_end_matches('/');
                 let name = base.rsplit('/').next().unwrap_or(base);
-                if !name.is_empty() && name != "." && name != ".." {
+                if name.contains(['*', '?', '[']) {
+                    let landing = given.join(name);
+                    let label = self.glob_protected(&landing, f.dotglob).or_else(|| {
+                        (f.loose_globs && self.holds_protected(&given))
+                            .then_some("a protected file (the glob follows extglob or nocaseglob)")
+                    });
+                    if let Some(label) = label {
+                        return Some(format!(
+                            "{} copies {from}, which may match {label}, into {}: never automatic",
+                            quote(&f.text),
+                            t.raw
+                        ));
+                    }
+                } else if !name.is_empty() && name != "." && name != ".." {
                     let landing = given.join(name);
                     for q in [landing.clone(), self.resolve(&landing)] {
                         let label = self.protected_label(&q).or_else(|| {
@@ -1592,18 +1746,37 @@ impl Gate {
         None
     }
 
+    /// Whether files landing in folder `d` may be protected: it is in the
+    /// project, the home folder or Decode's folders, or holds one of them.
+    fn holds_protected(&self, d: &Path) -> bool {
+        let r = self.resolve(d);
+        [d, r.as_path()].iter().any(|q| {
+            [&self.root, &self.root_given, &self.home, &self.home_canon]
+                .iter()
+                .any(|x| within(q, x) || within(x, q))
+                || self.app_dirs.iter().any(|x| within(q, x) || within(x, q))
+        })
+    }
+
     fn critical_removal(&self, f: &Fragment) -> Option<String> {
         // `find ROOT … -delete` and `-exec rm … {}` remove what lies under
         // ROOT: critical when ROOT is `/`, a child of `/`, the home folder,
         // a parent of the project root, or only known when it runs.
+        let unknown_program = f.program_unknown();
         if let Some(roots) = &f.find_roots {
             let name = f.core.first().map(String::as_str);
             let removes = (name == Some("find") && f.core.iter().any(|a| a == "-delete"))
-                || (matches!(name, Some("rm" | "rmdir" | "unlink" | "shred"))
+                || ((matches!(name, Some("rm" | "rmdir" | "unlink" | "shred")) || unknown_program)
                     && f.core.iter().any(|a| a.contains("{}")));
             if removes {
                 for r in roots {
                     let place = r.as_deref().and_then(|r| {
+                        let glob_then_up = r
+                            .find(['*', '?', '['])
+                            .is_some_and(|m| r[m..].split('/').any(|c| c == ".."));
+                        if glob_then_up {
+                            return None;
+                        }
                         let e = expand_home(&static_vars(r, f.cwd.as_deref()), &self.home);
                         let es = e.to_string_lossy().into_owned();
                         if es.contains('$') || es.contains('`') || es.starts_with('~') {
@@ -1616,6 +1789,13 @@ impl Gate {
                     });
                     let critical = match &place {
                         None => true,
+                        Some(p)
+                            if f.links
+                                .as_ref()
+                                .is_none_or(|l| l.iter().any(|l| within(p, l))) =>
+                        {
+                            true
+                        }
                         Some(p) => {
                             let r = self.resolve(p);
                             [p, &r].iter().any(|q| {
@@ -1637,6 +1817,36 @@ impl Gate {
                     }
                 }
                 return None;
+            }
+        }
+        if unknown_program {
+            // A program only known when it runs may be `rm`: its arguments
+            // are removal targets.
+            let why = if f.program_free {
+                Some("its command word may expand to any command")
+            } else if f
+                .chain
+                .iter()
+                .any(|c| matches!(c.as_str(), "xargs" | "parallel"))
+            {
+                Some("it takes arguments from its input")
+            } else if f.core_dyn[1..].iter().any(|&d| d) {
+                Some("its arguments are only known when it runs")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Some(format!(
+                    "{} runs a command only known when it runs and {why} (it may remove a critical folder): asks every time",
+                    quote(&f.text)
+                ));
+            }
+            let mut as_rm = f.core.clone();
+            as_rm[0] = "rm".to_string();
+            for t in caps::removal_targets(&as_rm) {
+                if let Some(r) = self.critical_target(f, t) {
+                    return Some(r);
+                }
             }
         }
         let is_rm = matches!(f.core.first().map(String::as_str), Some("rm" | "rmdir"));
@@ -1689,6 +1899,10 @@ impl Gate {
                 }
             };
             let s = expanded.to_string_lossy();
+            let through_link = |p: &Path| match &f.links {
+                None => true,
+                Some(links) => links.iter().any(|l| within(p, l)),
+            };
             let critical = match s.find(['*', '?', '[']) {
                 Some(meta) => {
                     let prefix = &s[..meta];
@@ -1697,12 +1911,32 @@ impl Gate {
                         Some(k) => (&s[..k], &s[k + 1..]),
                         None => (".", &s[..]),
                     };
-                    let d = self.resolve(&lexical(&base, Path::new(dir)));
+                    if rest.split('/').any(|c| c == "..") {
+                        // `d?/../../x`: where `..` lands depends on what the glob matches.
+                        return Some(format!(
+                            "{} removes {t}, where `..` follows a glob (it may be a critical folder): asks every time",
+                            quote(&f.text)
+                        ));
+                    }
+                    let lexical_dir = lexical(&base, Path::new(dir));
+                    if through_link(&lexical_dir) {
+                        return Some(format!(
+                            "{} removes {t} through a link the command made (it may point at a critical folder): asks every time",
+                            quote(&f.text)
+                        ));
+                    }
+                    let d = self.resolve(&lexical_dir);
                     let wipes = rest.chars().all(|c| matches!(c, '*' | '?' | '.' | '/'));
                     self.is_strict_ancestor_of_critical(&d) || (wipes && self.is_critical_dir(&d))
                 }
                 None => {
                     let given = lexical(&base, &expanded);
+                    if through_link(&given) {
+                        return Some(format!(
+                            "{} removes {t} through a link the command made (it may point at a critical folder): asks every time",
+                            quote(&f.text)
+                        ));
+                    }
                     let resolved = self.resolve(&given);
                     self.is_critical_dir(&given) || self.is_critical_dir(&resolved)
                 }
@@ -1735,10 +1969,12 @@ impl Gate {
                 .clone()
                 .or_else(|| given.as_ref().map(|g| self.resolve(g)));
             if p.glob {
-                let label = [&given, &resolved]
-                    .into_iter()
-                    .flatten()
-                    .find_map(|q| self.glob_protected(q));
+                let label = [&given, &resolved].into_iter().flatten().find_map(|q| {
+                    self.glob_protected(q, f.dotglob).or_else(|| {
+                        (f.loose_globs && self.holds_protected(&glob_dir(q)))
+                            .then_some("a protected file (the glob follows extglob or nocaseglob)")
+                    })
+                });
                 if let Some(label) = label {
                     return Some(format!(
                         "{} names {} which may match {label}: never automatic",
@@ -1820,11 +2056,8 @@ impl Gate {
         if let Some(why) = self.unplaceable_write(f) {
             return Some(why);
         }
-        if caps::git_config_write(&f.core) {
-            return Some(format!(
-                "{} changes the repository's git configuration (.git/config runs code): never automatic",
-                quote(&f.text)
-            ));
+        if let Some(why) = caps::git_config_write(&f.core) {
+            return Some(format!("{} {why}: never automatic", quote(&f.text)));
         }
         if let Some(what) = caps::container_removal(&f.core) {
             return Some(format!("{what}: never automatic"));
@@ -1903,6 +2136,46 @@ pub(crate) fn url_host(url: &str) -> Option<String> {
             .unwrap_or(h)
             .to_string(),
     )
+}
+
+/// Looser spellings of a URL's path that servers commonly serve as the
+/// same resource: unreserved characters percent-decoded, repeated slashes
+/// folded, and (for deny and ask rules only) the path lower-cased.
+fn url_loose_forms(url: &str) -> Vec<String> {
+    let Some(mut u) = normalize_url(url) else {
+        return Vec::new();
+    };
+    let path = u.path().to_string();
+    let mut decoded = String::with_capacity(path.len());
+    let b = path.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = &path[i + 1..i + 3];
+            if let Ok(v) = u8::from_str_radix(hex, 16) {
+                if v.is_ascii_alphanumeric() || matches!(v, b'-' | b'.' | b'_' | b'~') {
+                    decoded.push(v as char);
+                    i += 3;
+                    continue;
+                }
+            }
+        }
+        if b[i] == b'/' && decoded.ends_with('/') {
+            i += 1;
+            continue;
+        }
+        decoded.push(b[i] as char);
+        i += 1;
+    }
+    let mut out = Vec::new();
+    for p in [decoded.clone(), decoded.to_ascii_lowercase()] {
+        u.set_path(&p);
+        let s = u.as_str().to_string();
+        if s != url && !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
 }
 
 /// The URL as it is fetched, normalised.

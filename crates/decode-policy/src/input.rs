@@ -1,6 +1,6 @@
 //! What the gate is compiled from, and what it judges.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -58,6 +58,11 @@ pub struct PolicyInput {
     #[serde(default)]
     pub trusted: bool,
     pub agent: AgentPolicy,
+    /// Decode's own config and data folders (the trust store among them):
+    /// writes there are never automatic. The defaults under `home` always
+    /// count too.
+    #[serde(default)]
+    pub app_dirs: Vec<PathBuf>,
 }
 
 impl PolicyInput {
@@ -72,7 +77,27 @@ impl PolicyInput {
             external_caps: Vec::new(),
             trusted: true,
             agent: AgentPolicy::all_tools("build"),
+            app_dirs: Vec::new(),
         }
+    }
+
+    /// Decode's config and data folders for `home` as the environment
+    /// places them (`$XDG_CONFIG_HOME/decode`, `$XDG_DATA_HOME/decode`, and
+    /// the defaults `~/.config/decode`, `~/.local/share/decode`).
+    pub fn app_dirs_for(home: &Path) -> Vec<PathBuf> {
+        let mut out = vec![
+            home.join(".config/decode"),
+            home.join(".local/share/decode"),
+        ];
+        for var in ["XDG_CONFIG_HOME", "XDG_DATA_HOME"] {
+            if let Some(v) = std::env::var_os(var) {
+                let p = PathBuf::from(v);
+                if p.is_absolute() && !out.contains(&p.join("decode")) {
+                    out.push(p.join("decode"));
+                }
+            }
+        }
+        out
     }
 }
 

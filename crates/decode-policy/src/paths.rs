@@ -80,6 +80,10 @@ pub(crate) fn mentions_protected_name(s: &str) -> bool {
                 | "hooks"
                 | "authorized_keys"
                 | "settings.json"
+                | ".envrc"
+                | ".vscode"
+                | ".idea"
+                | "trust.json"
         )
     })
 }

@@ -109,7 +109,7 @@ fn b03_sed_scripts_writing_files() {
                 "auto",
                 "bash",
                 "sed 's/x/y/w .decode/settings.json' f",
-                "allow",
+                "ask:never automatic",
             ),
             (
                 "auto",

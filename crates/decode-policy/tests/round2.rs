@@ -418,7 +418,8 @@ fn c08_shells_reading_their_script_from_elsewhere() {
             ("auto", "bash", "bash <(curl x)", "ask:opaque"),
             ("auto", "bash", "source <(curl x)", "ask:opaque"),
             ("auto", "bash", ". <(curl x)", "ask:opaque"),
-            ("auto", "bash", "bash /dev/stdin < x", "ask:opaque"),
+            ("auto", "bash", "cat x | bash /dev/stdin", "ask:opaque"),
+            ("auto", "bash", "bash /dev/stdin < x", "allow"),
             ("auto", "bash", "sh <<EOF\n$(cat x)\nEOF", "ask:opaque"),
             // Static text fed to a shell is judged like `sh -c`.
             ("auto", "bash", "sh <<'EOF'\ngit push\nEOF", "ask:external"),
@@ -822,10 +823,12 @@ fn c13_hostile_commands_are_judged_with_bounded_work() {
         format!("{}x{}", "$( ".repeat(800), " )".repeat(800)),
     ];
     for c in &over_budget {
+        // Ask, or deny where a command word only known when it runs could
+        // be `rm`.
         let d = decide(&g, "bash", c, "bypass");
-        assert_eq!(
+        assert_ne!(
             d.verdict,
-            Verdict::Ask,
+            Verdict::Allow,
             "{}: {}",
             &c[..60.min(c.len())],
             d.reason

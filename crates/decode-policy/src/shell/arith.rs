@@ -94,6 +94,8 @@ fn classify(value: Option<Node<'_>>, src: &str) -> Val {
         return Val::Numeric;
     }
     if v.kind() == "array" {
+        // One text, the elements joined: `"${a[@]}"` run as a command is
+        // judged as all of them.
         let mut texts = Vec::new();
         let mut cursor = v.walk();
         for c in v.named_children(&mut cursor) {
@@ -103,7 +105,7 @@ fn classify(value: Option<Node<'_>>, src: &str) -> Val {
             }
             texts.push(w.text);
         }
-        return Val::Text(texts);
+        return Val::Text(vec![texts.join(" ")]);
     }
     if is_dynamic_kind(v.kind()) || has_dynamic(v, 0) {
         return Val::Unknown;
@@ -226,6 +228,58 @@ pub(crate) fn collect(root: Node<'_>, src: &str, vars: &mut Vars) {
     }
 }
 
+/// Names given the integer attribute anywhere in the command
+/// (`declare -i`, `typeset -ai`, `local -i`): bash evaluates every value
+/// assigned to them as arithmetic.
+pub(crate) fn integer_names(
+    root: Node<'_>,
+    src: &str,
+    out: &mut std::collections::HashSet<String>,
+) {
+    let mut stack = vec![root];
+    let mut budget = 100_000usize;
+    while let Some(n) = stack.pop() {
+        budget = match budget.checked_sub(1) {
+            Some(b) => b,
+            None => return,
+        };
+        if matches!(n.kind(), "declaration_command" | "command") {
+            let mut cursor = n.walk();
+            let words: Vec<String> = n
+                .children(&mut cursor)
+                .filter(|c| {
+                    !matches!(
+                        c.kind(),
+                        "file_redirect" | "heredoc_redirect" | "herestring_redirect"
+                    )
+                })
+                .map(|c| norm_word(c, src).text)
+                .collect();
+            if let Some(k) = words
+                .iter()
+                .position(|w| matches!(w.as_str(), "declare" | "typeset" | "local"))
+            {
+                let args = &words[k + 1..];
+                let integer = args
+                    .iter()
+                    .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('i'));
+                if integer {
+                    for a in args.iter().filter(|a| !a.starts_with(['-', '+'])) {
+                        let name = name_of(a.split(['=', '+']).next().unwrap_or(a));
+                        if is_identifier(name) {
+                            out.insert(name.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        let mut cursor = n.walk();
+        for c in n.children(&mut cursor) {
+            stack.push(c);
+        }
+    }
+}
+
 fn is_identifier(s: &str) -> bool {
     s.chars()
         .next()
@@ -234,7 +288,7 @@ fn is_identifier(s: &str) -> bool {
 }
 
 /// `name[…]` → `name`.
-fn name_of(s: &str) -> &str {
+pub(crate) fn name_of(s: &str) -> &str {
     s.split('[').next().unwrap_or(s)
 }
 
@@ -276,6 +330,16 @@ fn assigned_in(text: &str) -> Vec<String> {
 /// command assigns to it (at most `limit` results); `None` when it holds
 /// anything else only known when it runs.
 pub(crate) fn substitute(text: &str, vars: &Vars, limit: usize) -> Option<Vec<String>> {
+    substitute_with(text, vars, limit, false)
+}
+
+/// [`substitute`], keeping values that hold `$` or `` ` `` literally (for
+/// names bash evaluates, and command words judged again).
+pub(crate) fn substitute_literal(text: &str, vars: &Vars, limit: usize) -> Option<Vec<String>> {
+    substitute_with(text, vars, limit, true)
+}
+
+fn substitute_with(text: &str, vars: &Vars, limit: usize, literal: bool) -> Option<Vec<String>> {
     let mut results = vec![String::new()];
     let b = text.as_bytes();
     let mut i = 0;
@@ -304,6 +368,15 @@ pub(crate) fn substitute(text: &str, vars: &Vars, limit: usize) -> Option<Vec<St
         }
         let name = &text[s..e];
         if braced {
+            // `${a[@]}`, `${a[*]}`, `${a[0]}`: the array's joined text.
+            if b.get(e) == Some(&b'[') {
+                let close = text[e..].find(']')? + e;
+                let sub = &text[e + 1..close];
+                if !(sub == "@" || sub == "*" || sub.chars().all(|c| c.is_ascii_digit())) {
+                    return None;
+                }
+                e = close + 1;
+            }
             if b.get(e) != Some(&b'}') {
                 return None;
             }
@@ -312,7 +385,7 @@ pub(crate) fn substitute(text: &str, vars: &Vars, limit: usize) -> Option<Vec<St
         let (Some(Val::Text(values)) | Some(Val::Paths(values))) = vars.get(name) else {
             return None;
         };
-        if values.iter().any(|v| v.contains(['$', '`'])) {
+        if !literal && values.iter().any(|v| v.contains(['$', '`'])) {
             return None;
         }
         let mut next = Vec::new();
@@ -412,6 +485,11 @@ pub(crate) fn scan(text: &str) -> Found {
                         f.names.push(name.to_string());
                     }
                 } else if i < b.len() {
+                    if matches!(b[i], b'@' | b'*')
+                        && !f.names.iter().any(|n| n.as_bytes() == [b[i]])
+                    {
+                        f.names.push((b[i] as char).to_string());
+                    }
                     i += 1; // `$?`, `$#`…
                 }
             }

@@ -24,6 +24,7 @@ pub use config::ShellConfig;
 pub(crate) use words::brace_expand;
 pub(crate) use words::Word;
 use words::{is_dynamic_kind, norm_word, slice};
+pub(crate) use writes::Target as WriteTarget;
 
 /// Longest re-reading (brace-expanded or `$IFS`-split text) judged.
 const MAX_REINTERPRETED: usize = 4 * 1024;
@@ -191,6 +192,25 @@ pub(crate) struct Fragment {
     pub core_dyn: Vec<bool>,
     /// For each word of `core`: some part of it is quoted.
     pub core_quoted: Vec<bool>,
+    /// The program word is dynamic but made only of variables the command
+    /// sets to known text: each value was judged as a fragment of its own.
+    pub program_resolved: bool,
+    /// The program word has static parts (`c$(x)rl`): rules that could
+    /// match some value of it apply.
+    pub program_partial: bool,
+    /// The program word may expand to several words the command controls
+    /// (a substitution, `"$@"`, an array, a variable it sets to unknown
+    /// text): it may hold the arguments too.
+    pub program_free: bool,
+    /// Globs match names starting with a dot (`shopt -s dotglob`,
+    /// `GLOBIGNORE`) when it runs.
+    pub dotglob: bool,
+    /// Globs follow rules the gate does not model (`extglob`,
+    /// `nocaseglob`): a glob may name anything in its folder.
+    pub loose_globs: bool,
+    /// Run by `find -exec` or `xargs`: some of its words are filled in when
+    /// it runs (`{}`, the `-I` string, appended arguments).
+    pub filled: bool,
 }
 
 impl Fragment {
@@ -276,11 +296,21 @@ impl Fragment {
     /// [`Fragment::argv_patterns`] of the levels whose program is known:
     /// what deny rules, ask rules and `caps.external` could match.
     pub(crate) fn dynamic_patterns(&self) -> Vec<String> {
+        if self.program_partial && !self.program_resolved {
+            // `c$(x)rl`: any program it can spell.
+            return self.argv_patterns(false);
+        }
         let mut static_levels = self.clone();
         static_levels
             .levels
             .retain(|&l| self.words.get(l).is_some_and(|w| !w.dynamic));
         static_levels.argv_patterns(false)
+    }
+
+    /// The program word is only known when it runs (and not resolved
+    /// through the command's own variables).
+    pub(crate) fn program_unknown(&self) -> bool {
+        self.core_dyn.first() == Some(&true) && !self.program_resolved
     }
 }
 
@@ -344,6 +374,14 @@ fn parse_command_inner(src: &str, root: &Path, home: &Path, config: &ShellConfig
         derived_depth: 0,
         seen: std::collections::HashSet::new(),
         vars: arith::Vars::new(),
+        integers: std::collections::HashSet::new(),
+        positional_unknown: false,
+        hashed: Vec::new(),
+        cd_unsure: false,
+        dotglob: false,
+        loose_globs: false,
+        filling: 0,
+        git_elsewhere: false,
     };
     if src.len() > MAX_COMMAND_CHARS && src.chars().count() > MAX_COMMAND_CHARS {
         // Not parsed: opaque (asks even in bypass); deny rules, ask rules
@@ -369,6 +407,7 @@ fn parse_command_inner(src: &str, root: &Path, home: &Path, config: &ShellConfig
         };
     }
     w.source(src, Role::Full);
+    w.hashed_names();
     if src.contains("@P}") {
         // `${x@P}` expands x as a prompt string, running any `$(…)` in it,
         // quoted or not: opaque, and every substitution in the text is judged.
@@ -649,6 +688,27 @@ struct Walker<'h> {
     seen: std::collections::HashSet<(String, Role, Option<PathBuf>)>,
     /// What the command assigns to each variable (for arithmetic).
     vars: arith::Vars,
+    /// Variables declared with the integer attribute (`declare -i`): what
+    /// is assigned to them is evaluated as arithmetic.
+    integers: std::collections::HashSet<String>,
+    /// The positional parameters may hold text the gate does not know (the
+    /// command defines functions or runs `set`).
+    positional_unknown: bool,
+    /// `hash -p PATH NAME` (NAME runs PATH) and `alias NAME=TEXT`: the
+    /// words each name stands for.
+    hashed: Vec<(String, Vec<String>)>,
+    /// The command points git at another repository through the
+    /// environment (`GIT_DIR`, `GIT_WORK_TREE`).
+    git_elsewhere: bool,
+    /// Derived commands of `find -exec` / `xargs` being judged.
+    filling: usize,
+    /// `shopt -s dotglob` or `GLOBIGNORE` seen.
+    dotglob: bool,
+    /// `extglob`, `nocaseglob` or `globasciiranges` seen.
+    loose_globs: bool,
+    /// The command changes what `cd` follows (`HOME`, `CDPATH`, `OLDPWD`,
+    /// `cdable_vars`): after any `cd` the folder is unknown.
+    cd_unsure: bool,
 }
 
 impl Walker<'_> {
@@ -792,9 +852,27 @@ impl Walker<'_> {
             }
             None => {}
         }
+        if self.reparse_depth == 0 {
+            self.positional_unknown = sets_positional(&text);
+        }
+        self.dotglob |= text.contains("dotglob") || text.contains("GLOBIGNORE");
+        self.git_elsewhere |= text.contains("GIT_DIR")
+            || text.contains("GIT_WORK_TREE")
+            || text.contains("GIT_COMMON_DIR");
+        self.loose_globs |= text.contains("extglob") || text.contains("nocaseglob");
+        if let Some(why) = changes_cd_state(&text) {
+            self.set_opaque(why.to_string());
+            self.cd_unsure = true;
+            if text.contains('~') || text.contains("$HOME") || text.contains("${HOME") {
+                self.strict = true;
+            }
+        }
         // Variables matter only to arithmetic, subscripts and dynamic paths.
         if text.contains(['$', '[']) || text.contains("((") || text.contains("let") {
             arith::collect(root, &text, &mut self.vars);
+        }
+        if text.contains("declare") || text.contains("typeset") || text.contains("local") {
+            arith::integer_names(root, &text, &mut self.integers);
         }
         self.reparse_depth += 1;
         let scope = Scope {
@@ -924,7 +1002,9 @@ impl Walker<'_> {
                     .strip_prefix('`')
                     .map(|t| t.strip_suffix('`').unwrap_or(t))
                     .unwrap_or(text);
-                let unescaped = backtick_unescape(inner);
+                // Inside `"…"`, `\"` loses its backslash too.
+                let in_dq = node.parent().is_some_and(|p| p.kind() == "string");
+                let unescaped = backtick_unescape_in(inner, in_dq);
                 if self.take_work(unescaped.len()) {
                     self.derived_depth += 1;
                     self.reparse(&unescaped, scope.role);
@@ -974,13 +1054,25 @@ impl Walker<'_> {
                 for part in arith::expansion_parts(text) {
                     self.arith_names(part, 0);
                 }
+                if let Some(target) = indirect_name(text) {
+                    self.indirect(target, scope.role);
+                }
             }
             "function_definition" => {
                 let saved = (self.cwd.clone(), self.branch.clone());
                 if let Some(body) = node.child_by_field_name("body") {
                     self.walk(body, src, scope);
                 }
+                // The function may be called anywhere later: a folder or
+                // branch it moves to makes them unknown from here on.
+                let moved = (self.cwd != saved.0, self.branch != saved.1);
                 (self.cwd, self.branch) = saved;
+                if moved.0 {
+                    self.cwd = None;
+                }
+                if moved.1 {
+                    self.branch = crate::branches::Branch::Unknown;
+                }
             }
             "heredoc_redirect" => self.heredoc(node, src, scope),
             "comment" | "heredoc_start" | "heredoc_end" => {}
@@ -1125,6 +1217,27 @@ impl Walker<'_> {
     fn walk_assignment_value(&mut self, node: Node<'_>, src: &str, scope: &Scope) {
         let mut cursor = node.walk();
         let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        let integer = !self.integers.is_empty()
+            && node.child_by_field_name("name").is_some_and(|n| {
+                let n = if n.kind() == "subscript" {
+                    n.child_by_field_name("name").unwrap_or(n)
+                } else {
+                    n
+                };
+                self.integers.contains(slice(src, n.byte_range()))
+            });
+        if integer {
+            // `declare -i y; y=TEXT`: bash evaluates TEXT as arithmetic.
+            if let Some(v) = node.child_by_field_name("value") {
+                let w = norm_word(v, src);
+                let text = if w.dynamic || v.kind() == "array" {
+                    slice(src, v.byte_range()).to_string()
+                } else {
+                    w.text
+                };
+                self.arith(&text, scope.role, 0);
+            }
+        }
         for c in kids {
             match c.kind() {
                 "variable_name" => {}
@@ -1167,6 +1280,28 @@ impl Walker<'_> {
         }
     }
 
+    /// `${!x}`: bash takes x's value as a name, evaluating its subscript.
+    fn indirect(&mut self, name: &str, role: Role) {
+        let positional = name.chars().all(|c| c.is_ascii_digit());
+        let values = match self.vars.get(name) {
+            Some(arith::Val::Numeric) => return,
+            _ if positional && !self.positional_unknown && self.reparse_depth <= 1 => return,
+            Some(arith::Val::Text(v) | arith::Val::Paths(v)) => v.clone(),
+            _ => {
+                self.set_opaque(format!(
+                    "`${{!{name}}}` names a variable only known when it runs (bash evaluates its subscript)"
+                ));
+                return;
+            }
+        };
+        for v in values {
+            if let Some(sub) = arith::name_subscript(&v) {
+                let sub = sub.to_string();
+                self.arith(&sub, role, 0);
+            }
+        }
+    }
+
     /// Only the variables of arithmetic text (its substitutions are judged elsewhere).
     fn arith_names(&mut self, text: &str, depth: usize) {
         for name in arith::scan(text).names {
@@ -1175,6 +1310,15 @@ impl Walker<'_> {
     }
 
     fn arith_name(&mut self, name: &str, role: Role, depth: usize) {
+        let positional = !name.is_empty()
+            && (name.chars().all(|c| c.is_ascii_digit()) || matches!(name, "@" | "*"));
+        if positional && (self.positional_unknown || self.reparse_depth > 1) {
+            // `bash -c '… $1 …' _ ARG`, a function's arguments, `set -- …`.
+            self.set_opaque(format!(
+                "`${name}` is evaluated as arithmetic, and its value is not known here (it may hide a command)"
+            ));
+            return;
+        }
         if arith::is_safe_name(name) {
             return;
         }
@@ -1208,7 +1352,15 @@ impl Walker<'_> {
                     if matches!(op, Some("-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge")) {
                         for side in ["left", "right"] {
                             if let Some(x) = n.child_by_field_name(side) {
-                                self.arith_names(slice(src, x.byte_range()), 0);
+                                // The operand's text, quotes removed, is
+                                // arithmetic: its subscripts run substitutions.
+                                let w = norm_word(x, src);
+                                let text = if w.dynamic {
+                                    slice(src, x.byte_range()).to_string()
+                                } else {
+                                    w.text
+                                };
+                                self.arith(&text, scope.role, 0);
                             }
                         }
                     }
@@ -1265,25 +1417,29 @@ impl Walker<'_> {
     /// Builds the fragment(s) of one simple command and records their effects
     /// (`cd`, `git checkout`) on the walker.
     fn emit(&mut self, assigns: Vec<Word>, words: Vec<Word>, redirs: Vec<Redir>, role: Role) {
-        let analysis = wrappers::analyse(&assigns, &words, &redirs, role, self.config);
+        let mut analysis = wrappers::analyse(&assigns, &words, &redirs, role, self.config);
         if let Some(why) = &analysis.dynamic {
             self.set_opaque(why.clone());
         }
+        let program_resolved = analysis.core_dyn.first() == Some(&true)
+            && !self.vars.is_empty()
+            && self.program_values(&words, &mut analysis);
         let mut paths = Vec::new();
         for a in &assigns {
             if let Some((_, v)) = a.text.split_once('=') {
                 push_path_candidates(v, a, &mut paths);
             }
         }
-        collect_arg_paths(&words, &mut paths);
+        let cs = *analysis.levels.last().unwrap_or(&0);
+        let patterns: Vec<usize> = pattern_args(&analysis.core)
+            .into_iter()
+            .map(|k| cs + k)
+            .collect();
+        collect_arg_paths(&words, &patterns, &mut paths);
         for r in &redirs {
             if let Some(p) = &r.path {
                 paths.push(p.clone());
             }
-        }
-        let core_name = analysis.core.first().map(String::as_str).unwrap_or("");
-        if core_name == "sed" {
-            sed_write_paths(&analysis.core, &mut paths);
         }
         // A path built from variables the command only sets to known text or
         // file globs (`for f in src/*.rs; do wc -l "$f"`) is judged by those.
@@ -1355,7 +1511,50 @@ impl Walker<'_> {
             levels: analysis.levels,
             core_dyn: analysis.core_dyn,
             core_quoted: analysis.core_quoted,
+            program_resolved,
+            program_partial: false,
+            program_free: false,
+            dotglob: self.dotglob,
+            loose_globs: self.loose_globs,
+            filled: false,
         };
+        let mut frag = frag;
+        if frag.core_dyn.first() == Some(&true) {
+            if let Some(w) = frag.levels.last().and_then(|&cs| frag.words.get(cs)) {
+                frag.program_partial = if w.segs.is_empty() {
+                    !w.text.starts_with('$')
+                } else {
+                    w.segs.iter().any(
+                        |s| matches!(s, words::Seg::Live(t) | words::Seg::Lit(t) if !t.is_empty()),
+                    )
+                };
+                frag.program_free = w.text.contains("$(")
+                    || w.text.contains('`')
+                    || w.text.contains('@')
+                    || w.text.contains('*')
+                    || arith::scan(&w.text)
+                        .names
+                        .iter()
+                        .any(|n| matches!(self.vars.get(n), Some(arith::Val::Unknown)));
+            }
+        }
+        if frag.core.first().is_some_and(|n| n == "git")
+            && (self.git_elsewhere || git_names_repository(&frag.core))
+        {
+            // Which branch that repository is on is not known here.
+            frag.branch = crate::branches::Branch::Unknown;
+        }
+        let by_xargs = frag
+            .chain
+            .iter()
+            .any(|c| matches!(c.as_str(), "xargs" | "parallel"));
+        frag.filled = self.filling > 0
+            || (by_xargs
+                && !matches!(
+                    frag.core.first().map(String::as_str),
+                    Some("xargs" | "parallel")
+                ));
+        let fills = frag.find_roots.is_some() || by_xargs;
         if analysis.deep {
             self.too_deep("the command has too many wrappers to judge");
         }
@@ -1365,9 +1564,19 @@ impl Walker<'_> {
         if analysis.ctrl {
             self.set_opaque("a word holds an invisible or control character".into());
         }
-        self.name_arguments(&frag.core, frag.role);
+        self.name_arguments(&frag);
         self.track_effects(&frag);
+        let same_shell = frag.core.is_empty()
+            || frag.chain.iter().chain(frag.core.first()).any(|n| {
+                matches!(
+                    n.as_str(),
+                    "eval" | "trap" | "source" | "." | "mapfile" | "readarray"
+                )
+            });
         self.out.push(frag);
+        if fills {
+            self.filling += 1;
+        }
         for d in analysis.derived {
             let key = match &d {
                 wrappers::Derived::Words(ws, role) => {
@@ -1394,7 +1603,15 @@ impl Walker<'_> {
                 wrappers::Derived::Words(ws, role) => {
                     self.emit(Vec::new(), ws, Vec::new(), role);
                 }
-                wrappers::Derived::Source(text, role) => self.reparse(&text, role),
+                wrappers::Derived::Source(text, role) => {
+                    self.reparse(&text, role);
+                    if same_shell && Self::moves(&text) {
+                        // `eval`, `trap`, `source`: run in this shell (a trap
+                        // at any time): where they move is not followed.
+                        self.cwd = None;
+                        self.branch = crate::branches::Branch::Unknown;
+                    }
+                }
                 wrappers::Derived::Find(ws, role, roots) => {
                     let before = self.out.len();
                     self.emit(Vec::new(), ws, Vec::new(), role);
@@ -1405,38 +1622,90 @@ impl Walker<'_> {
             }
             self.derived_depth -= 1;
         }
+        if fills {
+            self.filling -= 1;
+        }
     }
 
     /// `let EXPR…`, and the NAME arguments of `declare`, `read`, `printf -v`,
-    /// `unset`, `test -v`: bash evaluates them (their subscripts) as arithmetic.
-    fn name_arguments(&mut self, core: &[String], role: Role) {
+    /// `unset`, `test -v`: bash evaluates them (their subscripts) as
+    /// arithmetic. A name given through a variable is judged by every text
+    /// the command assigns to it, and is opaque when that is unknown; so is
+    /// the value of a nameref (`declare -n r=NAME`).
+    fn name_arguments(&mut self, frag: &Fragment) {
+        let core = &frag.core;
+        let role = frag.role;
         let Some(name) = core.first() else {
             return;
         };
-        let args = &core[1..];
+        let dynamic = |k: usize| frag.core_dyn.get(k).copied().unwrap_or(false);
+        let mut names: Vec<(usize, bool)> = Vec::new();
         match name.as_str() {
             "let" => {
-                for a in args {
+                for a in &core[1..] {
                     self.arith(a, role, 0);
                 }
             }
             "declare" | "typeset" | "local" | "export" | "readonly" | "read" | "unset"
             | "mapfile" | "readarray" => {
-                for a in args.iter().filter(|a| !a.starts_with('-')) {
-                    if let Some(sub) = arith::name_subscript(a) {
-                        let sub = sub.to_string();
-                        self.arith(&sub, role, 0);
+                let nameref = matches!(name.as_str(), "declare" | "typeset" | "local")
+                    && core[1..]
+                        .iter()
+                        .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('n'));
+                for (k, a) in core.iter().enumerate().skip(1) {
+                    if !a.starts_with('-') {
+                        names.push((k, nameref));
                     }
                 }
             }
             _ => {}
         }
-        for (k, a) in args.iter().enumerate() {
-            if a == "-v" && matches!(name.as_str(), "printf" | "test" | "[" | "[[") {
-                if let Some(sub) = args.get(k + 1).and_then(|n| arith::name_subscript(n)) {
+        if matches!(name.as_str(), "printf" | "test" | "[" | "[[") {
+            for k in 1..core.len() {
+                if core[k] == "-v" && k + 1 < core.len() {
+                    names.push((k + 1, false));
+                }
+            }
+        }
+        let reads_in = matches!(name.as_str(), "read" | "mapfile" | "readarray" | "printf");
+        for (k, nameref) in names {
+            let a = core[k].clone();
+            let (target, value) = match a.split_once('=') {
+                Some((n, v)) if !matches!(name.as_str(), "read" | "mapfile" | "readarray") => {
+                    (n.trim_end_matches('+').to_string(), Some(v.to_string()))
+                }
+                _ => (a.clone(), None),
+            };
+            let mut judge = vec![target.clone()];
+            if nameref {
+                judge.extend(value.clone());
+            }
+            for n in judge {
+                if dynamic(k) && n.contains(['$', '`']) {
+                    match arith::substitute_literal(&n, &self.vars, 16) {
+                        Some(values) => {
+                            for v in values {
+                                if let Some(sub) = arith::name_subscript(&v) {
+                                    let sub = sub.to_string();
+                                    self.arith(&sub, role, 0);
+                                }
+                            }
+                        }
+                        None => {
+                            self.set_opaque(format!(
+                                "`{name}` takes a variable name only known when it runs (bash evaluates its subscript)"
+                            ));
+                        }
+                    }
+                } else if let Some(sub) = arith::name_subscript(&n) {
                     let sub = sub.to_string();
                     self.arith(&sub, role, 0);
                 }
+            }
+            if reads_in && self.integers.contains(arith::name_of(&target)) {
+                self.set_opaque(format!(
+                    "`{name}` stores text only known when it runs in an integer variable (bash evaluates it)"
+                ));
             }
         }
     }
@@ -1448,31 +1717,115 @@ impl Walker<'_> {
         };
         match name.as_str() {
             "cd" | "pushd" => {
-                let k = core[1..]
-                    .iter()
-                    .position(|a| !a.starts_with('-') || a.as_str() == "-")
-                    .map(|k| k + 1);
-                self.cwd = match k {
+                // Options (`-L`, `-P`, `-e`, `-@`, pushd's `-n`), then the folder.
+                let mut k = 1;
+                while k < core.len() && core[k].len() > 1 && core[k].starts_with('-') {
+                    k += 1;
+                    if core[k - 1] == "--" {
+                        break;
+                    }
+                }
+                let pushd = name == "pushd";
+                self.cwd = match core.get(k) {
+                    // Bare `pushd` swaps the top two folders; bare `cd` goes home.
+                    None if pushd => None,
                     None => Some(self.home.to_path_buf()),
-                    Some(k) => {
-                        let t = &core[k];
-                        let expanded = self.expand_static(t);
-                        match expanded {
-                            Some(e) if t != "-" && !frag.core_dyn[k] || self.is_static_var(t) => {
-                                e.and_then(|e| self.cwd.as_ref().map(|c| paths::lexical(c, &e)))
+                    // `cd -` (OLDPWD may come from Decode's own environment),
+                    // `pushd +N` / `pushd -N` (rotate the stack).
+                    Some(t) if t == "-" || (pushd && t.starts_with(['+', '-'])) => None,
+                    Some(t) => {
+                        let dynamic = frag.core_dyn[k] && !self.is_static_var(t);
+                        match self.expand_static(t) {
+                            Some(Some(e)) if !dynamic => {
+                                self.cwd.as_ref().map(|c| paths::lexical(c, &e))
                             }
                             _ => None,
                         }
                     }
                 };
+                // A folder reached through a file descriptor or /proc is
+                // wherever that points; HOME/CDPATH changed: unknown.
+                if self.cd_unsure
+                    || self.cwd.as_ref().is_some_and(|c| {
+                        c.starts_with("/proc")
+                            || c.starts_with("/dev")
+                            || c.as_os_str().len() > 1024
+                            || c.components().count() > 64
+                    })
+                {
+                    self.cwd = None;
+                }
             }
             "popd" => self.cwd = None,
+            // A sourced file runs in this shell: where it moves is unknown,
+            // unless it is a file on disk that names no command that moves
+            // (a virtualenv's `activate`) and nothing earlier in the
+            // command wrote anything.
+            "source" | "." => {
+                let inert = core.len() >= 2
+                    && !frag.core_dyn[1]
+                    && !self.out.iter().any(|f| !f.writes.is_empty())
+                    && self
+                        .expand_static(&core[1])
+                        .flatten()
+                        .zip(self.cwd.as_ref())
+                        .is_some_and(|(e, c)| sourced_file_is_inert(&paths::lexical(c, &e)));
+                if !inert {
+                    self.cwd = None;
+                    self.branch = crate::branches::Branch::Unknown;
+                }
+            }
+            "hash" => {
+                // `hash -p PATH NAME…`: NAME runs PATH from here on.
+                let mut k = 1;
+                let mut path = None;
+                while k < core.len() && core[k].starts_with('-') && core[k] != "--" {
+                    if core[k].contains('p') {
+                        path = core.get(k + 1).cloned();
+                        k += 1;
+                    }
+                    k += 1;
+                }
+                if let Some(p) = path {
+                    self.set_opaque("`hash -p` makes a name run another program".into());
+                    let dynamic = frag.core_dyn.get(k - 1).copied().unwrap_or(true);
+                    if dynamic {
+                        self.strict = true;
+                    }
+                    let program = wrappers::basename(&p).to_string();
+                    for n in core
+                        .iter()
+                        .skip(k + usize::from(core.get(k).is_some_and(|t| t == "--")))
+                    {
+                        self.hashed.push((n.clone(), vec![program.clone()]));
+                    }
+                }
+            }
+            "alias" => {
+                for a in &core[1..] {
+                    if let Some((n, v)) = a.split_once('=') {
+                        let ws: Vec<String> = v.split_whitespace().map(str::to_string).collect();
+                        if !ws.is_empty() {
+                            self.hashed.push((n.to_string(), ws));
+                        }
+                    }
+                }
+            }
+            "enable" if core.iter().any(|a| a.starts_with('-') && a.contains('f')) => {
+                self.set_opaque("`enable -f` loads a builtin from a file".into());
+            }
             "git" => {
                 if let Some(to) =
                     crate::branches::switch_target(core, &frag.core_dyn, frag.cwd.as_deref())
                 {
-                    self.branch = self.branch.switched(to.as_deref(), false);
-                    self.last_switch = to.map(|b| (self.out.len(), b));
+                    if self.git_elsewhere || git_names_repository(core) {
+                        // It may have moved another repository's HEAD, or this one's.
+                        self.branch = crate::branches::Branch::Unknown;
+                        self.last_switch = None;
+                    } else {
+                        self.branch = self.branch.switched(to.as_deref(), false);
+                        self.last_switch = to.map(|b| (self.out.len(), b));
+                    }
                 }
             }
             "ln" => {
@@ -1493,6 +1846,70 @@ impl Walker<'_> {
             }
             _ => {}
         }
+    }
+
+    /// A command word made of variables the command only sets to known
+    /// text (`c=rm; $c -rf ~`, `x=(rm -rf ~); "${x[@]}"`): each value is
+    /// judged as the command by deny rules, ask rules and caps.
+    fn program_values(&mut self, words: &[Word], analysis: &mut wrappers::Analysis) -> bool {
+        let cs = *analysis.levels.last().unwrap_or(&0);
+        let Some(program) = words.get(cs) else {
+            return false;
+        };
+        let Some(values) = arith::substitute(&program.text, &self.vars, 16) else {
+            return false;
+        };
+        for v in values {
+            let mut ws: Vec<Word> = v.split_whitespace().map(Word::raw).collect();
+            ws.extend_from_slice(&words[cs + 1..]);
+            if !ws.is_empty() {
+                analysis
+                    .derived
+                    .push(wrappers::Derived::Words(ws, Role::Checked));
+            }
+        }
+        true
+    }
+
+    /// Every fragment whose program a `hash -p` renamed is judged again as
+    /// the program it runs (wherever the `hash` stood: functions and loops
+    /// may run it first).
+    fn hashed_names(&mut self) {
+        if self.hashed.is_empty() {
+            return;
+        }
+        let hashed = std::mem::take(&mut self.hashed);
+        let renamed: Vec<Vec<Word>> = self
+            .out
+            .iter()
+            .filter_map(|f| {
+                let cs = *f.levels.last()?;
+                let ws = f.words.get(cs..)?;
+                let first = ws.first()?;
+                let (_, to) = hashed.iter().find(|(n, _)| *n == first.text)?;
+                let mut out: Vec<Word> = to.iter().map(|t| Word::raw(t)).collect();
+                out.extend_from_slice(&ws[1..]);
+                Some(out)
+            })
+            .collect();
+        for ws in renamed {
+            if !self.take_work(ws.len()) {
+                break;
+            }
+            self.emit(Vec::new(), ws, Vec::new(), Role::Checked);
+        }
+    }
+
+    /// Whether a script run in this shell may move its folder or branch:
+    /// it names `cd`, `pushd`, `popd` or a command that moves HEAD.
+    fn moves(text: &str) -> bool {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| {
+                matches!(
+                    w,
+                    "cd" | "pushd" | "popd" | "checkout" | "switch" | "symbolic" | "update"
+                )
+            })
     }
 
     /// `$HOME`, `${HOME}`, `$PWD`, `$TMPDIR` and `~` expanded: `Some(None)`
@@ -1526,17 +1943,137 @@ impl Walker<'_> {
     }
 }
 
+/// The variable `${!name…}` takes a name from (not `${!prefix*}`,
+/// `${!prefix@}` or `${!a[@]}`, which list names or keys).
+fn indirect_name(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("${!")?;
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let (name, after) = rest.split_at(end);
+    if name.is_empty() || after.starts_with(['*', '@', '[']) {
+        return None;
+    }
+    Some(name)
+}
+
+/// Whether a script file on disk names no command that could move the
+/// shell's folder or branch, or run other code in it (comments apart).
+fn sourced_file_is_inert(path: &Path) -> bool {
+    let Ok(text) = paths::read_small_file(path, 256 * 1024) else {
+        return false;
+    };
+    let code: String = text
+        .lines()
+        .map(|l| {
+            let l = l.trim_start();
+            if l.starts_with('#') {
+                ""
+            } else {
+                l.split(" #").next().unwrap_or(l)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    !code
+        .split(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    ';' | '&' | '|' | '(' | ')' | '{' | '}' | '`' | '"' | '\''
+                )
+        })
+        .any(|w| {
+            matches!(
+                w,
+                "cd" | "pushd"
+                    | "popd"
+                    | "source"
+                    | "."
+                    | "eval"
+                    | "exec"
+                    | "trap"
+                    | "git"
+                    | "builtin"
+                    | "command"
+                    | "alias"
+                    | "enable"
+                    | "CDPATH"
+                    | "HOME"
+            ) || w.starts_with("$(")
+        })
+        && !code.contains("hash -p")
+}
+
+/// `git -C DIR`, `--git-dir`, `--work-tree`: git works on the repository
+/// there, which may be this one or another.
+fn git_names_repository(core: &[String]) -> bool {
+    let end =
+        crate::caps::git_subcommand(core).map_or(core.len(), |(_, rest)| core.len() - rest.len());
+    core[1..end]
+        .iter()
+        .any(|a| a == "-C" || a.starts_with("--git-dir") || a.starts_with("--work-tree"))
+}
+
+/// Whether the command may give the positional parameters text of its own
+/// (it defines a function or runs `set`).
+fn sets_positional(text: &str) -> bool {
+    text.contains("()")
+        || text
+            .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
+            .any(|w| matches!(w, "set" | "function"))
+}
+
+/// Whether the command changes what `cd` and `~` follow: it names `HOME`,
+/// `CDPATH` or `OLDPWD` other than to expand them, or turns on `cdable_vars`.
+fn changes_cd_state(text: &str) -> Option<&'static str> {
+    if text.contains("cdable_vars") {
+        return Some("`cdable_vars` lets `cd` follow a variable, so the folder is not known");
+    }
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for name in ["HOME", "CDPATH", "OLDPWD"] {
+        let mut from = 0;
+        while let Some(k) = text[from..].find(name) {
+            let at = from + k;
+            let end = at + name.len();
+            let bounded = !text[..at].chars().next_back().is_some_and(ident)
+                && !text[end..].chars().next().is_some_and(ident);
+            let expanded = text[..at].ends_with('$') || text[..at].ends_with("${");
+            if bounded && !expanded {
+                return Some(
+                    "the command changes HOME, CDPATH or OLDPWD, which `cd` and `~` follow",
+                );
+            }
+            from = end;
+        }
+    }
+    None
+}
+
 /// The text of a backtick substitution as bash reads it: `\\`, `\``
 /// and `\$` lose their backslash.
 fn backtick_unescape(s: &str) -> String {
+    backtick_unescape_in(s, false)
+}
+
+/// [`backtick_unescape`]; inside `"…"` (`in_dq`) `\"` loses its backslash too.
+fn backtick_unescape_in(s: &str, in_dq: bool) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         if c == '\\' {
-            if let Some(&n @ ('\\' | '`' | '$')) = chars.peek() {
-                out.push(n);
-                chars.next();
-                continue;
+            match chars.peek() {
+                Some(&n @ ('\\' | '`' | '$')) => {
+                    out.push(n);
+                    chars.next();
+                    continue;
+                }
+                Some('"') if in_dq => {
+                    out.push('"');
+                    chars.next();
+                    continue;
+                }
+                _ => {}
             }
         }
         out.push(c);
@@ -1817,9 +2354,125 @@ fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
 
 /// Paths named by the arguments: non-option arguments, `--opt=VALUE` values
 /// and absolute or home paths inside an argument after whitespace.
-fn collect_arg_paths(words: &[Word], out: &mut Vec<String>) {
+/// Words of `core` (indexes) that are search patterns, not files: find's
+/// `-name`/`-path`/`-regex` values, grep's and rg's pattern, and their
+/// `--exclude`/`--include`/`--glob` values.
+fn pattern_args(core: &[String]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let Some(name) = core.first() else {
+        return out;
+    };
+    match name.as_str() {
+        "find" => {
+            for k in 1..core.len() {
+                if matches!(
+                    core[k - 1].as_str(),
+                    "-name"
+                        | "-iname"
+                        | "-path"
+                        | "-ipath"
+                        | "-wholename"
+                        | "-iwholename"
+                        | "-regex"
+                        | "-iregex"
+                        | "-lname"
+                        | "-ilname"
+                ) {
+                    out.push(k);
+                }
+            }
+        }
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" | "git" => {
+            let git = name == "git";
+            if git && core.get(1).map(String::as_str) != Some("grep") {
+                return out;
+            }
+            let start = if git { 2 } else { 1 };
+            let takes = |o: &str| {
+                matches!(
+                    o,
+                    "-A" | "-B"
+                        | "-C"
+                        | "-m"
+                        | "-e"
+                        | "-f"
+                        | "-d"
+                        | "-D"
+                        | "-g"
+                        | "-t"
+                        | "-T"
+                        | "-M"
+                        | "-j"
+                        | "-r"
+                        | "--regexp"
+                        | "--file"
+                        | "--glob"
+                        | "--iglob"
+                        | "--type"
+                        | "--type-not"
+                        | "--max-count"
+                        | "--context"
+                        | "--after-context"
+                        | "--before-context"
+                        | "--exclude"
+                        | "--exclude-dir"
+                        | "--include"
+                        | "--replace"
+                        | "--max-depth"
+                        | "--threads"
+                ) && !(o == "-r" && name != "rg")
+            };
+            let mut explicit = false;
+            let mut first = None;
+            let mut k = start;
+            let mut done = false;
+            while k < core.len() {
+                let a = core[k].as_str();
+                if !done && a == "--" {
+                    done = true;
+                } else if !done && a.starts_with('-') && a.len() > 1 {
+                    let opt = a.split_once('=').map_or(a, |(o, _)| o);
+                    let pattern_opt = matches!(opt, "-e" | "--regexp");
+                    let filter_opt = matches!(
+                        opt,
+                        "--exclude" | "--exclude-dir" | "--include" | "-g" | "--glob" | "--iglob"
+                    );
+                    if pattern_opt {
+                        explicit = true;
+                    }
+                    if a.contains('=') {
+                        if pattern_opt || filter_opt {
+                            out.push(k);
+                        }
+                    } else if takes(a) {
+                        if pattern_opt || filter_opt {
+                            out.push(k + 1);
+                        }
+                        k += 1;
+                    } else if a.starts_with("-e") && !a.starts_with("--") && a.len() > 2 {
+                        explicit = true;
+                        out.push(k);
+                    }
+                } else if first.is_none() {
+                    first = Some(k);
+                }
+                k += 1;
+            }
+            if let (false, Some(f)) = (explicit, first) {
+                out.push(f);
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn collect_arg_paths(words: &[Word], patterns: &[usize], out: &mut Vec<String>) {
     let mut options_done = false;
-    for w in words.iter().skip(1) {
+    for (k, w) in words.iter().enumerate().skip(1) {
+        if patterns.contains(&k) {
+            continue;
+        }
         let t = w.text.as_str();
         if !options_done && t == "--" {
             options_done = true;
@@ -1918,23 +2571,6 @@ fn embedded_paths(s: &str, out: &mut Vec<String>) {
         // A lone `/` inside text ("a / b", "rm -rf /" in a message) is not a path.
         if (p.len() > 1 || p == "~") && !(prev == b':' && is_url(&s[..i + end])) {
             out.push(p.to_string());
-        }
-    }
-}
-
-/// GNU sed writes files with `w FILE` / `W FILE` (also glued: `w/etc/x`).
-fn sed_write_paths(core: &[String], out: &mut Vec<String>) {
-    for a in core.iter().skip(1) {
-        let bytes = a.as_bytes();
-        for i in 0..bytes.len() {
-            if bytes[i] != b'w' && bytes[i] != b'W' {
-                continue;
-            }
-            let rest = a[i + 1..].trim_start();
-            if rest.starts_with('/') || rest.starts_with('~') {
-                let end = rest.find(['\n', ';', '}']).unwrap_or(rest.len());
-                out.push(rest[..end].trim_end().to_string());
-            }
         }
     }
 }

@@ -75,6 +75,20 @@ pub(super) fn assignments<'w>(ws: impl Iterator<Item = &'w Word>, role: Role, a:
             a.dynamic = Some(format!("`{name}` {why}"));
             continue;
         }
+        if matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4") {
+            // Prompt strings are expanded (PS4 under `set -x`): their
+            // substitutions run.
+            if w.dynamic {
+                a.dynamic = Some(format!(
+                    "`{name}` holds a prompt only known when it runs (its substitutions run)"
+                ));
+            } else {
+                for inner in super::find_substitutions(value, &[]) {
+                    a.derived.push(Derived::Source(inner, Role::Checked));
+                }
+            }
+            continue;
+        }
         if COMMAND_VARS.contains(&name) {
             if w.dynamic {
                 a.dynamic = Some(format!(
@@ -117,51 +131,34 @@ fn option_value(words: &[Word], j: usize, long: &[&str], short: &[char]) -> Opti
     None
 }
 
+/// `mapfile -C CALLBACK` / `readarray -C`: the callback is run (with two
+/// words appended) every `-c` lines.
+pub(super) fn mapfile(words: &[Word], i: usize, a: &mut Analysis) {
+    let mut j = i + 1;
+    while j < words.len() {
+        if words[j].text == "--" || !words[j].text.starts_with('-') {
+            break;
+        }
+        if let Some((mut v, last)) = option_value(words, j, &[], &['C']) {
+            // Called with the index and the line appended.
+            v.text.push_str(" \"$MAPFILE_INDEX\" \"$MAPFILE_LINE\"");
+            source(&v, Role::Checked, "`mapfile -C`", a);
+            j = last + 1;
+            continue;
+        }
+        // Options with a value: -d, -n, -O, -s, -u, -c.
+        let t = words[j].text.as_str();
+        let takes = t.len() == 2 && matches!(&t[1..], "d" | "n" | "O" | "s" | "u" | "c");
+        j += if takes { 2 } else { 1 };
+    }
+}
+
 fn source(w: &Word, role: Role, what: &str, a: &mut Analysis) {
     if w.dynamic {
         a.dynamic = Some(format!("{what} runs a command only known when it runs"));
     } else if !w.text.trim().is_empty() {
         a.derived.push(Derived::Source(w.text.clone(), role));
     }
-}
-
-/// Git configuration keys whose value git runs (or that define aliases or
-/// load other files): `Some(true)` when the value is a command, `Some(false)`
-/// when the key makes the command opaque.
-fn git_key_runs(key: &str) -> Option<bool> {
-    let k = key.to_ascii_lowercase();
-    if k.starts_with("alias.") || k.starts_with("include.") || k.starts_with("includeif.") {
-        return Some(false);
-    }
-    let runs = matches!(
-        k.as_str(),
-        "core.pager"
-            | "core.sshcommand"
-            | "core.editor"
-            | "core.fsmonitor"
-            | "core.askpass"
-            | "core.gitproxy"
-            | "sequence.editor"
-            | "diff.external"
-            | "gpg.program"
-            | "credential.helper"
-            | "uploadpack.packobjectshook"
-            | "web.browser"
-    ) || k.starts_with("pager.")
-        || k.starts_with("filter.")
-        || k.ends_with(".textconv")
-        || k.ends_with(".command")
-        || k.ends_with(".cmd")
-        || k.ends_with(".clean")
-        || k.ends_with(".smudge")
-        || k.ends_with(".process")
-        || k.ends_with(".program")
-        || (k.starts_with("gpg.") && k.ends_with(".program"));
-    if k == "core.hookspath" {
-        // Judged as a write of the repository's hooks (never automatic).
-        return None;
-    }
-    runs.then_some(true)
 }
 
 /// `git [global options] SUB …`: configuration given on the command line,
@@ -179,7 +176,7 @@ pub(super) fn git(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
             };
             if let Some(kv) = kv {
                 let (key, value) = kv.split_once('=').unwrap_or((kv.as_str(), ""));
-                match git_key_runs(key) {
+                match crate::caps::git_key_runs(key) {
                     Some(false) => {
                         a.dynamic = Some(format!(
                             "`git -c {key}=…` defines an alias or loads configuration from a file"
@@ -550,6 +547,33 @@ pub(super) fn piped_script(w: &Word) -> bool {
         || t.starts_with("/dev/fd/")
         || t.starts_with("/proc/self/fd/")
         || t == "-"
+}
+
+/// Whether a script operand is the shell's standard input.
+pub(super) fn stdin_script(w: &Word) -> bool {
+    matches!(
+        w.text.as_str(),
+        "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0" | "-"
+    )
+}
+
+/// Every here-string and here-document of the command judged as a script
+/// (what the command runs may read them: `sh -c sh <<< …`,
+/// `bash /dev/fd/3 3<<< …`).
+pub(super) fn fed_scripts(name: &str, redirs: &[Redir], a: &mut Analysis) {
+    for r in redirs {
+        match &r.feed {
+            Some(Some(text)) if !text.trim().is_empty() => {
+                a.derived.push(Derived::Source(text.clone(), Role::Checked));
+            }
+            Some(None) => {
+                a.dynamic = Some(format!(
+                    "`{name}` may read a script with expansions from a here-document"
+                ));
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A shell reading standard input: the static text fed to it (here-string

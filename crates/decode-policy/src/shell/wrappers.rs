@@ -1,5 +1,7 @@
 //! Seeing through assignments, wrappers and privilege wrappers (SPEC §4).
 
+use std::path::Path;
+
 use super::runners::{self, Script};
 use super::words::Word;
 use super::{Redir, Role};
@@ -54,15 +56,45 @@ pub(crate) const MAX_SEE_THROUGH: usize = 16;
 const HARMLESS: &[&str] = &["timeout", "time", "nice", "nohup"];
 
 /// Directories whose programs count by their name for allow rules.
-const STD_BIN: &[&str] = &[
-    "/bin",
-    "/usr/bin",
-    "/usr/local/bin",
-    "/sbin",
-    "/usr/sbin",
-    "/usr/local/sbin",
-    "/opt/homebrew/bin",
-];
+const STD_BIN: &[&str] = &["/bin", "/usr/bin", "/sbin", "/usr/sbin"];
+
+/// Folders that count like [`STD_BIN`] only when the person running Decode
+/// cannot write them (a user-owned `/usr/local/bin` is not a system folder).
+const LOCAL_BIN: &[&str] = &["/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin"];
+
+/// Whether the person running Decode may write `dir` (or cannot tell):
+/// root, the owner with write permission, or group or other write bits.
+fn may_write(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(m) = std::fs::metadata(dir) else {
+        return false; // Missing: nothing runs from it.
+    };
+    // The effective user owns /proc/self (Linux); elsewhere, the home folder's owner.
+    let me = std::fs::metadata("/proc/self")
+        .or_else(|_| std::fs::metadata(std::env::var_os("HOME").unwrap_or_default()))
+        .map(|m| m.uid());
+    let Ok(me) = me else {
+        return true;
+    };
+    me == 0 || (m.uid() == me && m.mode() & 0o200 != 0) || m.mode() & 0o022 != 0
+}
+
+/// Whether `dir` is a system binary folder for allow rules.
+fn system_bin(dir: &str) -> bool {
+    if STD_BIN.contains(&dir) {
+        return true;
+    }
+    if !LOCAL_BIN.contains(&dir) {
+        return false;
+    }
+    static WRITABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let writable =
+        WRITABLE.get_or_init(|| LOCAL_BIN.iter().map(|d| may_write(Path::new(d))).collect());
+    LOCAL_BIN
+        .iter()
+        .position(|d| *d == dir)
+        .is_some_and(|k| !writable[k])
+}
 
 /// git's global options that take a value.
 const GIT_WITH_ARG: &[&str] = &[
@@ -92,7 +124,7 @@ fn std_bin_name(s: &str) -> Option<&str> {
     let i = s.rfind('/')?;
     let dir = if i == 0 { "/" } else { &s[..i] };
     let dir = dir.trim_end_matches('/');
-    if STD_BIN.contains(&dir) && i + 1 < s.len() {
+    if system_bin(dir) && i + 1 < s.len() {
         Some(&s[i + 1..])
     } else {
         None
@@ -315,6 +347,18 @@ pub(crate) fn analyse(
         let name = basename(&tail[0].text);
         push_unique(&mut a.check_forms, join_named(name, &tail[1..], &suffix));
     }
+    if a.core.first().is_some_and(|n| n == "rm") {
+        // `rm -fr x`, `rm -r -f x`, `rm --recursive --force x`: deny and ask
+        // rules written as `rm -rf …` see them too.
+        for f in rm_forms(&a.core) {
+            let f = if suffix.is_empty() {
+                f
+            } else {
+                format!("{f} {suffix}")
+            };
+            push_unique(&mut a.check_forms, f);
+        }
+    }
     a.levels = levels;
     if a.role == Role::Full {
         push_unique(&mut a.allow_forms, canon);
@@ -327,6 +371,44 @@ pub(crate) fn analyse(
         }
     }
     a
+}
+
+/// `rm` with its recursive and force options spelled `-rf` / `-fr` / `-r`
+/// / `-f` (other options dropped), then its operands.
+fn rm_forms(core: &[String]) -> Vec<String> {
+    let (mut r, mut f) = (false, false);
+    let mut operands = Vec::new();
+    let mut done = false;
+    for a in &core[1..] {
+        if done || !a.starts_with('-') || a == "-" {
+            operands.push(a.as_str());
+        } else if a == "--" {
+            done = true;
+        } else if let Some(long) = a.strip_prefix("--") {
+            r |= long == "recursive";
+            f |= long == "force";
+        } else {
+            r |= a.contains(['r', 'R']);
+            f |= a.contains('f');
+        }
+    }
+    let ops = operands.join(" ");
+    let flags: &[&str] = match (r, f) {
+        (true, true) => &["-rf", "-fr"],
+        (true, false) => &["-r"],
+        (false, true) => &["-f"],
+        (false, false) => &[],
+    };
+    flags
+        .iter()
+        .map(|fl| {
+            if ops.is_empty() {
+                format!("rm {fl}")
+            } else {
+                format!("rm {fl} {ops}")
+            }
+        })
+        .collect()
 }
 
 /// Returns the index of the command a wrapper runs, or `None` when `name`
@@ -353,14 +435,35 @@ fn see_through(
                 a.dynamic =
                     Some("an alias defined in the command changes what later words run".into());
             }
+            // What an alias runs is judged by deny rules, ask rules and caps.
+            for w in &words[i + 1..] {
+                if let Some((_, v)) = w.text.split_once('=') {
+                    if !v.trim().is_empty() {
+                        a.derived
+                            .push(Derived::Source(v.to_string(), Role::Checked));
+                    }
+                }
+            }
             None
         }
         "source" | "." => {
-            if words.get(i + 1).is_some_and(runners::piped_script) {
-                a.dynamic = Some(format!(
-                    "`{name}` reads a script from a pipe, which the gate cannot see"
-                ));
+            let j = skip_opts(words, i + 1, "", &[]);
+            match words.get(j) {
+                Some(w) if runners::stdin_script(w) => {
+                    runners::shell_stdin(name, redirs, role, allow_ok, a);
+                }
+                Some(w) if runners::piped_script(w) => {
+                    a.dynamic = Some(format!(
+                        "`{name}` reads a script from a pipe, which the gate cannot see"
+                    ));
+                    runners::fed_scripts(name, redirs, a);
+                }
+                _ => {}
             }
+            None
+        }
+        "mapfile" | "readarray" => {
+            runners::mapfile(words, i, a);
             None
         }
         "tar" | "gtar" | "bsdtar" => {
@@ -921,12 +1024,31 @@ fn see_through(
             None
         }
         "find" => {
-            // The starting points: the words before the first expression.
+            // Leading options (GNU: -H -L -P -D LIST -OLEVEL; BSD: -E -X -d
+            // -s -x, -f ROOT), then the starting points: the words before
+            // the first expression.
             let mut j = i + 1;
-            while j < words.len() && matches!(words[j].text.as_str(), "-H" | "-L" | "-P") {
-                j += 1;
-            }
             let mut roots = Vec::new();
+            while j < words.len() {
+                match words[j].text.as_str() {
+                    "-H" | "-L" | "-P" | "-E" | "-X" | "-d" | "-s" | "-x" => j += 1,
+                    "-D" => j += 2,
+                    "-f" => {
+                        roots.push(
+                            words
+                                .get(j + 1)
+                                .and_then(|w| (!w.dynamic).then(|| w.text.clone())),
+                        );
+                        j += 2;
+                    }
+                    "--" => {
+                        j += 1;
+                        break;
+                    }
+                    t if t.starts_with("-O") || (t.starts_with("-D") && t.len() > 2) => j += 1,
+                    _ => break,
+                }
+            }
             while j < words.len() {
                 let t = words[j].text.as_str();
                 if t.starts_with('-') || t == "(" || t == "!" || t == "," {
@@ -941,6 +1063,13 @@ fn see_through(
             }
             if roots.is_empty() {
                 roots.push(Some(".".to_string()));
+            }
+            // `-files0-from FILE`: starting points read from a file.
+            if words[j.min(words.len())..]
+                .iter()
+                .any(|w| w.text == "-files0-from")
+            {
+                roots.push(None);
             }
             a.find_roots = Some(roots.clone());
             while j < words.len() {
@@ -1101,6 +1230,8 @@ fn see_through(
         n if SHELLS.contains(&n) => {
             match runners::shell_script(words, i) {
                 Script::String(s) => {
+                    // The string may run a shell that reads the command's input.
+                    runners::fed_scripts(n, redirs, a);
                     if role == Role::Full && allow_ok {
                         // `bash -c 'X'` is judged by X: the string's fragments need
                         // allow rules, the wrapper itself only deny/ask/caps.
@@ -1110,11 +1241,15 @@ fn see_through(
                         a.derived.push(Derived::Source(s, Role::Checked));
                     }
                 }
+                Script::File(j) if runners::stdin_script(&words[j]) => {
+                    runners::shell_stdin(n, redirs, role, allow_ok, a);
+                }
                 Script::File(j) => {
                     if runners::piped_script(&words[j]) {
                         a.dynamic = Some(format!(
                             "`{n}` reads its script from a pipe, which the gate cannot see"
                         ));
+                        runners::fed_scripts(n, redirs, a);
                     }
                 }
                 Script::Stdin => runners::shell_stdin(n, redirs, role, allow_ok, a),

@@ -18,6 +18,9 @@ pub(crate) struct Target {
     pub from: Option<String>,
     /// `ln` creates a link here.
     pub link: bool,
+    /// Files whose names the gate cannot know land inside `raw` (an
+    /// archive extracted, a folder's contents copied: `cp -r x/. .`).
+    pub contents: bool,
 }
 
 impl Target {
@@ -27,8 +30,90 @@ impl Target {
             dynamic,
             from: None,
             link: false,
+            contents: false,
         }
     }
+}
+
+/// sed scripts: the `-e`/`--expression` values, else the first positional
+/// word; `None` when a script comes from a file (`-f`).
+fn sed_scripts(args: &[String]) -> Option<Vec<String>> {
+    let mut scripts = Vec::new();
+    let mut i = 0;
+    let mut first_positional = None;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "-f"
+            || a == "--file"
+            || a.starts_with("--file=")
+            || (a.starts_with("-f") && a.len() > 2 && !a.starts_with("--"))
+        {
+            return None;
+        }
+        if a == "-e" || a == "--expression" {
+            scripts.extend(args.get(i + 1).cloned());
+            i += 2;
+            continue;
+        }
+        if let Some(v) = a.strip_prefix("--expression=") {
+            scripts.push(v.to_string());
+        } else if let Some(v) = a
+            .strip_prefix("-e")
+            .filter(|v| !v.is_empty() && !a.starts_with("--"))
+        {
+            scripts.push(v.to_string());
+        } else if matches!(a, "-l" | "--line-length") {
+            i += 1;
+        } else if (!a.starts_with('-') || a == "-") && first_positional.is_none() {
+            first_positional = Some(a.to_string());
+        }
+        i += 1;
+    }
+    if scripts.is_empty() {
+        scripts.extend(first_positional);
+    }
+    Some(scripts)
+}
+
+/// The files a sed script writes with `w FILE`, `W FILE` or the `s///w
+/// FILE` flag: the rest of the line after the `w` (and, to be safe, that
+/// text cut at `;` or `}` too). Reads generously: a `w` that may be a
+/// command or flag counts.
+fn sed_w_files(script: &str) -> Vec<String> {
+    let b = script.as_bytes();
+    let mut out = Vec::new();
+    for i in 0..b.len() {
+        if b[i] != b'w' && b[i] != b'W' {
+            continue;
+        }
+        // Skip back over s-command flags (`gw`, `2pw`).
+        let mut k = i;
+        while k > 0
+            && matches!(
+                b[k - 1],
+                b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b'e' | b'0'..=b'9'
+            )
+        {
+            k -= 1;
+        }
+        let before = if k == 0 { None } else { Some(b[k - 1]) };
+        let command_place = before.is_none_or(|c| !c.is_ascii_alphanumeric() && c != b'_');
+        if !command_place {
+            continue;
+        }
+        let rest = &script[i + 1..];
+        let line = rest.split('\n').next().unwrap_or(rest).trim();
+        if line.is_empty() {
+            continue;
+        }
+        let cut = line.split([';', '}']).next().unwrap_or(line).trim();
+        for f in [line, cut] {
+            if !f.is_empty() && !out.iter().any(|o| o == f) {
+                out.push(f.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// Positional words of `args` (indexes), skipping options; `with_value`
@@ -172,15 +257,28 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                 (None, None) if name == "ln" => vec![Target::new(".", false)],
                 (None, None) => Vec::new(),
             };
+            // `cp -T`, `mv -T`: the source's contents land in the target;
+            // so do `x/.` and, for rsync, `x/`.
+            let no_target_dir = name != "rsync"
+                && args.iter().any(|a| {
+                    a == "--no-target-directory"
+                        || (a.starts_with('-') && !a.starts_with("--") && a.contains('T'))
+                });
             for d in dests {
                 if name == "rsync" && d.raw.contains(':') {
                     continue;
                 }
                 for &s in &sources {
+                    let src = args[s].as_str();
                     let mut t = d.clone();
-                    t.from = Some(args[s].clone());
+                    t.from = Some(src.to_string());
                     t.link = name == "ln";
                     t.dynamic |= dy(s);
+                    t.contents = name != "ln"
+                        && (no_target_dir
+                            || src == "."
+                            || src.ends_with("/.")
+                            || (name == "rsync" && src.ends_with('/')));
                     out.push(t);
                 }
                 let mut t = d;
@@ -191,6 +289,15 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                 // A link's target counts like a target: `ln -s ~/.bashrc x`.
                 for &s in &sources {
                     push(&mut out, s);
+                }
+            }
+        }
+        "find" => {
+            for (k, a) in args.iter().enumerate() {
+                if matches!(a.as_str(), "-fprint" | "-fprint0" | "-fprintf" | "-fls")
+                    && k + 1 < args.len()
+                {
+                    push(&mut out, k + 1);
                 }
             }
         }
@@ -327,10 +434,27 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                     push(&mut out, k);
                 }
             }
+            match sed_scripts(args) {
+                Some(scripts) => {
+                    for sc in scripts {
+                        for f in sed_w_files(&sc) {
+                            let dynamic = f.contains(['$', '`']);
+                            out.push(Target::new(&f, dynamic));
+                        }
+                    }
+                }
+                // The script is in a file: where it writes is unknown.
+                None => out.push(Target::new("$(sed script file)", true)),
+            }
         }
         "tar" | "gtar" | "bsdtar" | "unzip" | "7z" => {
             let extract = if name == "unzip" {
-                true
+                // -l, -v, -t, -Z list or test; -p extracts to standard output.
+                !args.iter().any(|a| {
+                    a.starts_with('-')
+                        && !a.starts_with("--")
+                        && a.contains(['l', 'v', 't', 'Z', 'p'])
+                })
             } else {
                 args.iter().enumerate().any(|(k, a)| {
                     a == "--extract"
@@ -347,15 +471,19 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                     option_values(args, &["-C"], &["--directory"])
                 };
                 let attached_dirs = attached(args, &["--directory="]);
+                let mut found = Vec::new();
                 if dirs.is_empty() && attached_dirs.is_empty() {
-                    out.push(Target::new(".", false));
+                    found.push(Target::new(".", false));
                 }
                 for k in dirs {
-                    push(&mut out, k);
+                    found.push(Target::new(&args[k], dy(k)));
                 }
                 for (k, v) in attached_dirs {
-                    out.push(Target::new(&v, dy(k)));
+                    found.push(Target::new(&v, dy(k)));
                 }
+                // The archive's names are not known; the destination is judged
+                // (the kernel sandbox keeps protected files read-only).
+                out.extend(found);
             }
         }
         _ => {}
