@@ -98,6 +98,27 @@ fn main() {
             fit(format!("npx {}x", "--a ".repeat(2_400))),
         ),
         ("ansi-c", fit(format!("echo {}", "$'\\\\' ".repeat(1_400)))),
+        (
+            "cd chain then removals",
+            fit("cd a;".repeat(1_000) + &"rm x ".repeat(1_000)),
+        ),
+        ("cd chain", fit("cd a/a;".repeat(1_420))),
+        ("cd lines", fit("cd a\n".repeat(1_990))),
+        ("pushd chain", fit("pushd a;".repeat(1_240))),
+        (
+            "cd chain then writes",
+            fit("cd a;".repeat(1_000) + &"echo > x;".repeat(500)),
+        ),
+        ("many fragments", fit("x;".repeat(4_900))),
+        ("many lines", fit("x\n".repeat(4_990))),
+        (
+            "dynamic programs",
+            fit(format!("c=rm; {}", "$c -rf x; ".repeat(900))),
+        ),
+        (
+            "functions",
+            fit("f() { cd /; }; ".repeat(600) + "rm x"),
+        ),
     ];
     let only = std::env::args().nth(1);
     let mut worst = 0f64;

@@ -98,6 +98,9 @@ fn component_matches(pattern: &str, name: &str, dotglob: bool) -> bool {
     if name.starts_with('.') && !pattern.starts_with('.') && !dotglob {
         return false;
     }
+    if pattern.bytes().all(|b| b == b'*') {
+        return true;
+    }
     match globset::GlobBuilder::new(pattern)
         .literal_separator(true)
         .backslash_escape(true)

@@ -4,7 +4,7 @@
 //! The sandbox (bubblewrap) holds only bash and its libraries, `PATH` names a
 //! folder that does not exist, and HOME and the working folder are empty
 //! throwaway folders, so no command the input names can do anything. Three
-//! recorders write to one log:
+//! recorders write to one log per process (so a pipeline never interleaves):
 //! - `command_not_found_handle` sees every command bash looked up on `PATH`
 //!   (all of them: nothing is found), with its expanded arguments; for
 //!   `sh|bash… -c STRING` it runs STRING with the real bash too;
@@ -70,7 +70,7 @@ pub struct Run {
 const PRELUDE: &str = r#"
 command_not_found_handle() {
   local __oracle_in=1
-  printf '%s\0' "X$#" "$@" >> /log/rec
+  printf '%s\0' "X$#" "$@" >> "/log/rec.$BASHPID"
   case "$1" in
     sh|bash|dash|ksh|zsh|mksh|ash)
       if [ "$2" = -c ] && [ $# -ge 3 ]; then (exec -a __oracle_sh /usr/bin/bash -c "$3"); fi ;;
@@ -81,7 +81,7 @@ __oracle_dbg() {
   [ -n "${__oracle_in:-}" ] && return 0
   case "$BASH_COMMAND" in
     eval|eval\ *|source\ *|.\ *|trap\ *|alias\ *|exec\ *|command\ *|builtin\ *)
-      printf '%s\0' B1 "$BASH_COMMAND" >> /log/rec ;;
+      printf '%s\0' B1 "$BASH_COMMAND" >> "/log/rec.$BASHPID" ;;
   esac
 }
 set -T
@@ -99,7 +99,11 @@ static void put(int fd, const char *s) { if (write(fd, s, strlen(s) + 1) < 0) {}
 int execve(const char *path, char *const argv[], char *const envp[]) {
   static int (*real)(const char *, char *const[], char *const[]);
   if (!real) real = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execve");
-  int fd = open("/log/rec", O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  /* One log per process: writes of processes running side by side
+     (a pipeline) never interleave. */
+  char name[64];
+  snprintf(name, sizeof name, "/log/rec.%d", (int)getpid());
+  int fd = open(name, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd >= 0) {
     int n = 0;
     while (argv && argv[n]) n++;
@@ -175,8 +179,6 @@ impl Oracle {
     /// Runs `command` with the real bash in the sandbox (at most 3 s).
     pub fn run(&self, command: &str) -> Run {
         let log = tempfile::tempdir_in(self.dir.path()).expect("log dir");
-        let rec = log.path().join("rec");
-        std::fs::write(&rec, b"").expect("log file");
         let mut cmd = Command::new("bwrap");
         cmd.args([
             "--unshare-all",
@@ -235,11 +237,15 @@ impl Oracle {
                 }
             }
         }
-        let bytes = std::fs::read(&rec).unwrap_or_default();
-        Run {
-            records: parse_log(&bytes),
-            timed_out,
+        let mut logs: Vec<PathBuf> = std::fs::read_dir(log.path())
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        logs.sort();
+        let mut records = Vec::new();
+        for l in logs {
+            records.extend(parse_log(&std::fs::read(&l).unwrap_or_default()));
         }
+        Run { records, timed_out }
     }
 }
 
