@@ -7,6 +7,8 @@
 #
 #   bench/batch.sh                       # uses target/release/decode
 #   DECODE_BIN=path LINES=100000 RUNS=5 bench/batch.sh
+#   UNIQUE=1 bench/batch.sh              # every bash line distinct (a trailing
+#                                        # comment), so none is answered twice
 #
 # Build the release binary first:
 #   cargo build --release --bins --features tauri/custom-protocol
@@ -24,9 +26,9 @@ export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/home/.config" XDG_DATA_HOME="$WO
 mkdir -p "$HOME" "$WORK/proj/.decode" "$WORK/proj/src"
 echo 'fn main() {}' > "$WORK/proj/src/main.rs"
 
-python3 - "$WORK" "$LINES" "$ROOT/crates/decode-policy/tests/data/agent_commands.jsonl" <<'PY'
+python3 - "$WORK" "$LINES" "$ROOT/crates/decode-policy/tests/data/agent_commands.jsonl" "${UNIQUE:-0}" <<'PY'
 import json, random, sys
-work, n, corpus = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+work, n, corpus, unique = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
 random.seed(1)
 tools = ["git", "npm", "cargo", "make", "docker", "kubectl", "python3", "node", "go", "rustc",
          "ls", "cat", "grep", "sed", "awk", "curl", "wget", "tar", "zip", "jq"]
@@ -53,6 +55,8 @@ with open(f"{work}/in.jsonl", "w") as f:
             tool, subject = files[i % len(files)]
         else:
             tool, subject = "bash", cmds[i % len(cmds)]
+            if unique:
+                subject += f"\n# {i}"
         line = {"tool": tool, "subject": subject}
         m = modes[i % len(modes)]
         if m:
@@ -73,4 +77,4 @@ for r in $(seq "$RUNS"); do
 done
 errors=$(grep -c '"error"' "$WORK/out.jsonl" || true)
 median=$(printf '%s\n' "${rates[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-echo "check --batch: $LINES lines, 1,000 rules, $(nproc) cores: median $median decisions/s (runs: ${rates[*]}); $errors error lines"
+echo "check --batch: $LINES lines$([ "${UNIQUE:-0}" = 1 ] && echo ' (all distinct)'), 1,000 rules, $(nproc) cores: median $median decisions/s (runs: ${rates[*]}); $errors error lines"

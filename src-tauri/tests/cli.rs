@@ -357,4 +357,28 @@ fn batch_judges_every_line_and_names_bad_ones() {
         let v: serde_json::Value = serde_json::from_str(l).unwrap();
         assert_eq!(v["fragments"][0]["text"], format!("echo {i}"));
     }
+    // Repeated requests (judged once) keep their place; the mode and tool
+    // are part of what makes a request the same.
+    let repeated: String = (0..2000)
+        .map(|i| {
+            let (tool, subject, mode) = match i % 4 {
+                0 => ("bash", "git push", "auto"),
+                1 => ("bash", "git push", "bypass"),
+                2 => ("read", "git push", "auto"),
+                _ => ("bash", "echo hi", "plan"),
+            };
+            format!("{{\"tool\":\"{tool}\",\"subject\":\"{subject}\",\"mode\":\"{mode}\"}}\n")
+        })
+        .collect();
+    let o = env.run_stdin(&["check", "--batch"], &repeated);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let verdicts: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["verdict"].to_string())
+        .collect();
+    assert_eq!(verdicts.len(), 2000);
+    for (i, v) in verdicts.iter().enumerate() {
+        let want = ["\"ask\"", "\"allow\"", "\"allow\"", "\"deny\""][i % 4];
+        assert_eq!(v, want, "line {}", i + 1);
+    }
 }

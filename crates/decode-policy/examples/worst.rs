@@ -31,6 +31,10 @@ fn main() {
         ("dotdot path", fit(format!("cat {}", "../".repeat(3_300)))),
         ("braces", fit(format!("echo {}", "{a,b}".repeat(1_900)))),
         (
+            "unmatched braces",
+            fit(format!("echo {}a,b}}", "{".repeat(9_900))),
+        ),
+        (
             "nested braces",
             fit(format!(
                 "echo {}x{}",
@@ -115,10 +119,7 @@ fn main() {
             "dynamic programs",
             fit(format!("c=rm; {}", "$c -rf x; ".repeat(900))),
         ),
-        (
-            "functions",
-            fit("f() { cd /; }; ".repeat(600) + "rm x"),
-        ),
+        ("functions", fit("f() { cd /; }; ".repeat(600) + "rm x")),
     ];
     let only = std::env::args().nth(1);
     let mut worst = 0f64;

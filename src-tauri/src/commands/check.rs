@@ -173,6 +173,7 @@ fn batch(state: &ActiveState, base_agent: Option<&str>, mode_given: bool) -> Exi
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut n = 0usize;
     let mut line = Vec::new();
+    let mut seen = Seen::default();
     loop {
         // Gather the lines already waiting (at least one).
         let mut jobs: Vec<Job> = Vec::new();
@@ -212,7 +213,7 @@ fn batch(state: &ActiveState, base_agent: Option<&str>, mode_given: bool) -> Exi
                 break;
             }
         }
-        let answers = judge(jobs);
+        let answers = judge(jobs, &mut seen);
         for a in answers {
             if writeln!(out, "{}", decode_core::display::json_line(&a)).is_err() {
                 // The reader went away: stop quietly.
@@ -254,10 +255,75 @@ fn parse_request(
     Ok((gate, mode, Call::new(tool, req.subject)))
 }
 
-/// Judges a chunk, on both cores when it is large, keeping the order.
-fn judge(jobs: Vec<Job>) -> Vec<String> {
-    let one = |job: &Job| -> String {
-        let answer = match job {
+/// Answers already given in this batch: an identical request (same agent,
+/// mode, tool and subject) gets the same answer without being judged again.
+/// Bounded: cleared when full.
+#[derive(Default)]
+struct Seen {
+    answers: std::collections::HashMap<(usize, Mode, decode_policy::Tool, String), String>,
+}
+
+/// Requests remembered before [`Seen`] starts over.
+const SEEN_MAX: usize = 100_000;
+
+/// Judges a chunk, each distinct request once, on both cores when there are
+/// many, keeping the order.
+fn judge(jobs: Vec<Job>, seen: &mut Seen) -> Vec<String> {
+    type Key = (usize, Mode, decode_policy::Tool, String);
+    let key = |job: &Job| -> Option<Key> {
+        job.as_ref().ok().map(|(gate, mode, call)| {
+            (
+                std::sync::Arc::as_ptr(gate) as usize,
+                *mode,
+                call.tool,
+                call.subject.clone(),
+            )
+        })
+    };
+    if seen.answers.len() > SEEN_MAX {
+        seen.answers.clear();
+    }
+    let keys: Vec<Option<Key>> = jobs.iter().map(key).collect();
+    let mut fresh: Vec<usize> = Vec::new();
+    let mut first: std::collections::HashMap<&Key, usize> = std::collections::HashMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        match k {
+            Some(k) if seen.answers.contains_key(k) => {}
+            Some(k) => {
+                if let std::collections::hash_map::Entry::Vacant(e) = first.entry(k) {
+                    e.insert(i);
+                    fresh.push(i);
+                }
+            }
+            None => fresh.push(i),
+        }
+    }
+    let fresh_jobs: Vec<&Job> = fresh.iter().map(|&i| &jobs[i]).collect();
+    let judged = judge_all(&fresh_jobs);
+    let mut by_index: std::collections::HashMap<usize, String> =
+        fresh.into_iter().zip(judged).collect();
+    let mut out = Vec::with_capacity(jobs.len());
+    for (i, k) in keys.iter().enumerate() {
+        let answer = match k {
+            Some(k) => match seen.answers.get(k) {
+                Some(a) => a.clone(),
+                None => {
+                    let a = by_index.remove(&first[k]).unwrap_or_default();
+                    seen.answers.insert(k.clone(), a.clone());
+                    a
+                }
+            },
+            None => by_index.remove(&i).unwrap_or_default(),
+        };
+        out.push(answer);
+    }
+    out
+}
+
+/// Judges every job, on both cores when there are many, keeping the order.
+fn judge_all(jobs: &[&Job]) -> Vec<String> {
+    let one = |job: &&Job| -> String {
+        let answer = match *job {
             Ok((gate, mode, call)) => serde_json::to_string(&gate.decide(call, *mode)),
             Err(message) => serde_json::to_string(&serde_json::json!({ "error": message })),
         };

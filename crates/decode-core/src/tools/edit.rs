@@ -7,10 +7,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::files::{
-    count, io_message, looks_binary, parse_input, staleness, truncate_chars, unified_diff,
-    write_and_record,
+    count, io_message, judged_target, looks_binary, parse_input, read_beneath, staleness,
+    truncate_chars, unified_diff, write_and_record,
 };
-use super::paths::{display, resolve_links, tool_path};
+use super::paths::{display, tool_path};
 use super::{ToolContext, ToolHandler, ToolResult};
 
 #[derive(Debug, Deserialize)]
@@ -92,11 +92,14 @@ fn line_of(text: &str, byte: usize) -> usize {
 
 fn edit_file(input: &EditInput, ctx: &ToolContext) -> ToolResult {
     let given = tool_path(ctx, &input.path);
-    let path = resolve_links(&given);
     let shown = display(&ctx.project_root, &given);
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    let path = match judged_target(ctx, &input.path, &shown) {
+        Ok(p) => p,
+        Err(e) => return ToolResult::error(e),
+    };
+    let (bytes, meta) = match read_beneath(&path) {
+        Ok(Some(b)) => b,
+        Ok(None) => {
             if input.old_string.is_empty() {
                 return create(ctx, &path, &shown, &input.new_string);
             }
@@ -107,10 +110,6 @@ fn edit_file(input: &EditInput, ctx: &ToolContext) -> ToolResult {
         Err(e) if path.is_dir() || e.kind() == std::io::ErrorKind::IsADirectory => {
             return ToolResult::error(format!("{shown} is a folder, not a file"));
         }
-        Err(e) => return ToolResult::error(format!("cannot read {shown}: {}", io_message(&e))),
-    };
-    let meta = match std::fs::metadata(&path) {
-        Ok(m) => m,
         Err(e) => return ToolResult::error(format!("cannot read {shown}: {}", io_message(&e))),
     };
     if let Some(why) = staleness(

@@ -2,14 +2,15 @@
 //! atomic writes with the session's read record.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 use similar::TextDiff;
 
+use super::beneath;
+use super::paths::{resolve_links, tool_path};
 use super::session::FileStamp;
 use super::ToolContext;
-use crate::fsutil;
 
 /// How many leading bytes are sniffed for a NUL byte (what git and ripgrep do).
 pub(crate) const SNIFF_BYTES: usize = 8192;
@@ -102,16 +103,49 @@ pub(crate) fn staleness(
     }
 }
 
+/// The file a file tool's `path` argument names, its links resolved — and
+/// the same file the gate judged, or an error: when a link on the way was
+/// swapped since the gate judged the call, nothing is touched.
+pub(crate) fn judged_target(ctx: &ToolContext, raw: &str, shown: &str) -> Result<PathBuf, String> {
+    let path = resolve_links(&tool_path(ctx, raw));
+    match &ctx.judged_path {
+        Some(j) if *j != path => Err(format!(
+            "{shown} changed after it was judged (a link on its path now leads elsewhere); nothing was done"
+        )),
+        _ => Ok(path),
+    }
+}
+
+/// The contents and metadata of the file at `path` (links resolved), read
+/// without following any link; `None` when it does not exist.
+pub(crate) fn read_beneath(path: &Path) -> io::Result<Option<(Vec<u8>, std::fs::Metadata)>> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(io::Error::from_raw_os_error(libc::EISDIR));
+    };
+    match beneath::open_dir(parent, false) {
+        Ok(dir) => dir.read(name),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// Writes `contents` to `path` (already resolved through links) atomically, creating
 /// missing parent folders and keeping an existing file's permissions, then records
-/// the new contents as seen by the session.
+/// the new contents as seen by the session. No link is followed on the way: the
+/// file lands exactly at `path` or the write fails.
 pub(crate) fn write_and_record(ctx: &ToolContext, path: &Path, contents: &[u8]) -> io::Result<()> {
-    if let Some(parent) = path.parent() {
-        if !parent.as_os_str().is_empty() {
-            std::fs::create_dir_all(parent)?;
-        }
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(io::Error::from_raw_os_error(libc::EISDIR));
+    };
+    let dir = beneath::open_dir(parent, true)?;
+    dir.atomic_write(name, contents)?;
+    if !dir.still_in_place() {
+        tracing::warn!(path = %path.display(), "a folder moved while a file was written into it");
+        return Err(io::Error::other(format!(
+            "{} moved while the file was written (a folder on the path was exchanged)",
+            parent.display()
+        )));
     }
-    fsutil::atomic_write(path, contents)?;
     match std::fs::metadata(path) {
         Ok(meta) => ctx
             .session

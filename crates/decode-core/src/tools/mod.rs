@@ -8,6 +8,7 @@
 //! - [`TerminalSurface`] answers asks on a terminal (`decode tool`, `decode run`).
 
 mod bash;
+mod beneath;
 mod control;
 mod edit;
 mod files;
@@ -104,6 +105,10 @@ pub struct ToolContext {
     pub session: Arc<SessionState>,
     /// The rules the person allowed "for this session" (in memory only).
     pub session_rules: Arc<SessionRules>,
+    /// For `read`, `write` and `edit`: the path the gate judged, its links
+    /// resolved when it judged the call. The tool touches exactly this file
+    /// or nothing (a link swapped in since is refused).
+    pub judged_path: Option<PathBuf>,
 }
 
 impl ToolContext {
@@ -119,6 +124,7 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             progress: no_progress(),
             session_rules: Arc::new(SessionRules::new()),
+            judged_path: None,
         }
     }
 

@@ -7,8 +7,11 @@ use decode_policy::Tool;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::files::{io_message, looks_binary, parse_input, truncate_chars, SNIFF_BYTES};
-use super::paths::{display, resolve_links, tool_path};
+use super::beneath;
+use super::files::{
+    io_message, judged_target, looks_binary, parse_input, truncate_chars, SNIFF_BYTES,
+};
+use super::paths::{display, tool_path};
 use super::session::{FileStamp, StreamHasher};
 use super::{ToolContext, ToolHandler, ToolResult};
 
@@ -97,13 +100,21 @@ impl ToolHandler for ReadTool {
 
 fn read_file(input: &ReadInput, ctx: &ToolContext) -> ToolResult {
     let given = tool_path(ctx, &input.path);
-    let path = resolve_links(&given);
     let shown = display(&ctx.project_root, &given);
-    let meta = match std::fs::metadata(&path) {
-        Ok(m) => m,
+    let path = match judged_target(ctx, &input.path, &shown) {
+        Ok(p) => p,
+        Err(e) => return ToolResult::error(e),
+    };
+    // Opened without following any link: exactly the judged file.
+    let file = match beneath::open_read(&path) {
+        Ok((f, _)) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return ToolResult::error(format!("{shown} does not exist"));
         }
+        Err(e) => return ToolResult::error(format!("cannot read {shown}: {}", io_message(&e))),
+    };
+    let meta = match file.metadata() {
+        Ok(m) => m,
         Err(e) => return ToolResult::error(format!("cannot read {shown}: {}", io_message(&e))),
     };
     if meta.is_dir() {
@@ -117,10 +128,6 @@ fn read_file(input: &ReadInput, ctx: &ToolContext) -> ToolResult {
             "{shown} is not a regular file (a device, socket or pipe); read shows text files only"
         ));
     }
-    let file = match std::fs::File::open(&path) {
-        Ok(f) => f,
-        Err(e) => return ToolResult::error(format!("cannot read {shown}: {}", io_message(&e))),
-    };
     let len = meta.len();
     let mut reader = BufReader::with_capacity(64 * 1024, file);
 

@@ -60,10 +60,24 @@ pub async fn run_call(
     let mut input = input;
     let mut edited: Option<String> = None;
     let mut edits = 0usize;
+    let mut judged: Option<std::path::PathBuf>;
     let mut outcome = loop {
         let call = handler.gate_call(&input);
         let cwd = ctx.session.cwd();
-        let decision = ctx.active.decide_in(&call, &cwd);
+        // The file tools touch the path as resolved now or nothing (however
+        // long the person takes to answer): the gate judges the call as
+        // named and as that resolved path, and the stricter answer stands.
+        judged = matches!(tool, Tool::Read | Tool::Write | Tool::Edit)
+            .then(|| super::paths::resolve_links(&super::paths::tool_path(ctx, &call.subject)));
+        let mut decision = ctx.active.decide_in(&call, &cwd);
+        if let Some(r) = &judged {
+            let direct = ctx
+                .active
+                .decide_in(&Call::new(tool, r.to_string_lossy()), &cwd);
+            if strictness(direct.verdict) > strictness(decision.verdict) {
+                decision = direct;
+            }
+        }
         tracing::info!(
             tool = %tool,
             subject = %call.subject,
@@ -180,6 +194,10 @@ pub async fn run_call(
         }
     };
 
+    let ctx = &ToolContext {
+        judged_path: judged,
+        ..ctx.clone()
+    };
     let mut result = handler.execute(input, ctx).await;
     if edited.is_some() {
         result.content = with_edit_note(&edited, result.content);
@@ -187,6 +205,15 @@ pub async fn run_call(
     outcome.result = result;
     outcome.ran = true;
     outcome
+}
+
+/// Deny over ask over allow.
+fn strictness(v: Verdict) -> u8 {
+    match v {
+        Verdict::Allow => 0,
+        Verdict::Ask => 1,
+        Verdict::Deny => 2,
+    }
 }
 
 /// Tells the model that the person changed its command, and what ran instead.

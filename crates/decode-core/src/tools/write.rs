@@ -6,9 +6,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::files::{
-    count, diff_stat, io_message, parse_input, staleness, unified_diff, write_and_record,
+    count, diff_stat, io_message, judged_target, parse_input, read_beneath, staleness,
+    unified_diff, write_and_record,
 };
-use super::paths::{display, resolve_links, tool_path};
+use super::paths::{display, tool_path};
 use super::{ToolContext, ToolHandler, ToolResult};
 
 #[derive(Debug, Deserialize)]
@@ -72,22 +73,19 @@ impl ToolHandler for WriteTool {
 
 fn write_file(input: &WriteInput, ctx: &ToolContext) -> ToolResult {
     let given = tool_path(ctx, &input.path);
-    let path = resolve_links(&given);
     let shown = display(&ctx.project_root, &given);
-    let old = match std::fs::read(&path) {
-        Ok(bytes) => {
-            let meta = match std::fs::metadata(&path) {
-                Ok(m) => m,
-                Err(e) => {
-                    return ToolResult::error(format!("cannot write {shown}: {}", io_message(&e)))
-                }
-            };
+    let path = match judged_target(ctx, &input.path, &shown) {
+        Ok(p) => p,
+        Err(e) => return ToolResult::error(e),
+    };
+    let old = match read_beneath(&path) {
+        Ok(Some((bytes, meta))) => {
             if let Some(why) = staleness(ctx, &path, &shown, &bytes, &meta, false) {
                 return ToolResult::error(why);
             }
             Some(bytes)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Ok(None) => None,
         Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
             return ToolResult::error(format!("{shown} is a folder; give a file path"));
         }

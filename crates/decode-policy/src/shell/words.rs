@@ -545,7 +545,13 @@ fn expand_pieces(
             }
         }
         let Some(close) = close else {
-            break;
+            // An unmatched `{`: bash looks for a brace after it (`g{{p,}`).
+            *work += s.len() - i;
+            if *work > 1 << 20 {
+                return false;
+            }
+            i += 1;
+            continue;
         };
         let alts: Vec<Vec<P>> = if !commas.is_empty() {
             let mut v = Vec::new();

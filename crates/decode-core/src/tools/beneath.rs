@@ -1,0 +1,288 @@
+//! Opening exactly the file the gate judged (docs/permissions.md, "One path
+//! for gate and tool").
+//!
+//! The gate judges a path with its links resolved. Between that moment and
+//! the tool's work a folder on the path can be swapped for a link (an
+//! atomic `renameat2` exchange) so that the same name now leads elsewhere —
+//! into `.decode/` or `~/.ssh/`. So the file tools never follow a link at
+//! all: they walk the resolved path one component at a time from `/`, each
+//! folder opened with `O_NOFOLLOW | O_DIRECTORY`, and open, create or
+//! replace the file relative to its folder's descriptor. A link anywhere on
+//! the way is an error ("the path changed after it was judged"), and the
+//! folder descriptor is checked again, after the work, to still be the
+//! folder the gate judged.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Component, Path, PathBuf};
+
+use nix::fcntl::{openat, renameat, OFlag};
+use nix::sys::stat::{fchmod, fstat, mkdirat, Mode};
+use nix::unistd::unlinkat;
+
+/// A folder opened without following links, with the path it was opened as.
+#[derive(Debug)]
+pub(crate) struct Dir {
+    fd: OwnedFd,
+    path: PathBuf,
+}
+
+/// The error for a link met where the judged path had none.
+fn moved(path: &Path) -> io::Error {
+    io::Error::other(format!(
+        "{} changed after it was judged (a folder or file on the path is now a link); nothing was done",
+        path.display()
+    ))
+}
+
+fn errno(e: nix::Error, path: &Path) -> io::Error {
+    match e {
+        // O_NOFOLLOW on a link: ELOOP; O_DIRECTORY on a link to a file: ENOTDIR.
+        nix::Error::ELOOP | nix::Error::EMLINK => moved(path),
+        e => io::Error::from_raw_os_error(e as i32),
+    }
+}
+
+const DIR_FLAGS: OFlag = OFlag::O_RDONLY
+    .union(OFlag::O_DIRECTORY)
+    .union(OFlag::O_NOFOLLOW)
+    .union(OFlag::O_CLOEXEC);
+
+/// Opens the folder `dir` (absolute, its links already resolved) one
+/// component at a time, never following a link. With `create`, missing
+/// folders are made (and then opened the same way).
+pub(crate) fn open_dir(dir: &Path, create: bool) -> io::Result<Dir> {
+    if !dir.is_absolute() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the folder is not an absolute path",
+        ));
+    }
+    let mut fd = openat(nix::fcntl::AT_FDCWD, "/", DIR_FLAGS, Mode::empty())
+        .map_err(|e| errno(e, Path::new("/")))?;
+    let mut at = PathBuf::from("/");
+    for c in dir.components() {
+        let name = match c {
+            Component::RootDir => continue,
+            Component::Normal(n) => n,
+            // The judged path is folded: `.` and `..` never reach here.
+            _ => return Err(moved(dir)),
+        };
+        at.push(name);
+        let next = match openat(&fd, name, DIR_FLAGS, Mode::empty()) {
+            Ok(f) => f,
+            Err(nix::Error::ENOENT) if create => {
+                match mkdirat(&fd, name, Mode::from_bits_truncate(0o777)) {
+                    Ok(()) | Err(nix::Error::EEXIST) => {}
+                    Err(e) => return Err(errno(e, &at)),
+                }
+                openat(&fd, name, DIR_FLAGS, Mode::empty()).map_err(|e| errno(e, &at))?
+            }
+            Err(nix::Error::ENOTDIR) => {
+                // A link to a file, or a file: either way not the judged folder.
+                return Err(if is_link_at(&fd, name) {
+                    moved(&at)
+                } else {
+                    io::Error::from_raw_os_error(libc::ENOTDIR)
+                });
+            }
+            Err(e) => return Err(errno(e, &at)),
+        };
+        fd = next;
+    }
+    Ok(Dir {
+        fd,
+        path: dir.to_path_buf(),
+    })
+}
+
+fn is_link_at(dir: &OwnedFd, name: &OsStr) -> bool {
+    nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
+        .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK)
+}
+
+/// Opens the file at `path` (absolute, links resolved) for reading without
+/// following any link on the way: the file, its folder's descriptor.
+pub(crate) fn open_read(path: &Path) -> io::Result<(File, Dir)> {
+    let (parent, name) = split(path)?;
+    let dir = open_dir(parent, false)?;
+    let fd = openat(
+        &dir.fd,
+        name,
+        OFlag::O_RDONLY
+            | OFlag::O_NOFOLLOW
+            | OFlag::O_CLOEXEC
+            | OFlag::O_NONBLOCK
+            | OFlag::O_NOCTTY,
+        Mode::empty(),
+    )
+    .map_err(|e| errno(e, path))?;
+    Ok((File::from(fd), dir))
+}
+
+fn split(path: &Path) -> io::Result<(&Path, &OsStr)> {
+    match (path.parent(), path.file_name()) {
+        (Some(p), Some(n)) => Ok((p, n)),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the path names no file",
+        )),
+    }
+}
+
+impl Dir {
+    /// The current contents of `name` in this folder (`None` when there is
+    /// none), never through a link, with its metadata.
+    pub(crate) fn read(&self, name: &OsStr) -> io::Result<Option<(Vec<u8>, std::fs::Metadata)>> {
+        let fd = match openat(
+            &self.fd,
+            name,
+            OFlag::O_RDONLY
+                | OFlag::O_NOFOLLOW
+                | OFlag::O_CLOEXEC
+                | OFlag::O_NONBLOCK
+                | OFlag::O_NOCTTY,
+            Mode::empty(),
+        ) {
+            Ok(fd) => fd,
+            Err(nix::Error::ENOENT) => return Ok(None),
+            Err(e) => return Err(errno(e, &self.path.join(name))),
+        };
+        let mut f = File::from(fd);
+        let meta = f.metadata()?;
+        if meta.is_dir() {
+            return Err(io::Error::from_raw_os_error(libc::EISDIR));
+        }
+        if !meta.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        f.read_to_end(&mut bytes)?;
+        Ok(Some((bytes, meta)))
+    }
+
+    /// Replaces (or creates) `name` in this folder atomically: a new file
+    /// beside it, written and synced, then renamed over it, all relative to
+    /// the folder's descriptor. Keeps the permissions of a file it replaces.
+    pub(crate) fn atomic_write(&self, name: &OsStr, contents: &[u8]) -> io::Result<()> {
+        let keep =
+            match nix::sys::stat::fstatat(&self.fd, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
+            {
+                Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFLNK => {
+                    return Err(moved(&self.path.join(name)))
+                }
+                Ok(st) => Some(Mode::from_bits_truncate(st.st_mode & 0o7777)),
+                Err(nix::Error::ENOENT) => None,
+                Err(e) => return Err(errno(e, &self.path.join(name))),
+            };
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(
+            ".decode-{}-{}.tmp",
+            std::process::id(),
+            fastrand::u64(..)
+        ));
+        let fd = openat(
+            &self.fd,
+            tmp_name.as_os_str(),
+            OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+            Mode::from_bits_truncate(0o666),
+        )
+        .map_err(|e| errno(e, &self.path.join(&tmp_name)))?;
+        let result = (|| {
+            if let Some(m) = keep {
+                fchmod(&fd, m).map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+            }
+            let mut f = File::from(fd);
+            f.write_all(contents)?;
+            f.sync_all()?;
+            drop(f);
+            renameat(&self.fd, tmp_name.as_os_str(), &self.fd, name)
+                .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+            // The folder's entry is durable too.
+            File::from(self.fd.try_clone()?).sync_all()
+        })();
+        if result.is_err() {
+            let _ = unlinkat(
+                &self.fd,
+                tmp_name.as_os_str(),
+                nix::unistd::UnlinkatFlags::NoRemoveDir,
+            );
+        }
+        result
+    }
+
+    /// Whether this folder is still the one at the path it was opened as
+    /// (not moved or exchanged since): the path's folder has the same
+    /// device and inode as the descriptor.
+    pub(crate) fn still_in_place(&self) -> bool {
+        let Ok(here) = fstat(self.fd.as_fd()) else {
+            return false;
+        };
+        match open_dir(&self.path, false) {
+            Ok(again) => fstat(again.fd.as_fd())
+                .is_ok_and(|st| st.st_dev == here.st_dev && st.st_ino == here.st_ino),
+            Err(_) => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opens_and_writes_beneath_a_real_path() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        let dir = open_dir(&root.join("a/b"), true).unwrap();
+        dir.atomic_write(OsStr::new("f.txt"), b"one").unwrap();
+        assert_eq!(std::fs::read(root.join("a/b/f.txt")).unwrap(), b"one");
+        let (bytes, _) = dir.read(OsStr::new("f.txt")).unwrap().unwrap();
+        assert_eq!(bytes, b"one");
+        assert!(dir.read(OsStr::new("none")).unwrap().is_none());
+        assert!(dir.still_in_place());
+        // No temp file is left behind.
+        let names: Vec<_> = std::fs::read_dir(root.join("a/b"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("f.txt")]);
+    }
+
+    #[test]
+    fn a_link_anywhere_on_the_path_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        std::fs::create_dir_all(root.join("real")).unwrap();
+        std::fs::write(root.join("real/f"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        std::os::unix::fs::symlink(root.join("real/f"), root.join("real/flink")).unwrap();
+        let e = open_dir(&root.join("link"), false).unwrap_err();
+        assert!(e.to_string().contains("changed after it was judged"), "{e}");
+        let e = open_dir(&root.join("link/sub"), true).unwrap_err();
+        assert!(e.to_string().contains("changed after it was judged"), "{e}");
+        let e = open_read(&root.join("real/flink")).unwrap_err();
+        assert!(e.to_string().contains("changed after it was judged"), "{e}");
+        let dir = open_dir(&root.join("real"), false).unwrap();
+        let e = dir.atomic_write(OsStr::new("flink"), b"y").unwrap_err();
+        assert!(e.to_string().contains("changed after it was judged"), "{e}");
+        assert_eq!(std::fs::read(root.join("real/f")).unwrap(), b"x");
+    }
+
+    #[test]
+    fn a_folder_moved_away_is_noticed() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        std::fs::create_dir_all(root.join("d")).unwrap();
+        let dir = open_dir(&root.join("d"), false).unwrap();
+        std::fs::rename(root.join("d"), root.join("e")).unwrap();
+        std::fs::create_dir_all(root.join("d")).unwrap();
+        assert!(!dir.still_in_place());
+    }
+}
