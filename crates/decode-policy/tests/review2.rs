@@ -83,6 +83,8 @@ fn r02_static_scripts_fed_to_a_shell_through_stdin_files() {
             ("bypass", "bash", "sh -c sh <<< 'rm -rf ~'", CRIT),
             ("bypass", "bash", "sh -c 'exec sh' <<< 'rm -rf ~'", CRIT),
             ("bypass", "bash", "bash /dev/fd/3 3<<< 'rm -rf ~'", "ask"),
+            // `>&-` glued to a word: bash reads the word apart.
+            ("auto", "bash", "git 2>&-push", "ask"),
             ("auto", "bash", "bash /dev/stdin <<< 'echo hi'", "allow"),
         ],
     );

@@ -855,6 +855,11 @@ impl Walker<'_> {
         if self.reparse_depth == 0 {
             self.positional_unknown = sets_positional(&text);
         }
+        if closes_into_word(&text) {
+            // `git 2>&-push`: bash closes the descriptor and reads `push` as
+            // a word of its own; tree-sitter takes `-push` as the target.
+            self.too_deep("`>&-` runs into the next word, which bash reads as a word of its own");
+        }
         self.dotglob |= text.contains("dotglob") || text.contains("GLOBIGNORE");
         self.git_elsewhere |= text.contains("GIT_DIR")
             || text.contains("GIT_WORK_TREE")
@@ -2013,6 +2018,18 @@ fn git_names_repository(core: &[String]) -> bool {
     core[1..end]
         .iter()
         .any(|a| a == "-C" || a.starts_with("--git-dir") || a.starts_with("--work-tree"))
+}
+
+/// `>&-` or `<&-` with no blank or operator after it.
+fn closes_into_word(text: &str) -> bool {
+    let b = text.as_bytes();
+    (0..b.len().saturating_sub(3)).any(|i| {
+        matches!(&b[i..i + 3], b">&-" | b"<&-")
+            && !matches!(
+                b[i + 3],
+                b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b')' | b'(' | b'<' | b'>'
+            )
+    })
 }
 
 /// Whether the command may give the positional parameters text of its own
