@@ -14,7 +14,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use decode_policy::{AgentPolicy, Mode, Rule, RuleLists, Tool};
+use decode_policy::{AgentPolicy, Call, Gate, Mode, Rule, RuleLists, Tool, Verdict};
 use serde_yaml::{Mapping, Value};
 
 /// Largest agent (or project instructions) file read, in bytes.
@@ -141,42 +141,80 @@ impl Agent {
         }
     }
 
-    /// The full system prompt: the agent's prompt, then the project's instructions
-    /// (`AGENTS.md`, else `CLAUDE.md`, at the project root) when present. Read at call
-    /// time, so edits to the instructions apply on the next turn.
-    pub fn system_prompt(&self, project_root: &Path) -> String {
+    /// The full system prompt: the agent's prompt, then the project's
+    /// instructions when there are any (see [`project_instructions`]).
+    pub fn system_prompt(&self, instructions: Option<&Instructions>) -> String {
         let mut out = self.prompt.trim_end().to_string();
-        if let Some((name, text)) = project_instructions(project_root) {
-            let text = text.trim();
+        if let Some(ins) = instructions {
+            let text = ins.text.trim();
             if !text.is_empty() {
-                out.push_str(&format!("\n\n# Project instructions ({name})\n\n{text}\n"));
+                out.push_str(&format!(
+                    "\n\n# Project instructions ({})\n\n{text}\n",
+                    ins.name
+                ));
             }
         }
         out
     }
 }
 
-/// The project's instructions file: `AGENTS.md` when it exists, else `CLAUDE.md`.
-/// Returns the file name and its text (lossily decoded, cut at 1 MiB).
-pub fn project_instructions(project_root: &Path) -> Option<(&'static str, String)> {
+/// The project's instruction file, as read for the system prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instructions {
+    /// `AGENTS.md` or `CLAUDE.md`.
+    pub name: &'static str,
+    /// Its text.
+    pub text: String,
+}
+
+/// The project's instructions: `AGENTS.md` when it can be read, else
+/// `CLAUDE.md`. A repository's instruction file is hostile input, so it is
+/// read only where a `read` of it would be allowed without asking in
+/// `mode` — deny and ask rules and the path scope apply, whatever tools the
+/// agent has — and a link that leads out of the project is not followed.
+/// The file is opened one folder at a time from the project root without
+/// following links, so a link swapped in after the check cannot redirect
+/// it. Read at call time, so edits apply on the next turn.
+pub fn project_instructions(gate: &Gate, mode: Mode) -> Option<Instructions> {
+    let root = gate.project_root();
     for name in ["AGENTS.md", "CLAUDE.md"] {
-        let path = project_root.join(name);
-        if !path.is_file() {
+        let path = root.join(name);
+        if std::fs::symlink_metadata(&path).is_err() {
             continue;
         }
-        match read_limited(&path) {
-            Ok(bytes) => return Some((name, String::from_utf8_lossy(&bytes).into_owned())),
+        let resolved = decode_policy::paths::resolve(&path);
+        if !resolved.starts_with(root) {
+            tracing::warn!(
+                file = name,
+                target = %resolved.display(),
+                "project instructions not read: the file links out of the project"
+            );
+            continue;
+        }
+        let call = Call {
+            tool: Tool::Read,
+            subject: name.to_string(),
+        };
+        let d = gate.decide_as_offered(&call, mode);
+        if d.verdict != Verdict::Allow {
+            tracing::warn!(
+                file = name,
+                verdict = %d.verdict,
+                reason = %d.reason,
+                "project instructions not read: reading them would not be allowed without asking"
+            );
+            continue;
+        }
+        match decode_policy::paths::read_small_file_beneath(root, &resolved, MAX_AGENT_FILE_BYTES) {
+            Ok(text) => return Some(Instructions { name, text }),
+            Err(e) if e.is_missing() => continue,
             Err(e) => {
-                tracing::warn!(path = %path.display(), error = %e, "could not read project instructions");
-                return None;
+                tracing::warn!(file = name, error = %e, "could not read project instructions");
+                continue;
             }
         }
     }
     None
-}
-
-fn read_limited(path: &Path) -> Result<Vec<u8>, decode_policy::paths::ReadError> {
-    decode_policy::paths::read_small_file(path, MAX_AGENT_FILE_BYTES).map(String::into_bytes)
 }
 
 /// A problem with one agent file. Displays as `<file>:<line>: <message>`, the

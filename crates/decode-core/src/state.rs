@@ -363,9 +363,14 @@ impl ActiveState {
     }
 
     /// The active agent's full system prompt (with `AGENTS.md`/`CLAUDE.md`, read now).
+    /// The instructions are read only where a `read` of them would be allowed
+    /// without asking in the current mode (see [`crate::agents::project_instructions`]).
     pub fn system_prompt(&self) -> String {
-        let agent = self.read().agent.clone();
-        agent.system_prompt(&self.project_root)
+        let (agent, gate, mode) = {
+            let inner = self.read();
+            (inner.agent.clone(), Arc::clone(&inner.gate), inner.mode)
+        };
+        agent.system_prompt(crate::agents::project_instructions(&gate, mode).as_ref())
     }
 
     /// Makes `name` the active agent: resets the mode to its effective default mode

@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use decode_core::agents::{AgentErrorKind, AgentSource, Catalog};
+use decode_core::agents::{AgentErrorKind, AgentSource, Catalog, Instructions};
 use decode_policy::{Mode, Tool};
 
 fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
@@ -396,26 +396,26 @@ fn get_is_exact_then_case_insensitive() {
 }
 
 #[test]
-fn system_prompt_appends_project_instructions_at_call_time() {
+fn system_prompt_appends_project_instructions() {
     let dir = tempfile::tempdir().unwrap();
     let c = Catalog::load(dir.path());
     let build = c.get("build").unwrap();
-    assert_eq!(build.system_prompt(dir.path()), build.prompt);
-
-    fs::write(dir.path().join("CLAUDE.md"), "Use tabs.\n").unwrap();
-    let p = build.system_prompt(dir.path());
+    assert_eq!(build.system_prompt(None), build.prompt);
+    let ins = Instructions {
+        name: "CLAUDE.md",
+        text: "Use tabs.\n".into(),
+    };
+    let p = build.system_prompt(Some(&ins));
     assert!(p.starts_with(&build.prompt));
     assert!(
-        p.contains("(CLAUDE.md)") && p.ends_with("Use tabs.\n"),
+        p.contains("# Project instructions (CLAUDE.md)") && p.ends_with("Use tabs.\n"),
         "{p}"
     );
-
-    fs::write(dir.path().join("AGENTS.md"), "Run make test.\n").unwrap();
-    let p = build.system_prompt(dir.path());
-    assert!(
-        p.contains("Run make test.") && !p.contains("Use tabs."),
-        "{p}"
-    );
+    let blank = Instructions {
+        name: "AGENTS.md",
+        text: " \n\n".into(),
+    };
+    assert_eq!(build.system_prompt(Some(&blank)), build.prompt);
 }
 
 /// A cheap stand-in for the fuzz target that runs with `cargo test`: mutated agent

@@ -5,8 +5,9 @@
 
 use std::path::Path;
 
-use decode_core::agents::{project_instructions, AgentErrorKind, Catalog};
+use decode_core::agents::{AgentErrorKind, Catalog};
 use decode_core::settings::Settings;
+use decode_core::state::ActiveState;
 
 fn project() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
@@ -132,9 +133,15 @@ fn agent_files_that_are_fifos_devices_or_deep_are_errors_not_hangs() {
 #[test]
 fn instructions_that_are_not_regular_files_are_skipped() {
     let d = project();
+    let home = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let (state, _) = ActiveState::open(d.path(), home.path(), data.path(), None, None).unwrap();
     mkfifo(&d.path().join("AGENTS.md"));
-    assert!(project_instructions(d.path()).is_none());
+    assert!(!state.system_prompt().contains("Project instructions"));
     std::fs::remove_file(d.path().join("AGENTS.md")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", d.path().join("AGENTS.md")).unwrap();
-    assert!(project_instructions(d.path()).is_none());
+    assert!(!state.system_prompt().contains("Project instructions"));
+    std::fs::remove_file(d.path().join("AGENTS.md")).unwrap();
+    std::fs::write(d.path().join("AGENTS.md"), vec![b'x'; 2 << 20]).unwrap();
+    assert!(!state.system_prompt().contains("Project instructions"));
 }

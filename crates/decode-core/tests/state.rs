@@ -403,3 +403,79 @@ fn system_prompt_includes_project_instructions() {
         "{p}"
     );
 }
+
+#[test]
+fn instructions_are_read_only_where_a_read_would_be_allowed_without_asking() {
+    let env = Env::new();
+    let secret = env.home.path().join(".ssh/id_rsa");
+    fs::create_dir_all(secret.parent().unwrap()).unwrap();
+    fs::write(&secret, "PRIVATE KEY").unwrap();
+    let outside = env.data.path().join("notes.md");
+    fs::write(&outside, "OUTSIDE NOTES").unwrap();
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions":{"deny":["read(~/.ssh/**)","read(private/**)"],"ask":["read(CLAUDE.md)"]}}"#,
+    );
+    env.write(
+        ".decode/agents/runner.md",
+        "---\nname: runner\ndescription: d\ntools: [bash]\nmode: default\n---\nRun.\n",
+    );
+    env.write("private/plan.md", "PRIVATE PLAN");
+    env.write("docs/guide.md", "Cite paths.");
+    let (s, _) = env.open(None, None).unwrap();
+    let agents = env.project.path().join("AGENTS.md");
+    let link = |target: &Path| {
+        let _ = fs::remove_file(&agents);
+        std::os::unix::fs::symlink(target, &agents).unwrap();
+    };
+
+    // A link to a denied secret, to a file outside the project (no rule), to a
+    // denied file inside the project: never read, in any mode.
+    for target in [
+        &secret,
+        &outside,
+        &env.project.path().join("private/plan.md"),
+    ] {
+        link(target);
+        for mode in [Mode::Default, Mode::Auto, Mode::Bypass, Mode::Plan] {
+            s.set_mode(mode);
+            let p = s.system_prompt();
+            assert!(
+                !p.contains("PRIVATE") && !p.contains("OUTSIDE"),
+                "{mode}: {}",
+                target.display()
+            );
+        }
+    }
+    // A relative link that climbs out and back in is fine; one that climbs
+    // out is not.
+    link(
+        Path::new("../")
+            .join(env.project.path().file_name().unwrap())
+            .join("docs/guide.md")
+            .as_path(),
+    );
+    assert!(s.system_prompt().contains("Cite paths."));
+    link(Path::new("docs/guide.md"));
+    s.set_mode(Mode::Default);
+    assert!(s
+        .system_prompt()
+        .contains("# Project instructions (AGENTS.md)"));
+    // An agent without the read tool still gets them (the rules decide, not
+    // the tool list).
+    s.select_agent("runner").unwrap();
+    assert!(s.system_prompt().contains("Cite paths."));
+
+    // AGENTS.md refused: CLAUDE.md is next, and an ask rule on it keeps it out.
+    link(&secret);
+    env.write("CLAUDE.md", "CLAUDE TEXT");
+    assert!(!s.system_prompt().contains("CLAUDE TEXT"));
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions":{"deny":["read(~/.ssh/**)"]}}"#,
+    );
+    s.reload_settings();
+    assert!(s
+        .system_prompt()
+        .contains("# Project instructions (CLAUDE.md)"));
+}

@@ -523,9 +523,21 @@ impl Gate {
     /// resolve against it; a `cwd` outside the project is outside for the
     /// path scope. File tools always resolve against the project root.
     pub fn decide_in(&self, call: &Call, mode: Mode, cwd: Option<&Path>) -> Decision {
+        self.decide_with(call, mode, cwd, false)
+    }
+
+    /// Judges `call` in `mode` as if the active agent offered its tool:
+    /// what every stage after "not offered" says. For reads Decode makes on
+    /// the agent's behalf (the project's instruction files), which must be
+    /// allowed exactly where a `read` would be.
+    pub fn decide_as_offered(&self, call: &Call, mode: Mode) -> Decision {
+        self.decide_with(call, mode, None, true)
+    }
+
+    fn decide_with(&self, call: &Call, mode: Mode, cwd: Option<&Path>, offered: bool) -> Decision {
         let mut run = Run::new();
         let tool = call.tool;
-        if !self.agent.tools.contains(&tool) {
+        if !offered && !self.agent.tools.contains(&tool) {
             run.step(
                 "not_offered",
                 format!("{tool} is not in agent {}'s tools", self.agent.name),
@@ -684,6 +696,15 @@ impl Gate {
         let subject = call.subject.as_str();
         let shown = if subject.is_empty() { "." } else { subject };
         run.add_frag(shown);
+        if subject.len() > paths::MAX_PATH_BYTES {
+            let why = format!(
+                "the path is {} bytes long, over the system's limit of {} bytes",
+                subject.len(),
+                paths::MAX_PATH_BYTES
+            );
+            run.step("path_limit", why.clone());
+            return run.finish(Verdict::Deny, why, true, None, Vec::new());
+        }
         let expanded = expand_home(shown, &self.home);
         let given = lexical(&self.root, &expanded);
         // The tool opens the lexically folded path; the kernel applies `..`

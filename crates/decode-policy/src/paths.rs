@@ -4,6 +4,10 @@
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
+/// The longest path a file tool takes, in bytes (the system's `PATH_MAX`):
+/// a longer one is an error, judged before any work that grows with it.
+pub const MAX_PATH_BYTES: usize = 4096;
+
 /// Expands a leading `~`, `$HOME` or `${HOME}`.
 pub fn expand_home(s: &str, home: &Path) -> PathBuf {
     let rest = if s == "~" || s == "$HOME" || s == "${HOME}" {
@@ -126,13 +130,62 @@ impl ReadError {
 /// be a regular file after links and at most `max` bytes. A FIFO, a device
 /// such as `/dev/zero`, or a link to one is refused at once.
 pub fn read_small_file(path: &Path, max: u64) -> Result<String, ReadError> {
-    use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(path)
         .map_err(ReadError::Io)?;
+    read_opened(file, max)
+}
+
+/// Like [`read_small_file`] for `path`, an absolute path with its links
+/// already resolved that lies inside the folder `root`: the file is opened
+/// one folder at a time from `root` and no link is followed on the way, so
+/// a link swapped in after the path was judged cannot lead anywhere else
+/// (it is an error instead).
+pub fn read_small_file_beneath(root: &Path, path: &Path, max: u64) -> Result<String, ReadError> {
+    use nix::fcntl::{open, openat, OFlag};
+    use nix::sys::stat::Mode;
+    let io = |e: nix::Error| ReadError::Io(std::io::Error::from_raw_os_error(e as i32));
+    let rest = strip_within(path, root).ok_or_else(|| {
+        ReadError::Io(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "the file lies outside the project",
+        ))
+    })?;
+    let names: Vec<&std::ffi::OsStr> = rest
+        .components()
+        .map(|c| match c {
+            Component::Normal(n) => Ok(n),
+            _ => Err(ReadError::Io(std::io::Error::from_raw_os_error(
+                libc::ELOOP,
+            ))),
+        })
+        .collect::<Result<_, _>>()?;
+    let Some((file, folders)) = names.split_last() else {
+        return Err(ReadError::NotRegular);
+    };
+    let mut dir = open(root, PATH_FLAGS, Mode::empty()).map_err(io)?;
+    for name in folders {
+        dir = openat(&dir, *name, PATH_FLAGS, Mode::empty()).map_err(io)?;
+    }
+    let fd = openat(
+        &dir,
+        *file,
+        OFlag::O_RDONLY
+            | OFlag::O_NOFOLLOW
+            | OFlag::O_NONBLOCK
+            | OFlag::O_NOCTTY
+            | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(io)?;
+    read_opened(std::fs::File::from(fd), max)
+}
+
+fn read_opened(file: std::fs::File, max: u64) -> Result<String, ReadError> {
+    use std::io::Read;
     let md = file.metadata().map_err(ReadError::Io)?;
     if !md.is_file() {
         return Err(ReadError::NotRegular);
@@ -255,7 +308,6 @@ pub(crate) fn resolve_under(known: &Path, p: &Path) -> PathBuf {
 }
 
 fn resolve_from(start: &Path, rest: &Path) -> PathBuf {
-    let mut out = start.to_path_buf();
     let mut queue: Vec<OsString> = rest
         .components()
         .rev()
@@ -265,54 +317,126 @@ fn resolve_from(start: &Path, rest: &Path) -> PathBuf {
             _ => None,
         })
         .collect();
+    let mut walk = Walk::open(start);
     let mut links = 0;
-    let mut exists = true;
     while let Some(name) = queue.pop() {
         if name == ".." {
-            out.pop();
+            walk.up();
             continue;
         }
-        let candidate = out.join(&name);
-        if !exists {
-            out = candidate;
-            continue;
-        }
-        match std::fs::symlink_metadata(&candidate) {
-            Ok(md) if md.file_type().is_symlink() => {
+        match walk.step(&name) {
+            Step::Link(target) => {
                 links += 1;
                 if links > 40 {
                     // A loop: stop resolving, keep the rest lexical.
-                    out = candidate;
-                    exists = false;
+                    walk.push_missing(&name);
                     continue;
                 }
-                match std::fs::read_link(&candidate) {
-                    Ok(target) => {
-                        if target.is_absolute() {
-                            out = PathBuf::from("/");
-                        }
-                        for c in target.components().rev() {
-                            match c {
-                                Component::Normal(n) => queue.push(n.to_os_string()),
-                                Component::ParentDir => queue.push(OsString::from("..")),
-                                _ => {}
-                            }
-                        }
-                    }
-                    Err(_) => {
-                        out = candidate;
-                        exists = false;
+                if target.is_absolute() {
+                    walk = Walk::open(Path::new("/"));
+                }
+                for c in target.components().rev() {
+                    match c {
+                        Component::Normal(n) => queue.push(n.to_os_string()),
+                        Component::ParentDir => queue.push(OsString::from("..")),
+                        _ => {}
                     }
                 }
             }
-            Ok(_) => out = candidate,
+            Step::Entered | Step::Missing => {}
+        }
+    }
+    walk.path
+}
+
+/// A path being resolved: the folders met so far, all real (no links), and
+/// a descriptor of the last one, so that each component costs one lookup
+/// in that folder rather than a walk of the whole path again — judging a
+/// path is linear in its length.
+struct Walk {
+    path: PathBuf,
+    /// The folder `path` names; `None` once a component does not exist (or
+    /// is not a folder): from there on the path is lexical.
+    dir: Option<std::os::fd::OwnedFd>,
+}
+
+enum Step {
+    /// The component exists and is not a link; it was appended.
+    Entered,
+    /// The component does not exist (or cannot be examined); it was appended.
+    Missing,
+    /// The component is a link with this target; nothing was appended.
+    Link(PathBuf),
+}
+
+const PATH_FLAGS: nix::fcntl::OFlag = nix::fcntl::OFlag::O_PATH
+    .union(nix::fcntl::OFlag::O_DIRECTORY)
+    .union(nix::fcntl::OFlag::O_NOFOLLOW)
+    .union(nix::fcntl::OFlag::O_CLOEXEC);
+
+impl Walk {
+    fn open(start: &Path) -> Walk {
+        let dir = nix::fcntl::open(start, PATH_FLAGS, nix::sys::stat::Mode::empty()).ok();
+        Walk {
+            path: start.to_path_buf(),
+            dir,
+        }
+    }
+
+    fn push_missing(&mut self, name: &OsString) {
+        self.path.push(name);
+        self.dir = None;
+    }
+
+    /// `..`: the parent of a real folder is its lexical parent.
+    fn up(&mut self) {
+        self.path.pop();
+        if let Some(fd) = &self.dir {
+            self.dir = nix::fcntl::openat(fd, "..", PATH_FLAGS, nix::sys::stat::Mode::empty()).ok();
+        }
+    }
+
+    fn step(&mut self, name: &OsString) -> Step {
+        let Some(fd) = &self.dir else {
+            self.path.push(name);
+            return Step::Missing;
+        };
+        use nix::fcntl::AtFlags;
+        let st = match nix::sys::stat::fstatat(fd, name.as_os_str(), AtFlags::AT_SYMLINK_NOFOLLOW) {
+            Ok(st) => st,
             Err(_) => {
-                out = candidate;
-                exists = false;
+                self.push_missing(name);
+                return Step::Missing;
+            }
+        };
+        match st.st_mode & libc::S_IFMT {
+            libc::S_IFLNK => match nix::fcntl::readlinkat(fd, name.as_os_str()) {
+                Ok(target) => Step::Link(PathBuf::from(target)),
+                Err(_) => {
+                    // Dangling or unreadable: the rest stays lexical.
+                    self.push_missing(name);
+                    Step::Missing
+                }
+            },
+            libc::S_IFDIR => {
+                self.dir = nix::fcntl::openat(
+                    fd,
+                    name.as_os_str(),
+                    PATH_FLAGS,
+                    nix::sys::stat::Mode::empty(),
+                )
+                .ok();
+                self.path.push(name);
+                Step::Entered
+            }
+            _ => {
+                // A file: nothing can lie beneath it.
+                self.path.push(name);
+                self.dir = None;
+                Step::Entered
             }
         }
     }
-    out
 }
 
 /// `child` is `dir` or inside it, component by component. Both paths are

@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::{run, Proj};
+use std::path::Path;
+
+use common::{decide, run, verdict, Proj};
+use decode_policy::Verdict;
 
 const CRIT: &str = "ask:asks every time";
 const NA: &str = "ask:never automatic";
@@ -660,4 +663,77 @@ fn r13_deny_rules_see_every_spelling_of_rm_and_of_a_url_path() {
             ("bypass", "web_fetch", "https://h.example/public", "allow"),
         ],
     );
+}
+
+#[test]
+fn r14_paths_over_the_system_limit_are_an_error_in_every_mode() {
+    let p = Proj::new();
+    let g = p.gate(&["read", "edit"], &[], &[]);
+    let long = "a/".repeat(2049); // 4,098 bytes
+    let huge = "x/".repeat(200_000);
+    for mode in ["default", "edit", "auto", "bypass"] {
+        for tool in ["read", "write", "edit", "glob", "grep"] {
+            for path in [&long, &huge, &format!("~/{long}"), &format!("/{huge}")] {
+                let d = decide(&g, tool, path, mode);
+                assert_eq!(d.verdict, Verdict::Deny, "{mode} {tool} {}", path.len());
+                assert!(d.reason.contains("system's limit"), "{}", d.reason);
+            }
+        }
+    }
+    // Guards: a path of exactly the limit is judged as usual, and a shell
+    // command's words are not file-tool paths.
+    let at_limit = format!("{}b", "a/".repeat(2047) + "a");
+    assert_eq!(at_limit.len(), 4096);
+    assert_eq!(verdict(&g, "read", &at_limit, "default"), Verdict::Allow);
+    assert_eq!(
+        verdict(&g, "bash", &format!("ls {long}"), "bypass"),
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn r15_resolving_a_deep_path_meets_the_kernel_at_every_depth() {
+    // The gate resolves a path one folder at a time (linear in its
+    // length); what it finds must be what the kernel finds, through
+    // links, `..` after links and deep trees.
+    let p = Proj::new();
+    let mut deep = p.root.clone();
+    for _ in 0..300 {
+        deep.push("d");
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::create_dir_all(p.base.join("outside/in")).unwrap();
+    std::fs::write(deep.join("f"), "x").unwrap();
+    p.symlink(&deep, "deep");
+    p.symlink(&p.base.join("outside/in"), "l");
+    p.symlink(Path::new("d/d/../d"), "rel");
+    p.symlink(Path::new("loop2"), "loop1");
+    p.symlink(Path::new("loop1"), "loop2");
+    let cases = [
+        "deep/f",
+        "deep/../d/f",
+        "l/..",
+        "l/../in/../../project",
+        "rel/d",
+        "rel/../..",
+        "deep/f/g",
+        "l/missing/../x",
+        "loop1/x",
+        &format!("{}f", "d/".repeat(300)),
+        &format!("{}d/f", "d/d/../".repeat(290)),
+    ];
+    for rel in cases {
+        let given = p.root.join(rel);
+        let ours = decode_policy::paths::resolve(&given);
+        if let Ok(kernel) = std::fs::canonicalize(&given) {
+            assert_eq!(ours, kernel, "{rel}");
+        } else {
+            // Missing: the existing prefix resolved, the rest as written.
+            assert!(
+                !ours.exists() || rel.contains("loop"),
+                "{rel}: {}",
+                ours.display()
+            );
+        }
+    }
 }

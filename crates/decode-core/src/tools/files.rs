@@ -107,6 +107,13 @@ pub(crate) fn staleness(
 /// the same file the gate judged, or an error: when a link on the way was
 /// swapped since the gate judged the call, nothing is touched.
 pub(crate) fn judged_target(ctx: &ToolContext, raw: &str, shown: &str) -> Result<PathBuf, String> {
+    if raw.len() > decode_policy::paths::MAX_PATH_BYTES {
+        return Err(format!(
+            "the path is {} bytes long, over the system's limit of {} bytes",
+            raw.len(),
+            decode_policy::paths::MAX_PATH_BYTES
+        ));
+    }
     let path = resolve_links(&tool_path(ctx, raw));
     match &ctx.judged_path {
         Some(j) if *j != path => Err(format!(
