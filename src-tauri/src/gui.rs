@@ -198,7 +198,12 @@ impl TrayItems {
 /// Opens the main window on the project held by `active`, chatting through `chat`,
 /// and runs until Quit.
 pub fn run(active: Arc<ActiveState>, chat: Arc<ChatSession>) -> anyhow::Result<()> {
-    let title = format!("Decode — {}", active.snapshot().project);
+    // The title and the tray live outside the webview: text from the project
+    // (its folder name, its agents' names) is shown with controls escaped.
+    let title = format!(
+        "Decode — {}",
+        decode_core::display::one_line(&active.snapshot().project)
+    );
     let tray_items: Arc<Mutex<Option<TrayItems>>> = Arc::new(Mutex::new(None));
 
     tauri::Builder::default()
@@ -291,7 +296,7 @@ fn build_tray(app: &AppHandle, active: &Arc<ActiveState>) -> tauri::Result<TrayI
         let item = CheckMenuItem::with_id(
             app,
             format!("agent:{}", agent.name),
-            &agent.name,
+            decode_core::display::one_line(&agent.name),
             true,
             agent.name == snap.agent,
             None::<&str>,

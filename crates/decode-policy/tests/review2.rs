@@ -737,3 +737,36 @@ fn r15_resolving_a_deep_path_meets_the_kernel_at_every_depth() {
         }
     }
 }
+
+#[test]
+fn r16_empty_backticks_and_glued_process_substitutions_hide_nothing() {
+    // Found by the oracle fuzz target: bash expands `` to nothing (`r``m`
+    // runs `rm`), and reads `git<(x)` as one word, `git/dev/fd/63` (a path
+    // it runs), where tree-sitter reads two.
+    let p = Proj::new();
+    let g = p.gate(
+        &["bash(git *)", "bash(diff *)", "bash(ls *)"],
+        &[],
+        &["bash(curl *)"],
+    );
+    run(
+        &p,
+        &g,
+        &[
+            ("bypass", "bash", "r``m -rf /", CRIT),
+            ("bypass", "bash", "r``m -rf ~", CRIT),
+            ("auto", "bash", "git pu``sh", "ask:external"),
+            ("auto", "bash", "cargo pub``lish", "ask:external"),
+            ("auto", "bash", "su``do reboot", "ask"),
+            ("default", "bash", "cu``rl x", "deny"),
+            ("default", "bash", "git<(true) status", "ask:opaque"),
+            ("bypass", "bash", "git<(true) status", "ask:opaque"),
+            ("default", "bash", "diff<(ls) <(ls)", "ask:opaque"),
+            ("default", "bash", "git status <(ls)x", "ask:opaque"),
+            // Guards: the usual spellings.
+            ("default", "bash", "diff <(ls a) <(ls b)", "allow"),
+            ("default", "bash", "diff --from-file=<(ls a) b", "allow"),
+            ("auto", "bash", "ls a``b", "allow"),
+        ],
+    );
+}

@@ -1017,6 +1017,13 @@ impl Walker<'_> {
                 }
             }
             "subshell" | "command_substitution" | "process_substitution" => {
+                if node.kind() == "process_substitution" && procsub_glued(src, node.byte_range()) {
+                    // `git<(x)`: bash reads one word, `git/dev/fd/63` (a path
+                    // it runs); tree-sitter reads `git` and `<(x)` apart.
+                    self.too_deep(
+                        "a process substitution runs into a word, which bash reads as one word with it",
+                    );
+                }
                 let saved = (self.cwd.clone(), self.branch.clone());
                 self.children(node, src, scope);
                 self.cwd = saved.0;
@@ -2018,6 +2025,22 @@ fn git_names_repository(core: &[String]) -> bool {
     core[1..end]
         .iter()
         .any(|a| a == "-C" || a.starts_with("--git-dir") || a.starts_with("--work-tree"))
+}
+
+/// A process substitution with no blank or operator between it and the word
+/// before or after it (`a<(x)`, `<(x)b`); `--opt=<(x)` and `x=<(x)` are the
+/// usual spellings and read the same in both parsers.
+fn procsub_glued(src: &str, range: std::ops::Range<usize>) -> bool {
+    let b = src.as_bytes();
+    let before = range.start.checked_sub(1).and_then(|i| b.get(i));
+    let after = b.get(range.end);
+    let sep = |c: &u8| {
+        matches!(
+            c,
+            b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'(' | b')' | b'<' | b'>'
+        )
+    };
+    before.is_some_and(|c| !sep(c) && *c != b'=') || after.is_some_and(|c| !sep(c))
 }
 
 /// `>&-` or `<&-` with no blank or operator after it.

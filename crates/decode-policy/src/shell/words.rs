@@ -395,6 +395,13 @@ fn collect_segs(
                 }
             }
         }
+        // An empty command substitution: tree-sitter gives it as a token of
+        // its own, bash expands it to nothing (`r``m` runs `rm`).
+        "``" if !node.is_named() => out.push(Seg::Dyn {
+            text: text.to_string(),
+            kind: "command_substitution",
+            quoted: in_dq,
+        }),
         k if is_dynamic_kind(k) => {
             if !in_dq && matches!(k, "simple_expansion" | "expansion") && is_ifs_expansion(text) {
                 out.push(Seg::Ifs);
