@@ -21,5 +21,8 @@ done
 cp 256x256.png 128x128@2x.png
 cp 512x512.png icon.png
 cp 64x64.png tray.png
+# The tray icon while an approval is waiting: an amber badge in the corner.
+$CONVERT tray.png -fill '#f59e0b' -stroke '#0b0f17' -strokewidth 3 \
+  -draw "circle 49,15 49,2" -depth 8 -define png:color-type=6 tray-pending.png
 $CONVERT icon-1024.png -define icon:auto-resize=256,128,64,48,32,16 icon.ico
 rm -f icon-1024.png 256x256.png 512x512.png

@@ -72,6 +72,10 @@ pub enum Command {
     Key(KeyArgs),
     /// List the saved sessions (for `decode run --resume`).
     Sessions(SessionsArgs),
+    /// Internal: shows one native dialog described on stdin (the window's
+    /// approval dialogs run in a child process so they can be closed).
+    #[command(hide = true)]
+    NativeDialog,
 }
 
 /// `--provider`, `--model`, `--base-url`, `--script`: override the config for one run.

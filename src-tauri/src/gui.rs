@@ -1,37 +1,39 @@
-//! The window, the tray and the Tauri commands: thin adapters over `decode-core`.
+//! The window, the tray, native dialogs and the Tauri commands: thin adapters
+//! over `decode-core`.
 //!
 //! The UI reaches the backend only through the commands below (see
 //! `ui/src/lib/backend.ts`). What the backend pushes:
 //! - `status` (a [`Snapshot`]) after every mode or agent change from any surface, also
-//!   mirrored in the tray's check marks;
+//!   mirrored in the tray;
 //! - `chat` (a [`ChatStatus`]) when the chat session changes (usage, running, session
 //!   rules, todos);
 //! - `decision` (a [`ChannelEvent`]) for every ask, question and plan approval of the
 //!   one decision channel, and when one is resolved;
+//! - `project` when another folder was opened in this window (the UI starts over);
 //! - the events of one prompt (every [`LoopEvent`], time-stamped) over the Tauri
 //!   `Channel` given to `send_prompt`.
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
 
+use decode_core::channel::DecisionChannel;
 use decode_core::chat::{ChatSession, ChatSetup};
-use decode_core::config::{KeyringStore, Overrides};
+use decode_core::config::{Config, KeyringStore, Overrides};
 use decode_core::dirs::Dirs;
 use decode_core::providers::ProviderKind;
+use decode_core::session::SessionStore;
 use decode_core::state::{parse_mode, ActiveState, Snapshot};
-use decode_policy::{Call, Mode};
+use decode_policy::Call;
 use decode_protocol::{
     ChannelEvent, ChatStatus, DecisionAnswer, DecisionId, DecisionRequest, ErrorKind, IpcError,
     LoopEvent, PendingDecision, RuleCheck, StreamEvent,
 };
 use tauri::ipc::Channel;
-use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem, Submenu};
-use tauri::tray::TrayIconBuilder;
-use tauri::{
-    AppHandle, Emitter, Manager, State, WebviewUrl, WebviewWindowBuilder, WindowEvent, Wry,
-};
+use tauri::{AppHandle, Emitter, Manager, State, WebviewUrl, WebviewWindowBuilder, WindowEvent};
 
 use crate::cli::ProviderArgs;
+use crate::native::{dialog_for, NativeSurface};
+use crate::tray::{Tray, TrayModel};
 
 const MAIN: &str = "main";
 
@@ -39,40 +41,66 @@ fn state_error(e: decode_core::StateError) -> IpcError {
     IpcError::new(e.error_kind(), e)
 }
 
+/// One project open in the window: its state (agent, mode, gate) and its chat.
+#[derive(Clone)]
+pub struct Project {
+    pub active: Arc<ActiveState>,
+    pub chat: Arc<ChatSession>,
+}
+
+/// What the window's commands work on. The project can change (another
+/// folder opened through a second `decode DIR`); everything else stays.
 pub struct AppState {
-    active: Arc<ActiveState>,
-    chat: Arc<ChatSession>,
+    project: RwLock<Project>,
+    dirs: Dirs,
+    provider: ProviderArgs,
+    max_turns: Option<u32>,
+    native: Arc<NativeSurface>,
+    tray: Mutex<Option<Arc<Tray>>>,
+}
+
+impl AppState {
+    fn project(&self) -> Project {
+        self.project
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
 }
 
 #[tauri::command]
 fn get_status(state: State<'_, AppState>) -> Snapshot {
-    state.active.snapshot()
+    state.project().active.snapshot()
 }
 
 #[tauri::command]
 fn set_mode(state: State<'_, AppState>, mode: String) -> Result<Snapshot, IpcError> {
     let mode = parse_mode(&mode).map_err(state_error)?;
-    Ok(state.active.set_mode(mode))
+    Ok(state.project().active.set_mode(mode))
 }
 
 #[tauri::command]
 fn cycle_mode(state: State<'_, AppState>) -> Snapshot {
-    state.active.cycle_mode()
+    state.project().active.cycle_mode()
 }
 
 #[tauri::command]
 fn select_agent(state: State<'_, AppState>, name: String) -> Result<Snapshot, IpcError> {
-    state.active.select_agent(&name).map_err(state_error)
+    state
+        .project()
+        .active
+        .select_agent(&name)
+        .map_err(state_error)
 }
 
 #[tauri::command]
 fn get_chat(state: State<'_, AppState>) -> ChatStatus {
-    state.chat.status()
+    state.project().chat.status()
 }
 
 #[tauri::command]
 fn get_history(state: State<'_, AppState>) -> Vec<LoopEvent> {
-    state.chat.history().to_vec()
+    state.project().chat.history().to_vec()
 }
 
 /// Starts a prompt; its events arrive on `on_event`, in batches (see `stream`), until
@@ -85,7 +113,7 @@ fn send_prompt(
 ) -> Result<(), IpcError> {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let sink = Arc::new(move |event: &LoopEvent| crate::stream::stamp(&tx, event));
-    let run = state.chat.start(&text, sink)?;
+    let run = state.project().chat.start(&text, sink)?;
     tauri::async_runtime::spawn(crate::stream::forward(rx, move |batch| {
         if let Err(e) = on_event.send(batch) {
             tracing::warn!("could not stream events to the window: {e}");
@@ -97,12 +125,13 @@ fn send_prompt(
 
 #[tauri::command]
 fn stop_prompt(state: State<'_, AppState>) -> bool {
-    state.chat.stop()
+    state.project().chat.stop()
 }
 
 #[tauri::command]
 fn pending_decisions(state: State<'_, AppState>) -> Vec<PendingDecision> {
     state
+        .project()
         .chat
         .decisions()
         .pending()
@@ -118,6 +147,7 @@ fn answer_decision(
     answer: DecisionAnswer,
 ) -> Result<(), IpcError> {
     state
+        .project()
         .chat
         .decisions()
         .answer_by(id, answer, "window")
@@ -131,7 +161,8 @@ fn check_rules(
     id: DecisionId,
     rules: Vec<String>,
 ) -> Result<RuleCheck, IpcError> {
-    let pending = state.chat.decisions().pending();
+    let project = state.project();
+    let pending = project.chat.decisions().pending();
     let Some((
         _,
         DecisionRequest::Permission {
@@ -150,9 +181,9 @@ fn check_rules(
     };
     let cwd = cwd
         .map(PathBuf::from)
-        .unwrap_or_else(|| state.active.project_root().to_path_buf());
+        .unwrap_or_else(|| project.active.project_root().to_path_buf());
     Ok(decode_core::rule_check::check_rules(
-        &state.active,
+        &project.active,
         &Call::new(tool, subject),
         &cwd,
         &decision,
@@ -178,39 +209,36 @@ pub fn chat_setup(args: &ProviderArgs, max_turns: Option<u32>, dirs: &Dirs) -> C
     ChatSetup::resolve(&dirs.config, &overrides, &env, &KeyringStore)
 }
 
-/// The tray's check items, kept to mirror state changes made elsewhere.
-struct TrayItems {
-    modes: Vec<(Mode, CheckMenuItem<Wry>)>,
-    agents: Vec<(String, CheckMenuItem<Wry>)>,
+/// How the window was asked to start.
+pub struct Start {
+    pub project: Project,
+    pub dirs: Dirs,
+    pub provider: ProviderArgs,
+    pub max_turns: Option<u32>,
 }
 
-impl TrayItems {
-    fn mirror(&self, snap: &Snapshot) {
-        for (mode, item) in &self.modes {
-            let _ = item.set_checked(*mode == snap.mode);
-        }
-        for (name, item) in &self.agents {
-            let _ = item.set_checked(*name == snap.agent);
-        }
-    }
-}
-
-/// Opens the main window on the project held by `active`, chatting through `chat`,
-/// and runs until Quit.
-pub fn run(active: Arc<ActiveState>, chat: Arc<ChatSession>) -> anyhow::Result<()> {
-    // The title and the tray live outside the webview: text from the project
-    // (its folder name, its agents' names) is shown with controls escaped.
-    let title = format!(
-        "Decode — {}",
-        decode_core::display::one_line(&active.snapshot().project)
-    );
-    let tray_items: Arc<Mutex<Option<TrayItems>>> = Arc::new(Mutex::new(None));
+/// Opens the main window on the project, and runs until Quit.
+pub fn run(start: Start) -> anyhow::Result<()> {
+    let close_to_tray = Config::load(&start.dirs.config)
+        .map(|(c, _)| c.close_to_tray.unwrap_or(true))
+        .unwrap_or(true);
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("decode"));
+    let first = start.project.clone();
+    let app_state = AppState {
+        project: RwLock::new(start.project),
+        dirs: start.dirs,
+        provider: start.provider,
+        max_turns: start.max_turns,
+        native: Arc::new(NativeSurface::new(exe)),
+        tray: Mutex::new(None),
+    };
 
     tauri::Builder::default()
-        .manage(AppState {
-            active: active.clone(),
-            chat: chat.clone(),
-        })
+        .plugin(tauri_plugin_single_instance::init(|app, argv, cwd| {
+            second_launch(app, &argv, Path::new(&cwd));
+        }))
+        .plugin(tauri_plugin_notification::init())
+        .manage(app_state)
         .invoke_handler(tauri::generate_handler![
             get_status,
             set_mode,
@@ -226,141 +254,320 @@ pub fn run(active: Arc<ActiveState>, chat: Arc<ChatSession>) -> anyhow::Result<(
         ])
         .setup(move |app| {
             let window = WebviewWindowBuilder::new(app, MAIN, WebviewUrl::App("index.html".into()))
-                .title(&title)
+                .title(window_title(&first.active))
                 .inner_size(1100.0, 760.0)
                 .min_inner_size(640.0, 480.0)
                 .build()?;
-            // Closing the window keeps Decode in the tray; Quit is in the tray.
-            let hide_target = window.clone();
-            window.on_window_event(move |event| {
-                if let WindowEvent::CloseRequested { api, .. } = event {
-                    api.prevent_close();
-                    let _ = hide_target.hide();
+            let handle = app.handle().clone();
+            window.on_window_event(move |event| match event {
+                WindowEvent::CloseRequested { api, .. } => {
+                    if close_to_tray {
+                        // Closing the window keeps Decode in the tray; Quit is in the tray.
+                        api.prevent_close();
+                        if let Some(w) = handle.get_webview_window(MAIN) {
+                            let _ = w.hide();
+                        }
+                        refresh_tray(&handle);
+                        native_for_current(&handle);
+                    } else {
+                        api.prevent_close();
+                        quit(&handle);
+                    }
                 }
+                WindowEvent::Focused(false) => {
+                    let h = handle.clone();
+                    // Let the window system settle (a dialog of ours may have taken focus).
+                    tauri::async_runtime::spawn(async move {
+                        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+                        native_for_current(&h);
+                    });
+                }
+                WindowEvent::Focused(true) => refresh_tray(&handle),
+                _ => {}
             });
 
-            let items = build_tray(app.handle(), &active)?;
-            *tray_items.lock().unwrap_or_else(|p| p.into_inner()) = Some(items);
-            app.manage(tray_items.clone());
+            let model = tray_model(app.handle());
+            let tray = Tray::build(app.handle(), &model, on_tray_menu)?;
+            tray.show(app.handle(), &model)?;
+            *app.state::<AppState>()
+                .tray
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = Some(tray);
 
-            let handle = app.handle().clone();
-            let tray_for_events = tray_items.clone();
-            active.subscribe(Box::new(move |snap: &Snapshot| {
-                if let Err(e) = handle.emit("status", snap) {
-                    tracing::warn!("could not send the status to the window: {e}");
-                }
-                if let Some(items) = tray_for_events
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .as_ref()
-                {
-                    items.mirror(snap);
-                }
-            }));
-            let handle = app.handle().clone();
-            chat.on_status(Arc::new(move |status: &ChatStatus| {
-                if let Err(e) = handle.emit("chat", status) {
-                    tracing::warn!("could not send the chat status to the window: {e}");
-                }
-            }));
-            let handle = app.handle().clone();
-            chat.decisions()
-                .subscribe(Box::new(move |event: &ChannelEvent| {
-                    if let Err(e) = handle.emit("decision", event) {
-                        tracing::warn!("could not send a decision to the window: {e}");
-                    }
-                }));
-            tracing::info!("window open on {}", active.snapshot().project);
+            attach(app.handle(), &first);
+            tracing::info!("window open on {}", first.active.snapshot().project);
             Ok(())
         })
         .run(tauri::generate_context!())
         .map_err(|e| anyhow::anyhow!("the window could not start: {e}"))
 }
 
-fn build_tray(app: &AppHandle, active: &Arc<ActiveState>) -> tauri::Result<TrayItems> {
-    let snap = active.snapshot();
-    let mut modes = Vec::new();
-    for mode in Mode::ALL {
-        let item = CheckMenuItem::with_id(
-            app,
-            format!("mode:{mode}"),
-            format!("Mode: {mode}"),
-            true,
-            mode == snap.mode,
-            None::<&str>,
-        )?;
-        modes.push((mode, item));
-    }
-    let mut agents = Vec::new();
-    for agent in &snap.agents {
-        let item = CheckMenuItem::with_id(
-            app,
-            format!("agent:{}", agent.name),
-            decode_core::display::one_line(&agent.name),
-            true,
-            agent.name == snap.agent,
-            None::<&str>,
-        )?;
-        agents.push((agent.name.clone(), item));
-    }
-    let agent_refs: Vec<&dyn tauri::menu::IsMenuItem<Wry>> = agents
-        .iter()
-        .map(|(_, i)| i as &dyn tauri::menu::IsMenuItem<Wry>)
-        .collect();
-    let agents_menu = Submenu::with_items(app, "Agent", true, &agent_refs)?;
-    let show = MenuItem::with_id(app, "show", "Show window", true, None::<&str>)?;
-    let quit = MenuItem::with_id(app, "quit", "Quit Decode", true, None::<&str>)?;
-    let sep1 = PredefinedMenuItem::separator(app)?;
-    let sep2 = PredefinedMenuItem::separator(app)?;
-
-    let mut entries: Vec<&dyn tauri::menu::IsMenuItem<Wry>> = Vec::new();
-    for (_, item) in &modes {
-        entries.push(item);
-    }
-    entries.push(&sep1);
-    entries.push(&agents_menu);
-    entries.push(&sep2);
-    entries.push(&show);
-    entries.push(&quit);
-    let menu = Menu::with_items(app, &entries)?;
-
-    let active_for_menu = active.clone();
-    let mut tray = TrayIconBuilder::with_id("decode")
-        .tooltip("Decode")
-        .menu(&menu)
-        .on_menu_event(move |app, event| on_tray_menu(app, &active_for_menu, event.id().as_ref()));
-    if let Some(icon) = app.default_window_icon() {
-        tray = tray.icon(icon.clone());
-    }
-    tray.build(app)?;
-    Ok(TrayItems { modes, agents })
+fn window_title(active: &ActiveState) -> String {
+    // The title lives outside the webview: the folder's name is shown with
+    // controls escaped.
+    format!(
+        "Decode — {}",
+        decode_core::display::one_line(&active.snapshot().project)
+    )
 }
 
-fn on_tray_menu(app: &AppHandle, active: &ActiveState, id: &str) {
+/// Connects a project's state, chat and decision channel to the window, the
+/// tray and the native dialogs.
+fn attach(app: &AppHandle, project: &Project) {
+    let handle = app.clone();
+    project.active.subscribe(Box::new(move |snap: &Snapshot| {
+        if let Err(e) = handle.emit("status", snap) {
+            tracing::warn!("could not send the status to the window: {e}");
+        }
+        refresh_tray(&handle);
+    }));
+    let handle = app.clone();
+    project.chat.on_status(Arc::new(move |status: &ChatStatus| {
+        if let Err(e) = handle.emit("chat", status) {
+            tracing::warn!("could not send the chat status to the window: {e}");
+        }
+    }));
+    let handle = app.clone();
+    project
+        .chat
+        .decisions()
+        .subscribe(Box::new(move |event: &ChannelEvent| {
+            if let Err(e) = handle.emit("decision", event) {
+                tracing::warn!("could not send a decision to the window: {e}");
+            }
+            match event {
+                ChannelEvent::Pending { .. } => {
+                    let h = handle.clone();
+                    // Window state is read off the channel's thread.
+                    tauri::async_runtime::spawn(async move { native_for_current(&h) });
+                }
+                ChannelEvent::Resolved { id, .. } => {
+                    handle.state::<AppState>().native.close(*id);
+                }
+                ChannelEvent::Queued { .. } => {}
+            }
+            refresh_tray(&handle);
+        }));
+}
+
+/// Whether the person is looking at the window: shown, not minimised, focused.
+fn window_attended(app: &AppHandle) -> bool {
+    let Some(w) = app.get_webview_window(MAIN) else {
+        return false;
+    };
+    w.is_visible().unwrap_or(false)
+        && !w.is_minimized().unwrap_or(false)
+        && w.is_focused().unwrap_or(false)
+}
+
+/// Shows the current decision in a native dialog when the window is not
+/// attended (and none is open for it yet).
+fn native_for_current(app: &AppHandle) {
+    if window_attended(app) || std::env::var_os("DECODE_NO_NATIVE_DIALOGS").is_some() {
+        return;
+    }
+    let state = app.state::<AppState>();
+    let project = state.project();
+    let channel = Arc::clone(project.chat.decisions());
+    let Some((id, request)) = channel.current() else {
+        return;
+    };
+    let dialog = dialog_for(&request, &project.active.snapshot().project);
+    let open = app.clone();
+    let notify = app.clone();
+    state.native.show(
+        id,
+        dialog,
+        channel,
+        move || show_window(&open),
+        move |why| {
+            tracing::warn!("native dialog: {}", why.0);
+            notify_pending(&notify);
+        },
+    );
+}
+
+/// A desktop notification that an approval waits (when no dialog can be shown).
+fn notify_pending(app: &AppHandle) {
+    use tauri_plugin_notification::NotificationExt;
+    if let Err(e) = app
+        .notification()
+        .builder()
+        .title("Decode")
+        .body("An approval is waiting in Decode.")
+        .show()
+    {
+        tracing::warn!("could not send a desktop notification: {e}");
+    }
+}
+
+fn show_window(app: &AppHandle) {
+    if let Some(window) = app.get_webview_window(MAIN) {
+        let _ = window.show();
+        let _ = window.unminimize();
+        let _ = window.set_focus();
+    }
+    refresh_tray(app);
+}
+
+fn tray_model(app: &AppHandle) -> TrayModel {
+    let state = app.state::<AppState>();
+    let project = state.project();
+    let visible = app
+        .get_webview_window(MAIN)
+        .and_then(|w| w.is_visible().ok())
+        .unwrap_or(true);
+    TrayModel::new(
+        &project.active.snapshot(),
+        project.chat.decisions().pending().len(),
+        visible,
+    )
+}
+
+/// Makes the tray show the current state (called after every change).
+fn refresh_tray(app: &AppHandle) {
+    let model = tray_model(app);
+    let tray = app
+        .state::<AppState>()
+        .tray
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    if let Some(tray) = tray {
+        let app2 = app.clone();
+        // Menus are changed on the main thread.
+        let _ = app.run_on_main_thread(move || {
+            if let Err(e) = tray.show(&app2, &model) {
+                tracing::warn!("tray: {e}");
+            }
+        });
+    }
+}
+
+/// Quits, asking first (in a native dialog) while a turn is running.
+fn quit(app: &AppHandle) {
+    let state = app.state::<AppState>();
+    if !state.project().chat.running() {
+        app.exit(0);
+        return;
+    }
+    let app = app.clone();
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("decode"));
+    tauri::async_runtime::spawn(async move {
+        let spec = crate::native::DialogSpec {
+            title: "Quit Decode?".into(),
+            body: "A turn is running; quitting stops it.".into(),
+            buttons: vec!["Quit".into(), "Keep running".into()],
+        };
+        match crate::native::ask(&exe, &spec).await {
+            Ok(Some(0)) => app.exit(0),
+            Ok(_) => {}
+            // No dialog can be shown: quitting is what was asked for.
+            Err(_) => app.exit(0),
+        }
+    });
+}
+
+fn on_tray_menu(app: &AppHandle, id: &str) {
+    let project = app.state::<AppState>().project();
     if let Some(mode) = id.strip_prefix("mode:") {
         match parse_mode(mode) {
             Ok(mode) => {
-                active.set_mode(mode);
+                project.active.set_mode(mode);
             }
             Err(e) => tracing::warn!("tray: {e}"),
         }
     } else if let Some(name) = id.strip_prefix("agent:") {
-        if let Err(e) = active.select_agent(name) {
+        if let Err(e) = project.active.select_agent(name) {
             tracing::warn!("tray: {e}");
         }
+    } else if id == "pending" {
+        show_window(app);
     } else if id == "show" {
-        if let Some(window) = app.get_webview_window(MAIN) {
-            let _ = window.show();
-            let _ = window.unminimize();
-            let _ = window.set_focus();
+        let visible = app
+            .get_webview_window(MAIN)
+            .and_then(|w| w.is_visible().ok())
+            .unwrap_or(false);
+        if visible {
+            if let Some(w) = app.get_webview_window(MAIN) {
+                let _ = w.hide();
+            }
+        } else {
+            show_window(app);
         }
     } else if id == "quit" {
-        app.exit(0);
+        quit(app);
     }
     // A check item toggles itself when clicked; put every mark back to the real state.
-    if let Some(items) = app.try_state::<Arc<Mutex<Option<TrayItems>>>>() {
-        if let Some(items) = items.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-            items.mirror(&active.snapshot());
-        }
+    refresh_tray(app);
+}
+
+/// A second `decode [DIR]` while this one runs: show the window, on DIR.
+fn second_launch(app: &AppHandle, argv: &[String], cwd: &Path) {
+    tracing::info!(?argv, "a second launch was forwarded to this window");
+    let dir = match crate::cli::parse(argv) {
+        crate::cli::Parsed::Run(cli) if cli.command.is_none() => cli.open.project_dir,
+        _ => None,
+    };
+    show_window(app);
+    let Some(dir) = dir else {
+        return;
+    };
+    let dir = cwd.join(dir);
+    if let Err(e) = open_project(app, &dir) {
+        tracing::warn!("could not open {}: {e}", dir.display());
+        let spec = crate::native::DialogSpec {
+            title: "Decode".into(),
+            body: decode_core::display::sanitize(&format!("Could not open {}: {e}", dir.display()))
+                .into_owned(),
+            buttons: vec!["OK".into()],
+        };
+        let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("decode"));
+        tauri::async_runtime::spawn(async move {
+            let _ = crate::native::ask(&exe, &spec).await;
+        });
     }
+}
+
+/// Opens another project folder in this window: a new state, gate, catalog and
+/// chat for it. Refused while a turn runs (stop it first).
+pub fn open_project(app: &AppHandle, dir: &Path) -> Result<(), String> {
+    let state = app.state::<AppState>();
+    let current = state.project();
+    let canonical = std::fs::canonicalize(dir).map_err(|e| e.to_string())?;
+    if canonical == current.active.project_root() {
+        return Ok(());
+    }
+    if current.chat.running() {
+        return Err("a turn is running in the current project; stop it first".into());
+    }
+    let (active, diagnostics) =
+        ActiveState::open(&canonical, &state.dirs.home, &state.dirs.data, None, None)
+            .map_err(|e| e.to_string())?;
+    for d in diagnostics {
+        tracing::warn!("{d}");
+    }
+    let active = Arc::new(active);
+    let setup = chat_setup(&state.provider, state.max_turns, &state.dirs);
+    let chat = Arc::new(ChatSession::new(
+        Arc::clone(&active),
+        Arc::new(DecisionChannel::new()),
+        SessionStore::new(&state.dirs.data),
+        setup,
+        None,
+    ));
+    current
+        .chat
+        .decisions()
+        .cancel_all("another project was opened");
+    let project = Project { active, chat };
+    *state.project.write().unwrap_or_else(|p| p.into_inner()) = project.clone();
+    attach(app, &project);
+    if let Some(w) = app.get_webview_window(MAIN) {
+        let _ = w.set_title(&window_title(&project.active));
+    }
+    let _ = app.emit("project", project.active.snapshot());
+    refresh_tray(app);
+    tracing::info!("window moved to {}", canonical.display());
+    Ok(())
 }

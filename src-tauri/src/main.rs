@@ -7,8 +7,10 @@ mod cli;
 mod commands;
 mod gui;
 mod logging;
+mod native;
 mod output;
 mod stream;
+mod tray;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => commands::run::run(*args, &dirs),
         Some(Command::Key(args)) => commands::key::run(args),
         Some(Command::Sessions(args)) => commands::run::sessions(args, &dirs),
+        Some(Command::NativeDialog) => native::run_child(),
     }
 }
 
@@ -72,7 +75,13 @@ fn open_window(args: OpenArgs, dirs: &Dirs) -> ExitCode {
         setup,
         resumed,
     ));
-    match gui::run(active, chat) {
+    let start = gui::Start {
+        project: gui::Project { active, chat },
+        dirs: dirs.clone(),
+        provider: args.provider,
+        max_turns: args.max_turns,
+    };
+    match gui::run(start) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             output::err(&format!("decode: {e}"));

@@ -59,6 +59,10 @@ pub struct Config {
     /// The script file for the script provider.
     #[serde(default)]
     pub script: Option<PathBuf>,
+    /// Whether closing the window keeps Decode in the tray (the default) or
+    /// quits it.
+    #[serde(default)]
+    pub close_to_tray: Option<bool>,
     /// Keys Decode does not know (ignored, reported as warnings).
     #[serde(flatten)]
     pub unknown: Map<String, Value>,

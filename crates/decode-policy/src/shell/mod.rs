@@ -1407,6 +1407,12 @@ impl Walker<'_> {
         if let Some(name) = node.child_by_field_name("name") {
             let raw = slice(src, name.byte_range());
             let plain = name.named_child(0).is_some_and(|w| w.kind() == "word");
+            if plain && raw.starts_with('~') && !raw.contains('/') {
+                // `~`, `~user`, `~+`: bash runs the path the tilde expands to.
+                self.set_opaque(format!(
+                    "the command word `{raw}` is a folder's path only known when it runs"
+                ));
+            }
             if plain && RESERVED.contains(&raw) {
                 // tree-sitter took a reserved word for a command name: bash
                 // would read this differently. Opaque, and what follows the

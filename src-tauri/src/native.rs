@@ -1,0 +1,477 @@
+//! Native dialogs: a pending decision shown outside the webview while the
+//! window is hidden, minimised or unfocused (docs/window.md, "Native dialogs").
+//!
+//! A native message box has at most three buttons, so a permission ask offers
+//! Allow once, Always allow (where it is offered) and Deny; a question or a
+//! plan shows its text with "Open Decode" and "Later". Each dialog runs in a
+//! child process (`decode native-dialog`, the same binary) so that it can be
+//! closed from outside: when another surface answers first, the child is
+//! killed and its dialog disappears. The decision channel takes the first
+//! answer and refuses the rest, so an answer is never given twice or lost.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use decode_core::channel::DecisionChannel;
+use decode_core::display::{one_line, sanitize};
+use decode_protocol::{DecisionAnswer, DecisionId, DecisionRequest};
+use serde::{Deserialize, Serialize};
+use tokio::io::AsyncWriteExt;
+
+/// The longest text a dialog shows of a subject, question or plan.
+const MAX_BODY_CHARS: usize = 1200;
+
+/// What one native dialog shows, and what each button means.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NativeDialog {
+    pub title: String,
+    pub body: String,
+    pub buttons: Vec<Button>,
+}
+
+/// One button of a native dialog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Button {
+    pub label: &'static str,
+    pub choice: Choice,
+}
+
+/// What pressing a button does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Choice {
+    /// Answers the decision.
+    Answer(DecisionAnswer),
+    /// Shows the window (where the question or plan is answered).
+    OpenWindow,
+    /// Leaves the decision pending in the window.
+    Later,
+}
+
+/// What the child process is given on stdin.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct DialogSpec {
+    pub title: String,
+    pub body: String,
+    pub buttons: Vec<String>,
+}
+
+fn cut(text: &str, max: usize) -> String {
+    let mut out: String = text.chars().take(max).collect();
+    if text.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
+/// The dialog for a pending request in the project `project`. Every piece of
+/// text from the model or the project is shown with controls escaped.
+pub fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDialog {
+    let project = one_line(project);
+    match request {
+        DecisionRequest::Permission {
+            tool,
+            subject,
+            decision,
+            cwd,
+            ..
+        } => {
+            let mut body = format!(
+                "{tool}: {}\n\n{}",
+                sanitize(&cut(subject, MAX_BODY_CHARS)),
+                one_line(&decision.reason)
+            );
+            if let Some(cwd) = cwd {
+                body.push_str(&format!("\n\nin {}", one_line(cwd)));
+            }
+            let mut buttons = vec![Button {
+                label: "Allow once",
+                choice: Choice::Answer(DecisionAnswer::AllowOnce),
+            }];
+            if !decision.capped && !decision.always_allow_rules.is_empty() {
+                buttons.push(Button {
+                    label: "Always allow",
+                    choice: Choice::Answer(DecisionAnswer::AlwaysAllow {
+                        rules: decision.always_allow_rules.clone(),
+                    }),
+                });
+                body.push_str(&format!(
+                    "\n\nAlways allow saves: {}",
+                    one_line(&decision.always_allow_rules.join(", "))
+                ));
+            } else if decision.capped {
+                body.push_str("\n\nOnly \"Allow once\" is offered for this call.");
+            }
+            buttons.push(Button {
+                label: "Deny",
+                choice: Choice::Answer(DecisionAnswer::Deny { feedback: None }),
+            });
+            NativeDialog {
+                title: format!("Decode — {project}: allow {tool}?"),
+                body,
+                buttons,
+            }
+        }
+        DecisionRequest::Question { question, options } => {
+            let mut body = sanitize(&cut(question, MAX_BODY_CHARS)).into_owned();
+            if !options.is_empty() {
+                body.push_str("\n\nOptions:");
+                for o in options.iter().take(8) {
+                    body.push_str(&format!("\n • {}", one_line(&cut(o, 200))));
+                }
+            }
+            NativeDialog {
+                title: format!("Decode — {project}: the agent asks"),
+                body,
+                buttons: open_or_later(),
+            }
+        }
+        DecisionRequest::PlanApproval { plan } => NativeDialog {
+            title: format!("Decode — {project}: approve the plan?"),
+            body: sanitize(&cut(plan, MAX_BODY_CHARS)).into_owned(),
+            buttons: open_or_later(),
+        },
+    }
+}
+
+fn open_or_later() -> Vec<Button> {
+    vec![
+        Button {
+            label: "Open Decode",
+            choice: Choice::OpenWindow,
+        },
+        Button {
+            label: "Later",
+            choice: Choice::Later,
+        },
+    ]
+}
+
+impl NativeDialog {
+    pub fn spec(&self) -> DialogSpec {
+        DialogSpec {
+            title: self.title.clone(),
+            body: self.body.clone(),
+            buttons: self.buttons.iter().map(|b| b.label.to_string()).collect(),
+        }
+    }
+
+    /// The choice of the button the child printed (its index), if any.
+    pub fn choice(&self, printed: &str) -> Option<&Choice> {
+        let i: usize = printed.trim().parse().ok()?;
+        self.buttons.get(i).map(|b| &b.choice)
+    }
+}
+
+/// The child process: shows the dialog read from stdin and prints the index
+/// of the button pressed (nothing when the dialog was closed).
+pub fn run_child() -> std::process::ExitCode {
+    use std::io::Read;
+    let mut input = String::new();
+    if std::io::stdin().read_to_string(&mut input).is_err() {
+        return std::process::ExitCode::from(2);
+    }
+    let Ok(spec) = serde_json::from_str::<DialogSpec>(&input) else {
+        return std::process::ExitCode::from(2);
+    };
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        return std::process::ExitCode::from(3);
+    }
+    let buttons = match spec.buttons.as_slice() {
+        [a] => rfd::MessageButtons::OkCustom(a.clone()),
+        [a, b] => rfd::MessageButtons::OkCancelCustom(a.clone(), b.clone()),
+        [a, b, c] => rfd::MessageButtons::YesNoCancelCustom(a.clone(), b.clone(), c.clone()),
+        _ => return std::process::ExitCode::from(2),
+    };
+    let result = rfd::MessageDialog::new()
+        .set_level(rfd::MessageLevel::Warning)
+        .set_title(&spec.title)
+        .set_description(&spec.body)
+        .set_buttons(buttons)
+        .show();
+    let pressed = match result {
+        rfd::MessageDialogResult::Custom(label) => spec.buttons.iter().position(|b| *b == label),
+        rfd::MessageDialogResult::Ok | rfd::MessageDialogResult::Yes => Some(0),
+        rfd::MessageDialogResult::No => Some(1),
+        rfd::MessageDialogResult::Cancel => None,
+    };
+    if let Some(i) = pressed {
+        crate::output::out(&i.to_string());
+    }
+    std::process::ExitCode::SUCCESS
+}
+
+/// Why a dialog could not be shown (then a desktop notification is sent).
+#[derive(Debug)]
+pub struct NotShown(pub String);
+
+/// The native dialogs open now, one per decision, and the decisions a person
+/// put off with "Later" (not shown again).
+pub struct NativeSurface {
+    exe: PathBuf,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    open: HashMap<DecisionId, tokio::sync::oneshot::Sender<()>>,
+    put_off: HashSet<DecisionId>,
+}
+
+impl NativeSurface {
+    pub fn new(exe: PathBuf) -> NativeSurface {
+        NativeSurface {
+            exe,
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Shows `dialog` for decision `id` unless one is open already or the
+    /// person put it off; `open_window` runs for "Open Decode", `not_shown`
+    /// when no dialog could be shown. Returns at once; the dialog lives on.
+    pub fn show(
+        self: &Arc<Self>,
+        id: DecisionId,
+        dialog: NativeDialog,
+        channel: Arc<DecisionChannel>,
+        open_window: impl FnOnce() + Send + 'static,
+        not_shown: impl FnOnce(NotShown) + Send + 'static,
+    ) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        {
+            let mut inner = self.lock();
+            if inner.open.contains_key(&id) || inner.put_off.contains(&id) {
+                return;
+            }
+            inner.open.insert(id, tx);
+        }
+        let this = Arc::clone(self);
+        tauri::async_runtime::spawn(async move {
+            let outcome = this.run_dialog(&dialog, rx).await;
+            this.lock().open.remove(&id);
+            match outcome {
+                Ok(Some(printed)) => match dialog.choice(&printed) {
+                    Some(Choice::Answer(answer)) => {
+                        if channel.answer_by(id, answer.clone(), "native").is_err() {
+                            tracing::info!(%id, "native dialog answered after another surface");
+                        }
+                    }
+                    Some(Choice::OpenWindow) => open_window(),
+                    Some(Choice::Later) => {
+                        this.lock().put_off.insert(id);
+                    }
+                    None => {}
+                },
+                // Closed without a button, or closed because another surface answered.
+                Ok(None) => {}
+                Err(e) => not_shown(e),
+            }
+        });
+    }
+
+    /// Closes the dialog of `id`, if one is open (another surface answered).
+    pub fn close(&self, id: DecisionId) {
+        let sender = {
+            let mut inner = self.lock();
+            inner.put_off.remove(&id);
+            inner.open.remove(&id)
+        };
+        if let Some(tx) = sender {
+            let _ = tx.send(());
+        }
+    }
+
+    async fn run_dialog(
+        &self,
+        dialog: &NativeDialog,
+        closed: tokio::sync::oneshot::Receiver<()>,
+    ) -> Result<Option<String>, NotShown> {
+        run_spec(&self.exe, &dialog.spec(), Some(closed)).await
+    }
+}
+
+/// Shows one dialog and waits for it: the index of the button pressed, or
+/// `None` when it was closed without one.
+pub async fn ask(exe: &Path, spec: &DialogSpec) -> Result<Option<usize>, NotShown> {
+    Ok(run_spec(exe, spec, None)
+        .await?
+        .and_then(|out| out.trim().parse().ok()))
+}
+
+/// Runs `decode native-dialog` with `spec` until a button is pressed, the
+/// dialog is closed, or `closed` fires (then the child is killed, which
+/// closes its dialog).
+async fn run_spec(
+    exe: &Path,
+    spec: &DialogSpec,
+    closed: Option<tokio::sync::oneshot::Receiver<()>>,
+) -> Result<Option<String>, NotShown> {
+    let spec = serde_json::to_vec(spec).map_err(|e| NotShown(e.to_string()))?;
+    let mut child = tokio::process::Command::new(exe)
+        .arg("native-dialog")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| NotShown(format!("could not start the dialog: {e}")))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(&spec)
+            .await
+            .map_err(|e| NotShown(format!("could not start the dialog: {e}")))?;
+    }
+    let mut stdout = child.stdout.take();
+    let closed = async move {
+        match closed {
+            Some(rx) => {
+                let _ = rx.await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        status = child.wait() => {
+            let status = status.map_err(|e| NotShown(e.to_string()))?;
+            if !status.success() {
+                return Err(NotShown(format!("the dialog could not be shown ({status})")));
+            }
+            let mut out = String::new();
+            if let Some(s) = stdout.as_mut() {
+                use tokio::io::AsyncReadExt;
+                let _ = s.read_to_string(&mut out).await;
+            }
+            Ok((!out.trim().is_empty()).then_some(out))
+        }
+        _ = closed => {
+            let _ = child.kill().await;
+            Ok(None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use decode_policy::{Decision, Tool, Verdict};
+
+    fn decision(capped: bool, rules: &[&str]) -> Decision {
+        Decision {
+            verdict: Verdict::Ask,
+            reason: "default mode asks before running shell commands".into(),
+            trace: Vec::new(),
+            fragments: Vec::new(),
+            capped,
+            origin: None,
+            always_allow_rules: rules.iter().map(|r| r.to_string()).collect(),
+        }
+    }
+
+    fn permission(subject: &str, d: Decision) -> DecisionRequest {
+        DecisionRequest::Permission {
+            tool: Tool::Bash,
+            subject: subject.into(),
+            input: serde_json::json!({ "command": subject }),
+            decision: d,
+            cwd: Some("/work/p".into()),
+            diff: None,
+            suggested_rules: Vec::new(),
+            edited: false,
+        }
+    }
+
+    fn labels(d: &NativeDialog) -> Vec<&str> {
+        d.buttons.iter().map(|b| b.label).collect()
+    }
+
+    #[test]
+    fn an_ask_offers_allow_once_always_allow_and_deny() {
+        let d = dialog_for(
+            &permission("npm test", decision(false, &["bash(npm test)"])),
+            "p",
+        );
+        assert_eq!(labels(&d), ["Allow once", "Always allow", "Deny"]);
+        assert!(d.title.contains("allow bash"), "{}", d.title);
+        assert!(
+            d.body.starts_with("bash: npm test\n\ndefault mode asks"),
+            "{}",
+            d.body
+        );
+        assert!(d.body.contains("Always allow saves: bash(npm test)"));
+        assert!(d.body.contains("in /work/p"));
+        assert_eq!(
+            d.choice("1\n"),
+            Some(&Choice::Answer(DecisionAnswer::AlwaysAllow {
+                rules: vec!["bash(npm test)".into()]
+            }))
+        );
+        assert_eq!(
+            d.choice("2"),
+            Some(&Choice::Answer(DecisionAnswer::Deny { feedback: None }))
+        );
+        assert_eq!(d.choice(""), None);
+        assert_eq!(d.choice("7"), None);
+    }
+
+    #[test]
+    fn a_capped_ask_offers_only_allow_once_and_deny() {
+        let d = dialog_for(&permission("git push", decision(true, &[])), "p");
+        assert_eq!(labels(&d), ["Allow once", "Deny"]);
+        assert!(d.body.contains("Only \"Allow once\""));
+        assert_eq!(
+            d.choice("0"),
+            Some(&Choice::Answer(DecisionAnswer::AllowOnce))
+        );
+        assert_eq!(
+            d.choice("1"),
+            Some(&Choice::Answer(DecisionAnswer::Deny { feedback: None }))
+        );
+    }
+
+    #[test]
+    fn questions_and_plans_open_the_window_or_wait() {
+        let q = DecisionRequest::Question {
+            question: "Which database?".into(),
+            options: vec!["Postgres".into(), "SQLite".into()],
+        };
+        let d = dialog_for(&q, "p");
+        assert_eq!(labels(&d), ["Open Decode", "Later"]);
+        assert!(d.body.contains("Which database?") && d.body.contains("• SQLite"));
+        assert_eq!(d.choice("0"), Some(&Choice::OpenWindow));
+        assert_eq!(d.choice("1"), Some(&Choice::Later));
+        let p = dialog_for(
+            &DecisionRequest::PlanApproval {
+                plan: "1. x".into(),
+            },
+            "p",
+        );
+        assert_eq!(labels(&p), ["Open Decode", "Later"]);
+        assert!(p.title.contains("plan"));
+    }
+
+    #[test]
+    fn text_from_the_model_or_the_project_is_escaped_and_cut() {
+        let evil = "ls\u{1b}]0;owned\u{7}\r\u{1b}[2Jrm -rf ~";
+        let d = dialog_for(
+            &permission(evil, decision(false, &["bash(x\u{1b}[31m)"])),
+            "proj\u{1b}]52;c;aGk=\u{7}",
+        );
+        for text in [&d.title, &d.body] {
+            assert!(
+                !text.contains('\u{1b}') && !text.contains('\u{7}'),
+                "{text:?}"
+            );
+            assert!(!text.contains('\r'), "{text:?}");
+        }
+        assert!(d.body.contains("\\x1b]0;owned"), "{}", d.body);
+        let long = "x".repeat(5000);
+        let d = dialog_for(&DecisionRequest::PlanApproval { plan: long }, "p");
+        assert!(d.body.chars().count() <= MAX_BODY_CHARS + 1);
+        assert!(d.body.ends_with('…'));
+    }
+}
