@@ -492,6 +492,7 @@ fn on_tray_menu(app: &AppHandle, id: &str) {
             if let Some(w) = app.get_webview_window(MAIN) {
                 let _ = w.hide();
             }
+            native_for_current(app);
         } else {
             show_window(app);
         }

@@ -256,11 +256,12 @@ impl NativeSurface {
             this.lock().open.remove(&id);
             match outcome {
                 Ok(Some(printed)) => match dialog.choice(&printed) {
-                    Some(Choice::Answer(answer)) => {
-                        if channel.answer_by(id, answer.clone(), "native").is_err() {
-                            tracing::info!(%id, "native dialog answered after another surface");
-                        }
+                    Some(Choice::Answer(answer))
+                        if channel.answer_by(id, answer.clone(), "native").is_err() =>
+                    {
+                        tracing::info!(%id, "native dialog answered after another surface");
                     }
+                    Some(Choice::Answer(_)) => {}
                     Some(Choice::OpenWindow) => open_window(),
                     Some(Choice::Later) => {
                         this.lock().put_off.insert(id);

@@ -6,6 +6,8 @@
 //! the dialogs, the chat, `.decode/settings.json`, what reached the model, the
 //! processes left running. Screenshots of each screen go to `target/e2e-artifacts/`.
 
+mod desktop;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 

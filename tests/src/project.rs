@@ -55,6 +55,12 @@ impl TempProject {
             ("XDG_STATE_HOME".into(), h(".local/state")),
             ("XDG_CACHE_HOME".into(), h(".cache")),
             ("XDG_RUNTIME_DIR".into(), h("run")),
+            // A session bus of its own (there only when a test starts one, see
+            // `desktop::SessionBus`): one test's app never meets another's.
+            (
+                "DBUS_SESSION_BUS_ADDRESS".into(),
+                format!("unix:path={}", h("run/bus")),
+            ),
         ]
     }
 

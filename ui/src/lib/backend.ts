@@ -105,6 +105,11 @@ export function onStatus(cb: (status: Snapshot) => void): Promise<() => void> {
   return on<Snapshot>('status', 'Status updates', cb);
 }
 
+/** Another project folder was opened in this window (a second `decode DIR`). */
+export function onProject(cb: (status: Snapshot) => void): Promise<() => void> {
+  return on<Snapshot>('project', 'Project changes', cb);
+}
+
 export function getChat(): Promise<ChatStatus> {
   return call<ChatStatus>('get_chat');
 }
