@@ -1404,6 +1404,13 @@ impl Walker<'_> {
         if overflow {
             self.too_deep("brace expansion makes too many words to judge");
         }
+        if split_translated_word(node) {
+            // `-r$"x"`: tree-sitter reads `-r$` and `"x"` as two arguments;
+            // bash reads one word, `-rx`.
+            self.too_deep(
+                "a word runs into a `$\"…\"` string, which bash reads as one word with it",
+            );
+        }
         if let Some(name) = node.child_by_field_name("name") {
             let raw = slice(src, name.byte_range());
             let plain = name.named_child(0).is_some_and(|w| w.kind() == "word");
@@ -2234,9 +2241,20 @@ pub(crate) fn translation_mark(kids: &[(Node<'_>, Option<&str>)], i: usize) -> b
     let (k, _) = kids[i];
     !k.is_named()
         && k.kind() == "$"
+        && k.byte_range().len() == 1
         && kids
             .get(i + 1)
             .is_some_and(|(n, _)| n.kind() == "string" && n.start_byte() == k.end_byte())
+}
+
+/// An argument that tree-sitter tokenised as a `$` holding more text than the
+/// `$` itself (`-r$` before `"x"`): a word it split where bash does not.
+fn split_translated_word(command: Node<'_>) -> bool {
+    let mut cursor = command.walk();
+    let found = command
+        .children(&mut cursor)
+        .any(|k| !k.is_named() && k.kind() == "$" && k.byte_range().len() > 1);
+    found
 }
 
 /// The parts of one simple command.
