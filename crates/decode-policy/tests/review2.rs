@@ -763,7 +763,8 @@ fn r16_empty_backticks_and_glued_process_substitutions_hide_nothing() {
             ("bypass", "bash", "git<(true) status", "ask:opaque"),
             ("default", "bash", "diff<(ls) <(ls)", "ask:opaque"),
             ("default", "bash", "git status <(ls)x", "ask:opaque"),
-            ("bypass", "bash", "git push --forc$\"e\" y", "ask:opaque"),
+            ("auto", "bash", "git push --forc$\"e\" y", "ask:external"),
+            ("bypass", "bash", "rm -r$\"f\" x", "ask:opaque"),
             ("auto", "bash", "grep -r$\"x\" y", "ask:opaque"),
             // Guards: the usual spellings.
             ("auto", "bash", "echo $\"hello\" a$\"b\"c", "allow"),
