@@ -15,7 +15,7 @@ $CONVERT -size ${S}x${S} gradient:'#1b2333-#0b0f17' \
   -stroke none -fill '#2dd4bf' -draw "rectangle 190,800 834,856" \
   -font "$FONT" -pointsize 430 -fill '#f8fafc' -gravity center -annotate +0+70 'D' \
   icon-1024.png
-for size in 32 64 128 256 512; do
+for size in 16 32 48 64 128 256 512; do
   $CONVERT icon-1024.png -resize ${size}x${size} -depth 8 -define png:color-type=6 "${size}x${size}.png"
 done
 cp 256x256.png 128x128@2x.png
@@ -25,4 +25,4 @@ cp 64x64.png tray.png
 $CONVERT tray.png -fill '#f59e0b' -stroke '#0b0f17' -strokewidth 3 \
   -draw "circle 49,15 49,2" -depth 8 -define png:color-type=6 tray-pending.png
 $CONVERT icon-1024.png -define icon:auto-resize=256,128,64,48,32,16 icon.ico
-rm -f icon-1024.png 256x256.png 512x512.png
+rm -f icon-1024.png 512x512.png
