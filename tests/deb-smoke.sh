@@ -2,7 +2,8 @@
 # The .deb smoke: builds the Debian package with the Tauri CLI (debug profile, so it
 # reuses the test build), checks what it holds (binary, desktop entry with its folder
 # action and MIME type, icons at every size), installs it with dpkg, starts the
-# installed /usr/bin/decode under Xvfb, waits for its window, saves a screenshot to
+# installed app from its desktop entry on a folder (gio launch, as a file manager
+# would) under Xvfb, waits for its window, saves a screenshot to
 # target/e2e-artifacts/deb-smoke.png, and removes the package again.
 #
 # Needs root (dpkg -i), and what ./dev.sh test installs. Run: tests/deb-smoke.sh
@@ -43,26 +44,28 @@ trap cleanup EXIT
 [ -x /usr/bin/decode ] || fail "/usr/bin/decode was not installed"
 /usr/bin/decode --version
 
-say "starting the installed app under Xvfb"
+say "starting the installed app from its desktop entry, under Xvfb"
 mkdir -p "$work/home" "$work/project" "$TARGET/e2e-artifacts"
 shot="$TARGET/e2e-artifacts/deb-smoke.png"
 HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$work/home/.local/share" \
   XDG_STATE_HOME="$work/home/.local/state" XDG_RUNTIME_DIR="$work/home" \
   DBUS_SESSION_BUS_ADDRESS="unix:path=$work/home/no-bus" \
   xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" bash -c '
-    /usr/bin/decode "$1" >"$2/app.log" 2>&1 &
-    app=$!
+    # As a file manager would: the entry, given the folder (its %f).
+    gio launch /usr/share/applications/Decode.desktop "$1" >"$2/app.log" 2>&1 &
+    win=
     for _ in $(seq 1 150); do
-      if xdotool search --onlyvisible --name "^Decode — " >/dev/null 2>&1; then break; fi
+      win=$(xdotool search --onlyvisible --name "^Decode — .*project" 2>/dev/null | head -1)
+      [ -n "$win" ] && break
       sleep 0.2
     done
     sleep 2
     import -window root "$3"
-    found=0
-    xdotool search --onlyvisible --name "^Decode — " >/dev/null 2>&1 && found=1
-    kill "$app" 2>/dev/null || true
-    wait "$app" 2>/dev/null || true
-    [ "$found" = 1 ] || { cat "$2/app.log" >&2; exit 1; }
+    [ -n "$win" ] || { cat "$2/app.log" >&2; pkill -x decode; exit 1; }
+    pid=$(xdotool getwindowpid "$win" 2>/dev/null || true)
+    [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = /usr/bin/decode ] ||
+      { echo "the window is not the installed binary" >&2; pkill -x decode; exit 1; }
+    kill "$pid"
   ' _ "$work/project" "$work" "$shot" || fail "the installed app showed no window"
 echo "e2e: screenshot $shot"
-say "the .deb installs and starts"
+say "the .deb installs and starts from its desktop entry"

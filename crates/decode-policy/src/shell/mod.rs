@@ -833,8 +833,15 @@ impl Walker<'_> {
             self.set_opaque("the command cannot be parsed".into());
         }
         // The second reading: both parsers must find the same simple commands.
-        let second = second::read(&text);
+        // Text of words and blanks alone (no quote, expansion, operator or
+        // glob) holds one simple command in any reading: it is not read twice.
+        let second = if plain_words(&text) {
+            None
+        } else {
+            second::read(&text)
+        };
         match &second {
+            None if plain_words(&text) => {}
             Some(r) if !broken && !second::agree(&second::ts_heads(root, &text), &r.heads) => {
                 self.too_deep(
                     "two bash parsers read the command differently (it may hide a command)",
@@ -2056,6 +2063,24 @@ fn procsub_glued(src: &str, range: std::ops::Range<usize>) -> bool {
     before.is_some_and(|c| !sep(c) && *c != b'=') || after.is_some_and(|c| !sep(c))
 }
 
+/// Only words and blanks: letters, digits, spaces, tabs and `._/:,+@%=-`,
+/// starting with a letter, digit, `.` or `/` (never `-`, `=`, or a reserved word).
+pub(crate) fn plain_words(text: &str) -> bool {
+    let first = text.split([' ', '\t']).find(|w| !w.is_empty());
+    first.is_some_and(|w| {
+        w.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '.' || c == '/')
+            && !w.contains('=')
+            && !RESERVED.contains(&w)
+            && !matches!(w, "time" | "coproc")
+    }) && text.bytes().all(|b| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b' ' | b'\t' | b'.' | b'_' | b'/' | b':' | b',' | b'+' | b'@' | b'%' | b'=' | b'-'
+            )
+    })
+}
+
 /// `>&-` or `<&-` with no blank or operator after it.
 fn closes_into_word(text: &str) -> bool {
     let b = text.as_bytes();
@@ -2642,6 +2667,39 @@ fn embedded_paths(s: &str, out: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_words_are_words_and_blanks_only() {
+        for t in [
+            "git status",
+            "ls -la src/",
+            "cargo test -p x --lib",
+            "./run.sh a:b,c+d@e%f=g",
+            "/usr/bin/git log",
+        ] {
+            assert!(plain_words(t), "{t}");
+        }
+        for t in [
+            "git status; rm x",
+            "echo $x",
+            "ls *",
+            "a=1 ls",
+            "-x y",
+            "if x",
+            "time ls",
+            "ls 'a'",
+            "ls a\\ b",
+            "ls ~",
+            "ls {a,b}",
+            "ls # c",
+            "ls\nrm",
+            "echo a>b",
+            "",
+            "  ",
+        ] {
+            assert!(!plain_words(t), "{t:?}");
+        }
+    }
 
     fn frags(src: &str) -> Parsed {
         parse_command(
