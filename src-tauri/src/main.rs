@@ -30,6 +30,9 @@ fn main() -> ExitCode {
         }
         Parsed::UsageError(line) => return output::usage_error(&line),
     };
+    if cli.command.is_none() {
+        software_paint();
+    }
     let dirs = match Dirs::from_env() {
         Ok(d) => d,
         Err(e) => return output::usage_error(&format!("decode: {e}")),
@@ -46,6 +49,19 @@ fn main() -> ExitCode {
         Some(Command::Key(args)) => commands::key::run(args),
         Some(Command::Sessions(args)) => commands::run::sessions(args, &dirs),
         Some(Command::NativeDialog) => native::run_child(),
+    }
+}
+
+/// WebKitGTK's accelerated compositing paints a chat page slower, and with
+/// twice the memory, than plain painting where the GPU is a software one
+/// (frames over 50 ms while streaming: 37 against 3; the web process: 198
+/// against 104 MB; docs/window.md, "Rendering"). Decode paints plainly unless
+/// the person chose otherwise: `WEBKIT_DISABLE_COMPOSITING_MODE` already set,
+/// or `DECODE_GPU_COMPOSITING=1`. Called first thing, before any thread runs.
+fn software_paint() {
+    const VAR: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+    if std::env::var_os(VAR).is_none() && std::env::var_os("DECODE_GPU_COMPOSITING").is_none() {
+        std::env::set_var(VAR, "1");
     }
 }
 
