@@ -23,6 +23,7 @@ vi.mock('./lib/backend', async () => {
     cycleMode: vi.fn(),
     selectAgent: vi.fn(),
     onStatus: vi.fn(),
+    onProject: vi.fn(),
     getChat: vi.fn(),
     onChat: vi.fn(),
     getHistory: vi.fn(),
@@ -123,6 +124,7 @@ beforeEach(() => {
     emitStatus = cb;
     return () => {};
   });
+  vi.mocked(backend.onProject).mockResolvedValue(() => {});
   vi.mocked(backend.getChat).mockResolvedValue(chatStatus());
   vi.mocked(backend.onChat).mockImplementation(async (cb) => {
     emitChat = cb;
