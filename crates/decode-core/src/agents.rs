@@ -191,9 +191,11 @@ pub fn project_instructions(gate: &Gate, mode: Mode) -> Option<Instructions> {
             );
             continue;
         }
+        // The resolved path is what is judged and what is opened (without
+        // following links): a link swapped in meanwhile cannot change either.
         let call = Call {
             tool: Tool::Read,
-            subject: name.to_string(),
+            subject: resolved.to_string_lossy().into_owned(),
         };
         let d = gate.decide_as_offered(&call, mode);
         if d.verdict != Verdict::Allow {

@@ -15,7 +15,9 @@ use std::fmt::Write as _;
 fn unsafe_char(c: char) -> bool {
     c.is_control()
         || matches!(c as u32,
-            0x061C | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2069 | 0xFEFF | 0xFFF9..=0xFFFB)
+            0x061C | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2069 | 0xFEFF | 0xFFF9..=0xFFFB
+            // Tag characters: invisible text a terminal shows as nothing.
+            | 0xE0000..=0xE007F)
 }
 
 fn escape(c: char, out: &mut String) {
@@ -97,6 +99,7 @@ mod tests {
         assert_eq!(sanitize("bell\x07"), "bell\\x07");
         assert_eq!(sanitize("c1\u{9b}31m"), "c1\\u{9b}31m");
         assert_eq!(sanitize("evil\u{202e}gnp.exe"), "evil\\u{202e}gnp.exe");
+        assert_eq!(sanitize("hi\u{e0041}\u{e007f}"), "hi\\u{e0041}\\u{e007f}");
         assert_eq!(sanitize("two\nlines\tok"), "two\nlines\tok");
         assert_eq!(one_line("two\nlines"), "two\\nlines");
         assert!(matches!(sanitize("plain text é"), Cow::Borrowed(_)));

@@ -168,3 +168,53 @@ async fn edit_mode_writes_never_reach_the_home_folder_through_a_swapped_folder()
     eprintln!("edit-mode race: {swaps} swaps");
     assert!(swaps > 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn searches_never_show_a_denied_file_through_a_swapped_folder() {
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["read(secret/**)", "read(~/.ssh/**)"]}}"#,
+    );
+    p.write("secret/key", "SECRET-VALUE\n");
+    p.write("secret/hidden-name.txt", "x\n");
+    std::fs::create_dir_all(p.home.join(".ssh")).unwrap();
+    std::fs::write(p.home.join(".ssh/id_rsa"), "SECRET-VALUE ssh\n").unwrap();
+    let (folder, link) = pair(&p, "s", &p.path("secret"));
+    std::fs::write(folder.join("key"), "public\n").unwrap();
+    let (home_folder, home_link) = pair(&p, "h", &p.home.join(".ssh"));
+    std::fs::write(home_folder.join("notes"), "public\n").unwrap();
+    let swapper = Swapper::start(folder.clone(), link.clone());
+    let home_swapper = Swapper::start(home_folder.clone(), home_link.clone());
+    let mut shown = 0;
+    for i in 0..tries() {
+        let ctx = p.ctx(Mode::Default);
+        let (tool, input) = match i % 4 {
+            0 => (
+                Tool::Grep,
+                json!({"pattern": "SECRET", "output_mode": "content"}),
+            ),
+            1 => (
+                Tool::Grep,
+                json!({"pattern": "SECRET", "path": "s", "output_mode": "content"}),
+            ),
+            2 => (
+                Tool::Grep,
+                json!({"pattern": "SECRET", "path": "s/key", "output_mode": "content"}),
+            ),
+            _ => (Tool::Glob, json!({"pattern": "**/*"})),
+        };
+        let o = run_call(handler(tool).as_ref(), input, &ctx).await;
+        let c = &o.result.content;
+        assert!(
+            !c.contains("SECRET-VALUE") && !c.contains("hidden-name") && !c.contains("id_rsa"),
+            "a search showed a denied file: {c}"
+        );
+        if o.ran && !o.result.is_error {
+            shown += 1;
+        }
+    }
+    let swaps = swapper.finish(&folder, &link) + home_swapper.finish(&home_folder, &home_link);
+    eprintln!("search race: {swaps} swaps, {shown} searches ran");
+    assert!(swaps > 0);
+}

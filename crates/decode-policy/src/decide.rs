@@ -705,6 +705,12 @@ impl Gate {
             run.step("path_limit", why.clone());
             return run.finish(Verdict::Deny, why, true, None, Vec::new());
         }
+        if subject.contains('\0') {
+            // No file has such a name: the system would cut the path short.
+            let why = "the path holds a NUL byte, which no file name can".to_string();
+            run.step("path_limit", why.clone());
+            return run.finish(Verdict::Deny, why, true, None, Vec::new());
+        }
         let expanded = expand_home(shown, &self.home);
         let given = lexical(&self.root, &expanded);
         // The tool opens the lexically folded path; the kernel applies `..`

@@ -680,6 +680,13 @@ fn r14_paths_over_the_system_limit_are_an_error_in_every_mode() {
             }
         }
     }
+    for path in [".decode/settings.json\0", "secret\0/x", "a\0b"] {
+        for tool in ["read", "write", "glob"] {
+            let d = decide(&g, tool, path, "bypass");
+            assert_eq!(d.verdict, Verdict::Deny, "{tool} {path:?}");
+            assert!(d.reason.contains("NUL"), "{}", d.reason);
+        }
+    }
     // Guards: a path of exactly the limit is judged as usual, and a shell
     // command's words are not file-tool paths.
     let at_limit = format!("{}b", "a/".repeat(2047) + "a");

@@ -133,6 +133,37 @@ fn split(path: &Path) -> io::Result<(&Path, &OsStr)> {
 }
 
 impl Dir {
+    /// The inode of `name` in this folder, itself (a link is not followed).
+    pub(crate) fn inode_of(&self, name: &OsStr) -> io::Result<u64> {
+        nix::sys::stat::fstatat(&self.fd, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
+            .map(|st| st.st_ino)
+            .map_err(|e| io::Error::from_raw_os_error(e as i32))
+    }
+
+    /// Opens the regular file `name` in this folder for reading, never
+    /// through a link and never blocking on a FIFO or a device.
+    pub(crate) fn open_file(&self, name: &OsStr) -> io::Result<File> {
+        let fd = openat(
+            &self.fd,
+            name,
+            OFlag::O_RDONLY
+                | OFlag::O_NOFOLLOW
+                | OFlag::O_CLOEXEC
+                | OFlag::O_NONBLOCK
+                | OFlag::O_NOCTTY,
+            Mode::empty(),
+        )
+        .map_err(|e| errno(e, &self.path.join(name)))?;
+        let f = File::from(fd);
+        if !f.metadata()?.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
+        }
+        Ok(f)
+    }
+
     /// The current contents of `name` in this folder (`None` when there is
     /// none), never through a link, with its metadata.
     pub(crate) fn read(&self, name: &OsStr) -> io::Result<Option<(Vec<u8>, std::fs::Metadata)>> {

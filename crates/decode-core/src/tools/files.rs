@@ -1,6 +1,7 @@
 //! Helpers shared by the file tools: binary detection, diffs, input parsing,
 //! atomic writes with the session's read record.
 
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -133,6 +134,75 @@ pub(crate) fn read_beneath(path: &Path) -> io::Result<Option<(Vec<u8>, std::fs::
         Ok(dir) => dir.read(name),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
+    }
+}
+
+/// What a search may do with an entry its walker found.
+pub(crate) enum Found {
+    /// Shown (and, for grep, searched through this file).
+    Shown(Option<File>),
+    /// A read deny rule covers it: never shown, not even named.
+    Denied,
+    /// A read ask rule covers it: skipped and counted.
+    Asked,
+    /// It is not where the walker found it any more (a folder on its path was
+    /// swapped for a link, or it left the searched folder): skipped.
+    Moved,
+}
+
+/// Judges an entry a search walker found at `path` (named through the folders
+/// the walker descended, which a link swapped in meanwhile may have
+/// redirected) with the inode the walker listed. The entry counts only if
+/// that very inode is, now, at the same name in the link-free folder that
+/// `path`'s folder resolves to, inside `scope` (the resolved search root);
+/// that place is what the read rules judge, and with `open` the file is
+/// opened there without following a link and checked to be the same inode.
+pub(crate) fn found_in_place(
+    gate: &decode_policy::Gate,
+    scope: &Path,
+    path: &Path,
+    ino: Option<u64>,
+    open: bool,
+) -> Found {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Found::Moved;
+    };
+    let real_parent = resolve_links(parent);
+    let place = real_parent.join(name);
+    if !place.starts_with(scope) {
+        return Found::Moved;
+    }
+    let Ok(dir) = beneath::open_dir(&real_parent, false) else {
+        return Found::Moved;
+    };
+    let Ok(now) = dir.inode_of(name) else {
+        return Found::Moved;
+    };
+    if ino.is_some_and(|i| i != now) {
+        return Found::Moved;
+    }
+    if gate.filters_searches() {
+        for p in [path, place.as_path()] {
+            match gate.search_filter(p) {
+                Some(decode_policy::Verdict::Deny) => return Found::Denied,
+                Some(_) => return Found::Asked,
+                None => {}
+            }
+        }
+    }
+    if !open {
+        return Found::Shown(None);
+    }
+    match dir.open_file(name) {
+        Ok(f)
+            if f.metadata().is_ok_and(|m| {
+                use std::os::unix::fs::MetadataExt;
+                m.ino() == now
+            }) =>
+        {
+            Found::Shown(Some(f))
+        }
+        _ => Found::Moved,
     }
 }
 

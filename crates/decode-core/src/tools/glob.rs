@@ -11,8 +11,8 @@ use ignore::{WalkBuilder, WalkState};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::files::{io_message, parse_input};
-use super::paths::{display, tool_path};
+use super::files::{found_in_place, io_message, parse_input, Found};
+use super::paths::{display, resolve_links, tool_path};
 use super::{ToolContext, ToolHandler, ToolResult};
 
 /// At most this many paths are listed; the rest are counted.
@@ -127,7 +127,9 @@ fn glob(input: &GlobInput, ctx: &ToolContext) -> ToolResult {
         }
     }
     let gate = ctx.active.gate();
-    let filtering = gate.filters_searches();
+    // Nothing outside the searched folder (as resolved now) is named,
+    // whatever link a folder on the way turns into meanwhile.
+    let scope = resolve_links(&root);
     let asked = std::sync::atomic::AtomicUsize::new(0);
     let matcher = match GlobBuilder::new(&pattern).literal_separator(true).build() {
         Ok(g) => g.compile_matcher(),
@@ -143,6 +145,7 @@ fn glob(input: &GlobInput, ctx: &ToolContext) -> ToolResult {
             let root = root.clone();
             let matcher = matcher.clone();
             let gate = gate.clone();
+            let scope = scope.clone();
             let asked = &asked;
             let cancel = cancel.clone();
             Box::new(move |entry| {
@@ -165,15 +168,15 @@ fn glob(input: &GlobInput, ctx: &ToolContext) -> ToolResult {
                     return WalkState::Continue;
                 };
                 if matcher.is_match(rel) {
-                    if filtering {
-                        match gate.search_filter(entry.path()) {
-                            Some(decode_policy::Verdict::Deny) => return WalkState::Continue,
-                            Some(_) => {
-                                asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                                return WalkState::Continue;
-                            }
-                            None => {}
+                    // Named only if it is still where the walker found it,
+                    // in a place the read rules allow.
+                    match found_in_place(&gate, &scope, entry.path(), entry.ino(), false) {
+                        Found::Shown(_) => {}
+                        Found::Asked => {
+                            asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            return WalkState::Continue;
                         }
+                        Found::Denied | Found::Moved => return WalkState::Continue,
                     }
                     let modified = std::fs::metadata(entry.path())
                         .and_then(|m| m.modified())

@@ -16,9 +16,9 @@ use ignore::WalkState;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::files::{io_message, parse_input, truncate_chars};
+use super::files::{found_in_place, io_message, parse_input, truncate_chars, Found};
 use super::glob::walker;
-use super::paths::{display, tool_path};
+use super::paths::{display, resolve_links, tool_path};
 use super::{ToolContext, ToolHandler, ToolResult};
 
 /// Paths listed in `files` mode / lines in `count` mode.
@@ -279,7 +279,6 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
     // Files a read rule denies are never searched (not even named); files
     // an ask rule covers are skipped and counted.
     let gate = ctx.active.gate();
-    let filtering = gate.filters_searches();
     let asked = AtomicUsize::new(0);
     let root_shown = display(&ctx.project_root, &root);
     let root_is_dir = match std::fs::metadata(&root) {
@@ -295,6 +294,12 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
         }
     };
 
+    // What the gate judged: nothing outside it is searched, whatever link a
+    // folder on the way turns into meanwhile.
+    let scope = ctx
+        .judged_path
+        .clone()
+        .unwrap_or_else(|| resolve_links(&root));
     let mut wb = walker(&root);
     if let Some(types) = &plan.types {
         wb.types(types.clone());
@@ -324,6 +329,7 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
         let stored = &stored;
         let asked = &asked;
         let gate = gate.clone();
+        let scope = scope.clone();
         let mode = plan.mode;
         Box::new(move |entry| {
             if cancel.is_cancelled() {
@@ -348,16 +354,20 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
                     return WalkState::Continue;
                 }
             }
-            if filtering {
-                match gate.search_filter(entry.path()) {
-                    Some(decode_policy::Verdict::Deny) => return WalkState::Continue,
-                    Some(_) => {
-                        asked.fetch_add(1, Ordering::Relaxed);
-                        return WalkState::Continue;
-                    }
-                    None => {}
+            // Searched only where it is now, read where the rules judged it.
+            let ino = if entry.depth() == 0 {
+                None
+            } else {
+                entry.ino()
+            };
+            let file = match found_in_place(&gate, &scope, entry.path(), ino, true) {
+                Found::Shown(Some(f)) => f,
+                Found::Asked => {
+                    asked.fetch_add(1, Ordering::Relaxed);
+                    return WalkState::Continue;
                 }
-            }
+                Found::Shown(None) | Found::Denied | Found::Moved => return WalkState::Continue,
+            };
             let shown = display(&project_root, entry.path());
             let mut sink = Collect {
                 mode,
@@ -366,10 +376,7 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
                 lines: Vec::new(),
                 stored,
             };
-            if searcher
-                .search_path(&matcher, entry.path(), &mut sink)
-                .is_err()
-            {
+            if searcher.search_file(&matcher, &file, &mut sink).is_err() {
                 return WalkState::Continue;
             }
             if sink.count > 0 {
