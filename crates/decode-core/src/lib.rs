@@ -22,6 +22,7 @@
 #[cfg(feature = "engine")]
 pub mod agent_loop;
 pub mod agents;
+pub(crate) mod beneath;
 #[cfg(feature = "engine")]
 pub mod channel;
 #[cfg(feature = "engine")]

@@ -419,15 +419,35 @@ pub fn append_allow_rules(
         source,
     })?;
     refuse_links(&[&dir])?;
-    let _lock = fsutil::FileLock::acquire(&lock_path).map_err(|source| PersistError::Io {
-        action: "lock",
-        path: lock_path.clone(),
-        source,
-    })?;
+    // From here on everything happens through one descriptor of the
+    // `.decode` folder, opened from `/` without following a link: a link
+    // swapped in for the folder, the file or the lock after the check above
+    // cannot redirect the lock, the read or the write (it is an error).
+    let linked = |source: io::Error, at: &Path| {
+        if source.to_string().contains("changed after it was judged") {
+            PersistError::Linked {
+                path: at.to_path_buf(),
+                target: std::fs::read_link(at).unwrap_or_default(),
+            }
+        } else {
+            PersistError::Io {
+                action: "open",
+                path: at.to_path_buf(),
+                source,
+            }
+        }
+    };
+    let real_dir = decode_policy::paths::resolve(project_root).join(SETTINGS_DIR);
+    let folder = crate::beneath::open_dir(&real_dir, false).map_err(|e| linked(e, &dir))?;
+    let file_name = std::ffi::OsStr::new(SETTINGS_FILE);
+    let lock_name = lock_path.file_name().unwrap_or(file_name).to_owned();
+    let _lock = folder.lock(&lock_name).map_err(|e| linked(e, &lock_path))?;
 
-    let original = match std::fs::read(&path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+    let original = match folder.read(file_name) {
+        Ok(found) => found.map(|(bytes, _)| bytes),
+        Err(e) if e.to_string().contains("changed after it was judged") => {
+            return Err(linked(e, &path))
+        }
         Err(source) => {
             return Err(PersistError::Io {
                 action: "read",
@@ -481,11 +501,14 @@ pub fn append_allow_rules(
         source: io::Error::other(e),
     })?;
     text.push('\n');
-    fsutil::atomic_write(&path, text.as_bytes()).map_err(|source| PersistError::Io {
-        action: "write",
-        path: path.clone(),
-        source,
-    })?;
+    folder
+        .atomic_write(file_name, text.as_bytes())
+        .map_err(|source| PersistError::Io {
+            action: "write",
+            path: path.clone(),
+            source,
+        })?;
+
     tracing::info!(path = %path.display(), rules = ?outcome.added, "saved always-allow rules");
     Ok(outcome)
 }

@@ -218,3 +218,46 @@ async fn searches_never_show_a_denied_file_through_a_swapped_folder() {
     eprintln!("search race: {swaps} swaps, {shown} searches ran");
     assert!(swaps > 0);
 }
+
+#[test]
+fn always_allow_never_lands_in_another_project_through_a_swapped_decode_folder() {
+    // An untrusted project's `.decode` exchanged, while rules are saved, for
+    // a link to a trusted project's `.decode`.
+    let p = Project::new();
+    let other = tempfile::tempdir().unwrap();
+    let theirs = other.path().join(".decode");
+    std::fs::create_dir_all(&theirs).unwrap();
+    let their_settings = r#"{"permissions": {"allow": ["read"]}}"#;
+    std::fs::write(theirs.join("settings.json"), their_settings).unwrap();
+    p.write(".decode/settings.json", "{}");
+    let folder = p.path(".decode");
+    let link = p.path(".decode-link");
+    std::os::unix::fs::symlink(&theirs, &link).unwrap();
+    let swapper = Swapper::start(folder.clone(), link.clone());
+    let (mut saved, mut refused) = (0, 0);
+    for i in 0..tries() {
+        let rule = format!("bash(echo {i})");
+        match decode_core::settings::append_allow_rules(&p.root, &[rule]) {
+            Ok(_) => saved += 1,
+            Err(_) => refused += 1,
+        }
+    }
+    let swaps = swapper.finish(&folder, &link);
+    assert_eq!(
+        std::fs::read_to_string(theirs.join("settings.json")).unwrap(),
+        their_settings,
+        "a rule landed in the other project's settings"
+    );
+    assert!(
+        !theirs.join("settings.json.lock").exists(),
+        "a lock file was made in the other project"
+    );
+    // Every save that said so is in this project's file.
+    let ours = p.read(".decode/settings.json");
+    let kept = (0..tries())
+        .filter(|i| ours.contains(&format!("\"bash(echo {i})\"")))
+        .count();
+    eprintln!("settings race: {swaps} swaps, {saved} saved, {refused} refused, {kept} kept");
+    assert_eq!(kept, saved, "a save that reported success is missing");
+    assert!(swaps > 0);
+}

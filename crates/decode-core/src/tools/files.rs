@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use similar::TextDiff;
 
-use super::beneath;
 use super::paths::{resolve_links, tool_path};
 use super::session::FileStamp;
 use super::ToolContext;
+use crate::beneath;
 
 /// How many leading bytes are sniffed for a NUL byte (what git and ripgrep do).
 pub(crate) const SNIFF_BYTES: usize = 8192;

@@ -8,7 +8,6 @@
 //! - [`TerminalSurface`] answers asks on a terminal (`decode tool`, `decode run`).
 
 mod bash;
-mod beneath;
 mod control;
 mod edit;
 mod files;

@@ -7,13 +7,13 @@ use decode_policy::Tool;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::beneath;
 use super::files::{
     io_message, judged_target, looks_binary, parse_input, truncate_chars, SNIFF_BYTES,
 };
 use super::paths::{display, tool_path};
 use super::session::{FileStamp, StreamHasher};
 use super::{ToolContext, ToolHandler, ToolResult};
+use crate::beneath;
 
 /// Lines shown when no `limit` is given.
 pub const READ_DEFAULT_LIMIT: usize = 2000;

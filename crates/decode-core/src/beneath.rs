@@ -12,6 +12,9 @@
 //! folder descriptor is checked again, after the work, to still be the
 //! folder the gate judged.
 
+// Without the engine (the tools) only the settings writer uses it.
+#![cfg_attr(not(feature = "engine"), allow(dead_code))]
+
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -21,6 +24,16 @@ use std::path::{Component, Path, PathBuf};
 use nix::fcntl::{openat, renameat, OFlag};
 use nix::sys::stat::{fchmod, fstat, mkdirat, Mode};
 use nix::unistd::unlinkat;
+
+/// A number no other temporary file of this process has used.
+fn unique() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() as u64)
+        .unwrap_or(0);
+    (NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) << 32) ^ nanos
+}
 
 /// A folder opened without following links, with the path it was opened as.
 #[derive(Debug)]
@@ -133,6 +146,20 @@ fn split(path: &Path) -> io::Result<(&Path, &OsStr)> {
 }
 
 impl Dir {
+    /// An exclusive lock on the file `name` in this folder (created when
+    /// missing, never through a link), held until the guard is dropped.
+    pub(crate) fn lock(&self, name: &OsStr) -> io::Result<nix::fcntl::Flock<File>> {
+        let fd = openat(
+            &self.fd,
+            name,
+            OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+            Mode::from_bits_truncate(0o644),
+        )
+        .map_err(|e| errno(e, &self.path.join(name)))?;
+        nix::fcntl::Flock::lock(File::from(fd), nix::fcntl::FlockArg::LockExclusive)
+            .map_err(|(_, e)| io::Error::from_raw_os_error(e as i32))
+    }
+
     /// The inode of `name` in this folder, itself (a link is not followed).
     pub(crate) fn inode_of(&self, name: &OsStr) -> io::Result<u64> {
         nix::sys::stat::fstatat(&self.fd, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
@@ -213,11 +240,7 @@ impl Dir {
             };
         let mut tmp_name = std::ffi::OsString::from(".");
         tmp_name.push(name);
-        tmp_name.push(format!(
-            ".decode-{}-{}.tmp",
-            std::process::id(),
-            fastrand::u64(..)
-        ));
+        tmp_name.push(format!(".decode-{}-{}.tmp", std::process::id(), unique()));
         let fd = openat(
             &self.fd,
             tmp_name.as_os_str(),
