@@ -176,7 +176,14 @@ pub struct Instructions {
 /// following links, so a link swapped in after the check cannot redirect
 /// it. Read at call time, so edits apply on the next turn.
 pub fn project_instructions(gate: &Gate, mode: Mode) -> Option<Instructions> {
+    read_instructions(gate, mode).0
+}
+
+/// [`project_instructions`], with one line for each instruction file that
+/// exists but was not read, saying why (reported like a malformed file).
+pub fn read_instructions(gate: &Gate, mode: Mode) -> (Option<Instructions>, Vec<String>) {
     let root = gate.project_root();
+    let mut skipped = Vec::new();
     for name in ["AGENTS.md", "CLAUDE.md"] {
         let path = root.join(name);
         if std::fs::symlink_metadata(&path).is_err() {
@@ -189,6 +196,10 @@ pub fn project_instructions(gate: &Gate, mode: Mode) -> Option<Instructions> {
                 target = %resolved.display(),
                 "project instructions not read: the file links out of the project"
             );
+            skipped.push(format!(
+                "{}: not read: it links out of the project",
+                path.display()
+            ));
             continue;
         }
         // The resolved path is what is judged and what is opened (without
@@ -205,18 +216,24 @@ pub fn project_instructions(gate: &Gate, mode: Mode) -> Option<Instructions> {
                 reason = %d.reason,
                 "project instructions not read: reading them would not be allowed without asking"
             );
+            skipped.push(format!(
+                "{}: not read: reading it would not be allowed without asking ({})",
+                path.display(),
+                d.reason
+            ));
             continue;
         }
         match decode_policy::paths::read_small_file_beneath(root, &resolved, MAX_AGENT_FILE_BYTES) {
-            Ok(text) => return Some(Instructions { name, text }),
+            Ok(text) => return (Some(Instructions { name, text }), skipped),
             Err(e) if e.is_missing() => continue,
             Err(e) => {
                 tracing::warn!(file = name, error = %e, "could not read project instructions");
+                skipped.push(format!("{}: not read: {e}", path.display()));
                 continue;
             }
         }
     }
-    None
+    (None, skipped)
 }
 
 /// A problem with one agent file. Displays as `<file>:<line>: <message>`, the

@@ -373,6 +373,16 @@ impl ActiveState {
         agent.system_prompt(crate::agents::project_instructions(&gate, mode).as_ref())
     }
 
+    /// The instruction files that exist but are not added to the prompt, one
+    /// line each saying why (a link out of the project, a deny rule, a FIFO…).
+    pub fn instruction_problems(&self) -> Vec<String> {
+        let (gate, mode) = {
+            let inner = self.read();
+            (Arc::clone(&inner.gate), inner.mode)
+        };
+        crate::agents::read_instructions(&gate, mode).1
+    }
+
     /// Makes `name` the active agent: resets the mode to its effective default mode
     /// and recompiles the gate with its rules. Unknown names are an error listing the
     /// valid ones.

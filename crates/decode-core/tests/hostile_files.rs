@@ -138,10 +138,18 @@ fn instructions_that_are_not_regular_files_are_skipped() {
     let (state, _) = ActiveState::open(d.path(), home.path(), data.path(), None, None).unwrap();
     mkfifo(&d.path().join("AGENTS.md"));
     assert!(!state.system_prompt().contains("Project instructions"));
+    let problems = state.instruction_problems();
+    assert!(
+        problems.len() == 1 && problems[0].contains("AGENTS.md: not read: not a regular file"),
+        "{problems:?}"
+    );
     std::fs::remove_file(d.path().join("AGENTS.md")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", d.path().join("AGENTS.md")).unwrap();
     assert!(!state.system_prompt().contains("Project instructions"));
     std::fs::remove_file(d.path().join("AGENTS.md")).unwrap();
     std::fs::write(d.path().join("AGENTS.md"), vec![b'x'; 2 << 20]).unwrap();
     assert!(!state.system_prompt().contains("Project instructions"));
+    assert!(state.instruction_problems()[0].contains("larger than"));
+    std::fs::write(d.path().join("AGENTS.md"), "Fine.").unwrap();
+    assert!(state.instruction_problems().is_empty());
 }

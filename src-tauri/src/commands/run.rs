@@ -207,6 +207,9 @@ fn announce(
         "decode: {what} · {}/{} · agent {} · mode {}",
         info.provider, info.model, snap.agent, snap.mode
     ));
+    for problem in state.instruction_problems() {
+        output::err(&format!("decode: warning: {problem}"));
+    }
 }
 
 /// Prints loop events for people (or as JSON lines).
