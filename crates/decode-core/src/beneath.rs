@@ -167,10 +167,10 @@ impl Dir {
             .map_err(|e| io::Error::from_raw_os_error(e as i32))
     }
 
-    /// Opens the regular file `name` in this folder for reading, never
-    /// through a link and never blocking on a FIFO or a device.
-    pub(crate) fn open_file(&self, name: &OsStr) -> io::Result<File> {
-        let fd = openat(
+    /// Opens `name` in this folder for reading: never through a link, never
+    /// blocking on a FIFO or a device.
+    fn open_for_reading(&self, name: &OsStr) -> nix::Result<OwnedFd> {
+        openat(
             &self.fd,
             name,
             OFlag::O_RDONLY
@@ -180,7 +180,14 @@ impl Dir {
                 | OFlag::O_NOCTTY,
             Mode::empty(),
         )
-        .map_err(|e| errno(e, &self.path.join(name)))?;
+    }
+
+    /// Opens the regular file `name` in this folder for reading (see
+    /// [`Dir::open_for_reading`]).
+    pub(crate) fn open_file(&self, name: &OsStr) -> io::Result<File> {
+        let fd = self
+            .open_for_reading(name)
+            .map_err(|e| errno(e, &self.path.join(name)))?;
         let f = File::from(fd);
         if !f.metadata()?.is_file() {
             return Err(io::Error::new(
@@ -194,16 +201,7 @@ impl Dir {
     /// The current contents of `name` in this folder (`None` when there is
     /// none), never through a link, with its metadata.
     pub(crate) fn read(&self, name: &OsStr) -> io::Result<Option<(Vec<u8>, std::fs::Metadata)>> {
-        let fd = match openat(
-            &self.fd,
-            name,
-            OFlag::O_RDONLY
-                | OFlag::O_NOFOLLOW
-                | OFlag::O_CLOEXEC
-                | OFlag::O_NONBLOCK
-                | OFlag::O_NOCTTY,
-            Mode::empty(),
-        ) {
+        let fd = match self.open_for_reading(name) {
             Ok(fd) => fd,
             Err(nix::Error::ENOENT) => return Ok(None),
             Err(e) => return Err(errno(e, &self.path.join(name))),
