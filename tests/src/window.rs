@@ -136,15 +136,23 @@ pub async fn text_of(client: &Client, testid: &str, limit: Duration) -> anyhow::
 
 /// Saves a screenshot after two animation frames (so the frame is not stale).
 pub async fn screenshot(client: &Client, path: &Path) -> anyhow::Result<()> {
-    client
-        .execute_async(
+    // A page whose animation frames stopped would make this wait forever: a
+    // stall is a failure with a reason, not a hung run.
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        client.execute_async(
             "const done = arguments[arguments.length - 1];\
              requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
             vec![],
-        )
+        ),
+    )
+    .await
+    .map_err(|_| anyhow::anyhow!("the page painted no animation frame for 20 s"))?
+    .context("waiting for two animation frames")?;
+    let png = tokio::time::timeout(Duration::from_secs(30), client.screenshot())
         .await
-        .context("waiting for two animation frames")?;
-    let png = client.screenshot().await.context("taking a screenshot")?;
+        .map_err(|_| anyhow::anyhow!("the screenshot did not come within 30 s"))?
+        .context("taking a screenshot")?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
