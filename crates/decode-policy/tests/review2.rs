@@ -773,6 +773,8 @@ fn r16_empty_backticks_and_glued_process_substitutions_hide_nothing() {
             ("auto", "bash", "git push --forc$\"e\" y", "ask:external"),
             ("bypass", "bash", "rm -r$\"f\" x", "ask:opaque"),
             ("auto", "bash", "grep -r$\"x\" y", "ask:opaque"),
+            ("auto", "bash", "\" npm\" c", "ask:opaque"),
+            ("auto", "bash", "\"rm \" -rf x", "ask:opaque"),
             // Guards: the usual spellings.
             ("auto", "bash", "echo $\"hello\" a$\"b\"c", "allow"),
             ("default", "bash", "diff <(ls a) <(ls b)", "allow"),

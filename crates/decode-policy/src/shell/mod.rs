@@ -1449,6 +1449,15 @@ impl Walker<'_> {
     /// Builds the fragment(s) of one simple command and records their effects
     /// (`cd`, `git checkout`) on the walker.
     fn emit(&mut self, assigns: Vec<Word>, words: Vec<Word>, redirs: Vec<Redir>, role: Role) {
+        if words
+            .first()
+            .is_some_and(|w| w.text.trim() != w.text && !w.text.trim().is_empty())
+        {
+            // `" npm" c` runs a program named ` npm`, not npm.
+            self.set_opaque(
+                "the command word has blanks at its ends (bash runs that exact name)".into(),
+            );
+        }
         let mut analysis = wrappers::analyse(&assigns, &words, &redirs, role, self.config);
         if let Some(why) = &analysis.dynamic {
             self.set_opaque(why.clone());
