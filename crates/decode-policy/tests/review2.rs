@@ -775,6 +775,9 @@ fn r16_empty_backticks_and_glued_process_substitutions_hide_nothing() {
             ("auto", "bash", "grep -r$\"x\" y", "ask:opaque"),
             ("auto", "bash", "\" npm\" c", "ask:opaque"),
             ("auto", "bash", "\"rm \" -rf x", "ask:opaque"),
+            // tree-sitter gives the blank of `" "` inside the closing quote token.
+            ("auto", "bash", "\"\"\"\"\" \"\"\"\"\"\"\"\"\"\"\"npm c", "ask:opaque"),
+            ("auto", "bash", "echo \"a \" \" b\"", "allow"),
             // Guards: the usual spellings.
             ("auto", "bash", "echo $\"hello\" a$\"b\"c", "allow"),
             ("default", "bash", "diff <(ls a) <(ls b)", "allow"),

@@ -317,7 +317,18 @@ fn collect_segs(
                 }
                 pos = pos.max(c.end_byte());
                 match c.kind() {
-                    "\"" | "$\"" => {}
+                    // A quote token may carry text of the string with it
+                    // (tree-sitter gives `" "` as `"` and ` "`): that text is
+                    // part of the word.
+                    "\"" | "$\"" => {
+                        let t = slice(src, c.byte_range());
+                        let t = if c.start_byte() == node.start_byte() {
+                            t.strip_prefix(c.kind()).unwrap_or(t)
+                        } else {
+                            t.strip_suffix('"').unwrap_or(t)
+                        };
+                        dq_unescape(t, &mut lit);
+                    }
                     // The mark of `$"…"`; inside `"…"` a `$` is itself.
                     "$" if node.kind() == "translated_string" => {}
                     "$" => lit.push('$'),
