@@ -778,6 +778,9 @@ fn r16_empty_backticks_and_glued_process_substitutions_hide_nothing() {
             // tree-sitter gives the blank of `" "` inside the closing quote token.
             ("auto", "bash", "\"\"\"\"\" \"\"\"\"\"\"\"\"\"\"\"npm c", "ask:opaque"),
             ("auto", "bash", "echo \"a \" \" b\"", "allow"),
+            // brush-parser panicked on a redirection number that overflows.
+            ("auto", "bash", "echo 33333333333333333333>&1", "ask:opaque"),
+            ("auto", "bash", "echo 3>&1", "allow"),
             // Guards: the usual spellings.
             ("auto", "bash", "echo $\"hello\" a$\"b\"c", "allow"),
             ("default", "bash", "diff <(ls a) <(ls b)", "allow"),

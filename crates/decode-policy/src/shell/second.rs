@@ -154,6 +154,19 @@ pub(crate) fn read(src: &str) -> Option<Reading> {
     Some(r.out)
 }
 
+/// Whether `src` has a run of ten or more digits right before `<` or `>`.
+fn long_io_number(src: &str) -> bool {
+    let mut run = 0usize;
+    for b in src.bytes() {
+        match b {
+            b'0'..=b'9' => run += 1,
+            b'<' | b'>' if run >= 10 => return true,
+            _ => run = 0,
+        }
+    }
+    false
+}
+
 struct Reader {
     out: Reading,
     budget: usize,
@@ -172,9 +185,17 @@ impl Reader {
             return None;
         }
         self.spend(1 + src.len() / 64)?;
+        // brush-parser panics on a redirection number that overflows (`99999999999>x`):
+        // such a command is not read (the caller treats it as unreadable).
+        if long_io_number(src) {
+            return None;
+        }
         let mut parser =
             brush_parser::Parser::new(std::io::BufReader::new(src.as_bytes()), &options());
-        let prog = parser.parse_program().ok()?;
+        // Any other panic of the parser is caught the same way, never a crash.
+        let prog = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse_program()))
+            .ok()?
+            .ok()?;
         let cx = Cx { src, base, depth };
         for cl in &prog.complete_commands {
             self.list(cl, &cx)?;
