@@ -36,6 +36,7 @@ desktop-file-validate "$desktop"
 grep -qx 'MimeType=inode/directory;' "$desktop" || fail "the desktop entry does not offer folders"
 grep -qx 'Name=Open folder in Decode' "$desktop" || fail "the desktop entry has no folder action"
 dpkg-deb -f "$DEB" Depends | grep -q libwebkit2gtk-4.1-0 || fail "the package does not depend on WebKitGTK"
+dpkg-deb -f "$DEB" Depends | grep -q bubblewrap || fail "the package does not depend on bubblewrap (the bash sandbox)"
 
 say "installing it"
 dpkg -i "$DEB"

@@ -72,6 +72,9 @@ pub enum Command {
     Key(KeyArgs),
     /// List the saved sessions (for `decode run --resume`).
     Sessions(SessionsArgs),
+    /// Print what this machine can enforce (the bash sandbox) and what a project's
+    /// sandbox keeps read-only. Exits 1 when commands would run unsandboxed.
+    Doctor(DoctorArgs),
     /// Internal: shows one native dialog described on stdin (the window's
     /// approval dialogs run in a child process so they can be closed).
     #[command(hide = true)]
@@ -205,6 +208,17 @@ pub struct ToolArgs {
     /// The tool's input as a JSON object, e.g. '{"path":"README.md"}'.
     #[arg(allow_hyphen_values = true, value_name = "JSON-INPUT")]
     pub input: String,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// The project folder (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

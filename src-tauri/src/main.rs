@@ -48,6 +48,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => commands::run::run(*args, &dirs),
         Some(Command::Key(args)) => commands::key::run(args),
         Some(Command::Sessions(args)) => commands::run::sessions(args, &dirs),
+        Some(Command::Doctor(args)) => commands::doctor::run(args, &dirs),
         Some(Command::NativeDialog) => native::run_child(),
     }
 }

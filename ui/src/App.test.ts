@@ -56,6 +56,7 @@ function chatStatus(overrides: Partial<ChatStatus> = {}): ChatStatus {
     provider: 'openai',
     model: 'gpt-test',
     setup_problem: null,
+    sandbox_problem: null,
     usage: { input_tokens: 0, output_tokens: 0 },
     running: false,
     session_rules: [],

@@ -492,6 +492,7 @@ impl AgentLoop {
             note: None,
             diff: None,
             edited_command: None,
+            sandboxed: None,
         });
         CallReport {
             output: ToolOutput {
@@ -594,6 +595,7 @@ impl AgentLoop {
             note: outcome.note.clone(),
             diff: outcome.result.diff.clone(),
             edited_command: outcome.edited_command.clone(),
+            sandboxed: outcome.result.sandboxed,
         });
         CallReport {
             output: ToolOutput {

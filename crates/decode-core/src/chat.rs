@@ -145,7 +145,10 @@ impl ChatSession {
         setup: ChatSetup,
         resume: Option<ResumedSession>,
     ) -> ChatSession {
-        let mut status = ChatStatus::default();
+        let mut status = ChatStatus {
+            sandbox_problem: crate::sandbox::problem(),
+            ..ChatStatus::default()
+        };
         match &setup {
             ChatSetup::Ready { client, .. } => {
                 let info = client.info();

@@ -15,7 +15,8 @@
 //! - [`session_rules`]: "allow for this session" rules, kept in memory;
 //! - [`rule_check`]: checks rules a person edits before they are kept or saved;
 //! - [`preview`]: the diff a write or edit would make, for the approval dialog;
-//! - [`chat`]: one window's chat session: the loop, its transcript and its status.
+//! - [`chat`]: one window's chat session: the loop, its transcript and its status;
+//! - [`sandbox`]: the bubblewrap sandbox every unapproved bash command runs in.
 //!
 //! The types that cross to the surfaces live in `decode-protocol`.
 
@@ -39,6 +40,8 @@ pub mod preview;
 pub mod providers;
 #[cfg(feature = "engine")]
 pub mod rule_check;
+#[cfg(feature = "engine")]
+pub mod sandbox;
 #[cfg(feature = "engine")]
 pub mod secret;
 #[cfg(feature = "engine")]

@@ -188,6 +188,7 @@ fn calls_that_never_finished_get_an_interrupted_result() {
             note: None,
             diff: None,
             edited_command: None,
+            sandboxed: None,
         },
     ];
     let messages = conversation(&events);

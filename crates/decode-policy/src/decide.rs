@@ -123,19 +123,50 @@ fn glob_dir(g: &Path) -> PathBuf {
     out
 }
 
+/// A file or folder the gate never lets a call change on its own (the
+/// never-automatic set), as the file tools and the bash sandbox see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtectedPath {
+    /// Absolute; as given and as resolved both appear when they differ.
+    pub path: PathBuf,
+    /// A folder: everything beneath it is protected too.
+    pub dir: bool,
+    /// What it is, for messages ("the project's permission file").
+    pub label: &'static str,
+}
+
+/// What a file or folder name is protected as wherever it stands, if it is:
+/// `.git` (a repository's internals), `.vscode`, `.idea` and `.envrc` (files other
+/// tools run on their own).
+pub fn protected_anywhere(name: &std::ffi::OsStr) -> Option<&'static str> {
+    match name.as_encoded_bytes() {
+        b".git" => Some("git internals"),
+        b".vscode" | b".idea" | b".envrc" => Some("a file other tools run on their own"),
+        _ => None,
+    }
+}
+
 /// Names protected wherever they stand: `.git` internals of any repository,
 /// and files other tools run on their own.
 fn anywhere_label(p: &Path) -> Option<&'static str> {
     let mut label = None;
     for c in p.components() {
-        match c.as_os_str().as_encoded_bytes() {
-            b".git" => label = Some("git internals"),
-            b".vscode" | b".idea" => label = label.or(Some("a file other tools run on their own")),
-            _ => {}
+        let name = c.as_os_str();
+        // `.envrc` is a file: only as the last name.
+        if name == ".envrc" {
+            continue;
+        }
+        match protected_anywhere(name) {
+            Some(l) if name == ".git" => label = Some(l),
+            Some(l) => label = label.or(Some(l)),
+            None => {}
         }
     }
-    if label.is_none() && p.file_name().is_some_and(|n| n == ".envrc") {
-        label = Some("a file other tools run on their own");
+    if label.is_none() {
+        label = p
+            .file_name()
+            .filter(|n| *n == ".envrc")
+            .and_then(protected_anywhere);
     }
     label
 }
@@ -465,6 +496,35 @@ impl Gate {
     }
 
     /// The active agent.
+    /// The fixed part of the never-automatic set: the project's permission files
+    /// and agents, its `.git` (and the repository's, when the project is inside
+    /// one), the shell start-up files, `~/.ssh` and Decode's own folders. The
+    /// names of [`protected_anywhere`] come on top, wherever they stand.
+    pub fn protected_paths(&self) -> Vec<ProtectedPath> {
+        let mut out: Vec<ProtectedPath> = self
+            .protected
+            .iter()
+            .map(|p| ProtectedPath {
+                path: p.path.clone(),
+                dir: p.dir,
+                label: p.label,
+            })
+            .collect();
+        for p in &self.protected_parents {
+            out.push(ProtectedPath {
+                path: p.clone(),
+                dir: true,
+                label: "a folder of permission files",
+            });
+        }
+        out
+    }
+
+    /// The project's git folder (found from the root upwards), if any.
+    pub fn git_dir(&self) -> Option<&Path> {
+        self.git_dir.as_deref()
+    }
+
     pub fn agent(&self) -> &AgentPolicy {
         &self.agent
     }

@@ -19,7 +19,7 @@ mod shell;
 pub mod tool;
 pub mod trace;
 
-pub use decide::{normalize_url, Gate};
+pub use decide::{normalize_url, protected_anywhere, Gate, ProtectedPath};
 pub use input::{glob_search, AgentPolicy, Call, PolicyInput};
 pub use mode::{Mode, ModeError};
 pub use rules::{escape_glob, Rule, RuleError, RuleList, RuleLists};

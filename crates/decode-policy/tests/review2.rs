@@ -776,7 +776,12 @@ fn r16_empty_backticks_and_glued_process_substitutions_hide_nothing() {
             ("auto", "bash", "\" npm\" c", "ask:opaque"),
             ("auto", "bash", "\"rm \" -rf x", "ask:opaque"),
             // tree-sitter gives the blank of `" "` inside the closing quote token.
-            ("auto", "bash", "\"\"\"\"\" \"\"\"\"\"\"\"\"\"\"\"npm c", "ask:opaque"),
+            (
+                "auto",
+                "bash",
+                "\"\"\"\"\" \"\"\"\"\"\"\"\"\"\"\"npm c",
+                "ask:opaque",
+            ),
             ("auto", "bash", "echo \"a \" \" b\"", "allow"),
             // brush-parser panicked on a redirection number that overflows.
             ("auto", "bash", "echo 33333333333333333333>&1", "ask:opaque"),

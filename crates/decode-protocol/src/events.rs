@@ -120,6 +120,11 @@ pub enum LoopEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         edited_command: Option<String>,
+        /// Bash: whether the command ran in the sandbox (false: the person approved
+        /// it, or this machine has no sandbox).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        sandboxed: Option<bool>,
     },
     /// Something the person should know (retries, shortened context, limits).
     Notice { text: String },
@@ -191,6 +196,7 @@ mod tests {
             r,
             LoopEvent::ToolResult {
                 edited_command: None,
+                sandboxed: None,
                 ..
             }
         ));

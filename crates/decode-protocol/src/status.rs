@@ -60,6 +60,9 @@ pub struct ChatStatus {
     pub model: Option<String>,
     /// Why the chat cannot reach a model and how to set one up (several sentences).
     pub setup_problem: Option<String>,
+    /// Why bash commands run without the sandbox on this machine (one sentence);
+    /// none when the sandbox is enforced.
+    pub sandbox_problem: Option<String>,
     /// Tokens used by this session so far (every turn's input and output).
     pub usage: Usage,
     /// Whether a prompt is running.

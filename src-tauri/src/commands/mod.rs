@@ -3,6 +3,7 @@
 
 pub mod agents;
 pub mod check;
+pub mod doctor;
 pub mod key;
 pub mod run;
 pub mod tool;

@@ -191,6 +191,7 @@ fn announce(
             "agent": snap.agent,
             "mode": snap.mode,
             "resumed": args.resume.is_some(),
+            "sandbox": decode_core::sandbox::problem().is_none(),
         });
         output::json(&line.to_string());
         return;
@@ -203,10 +204,22 @@ fn announce(
     } else {
         format!("session {}", session.id())
     };
+    let sandbox = decode_core::sandbox::problem();
     output::err(&format!(
-        "decode: {what} · {}/{} · agent {} · mode {}",
-        info.provider, info.model, snap.agent, snap.mode
+        "decode: {what} · {}/{} · agent {} · mode {} · {}",
+        info.provider,
+        info.model,
+        snap.agent,
+        snap.mode,
+        if sandbox.is_some() {
+            "NO SANDBOX"
+        } else {
+            "sandboxed"
+        }
     ));
+    if let Some(p) = sandbox {
+        output::err(&format!("decode: warning: {p}"));
+    }
     for problem in state.instruction_problems() {
         output::err(&format!("decode: warning: {problem}"));
     }

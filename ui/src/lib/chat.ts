@@ -26,6 +26,8 @@ export type ToolItem = {
   diff?: string;
   /** The command as the person edited it before it ran. */
   edited?: string;
+  /** Bash: whether it ran in the sandbox (false: approved by the person, or no sandbox here). */
+  sandboxed?: boolean;
 };
 
 /** One entry of the chat log. Only `message` entries are chat messages proper. */

@@ -188,6 +188,7 @@ export class Transcript {
         card.note = event.note;
         card.diff = event.diff;
         card.edited = event.edited_command;
+        card.sandboxed = event.sandboxed;
         card.status = toolStatus(event);
         return;
       }

@@ -63,8 +63,14 @@ describe('Transcript', () => {
       ran: true,
       edited_command: 'ls -a',
       note: 'allowed by a rule you allowed for this session',
+      sandboxed: true,
     });
-    expect(t.items[0]).toMatchObject({ status: 'done', edited: 'ls -a', note: 'allowed by a rule you allowed for this session' });
+    expect(t.items[0]).toMatchObject({
+      status: 'done',
+      edited: 'ls -a',
+      note: 'allowed by a rule you allowed for this session',
+      sandboxed: true,
+    });
   });
 
   it('keeps only the tail of a huge tool output', () => {

@@ -26,6 +26,7 @@ use tokio::sync::mpsc;
 use super::files::parse_input;
 use super::paths::{display, expand_home, lexical, resolve_links, within};
 use super::{ToolContext, ToolHandler, ToolProgress, ToolResult};
+use crate::sandbox::{Plan, Support};
 
 /// The timeout when `timeout_s` is not given.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
@@ -266,11 +267,33 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         input.command
     );
 
-    let mut cmd = tokio::process::Command::new("bash");
+    // The sandbox, unless the person approved this very call (or the machine has
+    // none: said once in the log, the status bar and `decode run`'s start line).
+    let sandbox = match crate::sandbox::support() {
+        Support::Enforced { bwrap, .. } if !ctx.approved_by_person => {
+            let scan = ctx.session.sandbox_scan().await;
+            Some((bwrap.clone(), Plan::new(&ctx.active.gate(), &scan)))
+        }
+        _ => None,
+    };
+    let mut cmd = match &sandbox {
+        Some((bwrap, plan)) => {
+            // `setsid` (in place: the child is not a group leader) makes the sandbox
+            // a new session and process group whose id is the child's pid, with no
+            // controlling terminal to push keystrokes into.
+            let mut c = tokio::process::Command::new("setsid");
+            c.arg(bwrap).args(plan.args(&cwd)).arg("--").arg("bash");
+            c
+        }
+        None => {
+            let mut c = tokio::process::Command::new("bash");
+            c.process_group(0);
+            c
+        }
+    };
     cmd.arg("-c")
         .arg(&script)
         .current_dir(&cwd)
-        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -287,7 +310,7 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     };
     let pgid = pid as i32;
     let _guard = GroupGuard(pgid);
-    tracing::debug!(pgid, cwd = %cwd.display(), "bash started");
+    tracing::debug!(pgid, cwd = %cwd.display(), sandboxed = sandbox.is_some(), "bash started");
 
     // Readers: one task per stream, chunks to one channel so arrival order is kept.
     let (tx, mut rx) = mpsc::unbounded_channel::<(Stream, Vec<u8>)>();
@@ -447,12 +470,26 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         }
         text.push_str(&note);
     }
+    if let Some((_, plan)) = &sandbox {
+        if let Some(p) = crate::sandbox::refused_protected_write(&text, plan) {
+            text.push_str(&format!(
+                "\n[{} is protected by Decode: commands run in a sandbox that keeps it \
+                 read-only. Only a command the person approves when asked runs outside it: \
+                 ask the person to make this change, or to approve the command in a mode \
+                 that asks.]",
+                display(&ctx.project_root, &p)
+            ));
+        }
+        // What this command changed is seen by the next one.
+        ctx.session.rescan_for_sandbox().await;
+    }
     let cwd_now = display(&ctx.project_root, &ctx.session.cwd());
     tracing::debug!(pgid, cwd = %cwd_now, "bash finished");
     ToolResult {
         content: text,
         is_error,
         diff: None,
+        sandboxed: Some(sandbox.is_some()),
     }
 }
 

@@ -216,6 +216,7 @@ fn create(ctx: &ToolContext, path: &std::path::Path, shown: &str, content: &str)
         ),
         is_error: false,
         diff: unified_diff(shown, None, content),
+        sandboxed: None,
     }
 }
 
@@ -247,6 +248,7 @@ fn replace_whole(
         content,
         is_error: false,
         diff,
+        sandboxed: None,
     }
 }
 

@@ -72,6 +72,9 @@ pub struct ToolResult {
     pub is_error: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// Bash: whether the command ran in the sandbox.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandboxed: Option<bool>,
 }
 
 impl ToolResult {
@@ -86,7 +89,7 @@ impl ToolResult {
         ToolResult {
             content: content.into(),
             is_error: true,
-            diff: None,
+            ..ToolResult::default()
         }
     }
 }
@@ -108,6 +111,10 @@ pub struct ToolContext {
     /// resolved when it judged the call. The tool touches exactly this file
     /// or nothing (a link swapped in since is refused).
     pub judged_path: Option<PathBuf>,
+    /// The person approved this very call in answer to an ask (allow once, for
+    /// this session or always): bash runs it outside the sandbox. A call allowed
+    /// by a rule, a mode or an earlier answer runs sandboxed.
+    pub approved_by_person: bool,
 }
 
 impl ToolContext {
@@ -124,6 +131,7 @@ impl ToolContext {
             progress: no_progress(),
             session_rules: Arc::new(SessionRules::new()),
             judged_path: None,
+            approved_by_person: false,
         }
     }
 

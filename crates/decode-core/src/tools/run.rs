@@ -194,8 +194,18 @@ pub async fn run_call(
         }
     };
 
+    // Only an answer to this very call lifts the bash sandbox.
+    let approved_by_person = matches!(
+        outcome.answer,
+        Some(
+            DecisionAnswer::AllowOnce
+                | DecisionAnswer::AllowForSession { .. }
+                | DecisionAnswer::AlwaysAllow { .. }
+        )
+    );
     let ctx = &ToolContext {
         judged_path: judged,
+        approved_by_person,
         ..ctx.clone()
     };
     let mut result = handler.execute(input, ctx).await;

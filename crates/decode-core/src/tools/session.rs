@@ -135,6 +135,8 @@ pub struct SessionState {
     next_subscription: AtomicU64,
     /// Serialises todo updates with their delivery so observers see them in order.
     todo_delivery: Mutex<()>,
+    /// The sandbox's last walk of the project (see [`SessionState::sandbox_scan`]).
+    scan: Arc<tokio::sync::Mutex<Option<Arc<crate::sandbox::Scan>>>>,
 }
 
 impl fmt::Debug for SessionState {
@@ -166,7 +168,40 @@ impl SessionState {
             observers: Mutex::new(Vec::new()),
             next_subscription: AtomicU64::new(1),
             todo_delivery: Mutex::new(()),
+            scan: Arc::new(tokio::sync::Mutex::new(None)),
         }
+    }
+
+    /// The project's protected names as they stand now, for the bash sandbox: the
+    /// walk made after the last command (waiting for it if it is still running),
+    /// or a new one.
+    pub(crate) async fn sandbox_scan(&self) -> Arc<crate::sandbox::Scan> {
+        let mut guard = self.scan.lock().await;
+        if let Some(s) = guard.as_ref() {
+            return s.clone();
+        }
+        let root = self.project_root.clone();
+        let s = Arc::new(
+            tokio::task::spawn_blocking(move || crate::sandbox::scan(&root))
+                .await
+                .unwrap_or_default(),
+        );
+        *guard = Some(s.clone());
+        s
+    }
+
+    /// Walks the project again in the background after a command; the next
+    /// command waits for this walk.
+    pub(crate) async fn rescan_for_sandbox(&self) {
+        let mut guard = self.scan.clone().lock_owned().await;
+        let root = self.project_root.clone();
+        tokio::spawn(async move {
+            // A walk that failed leaves nothing: the next command walks again.
+            *guard = tokio::task::spawn_blocking(move || crate::sandbox::scan(&root))
+                .await
+                .ok()
+                .map(Arc::new);
+        });
     }
 
     /// A session for one call with no conversation before it (`decode tool`): `edit`

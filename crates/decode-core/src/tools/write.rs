@@ -124,5 +124,6 @@ fn write_file(input: &WriteInput, ctx: &ToolContext) -> ToolResult {
         content,
         is_error: false,
         diff,
+        sandboxed: None,
     }
 }

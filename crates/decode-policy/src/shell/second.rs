@@ -193,9 +193,10 @@ impl Reader {
         let mut parser =
             brush_parser::Parser::new(std::io::BufReader::new(src.as_bytes()), &options());
         // Any other panic of the parser is caught the same way, never a crash.
-        let prog = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse_program()))
-            .ok()?
-            .ok()?;
+        let prog =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse_program()))
+                .ok()?
+                .ok()?;
         let cx = Cx { src, base, depth };
         for cl in &prog.complete_commands {
             self.list(cl, &cx)?;

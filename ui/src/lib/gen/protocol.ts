@@ -170,7 +170,12 @@ diff?: string,
 /**
  * Bash: the command as the person edited it before it ran ("edited by you").
  */
-edited_command?: string, } | { "type": "notice", text: string, } | { "type": "turn_end", turn: number, stop_reason?: StopReason, usage?: Usage, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "done", outcome: Outcome, turns: number, };
+edited_command?: string, 
+/**
+ * Bash: whether the command ran in the sandbox (false: the person approved
+ * it, or this machine has no sandbox).
+ */
+sandboxed?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_end", turn: number, stop_reason?: StopReason, usage?: Usage, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "done", outcome: Outcome, turns: number, };
 
 /**
  * A loop event on its way to the window, stamped with the wall-clock time (Unix
@@ -308,6 +313,11 @@ provider: string | null, model: string | null,
  * Why the chat cannot reach a model and how to set one up (several sentences).
  */
 setup_problem: string | null, 
+/**
+ * Why bash commands run without the sandbox on this machine (one sentence);
+ * none when the sandbox is enforced.
+ */
+sandbox_problem: string | null, 
 /**
  * Tokens used by this session so far (every turn's input and output).
  */

