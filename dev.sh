@@ -64,7 +64,7 @@ run_app() {
   setup_system
   setup_ui
   say "building the app"
-  cargo build --bin decode
+  cargo build --bin decode --bin decode-window
   say "starting Decode"
   exec "$(target_dir)/debug/decode" "$@"
 }
@@ -111,7 +111,12 @@ run_tests() {
   say "UI: type check, lint, unit tests"
   (cd ui && npm run check && npm run lint && npm test)
   say "end-to-end smoke through the real window"
-  cargo build --bin decode
+  cargo build --bin decode --bin decode-window
+  say "the command line links no GUI library"
+  if readelf -d "$(target_dir)/debug/decode" | grep NEEDED | grep -Ei 'webkit|gtk|gdk|soup'; then
+    echo "target/debug/decode links a GUI library" >&2
+    exit 1
+  fi
   xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" \
     cargo test -p decode-tests --test e2e -- --nocapture --test-threads=1
   say "the .deb package: build, install, start"

@@ -22,7 +22,7 @@ DEB=$(ls -t "$TARGET"/debug/bundle/deb/*.deb | head -1)
 say "checking $DEB"
 contents=$(dpkg-deb -c "$DEB")
 has() { grep -qE " (\./)?$1\$" <<<"$contents"; }
-for f in usr/bin/decode usr/share/applications/Decode.desktop; do
+for f in usr/bin/decode usr/bin/decode-window usr/share/applications/Decode.desktop; do
   has "$f" || fail "$f is not in the package"
 done
 for size in 16x16 32x32 48x48 64x64 128x128 256x256 512x512; do
@@ -43,7 +43,12 @@ dpkg -i "$DEB"
 cleanup() { dpkg -r decode >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
 [ -x /usr/bin/decode ] || fail "/usr/bin/decode was not installed"
+[ -x /usr/bin/decode-window ] || fail "/usr/bin/decode-window was not installed"
 /usr/bin/decode --version
+# The command line links no GUI library (it starts in milliseconds).
+if readelf -d /usr/bin/decode | grep NEEDED | grep -Ei 'webkit|gtk|gdk|soup'; then
+  fail "/usr/bin/decode links a GUI library"
+fi
 
 say "starting the installed app from its desktop entry, under Xvfb"
 mkdir -p "$work/home" "$work/project" "$TARGET/e2e-artifacts"
@@ -62,10 +67,10 @@ HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$work/home
     done
     sleep 2
     import -window root "$3"
-    [ -n "$win" ] || { cat "$2/app.log" >&2; pkill -x decode; exit 1; }
+    [ -n "$win" ] || { cat "$2/app.log" >&2; pkill -x decode-window; exit 1; }
     pid=$(xdotool getwindowpid "$win" 2>/dev/null || true)
-    [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = /usr/bin/decode ] ||
-      { echo "the window is not the installed binary" >&2; pkill -x decode; exit 1; }
+    [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = /usr/bin/decode-window ] ||
+      { echo "the window is not the installed binary" >&2; pkill -x decode-window; exit 1; }
     kill "$pid"
   ' _ "$work/project" "$work" "$shot" || fail "the installed app showed no window"
 echo "e2e: screenshot $shot"

@@ -31,9 +31,9 @@ use decode_protocol::{
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Emitter, Manager, State, WebviewUrl, WebviewWindowBuilder, WindowEvent};
 
-use crate::cli::ProviderArgs;
 use crate::native::{dialog_for, NativeSurface};
 use crate::tray::{Tray, TrayModel};
+use decode_cli::cli::ProviderArgs;
 
 const MAIN: &str = "main";
 
@@ -226,7 +226,7 @@ pub fn run(start: Start) -> anyhow::Result<()> {
     let close_to_tray = Config::load(&start.dirs.config)
         .map(|(c, _)| c.close_to_tray.unwrap_or(true))
         .unwrap_or(true);
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("decode"));
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("decode-window"));
     let first = start.project.clone();
     let app_state = AppState {
         project: RwLock::new(start.project),
@@ -456,7 +456,7 @@ fn quit(app: &AppHandle) {
         return;
     }
     let app = app.clone();
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("decode"));
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("decode-window"));
     tauri::async_runtime::spawn(async move {
         let spec = crate::native::DialogSpec {
             title: "Quit Decode?".into(),
@@ -510,8 +510,8 @@ fn on_tray_menu(app: &AppHandle, id: &str) {
 /// A second `decode [DIR]` while this one runs: show the window, on DIR.
 fn second_launch(app: &AppHandle, argv: &[String], cwd: &Path) {
     tracing::info!(?argv, "a second launch was forwarded to this window");
-    let dir = match crate::cli::parse(argv) {
-        crate::cli::Parsed::Run(cli) if cli.command.is_none() => cli.open.project_dir,
+    let dir = match decode_cli::cli::parse(argv) {
+        decode_cli::cli::Parsed::Run(cli) if cli.command.is_none() => cli.open.project_dir,
         _ => None,
     };
     show_window(app);
@@ -527,7 +527,7 @@ fn second_launch(app: &AppHandle, argv: &[String], cwd: &Path) {
                 .into_owned(),
             buttons: vec!["OK".into()],
         };
-        let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("decode"));
+        let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("decode-window"));
         tauri::async_runtime::spawn(async move {
             let _ = crate::native::ask(&exe, &spec).await;
         });

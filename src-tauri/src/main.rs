@@ -1,21 +1,18 @@
-//! The `decode` binary: the window (default) and the command-line subcommands.
-//!
-//! Subcommands never open a window and need no display. Usage errors print one line to
-//! stderr and exit 2.
+//! The window binary, `decode-window`: what `decode` (the command-line binary,
+//! crates/decode-cli) becomes when it is given no subcommand. It takes the same
+//! arguments; its subcommands run as `decode`'s do, and `native-dialog` is its own
+//! (the approval dialogs run in a child process of the window).
 
-mod cli;
-mod commands;
 mod gui;
-mod logging;
 mod native;
-mod output;
 mod stream;
 mod tray;
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use cli::{Command, OpenArgs, Parsed};
+use decode_cli::cli::{self, Command, OpenArgs, Parsed};
+use decode_cli::{commands, logging, output};
 use decode_core::channel::DecisionChannel;
 use decode_core::chat::ChatSession;
 use decode_core::dirs::Dirs;
@@ -41,15 +38,8 @@ fn main() -> ExitCode {
 
     match cli.command {
         None => open_window(cli.open, &dirs),
-        Some(Command::Check(args)) => commands::check::run(args, &dirs),
-        Some(Command::Trust(args)) => commands::trust::run(args, &dirs),
-        Some(Command::Agents(args)) => commands::agents::run(args),
-        Some(Command::Tool(args)) => commands::tool::run(args, &dirs),
-        Some(Command::Run(args)) => commands::run::run(*args, &dirs),
-        Some(Command::Key(args)) => commands::key::run(args),
-        Some(Command::Sessions(args)) => commands::run::sessions(args, &dirs),
-        Some(Command::Doctor(args)) => commands::doctor::run(args, &dirs),
         Some(Command::NativeDialog) => native::run_child(),
+        Some(command) => decode_cli::run(command, &dirs),
     }
 }
 

@@ -197,7 +197,7 @@ pub fn run_child() -> std::process::ExitCode {
         rfd::MessageDialogResult::Cancel => None,
     };
     if let Some(i) = pressed {
-        crate::output::out(&i.to_string());
+        decode_cli::output::out(&i.to_string());
     }
     std::process::ExitCode::SUCCESS
 }

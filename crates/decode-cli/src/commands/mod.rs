@@ -4,6 +4,7 @@
 pub mod agents;
 pub mod check;
 pub mod doctor;
+pub mod hook;
 pub mod key;
 pub mod run;
 pub mod tool;

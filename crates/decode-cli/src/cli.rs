@@ -11,7 +11,12 @@ use clap::{Args, Parser, Subcommand};
 
 /// Decode: a desktop coding agent whose every tool call passes a permission gate.
 #[derive(Debug, Parser)]
-#[command(name = "decode", version, about, long_about = None)]
+#[command(
+    name = "decode",
+    version,
+    about = "Decode: a desktop coding agent with a permission gate you can trust.",
+    long_about = None
+)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
@@ -72,6 +77,9 @@ pub enum Command {
     Key(KeyArgs),
     /// List the saved sessions (for `decode run --resume`).
     Sessions(SessionsArgs),
+    /// Judge one pre-tool-use event of another agent (Claude Code, Gemini CLI) read on
+    /// stdin, and print that agent's decision JSON.
+    Hook(HookArgs),
     /// Print what this machine can enforce (the bash sandbox) and what a project's
     /// sandbox keeps read-only. Exits 1 when commands would run unsandboxed.
     Doctor(DoctorArgs),
@@ -176,6 +184,11 @@ pub struct CheckArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Print one line: the verdict, the rule, cap or stage that decided, and the reason
+    /// (for a hook's reason string).
+    #[arg(long, conflicts_with = "json")]
+    pub explain: bool,
+
     /// Read JSON lines {"tool","subject","mode"?,"agent"?} from stdin; write one verdict a line.
     #[arg(long, conflicts_with_all = ["tool", "subject"])]
     pub batch: bool,
@@ -208,6 +221,30 @@ pub struct ToolArgs {
     /// The tool's input as a JSON object, e.g. '{"path":"README.md"}'.
     #[arg(allow_hyphen_values = true, value_name = "JSON-INPUT")]
     pub input: String,
+}
+
+/// The agents whose pre-tool-use hook `decode hook` answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HookAgent {
+    /// Claude Code's `PreToolUse` hook.
+    ClaudeCode,
+    /// Gemini CLI's `BeforeTool` hook.
+    GeminiCli,
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// Whose event is on stdin: claude-code or gemini-cli.
+    #[arg(value_enum, value_name = "AGENT")]
+    pub from: HookAgent,
+
+    /// The project folder (default: the nearest folder at or above the event's working
+    /// folder that holds `.decode/` or `.git`, else that folder).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
 }
 
 #[derive(Debug, Args)]

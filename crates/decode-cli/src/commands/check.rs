@@ -35,7 +35,9 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
         );
     };
     let decision = state.decide(&Call::new(tool, subject));
-    if args.json {
+    if args.explain {
+        output::out(&explain(&decision));
+    } else if args.json {
         match serde_json::to_string(&decision) {
             Ok(json) => output::json(&json),
             Err(e) => {
@@ -47,6 +49,28 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
         output::out(&human(&decision, tool, subject, &state));
     }
     ExitCode::SUCCESS
+}
+
+/// One line: the verdict, what decided it (a rule, a cap, a mode, a stage) and the
+/// reason: `ask · cap: external effects · git push has external effects: asks every time`.
+pub fn explain(decision: &Decision) -> String {
+    let decisive =
+        decision.trace.iter().rev().find(|t| {
+            !(t.stage == "caps" && t.result.starts_with("no cap")) && t.stage != "result"
+        });
+    let by = match decisive.map(|t| (t.stage.as_str(), t.result.as_str())) {
+        Some(("caps", r)) => format!("cap: {}", r.split(':').next().unwrap_or(r)),
+        Some(("not_offered", _)) => "not offered".into(),
+        Some(("deny_rules", _)) => "deny rule".into(),
+        Some(("ask_rules", _)) => "ask rule".into(),
+        Some(("allow_rules", _)) => "allow rule".into(),
+        Some(("plan", _)) => "plan mode".into(),
+        Some(("control", _)) => "control tool".into(),
+        Some((stage, _)) => stage.replace('_', " "),
+        None => "gate".into(),
+    };
+    let line = format!("{} · {by} · {}", decision.verdict.name(), decision.reason);
+    line.lines().collect::<Vec<_>>().join(" ")
 }
 
 /// The readable form: verdict and reason first, then the trace and the fragments.

@@ -25,7 +25,7 @@ pub fn init(state_dir: &Path, quiet: bool) -> LogGuard {
         // Subcommands print their own diagnostics; the log file still gets everything.
         "error"
     } else {
-        "warn,decode=info,decode_app=info,decode_core=info,decode_policy=info"
+        "warn,decode=info,decode_app=info,decode_cli=info,decode_core=info,decode_policy=info"
     };
     let stderr_filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
