@@ -786,6 +786,9 @@ fn r16_empty_backticks_and_glued_process_substitutions_hide_nothing() {
             // brush-parser panicked on a redirection number that overflows.
             ("auto", "bash", "echo 33333333333333333333>&1", "ask:opaque"),
             ("auto", "bash", "echo 3>&1", "allow"),
+            // `$$` and `$-` that tree-sitter leaves as plain text are expansions.
+            ("auto", "bash", "a$$ x", "ask:opaque"),
+            ("auto", "bash", "echo $$ a$-b", "allow"),
             // Guards: the usual spellings.
             ("auto", "bash", "echo $\"hello\" a$\"b\"c", "allow"),
             ("default", "bash", "diff <(ls a) <(ls b)", "allow"),

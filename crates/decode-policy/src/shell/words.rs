@@ -424,6 +424,12 @@ fn collect_segs(
                 });
             }
         }
+        // `$$` (and the like) as an anonymous token: an expansion.
+        "$" if !node.is_named() && text.len() > 1 => out.push(Seg::Dyn {
+            text: text.to_string(),
+            kind: "expansion",
+            quoted: in_dq,
+        }),
         _ => {
             if in_dq {
                 out.push(Seg::Lit(text.to_string()));
@@ -457,8 +463,27 @@ fn push_dynamic(out: &mut String, kind: &str, text: &str) {
 /// Backslash escapes of unquoted text: `\x` is the literal `x`, `\<newline>` vanishes.
 fn unescape_unquoted(text: &str, out: &mut Vec<Seg>) {
     let mut live = String::new();
-    let mut chars = text.chars();
+    let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
+        // An expansion tree-sitter left as plain text (`a$$`, `$-`): bash expands
+        // it, so it is dynamic.
+        if c == '$' {
+            if let Some(&n) = chars.peek() {
+                if n.is_ascii_alphanumeric() || "_$!-?#@*{(".contains(n) {
+                    if !live.is_empty() {
+                        out.push(Seg::Live(std::mem::take(&mut live)));
+                    }
+                    let mut t = String::from("$");
+                    t.extend(chars.by_ref());
+                    out.push(Seg::Dyn {
+                        text: t,
+                        kind: "expansion",
+                        quoted: false,
+                    });
+                    return;
+                }
+            }
+        }
         if c == '\\' {
             match chars.next() {
                 Some('\n') | None => {}
