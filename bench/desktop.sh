@@ -16,8 +16,10 @@ RUNS=${RUNS:-5}
 IDLE=${IDLE:-5}
 
 (cd ui && npm run build >/dev/null)
-cargo build --release --bin decode
+cargo build --release --bin decode --bin decode-window
 DECODE="$CARGO_TARGET_DIR/release/decode"
+# DECODE_BEFORE=path: an older build, whose cold start is measured beside this one.
+BEFORE=${DECODE_BEFORE:-}
 
 # A bare Tauri app: one window on a one-line page, nothing else.
 BARE_DIR=$(mktemp -d)
@@ -76,7 +78,7 @@ for i in range(1000):
 open(f"{work}/home/.local/share/decode/sessions/{sid}.jsonl", "w").write("\n".join(lines) + "\n")
 EOF
 
-export WORK DECODE BARE RUNS IDLE
+export WORK DECODE BARE RUNS IDLE BEFORE
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" python3 - <<'EOF'
 import os, re, statistics, subprocess, time
 
@@ -137,8 +139,13 @@ def stop(p):
         p.kill()
         p.wait()
 
-res = {k: [] for k in ["bare_shown", "bare_pss", "shown", "interactive", "pss", "long_interactive", "long_pss"]}
+res = {k: [] for k in ["bare_shown", "bare_pss", "shown", "interactive", "pss", "long_interactive", "long_pss",
+                       "before_shown", "before_interactive"]}
+before = os.environ.get("BEFORE")
 for i in range(runs):
+    if before:
+        p, shown, inter = start([before, f"{work}/project"], "^Decode — ", f"{work}/before.log")
+        res["before_shown"].append(shown); res["before_interactive"].append(inter); stop(p)
     p, shown, _ = start([os.environ["BARE"]], "^Bare Tauri$", f"{work}/bare.log", waits_ready=False)
     time.sleep(idle)
     res["bare_shown"].append(shown); res["bare_pss"].append(pss_mb(p.pid)); stop(p)
@@ -168,6 +175,8 @@ if failed:
 print("---")
 print(f"cold start to a visible window: decode {m['shown']:.2f} s, bare Tauri {m['bare_shown']:.2f} s")
 print(f"cold start to an interactive window (first status served): decode {m['interactive']:.2f} s")
+if before:
+    print(f"  the older build ({before}): visible {m['before_shown']:.2f} s, interactive {m['before_interactive']:.2f} s")
 print(f"idle memory (PSS, app + WebKit processes): decode {m['pss']:.0f} MB, bare Tauri {m['bare_pss']:.0f} MB, "
       f"ratio {m['pss'] / m['bare_pss']:.2f}")
 print(f"after a 2,000-message session: {m['long_pss']:.0f} MB, {m['long_pss'] / m['pss']:.2f}x idle")

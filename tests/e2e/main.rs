@@ -317,6 +317,22 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     app.wait_text("session-rule", "bash(echo session-e2e)", SHORT)
         .await?;
     ensure!(!settings(project.path()).contains("session-e2e"));
+    // The call the person answered ran outside the sandbox; the one the session rule
+    // covered (nobody answered it) ran inside. Every card of this flow says which.
+    let sandbox = app.texts("tool-sandbox").await?;
+    let last_two: Vec<&str> = sandbox
+        .iter()
+        .rev()
+        .take(2)
+        .rev()
+        .map(String::as_str)
+        .collect();
+    ensure!(
+        last_two.len() == 2
+            && last_two[0].ends_with("ran without the sandbox")
+            && last_two[1].contains("ran sandboxed"),
+        "{sandbox:?}"
+    );
     app.shot("05-session-rule").await?;
 
     // Deny with feedback: the feedback reaches the model.

@@ -141,16 +141,31 @@ fn probe() -> Support {
     }
 }
 
-/// The options every sandbox starts with: the whole system as it is, no
-/// capabilities, and the sandbox ends with Decode.
-fn base_args() -> [&'static str; 6] {
-    [
+/// The options every sandbox starts with: the whole system as it is, in a user and
+/// a process namespace of its own (nothing started inside outlives the command, and
+/// nothing outside it can be reached through `/proc`), with no capabilities, and
+/// with the kernel's own switches (`/proc/sys`, `/sys`) read-only.
+fn base_args() -> Vec<&'static str> {
+    vec![
         "--die-with-parent",
+        "--unshare-user",
+        "--unshare-pid",
         "--cap-drop",
         "ALL",
         "--dev-bind",
         "/",
         "/",
+        "--proc",
+        "/proc",
+        "--ro-bind",
+        "/proc/sys",
+        "/proc/sys",
+        "--ro-bind-try",
+        "/proc/sysrq-trigger",
+        "/proc/sysrq-trigger",
+        "--ro-bind",
+        "/sys",
+        "/sys",
     ]
 }
 
@@ -158,8 +173,10 @@ fn base_args() -> [&'static str; 6] {
 /// they stand.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Scan {
-    /// `.git` folders (not the files git worktrees and submodules use).
+    /// `.git` folders.
     pub git_dirs: Vec<PathBuf>,
+    /// `.git` files (a worktree's or a submodule's pointer to its git folder).
+    pub git_files: Vec<PathBuf>,
     /// `.envrc` files and `.vscode` / `.idea` folders.
     pub others: Vec<PathBuf>,
     /// Entries read.
@@ -193,6 +210,8 @@ pub fn scan(root: &Path) -> Scan {
                 if name == ".git" {
                     if ft.is_dir() {
                         out.git_dirs.push(path);
+                    } else {
+                        out.git_files.push(path);
                     }
                 } else if !(name == ".envrc" && ft.is_dir()) {
                     out.others.push(path);
@@ -205,6 +224,7 @@ pub fn scan(root: &Path) -> Scan {
         }
     }
     out.git_dirs.sort();
+    out.git_files.sort();
     out.others.sort();
     out
 }
@@ -215,6 +235,14 @@ pub fn scan(root: &Path) -> Scan {
 pub struct Plan {
     /// Path → read-only (`true`) or pinned (`false`).
     binds: BTreeMap<PathBuf, bool>,
+    /// Protected paths that do not exist when the command starts: what the command
+    /// creates there is taken away when it ends ([`Plan::undo`]).
+    absent: Vec<PathBuf>,
+    /// Protected paths that are symbolic links, with their targets: a link the
+    /// command replaces is put back.
+    links: Vec<(PathBuf, PathBuf)>,
+    /// Git folders already planned.
+    git_seen: Vec<PathBuf>,
 }
 
 impl Plan {
@@ -224,7 +252,8 @@ impl Plan {
         let mut git_dirs: Vec<PathBuf> = scan.git_dirs.clone();
         for p in gate.protected_paths() {
             let name = p.path.file_name().unwrap_or_default();
-            if name == ".git" {
+            if name == ".git" || p.label == "git internals" {
+                // A git folder: what git runs code from, not its objects and refs.
                 git_dirs.push(p.path);
             } else if p.dir && p.label.starts_with("Decode's own") {
                 // Decode's own folders: made now if missing (they are Decode's),
@@ -243,6 +272,10 @@ impl Plan {
                 // Claude Code's own folder: only its agents are protected, and
                 // the folder cannot be renamed.
                 plan.pin(&p.path);
+                let agents = p.path.join("agents");
+                if !p.path.exists() && !plan.absent.contains(&agents) {
+                    plan.absent.push(agents);
+                }
             } else {
                 plan.read_only(&p.path);
             }
@@ -250,25 +283,130 @@ impl Plan {
         if let Some(g) = gate.git_dir() {
             git_dirs.push(g.to_path_buf());
         }
+        for f in &scan.git_files {
+            // The pointer itself is protected, and the git folder it names.
+            plan.read_only(f);
+            if let Some(g) = read_git_pointer(f, "gitdir:") {
+                git_dirs.push(g);
+            }
+        }
         for g in git_dirs {
-            plan.git_dir(&g);
+            plan.git_dir(&g, 0);
         }
         for p in &scan.others {
             plan.read_only(p);
         }
-        plan.pin(gate.project_root());
+        // What a command must not create at the project root.
+        let root = gate.project_root();
+        for name in [".envrc", ".vscode", ".idea"] {
+            plan.read_only(&root.join(name));
+        }
+        plan.pin(root);
         plan
     }
 
-    /// `hooks` and `config` of a git folder, and of the repositories of its
-    /// submodules (`modules/**`).
-    fn git_dir(&mut self, g: &Path) {
-        if !g.is_dir() {
+    /// Takes away what the command created at a protected path that did not exist
+    /// when it started, and puts back a protected link it replaced. What is taken
+    /// away is moved to `quarantine` (Decode's data folder), or removed when it
+    /// cannot be moved. Returns one line per path, for the tool result.
+    pub fn undo(&self, quarantine: &Path) -> Vec<String> {
+        let mut notes = Vec::new();
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        let mut n = 0usize;
+        let mut take = |p: &Path| -> String {
+            n += 1;
+            let flat: String = p
+                .to_string_lossy()
+                .trim_start_matches('/')
+                .replace('/', "%");
+            let dest = quarantine.join(format!("{stamp}-{n}-{flat}"));
+            let moved = std::fs::create_dir_all(quarantine)
+                .and_then(|()| std::fs::rename(p, &dest))
+                .is_ok();
+            if moved {
+                format!("moved to {}", dest.display())
+            } else {
+                let gone = match std::fs::symlink_metadata(p) {
+                    Ok(m) if m.is_dir() => std::fs::remove_dir_all(p),
+                    Ok(_) => std::fs::remove_file(p),
+                    Err(e) => Err(e),
+                };
+                match gone {
+                    Ok(()) => "removed".to_string(),
+                    Err(e) => {
+                        tracing::error!(path = %p.display(), error = %e, "could not take away what a sandboxed command created");
+                        format!("COULD NOT be removed ({e})")
+                    }
+                }
+            }
+        };
+        for p in &self.absent {
+            if std::fs::symlink_metadata(p).is_ok() {
+                let how = take(p);
+                tracing::warn!(path = %p.display(), "a sandboxed command created a protected path: {how}");
+                notes.push(format!(
+                    "{} is protected by Decode and did not exist before: what the command created there was {how}",
+                    p.display()
+                ));
+            }
+        }
+        for (link, target) in &self.links {
+            if std::fs::read_link(link).ok().as_ref() == Some(target) {
+                continue;
+            }
+            let how = if std::fs::symlink_metadata(link).is_ok() {
+                take(link)
+            } else {
+                "gone".to_string()
+            };
+            let back = std::os::unix::fs::symlink(target, link);
+            tracing::warn!(path = %link.display(), "a sandboxed command replaced a protected link: {how}");
+            notes.push(match back {
+                Ok(()) => format!(
+                    "{} is a link Decode protects: the command replaced it (what it put there was {how}) and the link to {} is back",
+                    link.display(),
+                    target.display()
+                ),
+                Err(e) => format!(
+                    "{} is a link Decode protects: the command replaced it and Decode could not put it back ({e})",
+                    link.display()
+                ),
+            });
+        }
+        notes
+    }
+
+    /// What git runs code from in a git folder: `hooks`, `config`, `config.worktree`
+    /// and the pointers that send git elsewhere (`commondir`, a worktree's `gitdir`);
+    /// the same for its worktrees (`worktrees/*`) and its submodules' repositories
+    /// (`modules/**`), and the common folder a `commondir` names.
+    fn git_dir(&mut self, g: &Path, depth: usize) {
+        let Ok(real) = std::fs::canonicalize(g) else {
+            return;
+        };
+        if !real.is_dir() || depth > 8 || self.git_seen.contains(&real) {
             return;
         }
+        self.git_seen.push(real.clone());
+        let g = real.as_path();
         self.pin(g);
-        self.read_only(&g.join("hooks"));
-        self.read_only(&g.join("config"));
+        for name in ["hooks", "config", "config.worktree", "commondir", "gitdir"] {
+            self.read_only(&g.join(name));
+        }
+        if let Some(common) = read_git_pointer(&g.join("commondir"), "") {
+            self.git_dir(&common, depth + 1);
+        }
+        if let Ok(rd) = std::fs::read_dir(g.join("worktrees")) {
+            for e in rd.flatten().take(1_000) {
+                let w = e.path();
+                for name in ["config.worktree", "commondir", "gitdir"] {
+                    self.read_only(&w.join(name));
+                }
+            }
+        }
         let mut stack = vec![g.join("modules")];
         let mut seen = 0usize;
         while let Some(d) = stack.pop() {
@@ -286,8 +424,9 @@ impl Plan {
                 let p = e.path();
                 if p.join("HEAD").is_file() {
                     self.pin(&p);
-                    self.read_only(&p.join("hooks"));
-                    self.read_only(&p.join("config"));
+                    for name in ["hooks", "config", "config.worktree", "commondir"] {
+                        self.read_only(&p.join(name));
+                    }
                 }
                 if e.file_name() != "objects" && e.file_name() != "refs" {
                     stack.push(p);
@@ -296,8 +435,27 @@ impl Plan {
         }
     }
 
-    /// Binds `p` read-only if it exists (as resolved), and pins its folders.
+    /// Binds `p` read-only if it exists (as resolved), and pins its folders. A `p`
+    /// that does not exist is watched (what the command creates there is taken away);
+    /// a `p` that is a link is watched too (the link itself cannot be bound).
     fn read_only(&mut self, p: &Path) {
+        match std::fs::symlink_metadata(p) {
+            Err(_) => {
+                // Only where its folder exists: a missing folder is watched itself.
+                if p.parent().is_some_and(Path::is_dir) && !self.absent.iter().any(|a| a == p) {
+                    self.absent.push(p.to_path_buf());
+                }
+                return;
+            }
+            Ok(m) if m.file_type().is_symlink() => {
+                if let Ok(t) = std::fs::read_link(p) {
+                    if !self.links.iter().any(|(l, _)| l == p) {
+                        self.links.push((p.to_path_buf(), t));
+                    }
+                }
+            }
+            Ok(_) => {}
+        }
         let Ok(real) = std::fs::canonicalize(p) else {
             return;
         };
@@ -373,7 +531,7 @@ impl Plan {
 
     /// The bubblewrap arguments before `--`, for a command starting in `cwd`.
     pub fn args(&self, cwd: &Path) -> Vec<OsString> {
-        let mut a: Vec<OsString> = base_args().iter().map(OsString::from).collect();
+        let mut a: Vec<OsString> = base_args().into_iter().map(OsString::from).collect();
         for (p, ro) in self.ordered() {
             a.push(if ro { "--ro-bind-try" } else { "--bind-try" }.into());
             a.push(p.as_os_str().to_owned());
@@ -383,6 +541,29 @@ impl Plan {
         a.push(cwd.as_os_str().to_owned());
         a
     }
+}
+
+/// The folder a git pointer file names: `gitdir: PATH` in a `.git` file (`prefix`
+/// `"gitdir:"`), or a bare path in `commondir` (`prefix` `""`); relative to the
+/// file's folder. At most 4 KiB is read, and only from a regular file.
+fn read_git_pointer(file: &Path, prefix: &str) -> Option<PathBuf> {
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(file).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    std::fs::File::open(file)
+        .ok()?
+        .take(4096)
+        .read_to_string(&mut text)
+        .ok()?;
+    let line = text.lines().next()?.trim();
+    let path = line.strip_prefix(prefix)?.trim();
+    if path.is_empty() {
+        return None;
+    }
+    Some(file.parent()?.join(path))
 }
 
 /// Whether an entry of `dir` can be renamed by this user.
@@ -447,6 +628,7 @@ mod tests {
                 .iter()
                 .map(|(p, ro)| (PathBuf::from(p), *ro))
                 .collect(),
+            ..Plan::default()
         }
     }
 
@@ -466,9 +648,9 @@ mod tests {
             .into_iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        let binds: Vec<&str> = args
+        let base = base_args().len();
+        let binds: Vec<&str> = args[base..args.len() - 2]
             .chunks(3)
-            .filter(|c| c[0].ends_with("-try"))
             .map(|c| c[1].as_str())
             .collect();
         assert_eq!(
@@ -482,11 +664,9 @@ mod tests {
                 "/w/p/a/b/.git/hooks"
             ]
         );
-        assert!(args.starts_with(&[
-            "--die-with-parent".into(),
-            "--cap-drop".into(),
-            "ALL".into()
-        ]));
+        for flag in ["--die-with-parent", "--unshare-user", "--unshare-pid"] {
+            assert!(args[..base].iter().any(|a| a == flag), "{flag}");
+        }
         assert_eq!(&args[args.len() - 2..], ["--chdir", "/w/p"]);
         assert_eq!(plan.read_only_paths().len(), 2);
     }

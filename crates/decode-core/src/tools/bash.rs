@@ -1,8 +1,11 @@
 //! `bash`: runs a command with `bash -c` in the session's working folder.
 //!
-//! - The command runs in its own process group; a timeout, a cancellation or the end
-//!   of the command kills the whole group, so no child (not even `sleep 100 &`)
-//!   outlives the call. Daemons must detach themselves (`setsid`).
+//! - The command runs in the sandbox (crate::sandbox, docs/sandbox.md) unless the
+//!   person approved this very call: its own process namespace, so nothing it starts
+//!   outlives the call, detached or not. Outside the sandbox it runs in its own process
+//!   group; a timeout, a cancellation or the end of the command kills the whole group,
+//!   so no child (not even `sleep 100 &`) outlives the call; there a daemon must
+//!   detach itself (`setsid`).
 //! - The working folder persists across calls: an `EXIT` trap writes the shell's
 //!   final `pwd -P` to a temp file, so a `cd` is known without parsing the command. A
 //!   folder outside the project (and `additionalDirectories`) is not kept: the next
@@ -416,8 +419,9 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         tail.push(&rest);
     }
 
-    // Where the shell ended up.
-    if let Ok(text) = std::fs::read_to_string(pwd_file.path()) {
+    // Where the shell ended up (the command could have swapped the file for a link,
+    // a FIFO or a huge file: only a small regular file is read).
+    if let Some(text) = read_pwd_file(pwd_file.path()) {
         let new = PathBuf::from(text.trim_end_matches('\n'));
         if new.is_absolute() && new.is_dir() && new != cwd {
             if allowed_dirs(ctx).iter().any(|d| within(&new, d)) {
@@ -471,6 +475,12 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         text.push_str(&note);
     }
     if let Some((_, plan)) = &sandbox {
+        let quarantine = crate::dirs::Dirs::from_env()
+            .map(|d| d.data.join("quarantine"))
+            .unwrap_or_else(|_| std::env::temp_dir().join("decode-quarantine"));
+        for note in plan.undo(&quarantine) {
+            text.push_str(&format!("\n[{note}]"));
+        }
         if let Some(p) = crate::sandbox::refused_protected_write(&text, plan) {
             text.push_str(&format!(
                 "\n[{} is protected by Decode: commands run in a sandbox that keeps it \
@@ -491,6 +501,24 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         diff: None,
         sandboxed: Some(sandbox.is_some()),
     }
+}
+
+/// The shell's last working folder from the `EXIT` trap's file: at most 8 KiB of a
+/// regular file, opened without following a link and without blocking.
+fn read_pwd_file(path: &std::path::Path) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK).bits())
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(8192).read_to_string(&mut text).ok()?;
+    Some(text)
 }
 
 fn fmt_secs(d: Duration) -> String {

@@ -157,24 +157,40 @@ pub(crate) enum Found {
 /// `path`'s folder resolves to, inside `scope` (the resolved search root);
 /// that place is what the read rules judge, and with `open` the file is
 /// opened there without following a link and checked to be the same inode.
+/// The last folder [`found_in_place`] opened (one per walker thread).
+#[derive(Default)]
+pub(crate) struct PlaceCache {
+    last: Option<(PathBuf, PathBuf, beneath::Dir)>,
+}
+
 pub(crate) fn found_in_place(
     gate: &decode_policy::Gate,
     scope: &Path,
     path: &Path,
     ino: Option<u64>,
     open: bool,
+    cache: &mut PlaceCache,
 ) -> Found {
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return Found::Moved;
     };
-    let real_parent = resolve_links(parent);
+    // The folder is resolved and opened once for all the files the walker lists in
+    // it: the open folder stays the one checked, whatever is renamed meanwhile.
+    if cache.last.as_ref().is_none_or(|(p, _, _)| p != parent) {
+        let real_parent = resolve_links(parent);
+        let Ok(dir) = beneath::open_dir(&real_parent, false) else {
+            cache.last = None;
+            return Found::Moved;
+        };
+        cache.last = Some((parent.to_path_buf(), real_parent, dir));
+    }
+    let Some((_, real_parent, dir)) = cache.last.as_ref() else {
+        return Found::Moved;
+    };
     let place = real_parent.join(name);
     if !place.starts_with(scope) {
         return Found::Moved;
     }
-    let Ok(dir) = beneath::open_dir(&real_parent, false) else {
-        return Found::Moved;
-    };
     let Ok(now) = dir.inode_of(name) else {
         return Found::Moved;
     };

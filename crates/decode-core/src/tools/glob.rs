@@ -11,7 +11,7 @@ use ignore::{WalkBuilder, WalkState};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::files::{found_in_place, io_message, parse_input, Found};
+use super::files::{found_in_place, io_message, parse_input, Found, PlaceCache};
 use super::paths::{display, resolve_links, tool_path};
 use super::{ToolContext, ToolHandler, ToolResult};
 
@@ -148,6 +148,7 @@ fn glob(input: &GlobInput, ctx: &ToolContext) -> ToolResult {
             let scope = scope.clone();
             let asked = &asked;
             let cancel = cancel.clone();
+            let mut place = PlaceCache::default();
             Box::new(move |entry| {
                 if cancel.is_cancelled() {
                     return WalkState::Quit;
@@ -170,7 +171,14 @@ fn glob(input: &GlobInput, ctx: &ToolContext) -> ToolResult {
                 if matcher.is_match(rel) {
                     // Named only if it is still where the walker found it,
                     // in a place the read rules allow.
-                    match found_in_place(&gate, &scope, entry.path(), entry.ino(), false) {
+                    match found_in_place(
+                        &gate,
+                        &scope,
+                        entry.path(),
+                        entry.ino(),
+                        false,
+                        &mut place,
+                    ) {
                         Found::Shown(_) => {}
                         Found::Asked => {
                             asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -16,7 +16,7 @@ use ignore::WalkState;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::files::{found_in_place, io_message, parse_input, truncate_chars, Found};
+use super::files::{found_in_place, io_message, parse_input, truncate_chars, Found, PlaceCache};
 use super::glob::walker;
 use super::paths::{display, resolve_links, tool_path};
 use super::{ToolContext, ToolHandler, ToolResult};
@@ -331,6 +331,7 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
         let gate = gate.clone();
         let scope = scope.clone();
         let mode = plan.mode;
+        let mut place = PlaceCache::default();
         Box::new(move |entry| {
             if cancel.is_cancelled() {
                 return WalkState::Quit;
@@ -360,7 +361,7 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
             } else {
                 entry.ino()
             };
-            let file = match found_in_place(&gate, &scope, entry.path(), ino, true) {
+            let file = match found_in_place(&gate, &scope, entry.path(), ino, true, &mut place) {
                 Found::Shown(Some(f)) => f,
                 Found::Asked => {
                     asked.fetch_add(1, Ordering::Relaxed);
