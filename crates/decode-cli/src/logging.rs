@@ -38,15 +38,30 @@ pub fn init(state_dir: &Path, quiet: bool) -> LogGuard {
 
     let (file_layer, guard, file_error) = match open_log_file(state_dir) {
         Ok(file) => {
-            let (writer, guard) = tracing_appender::non_blocking(file);
             let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-                EnvFilter::new("info,decode_core=debug,decode_policy=info,decode_app=debug")
+                EnvFilter::new(
+                    "info,decode_core=debug,decode_policy=info,decode_app=debug,decode_cli=debug",
+                )
             });
-            let layer = fmt::layer()
-                .with_writer(writer)
-                .with_ansi(false)
-                .with_filter(filter);
-            (Some(layer), Some(guard), None)
+            if quiet {
+                // A short-lived subcommand (a hook runs before every tool call of
+                // another agent) writes its few lines itself: no writer thread, no
+                // queue allocated up front.
+                let layer = fmt::layer()
+                    .with_writer(std::sync::Mutex::new(file))
+                    .with_ansi(false)
+                    .with_filter(filter)
+                    .boxed();
+                (Some(layer), None, None)
+            } else {
+                let (writer, guard) = tracing_appender::non_blocking(file);
+                let layer = fmt::layer()
+                    .with_writer(writer)
+                    .with_ansi(false)
+                    .with_filter(filter)
+                    .boxed();
+                (Some(layer), Some(guard), None)
+            }
         }
         Err(e) => (None, None, Some(e)),
     };

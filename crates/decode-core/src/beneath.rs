@@ -148,6 +148,14 @@ fn split(path: &Path) -> io::Result<(&Path, &OsStr)> {
 impl Dir {
     /// An exclusive lock on the file `name` in this folder (created when
     /// missing, never through a link), held until the guard is dropped.
+    /// A path that names `name` in this very folder (through the open folder's
+    /// descriptor), for the calls that take a path: a folder renamed or replaced by
+    /// a link since it was opened does not redirect it.
+    pub(crate) fn entry_path(&self, name: &OsStr) -> PathBuf {
+        use std::os::fd::AsRawFd;
+        PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd())).join(name)
+    }
+
     pub(crate) fn lock(&self, name: &OsStr) -> io::Result<nix::fcntl::Flock<File>> {
         let fd = openat(
             &self.fd,

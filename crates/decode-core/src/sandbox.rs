@@ -179,6 +179,8 @@ pub struct Scan {
     pub git_files: Vec<PathBuf>,
     /// `.envrc` files and `.vscode` / `.idea` folders.
     pub others: Vec<PathBuf>,
+    /// Links to folders that hold a `.git` folder (a repository elsewhere).
+    pub linked_repos: Vec<PathBuf>,
     /// Entries read.
     pub entries: usize,
     /// The walk stopped at [`MAX_SCAN_ENTRIES`].
@@ -220,12 +222,15 @@ pub fn scan(root: &Path) -> Scan {
             }
             if ft.is_dir() {
                 stack.push(path);
+            } else if ft.is_symlink() && path.join(".git").is_dir() {
+                out.linked_repos.push(path);
             }
         }
     }
     out.git_dirs.sort();
     out.git_files.sort();
     out.others.sort();
+    out.linked_repos.sort();
     out
 }
 
@@ -272,9 +277,10 @@ impl Plan {
                 // Claude Code's own folder: only its agents are protected, and
                 // the folder cannot be renamed.
                 plan.pin(&p.path);
-                let agents = p.path.join("agents");
-                if !p.path.exists() && !plan.absent.contains(&agents) {
-                    plan.absent.push(agents);
+                // Missing: the whole folder is what a command must not make.
+                plan.read_only(&p.path.join("agents"));
+                if std::fs::symlink_metadata(&p.path).is_err() {
+                    plan.watch_absent(&p.path);
                 }
             } else {
                 plan.read_only(&p.path);
@@ -282,6 +288,12 @@ impl Plan {
         }
         if let Some(g) = gate.git_dir() {
             git_dirs.push(g.to_path_buf());
+        }
+        for l in &scan.linked_repos {
+            // A link in the project to a repository elsewhere: the link stays, and
+            // that repository's git folder is protected like the project's own.
+            plan.watch_links_along(l, true);
+            git_dirs.push(l.join(".git"));
         }
         for f in &scan.git_files {
             // The pointer itself is protected, and the git folder it names.
@@ -308,7 +320,10 @@ impl Plan {
     /// Takes away what the command created at a protected path that did not exist
     /// when it started, and puts back a protected link it replaced. What is taken
     /// away is moved to `quarantine` (Decode's data folder), or removed when it
-    /// cannot be moved. Returns one line per path, for the tool result.
+    /// cannot be moved. Every step goes through the path's folder opened without
+    /// following a link (that folder as resolved when the command started): a folder
+    /// the command swapped for a link is never followed, and is said instead. Returns
+    /// one line per path, for the tool result.
     pub fn undo(&self, quarantine: &Path) -> Vec<String> {
         let mut notes = Vec::new();
         let stamp = std::time::SystemTime::now()
@@ -316,65 +331,99 @@ impl Plan {
             .map(|d| d.as_millis())
             .unwrap_or(0);
         let mut n = 0usize;
-        let mut take = |p: &Path| -> String {
+        let mut take = |at: &Path, entry: &Path| -> String {
             n += 1;
-            let flat: String = p
+            let flat: String = at
                 .to_string_lossy()
                 .trim_start_matches('/')
                 .replace('/', "%");
             let dest = quarantine.join(format!("{stamp}-{n}-{flat}"));
             let moved = std::fs::create_dir_all(quarantine)
-                .and_then(|()| std::fs::rename(p, &dest))
+                .and_then(|()| std::fs::rename(entry, &dest))
                 .is_ok();
             if moved {
                 format!("moved to {}", dest.display())
             } else {
-                let gone = match std::fs::symlink_metadata(p) {
-                    Ok(m) if m.is_dir() => std::fs::remove_dir_all(p),
-                    Ok(_) => std::fs::remove_file(p),
+                let gone = match std::fs::symlink_metadata(entry) {
+                    Ok(m) if m.is_dir() => std::fs::remove_dir_all(entry),
+                    Ok(_) => std::fs::remove_file(entry),
                     Err(e) => Err(e),
                 };
                 match gone {
                     Ok(()) => "removed".to_string(),
                     Err(e) => {
-                        tracing::error!(path = %p.display(), error = %e, "could not take away what a sandboxed command created");
+                        tracing::error!(path = %at.display(), error = %e, "could not take away what a sandboxed command created");
                         format!("COULD NOT be removed ({e})")
                     }
                 }
             }
         };
-        for p in &self.absent {
-            if std::fs::symlink_metadata(p).is_ok() {
-                let how = take(p);
-                tracing::warn!(path = %p.display(), "a sandboxed command created a protected path: {how}");
-                notes.push(format!(
-                    "{} is protected by Decode and did not exist before: what the command created there was {how}",
-                    p.display()
-                ));
-            }
-        }
-        for (link, target) in &self.links {
-            if std::fs::read_link(link).ok().as_ref() == Some(target) {
+        // The folder of `at`, opened without following a link, and `at`'s entry in it.
+        let open = |at: &Path| -> Result<(crate::beneath::Dir, PathBuf), String> {
+            let (Some(parent), Some(name)) = (at.parent(), at.file_name()) else {
+                return Err("no folder".into());
+            };
+            let dir = crate::beneath::open_dir(parent, false).map_err(|e| e.to_string())?;
+            let entry = dir.entry_path(name);
+            Ok((dir, entry))
+        };
+        // Links first, outer ones first: what is beneath them is checked through them.
+        let mut links: Vec<&(PathBuf, PathBuf)> = self.links.iter().collect();
+        links.sort_by_key(|(at, _)| at.components().count());
+        for (at, target) in links {
+            let (_dir, entry) = match open(at) {
+                Ok(d) => d,
+                Err(e) => {
+                    notes.push(format!(
+                        "{} is a link Decode protects; the command changed a folder above it ({e}): check it",
+                        at.display()
+                    ));
+                    continue;
+                }
+            };
+            if std::fs::read_link(&entry).ok().as_ref() == Some(target) {
                 continue;
             }
-            let how = if std::fs::symlink_metadata(link).is_ok() {
-                take(link)
+            let how = if std::fs::symlink_metadata(&entry).is_ok() {
+                take(at, &entry)
             } else {
                 "gone".to_string()
             };
-            let back = std::os::unix::fs::symlink(target, link);
-            tracing::warn!(path = %link.display(), "a sandboxed command replaced a protected link: {how}");
+            let back = std::os::unix::fs::symlink(target, &entry);
+            tracing::warn!(path = %at.display(), "a sandboxed command replaced a protected link: {how}");
             notes.push(match back {
                 Ok(()) => format!(
                     "{} is a link Decode protects: the command replaced it (what it put there was {how}) and the link to {} is back",
-                    link.display(),
+                    at.display(),
                     target.display()
                 ),
                 Err(e) => format!(
                     "{} is a link Decode protects: the command replaced it and Decode could not put it back ({e})",
-                    link.display()
+                    at.display()
                 ),
             });
+        }
+        for at in &self.absent {
+            let (_dir, entry) = match open(at) {
+                Ok(d) => d,
+                Err(e) => {
+                    if std::fs::symlink_metadata(at).is_ok() {
+                        notes.push(format!(
+                            "{} is protected by Decode; the command changed a folder above it ({e}): check it",
+                            at.display()
+                        ));
+                    }
+                    continue;
+                }
+            };
+            if std::fs::symlink_metadata(&entry).is_ok() {
+                let how = take(at, &entry);
+                tracing::warn!(path = %at.display(), "a sandboxed command created a protected path: {how}");
+                notes.push(format!(
+                    "{} is protected by Decode and did not exist before: what the command created there was {how}",
+                    at.display()
+                ));
+            }
         }
         notes
     }
@@ -437,22 +486,14 @@ impl Plan {
 
     /// Binds `p` read-only if it exists (as resolved), and pins its folders. A `p`
     /// that does not exist is watched (what the command creates there is taken away);
-    /// a `p` that is a link is watched too (the link itself cannot be bound).
+    /// a `p` that is a link, or has a link among its folders, is watched too (a link
+    /// itself cannot be bound: one the command replaces is put back).
     fn read_only(&mut self, p: &Path) {
+        self.watch_links_along(p, true);
         match std::fs::symlink_metadata(p) {
             Err(_) => {
-                // Only where its folder exists: a missing folder is watched itself.
-                if p.parent().is_some_and(Path::is_dir) && !self.absent.iter().any(|a| a == p) {
-                    self.absent.push(p.to_path_buf());
-                }
+                self.watch_absent(p);
                 return;
-            }
-            Ok(m) if m.file_type().is_symlink() => {
-                if let Ok(t) = std::fs::read_link(p) {
-                    if !self.links.iter().any(|(l, _)| l == p) {
-                        self.links.push((p.to_path_buf(), t));
-                    }
-                }
             }
             Ok(_) => {}
         }
@@ -461,6 +502,49 @@ impl Plan {
         };
         self.pin_parents(&real);
         self.binds.insert(real, true);
+    }
+
+    /// Watches `p`, which does not exist, if its folder does: recorded as that
+    /// folder resolved now, and checked at the end through the folder opened without
+    /// following a link (see [`Plan::undo`]).
+    fn watch_absent(&mut self, p: &Path) {
+        let (Some(parent), Some(name)) = (p.parent(), p.file_name()) else {
+            return;
+        };
+        let Ok(real_parent) = std::fs::canonicalize(parent) else {
+            return;
+        };
+        if !real_parent.is_dir() {
+            return;
+        }
+        let at = real_parent.join(name);
+        if !self.absent.contains(&at) {
+            self.absent.push(at);
+        }
+    }
+
+    /// Watches every link along `p` (with `itself`, `p` too): `/a/b` a link, and
+    /// `/a/b/c/d` is protected, means `/a/b` must still be that link afterwards.
+    fn watch_links_along(&mut self, p: &Path, itself: bool) {
+        let mut cur = if itself { Some(p) } else { p.parent() };
+        while let Some(a) = cur {
+            if a.parent().is_none() {
+                break;
+            }
+            if std::fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_symlink()) {
+                if let (Some(parent), Some(name), Ok(target)) =
+                    (a.parent(), a.file_name(), std::fs::read_link(a))
+                {
+                    if let Ok(real_parent) = std::fs::canonicalize(parent) {
+                        let at = real_parent.join(name);
+                        if !self.links.iter().any(|(l, _)| *l == at) {
+                            self.links.push((at, target));
+                        }
+                    }
+                }
+            }
+            cur = a.parent();
+        }
     }
 
     /// Pins `p` (resolved) and its folders, so none of them can be renamed.

@@ -563,3 +563,80 @@ async fn a_command_that_swaps_the_working_folder_file_cannot_hang_or_flood_decod
         assert_eq!(r.content.trim_end(), p.root.display().to_string(), "{swap}");
     }
 }
+
+#[tokio::test]
+async fn decode_s_own_cleanup_never_follows_a_link_the_command_made() {
+    let p = project();
+    // Something of the person's, elsewhere, in a folder named like a protected one.
+    let victim = p.home.join("elsewhere");
+    std::fs::create_dir_all(victim.join("agents")).unwrap();
+    std::fs::write(victim.join("agents/mine.md"), "mine\n").unwrap();
+    assert!(!p.path(".claude").exists());
+    let ctx = p.ctx(Mode::Auto);
+    let r = bash(&ctx, &format!("ln -s {} .claude", victim.display())).await;
+    assert_eq!(r.sandboxed, Some(true));
+    // The link the command made is taken away; what it pointed at is untouched.
+    assert!(
+        std::fs::symlink_metadata(p.path(".claude")).is_err(),
+        "{}",
+        r.content
+    );
+    assert_eq!(
+        std::fs::read_to_string(victim.join("agents/mine.md")).unwrap(),
+        "mine\n"
+    );
+}
+
+#[tokio::test]
+async fn a_link_above_a_protected_path_is_put_back_too() {
+    let p = project();
+    // ~/.config is a link (dotfiles kept elsewhere), and so is the project's .claude.
+    let real_config = p.home.join("dotfiles/config");
+    std::fs::create_dir_all(real_config.join("decode")).unwrap();
+    std::fs::write(real_config.join("decode/config.json"), "{}\n").unwrap();
+    std::os::unix::fs::symlink(&real_config, p.home.join(".config")).unwrap();
+    let shared = p.home.join("shared-claude");
+    std::fs::create_dir_all(shared.join("agents")).unwrap();
+    std::os::unix::fs::symlink(&shared, p.path(".claude")).unwrap();
+    let ctx = p.ctx(Mode::Auto);
+    let h = p.home.display();
+    for a in [
+        format!(
+            "python3 -c \"import os,shutil; os.rename('{h}/.config', '{h}/old'); os.makedirs('{h}/.config/decode'); open('{h}/.config/decode/config.json','w').write('{{\\\"baseUrl\\\": \\\"http://evil\\\"}}')\""
+        ),
+        "rm .claude && mkdir -p .claude/agents && echo evil > .claude/agents/evil.md".to_string(),
+    ] {
+        let r = bash(&ctx, &a).await;
+        assert_eq!(std::fs::read_link(p.home.join(".config")).ok(), Some(real_config.clone()), "{a}: {}", r.content);
+        assert_eq!(
+            std::fs::read_to_string(p.home.join(".config/decode/config.json")).unwrap(),
+            "{}\n",
+            "{a}"
+        );
+        assert_eq!(std::fs::read_link(p.path(".claude")).ok(), Some(shared.clone()), "{a}: {}", r.content);
+        assert!(!shared.join("agents/evil.md").exists(), "{a}");
+    }
+}
+
+#[tokio::test]
+async fn a_repository_linked_into_the_project_is_protected() {
+    let p = project();
+    let ext = p.home.join("ext/repo");
+    std::fs::create_dir_all(&ext).unwrap();
+    assert!(std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&ext)
+        .status()
+        .unwrap()
+        .success());
+    std::os::unix::fs::symlink(&ext, p.path("lnrepo")).unwrap();
+    let ctx = p.ctx(Mode::Auto);
+    for a in [
+        "echo pwned > lnrepo/.git/hooks/pre-commit",
+        "rm lnrepo && mkdir -p lnrepo && git -C lnrepo init -q && echo pwned > lnrepo/.git/hooks/pre-commit",
+    ] {
+        let r = bash(&ctx, a).await;
+        assert!(!ext.join(".git/hooks/pre-commit").exists(), "{a}");
+        assert_eq!(std::fs::read_link(p.path("lnrepo")).ok(), Some(ext.clone()), "{a}: {}", r.content);
+    }
+}
