@@ -490,12 +490,9 @@ impl Plan {
     /// itself cannot be bound: one the command replaces is put back).
     fn read_only(&mut self, p: &Path) {
         self.watch_links_along(p, true);
-        match std::fs::symlink_metadata(p) {
-            Err(_) => {
-                self.watch_absent(p);
-                return;
-            }
-            Ok(_) => {}
+        if std::fs::symlink_metadata(p).is_err() {
+            self.watch_absent(p);
+            return;
         }
         let Ok(real) = std::fs::canonicalize(p) else {
             return;
