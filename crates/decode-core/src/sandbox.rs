@@ -112,9 +112,7 @@ fn probe() -> Support {
         }
     };
     let f = file.path().to_string_lossy().into_owned();
-    // Commands start it through util-linux's `setsid` (see the bash tool).
-    let out = Command::new("setsid")
-        .arg(&bwrap)
+    let out = Command::new(&bwrap)
         .args(base_args())
         .args(["--ro-bind", &f, &f, "--", "/bin/sh", "-c"])
         .arg("grep -q '^NoNewPrivs:[[:space:]]*1' /proc/self/status || exit 3; (: >\"$0\") 2>/dev/null && exit 4; exit 0")
@@ -136,7 +134,7 @@ fn probe() -> Support {
             Support::Unavailable { why }
         }
         Err(e) => Support::Unavailable {
-            why: format!("`setsid` (util-linux) cannot be started: {e}"),
+            why: format!("{} cannot be started: {e}", bwrap.display()),
         },
     }
 }
@@ -148,6 +146,7 @@ fn probe() -> Support {
 fn base_args() -> Vec<&'static str> {
     vec![
         "--die-with-parent",
+        "--new-session",
         "--unshare-user",
         "--unshare-pid",
         "--cap-drop",
@@ -618,10 +617,66 @@ impl Plan {
             a.push(p.as_os_str().to_owned());
             a.push(p.as_os_str().to_owned());
         }
+        // Servers of the person's that run what they are sent, outside, are out of
+        // reach: an empty folder over their sockets' folder, the null device over a
+        // lone socket (a connection is refused). Last: a pinned folder above would
+        // cover them.
+        let (dirs, sockets) = command_servers();
+        for d in dirs {
+            a.push("--tmpfs".into());
+            a.push(d.into_os_string());
+        }
+        for s in sockets {
+            a.push("--ro-bind".into());
+            a.push("/dev/null".into());
+            a.push(s.into_os_string());
+        }
         a.push("--chdir".into());
         a.push(cwd.as_os_str().to_owned());
         a
     }
+}
+
+/// The sockets through which a command could have a server of the person's run
+/// something outside the sandbox, that exist on this machine: the folders of tmux,
+/// screen and Emacs servers, and the session D-Bus and systemd user manager sockets
+/// (`systemd-run --user`). Docker's socket is not among them: building and running
+/// containers is ordinary work (docs/sandbox.md, "Limits").
+fn command_servers() -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let uid = nix::unistd::geteuid().as_raw();
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(format!("/run/user/{uid}")));
+    let mut dirs = vec![
+        PathBuf::from(format!("/tmp/tmux-{uid}")),
+        PathBuf::from("/run/screen"),
+        PathBuf::from(format!("/tmp/emacs{uid}")),
+        runtime.join("emacs"),
+    ];
+    if let Some(t) = std::env::var_os("TMUX_TMPDIR") {
+        dirs.push(PathBuf::from(t).join(format!("tmux-{uid}")));
+    }
+    let mut sockets = vec![runtime.join("bus"), runtime.join("systemd/private")];
+    if let Ok(addr) = std::env::var("DBUS_SESSION_BUS_ADDRESS") {
+        for part in addr.split(';') {
+            if let Some(path) = part
+                .strip_prefix("unix:")
+                .and_then(|kv| kv.split(',').find_map(|f| f.strip_prefix("path=")))
+            {
+                sockets.push(PathBuf::from(path));
+            }
+        }
+    }
+    let is_dir = |p: &PathBuf| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    let is_socket = |p: &PathBuf| {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
+    };
+    let mut d: Vec<PathBuf> = dirs.into_iter().filter(is_dir).collect();
+    d.dedup();
+    let mut s: Vec<PathBuf> = sockets.into_iter().filter(is_socket).collect();
+    s.dedup();
+    (d, s)
 }
 
 /// The folder a git pointer file names: `gitdir: PATH` in a `.git` file (`prefix`
@@ -730,9 +785,10 @@ mod tests {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let base = base_args().len();
-        let binds: Vec<&str> = args[base..args.len() - 2]
-            .chunks(3)
-            .map(|c| c[1].as_str())
+        let binds: Vec<&str> = args
+            .windows(2)
+            .filter(|w| w[0].ends_with("-try") && !w[1].starts_with("/proc/sys"))
+            .map(|w| w[1].as_str())
             .collect();
         assert_eq!(
             binds,

@@ -640,3 +640,32 @@ async fn a_repository_linked_into_the_project_is_protected() {
         assert_eq!(std::fs::read_link(p.path("lnrepo")).ok(), Some(ext.clone()), "{a}: {}", r.content);
     }
 }
+
+#[tokio::test]
+async fn servers_that_run_what_they_are_sent_are_out_of_reach() {
+    use std::os::unix::fs::DirBuilderExt;
+    let p = project();
+    // A tmux-like server of the person's: a socket in tmux's folder.
+    let uid = nix::unistd::geteuid().as_raw();
+    let dir = std::path::PathBuf::from(format!("/tmp/tmux-{uid}"));
+    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+    let sock = dir.join(format!("decode-test-{}", std::process::id()));
+    let _ = std::fs::remove_file(&sock);
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let connect = format!(
+        "python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{}'); print('CONNECTED')\"",
+        sock.display()
+    );
+    let r = bash(&p.ctx(Mode::Auto), &connect).await;
+    assert!(!r.content.contains("CONNECTED"), "{}", r.content);
+    // Outside the sandbox (an approved call) it connects: the test is real.
+    let ctx = ToolContext {
+        approved_by_person: true,
+        ..p.ctx(Mode::Auto)
+    };
+    let r = bash(&ctx, &connect).await;
+    assert!(r.content.contains("CONNECTED"), "{}", r.content);
+    drop(listener);
+    let _ = std::fs::remove_file(&sock);
+}

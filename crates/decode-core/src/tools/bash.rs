@@ -281,11 +281,15 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     };
     let mut cmd = match &sandbox {
         Some((bwrap, plan)) => {
-            // `setsid` (in place: the child is not a group leader) makes the sandbox
-            // a new session and process group whose id is the child's pid, with no
-            // controlling terminal to push keystrokes into.
-            let mut c = tokio::process::Command::new("setsid");
-            c.arg(bwrap).args(plan.args(&cwd)).arg("--").arg("bash");
+            // bubblewrap leads a process group of its own (killed on timeout and
+            // cancel: its pid namespace goes with it); the command gets a session of
+            // its own (`--new-session`: no controlling terminal to push keystrokes
+            // into).
+            let mut c = tokio::process::Command::new(bwrap);
+            c.process_group(0)
+                .args(plan.args(&cwd))
+                .arg("--")
+                .arg("bash");
             c
         }
         None => {
