@@ -11,7 +11,7 @@
 #                                        # comment), so none is answered twice
 #
 # Build the release binary first:
-#   cargo build --release --bins --features tauri/custom-protocol
+#   cargo build --release --bin decode
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -30,14 +30,15 @@ for f in claude-code/bash gemini-cli/run_shell_command; do
 done
 
 cmds=(-n "check" "$BIN check bash 'git status'"
-      -n "hook claude-code" "$BIN hook claude-code < $WORK/bash.json"
-      -n "hook gemini-cli" "$BIN hook gemini-cli < $WORK/run_shell_command.json")
+      -n "hook claude-code" "sh -c '$BIN hook claude-code < $WORK/bash.json'"
+      -n "hook gemini-cli" "sh -c '$BIN hook gemini-cli < $WORK/run_shell_command.json'"
+      -n "sh alone" "sh -c 'true < $WORK/bash.json'")
 if [ -n "${DECODE_BEFORE:-}" ]; then
     cmds+=(-n "check (before)" "$DECODE_BEFORE check bash 'git status'")
 fi
-# Without -N hyperfine runs each command through sh and subtracts the shell's own
-# start-up (needed for the `<` of the hook events).
-hyperfine --style none --warmup 20 --runs "$RUNS" --export-json "$WORK/t.json" "${cmds[@]}" >/dev/null
+# No shell of hyperfine's own (-N): the hooks read their event through `sh -c … <`,
+# whose own cost ("sh alone") is printed beside them and subtracted.
+hyperfine -N --style none --warmup 20 --runs "$RUNS" --export-json "$WORK/t.json" "${cmds[@]}" >/dev/null
 
 rss() { # median peak RSS (KB) of 21 runs
     for _ in $(seq 21); do /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; done | sort -n | sed -n 11p
@@ -50,9 +51,11 @@ python3 - "$WORK/t.json" "$RSS" "$BEFORE_RSS" <<'PY'
 import json, sys
 res = json.load(open(sys.argv[1]))["results"]
 print()
-print(f"{'whole process':24} {'median ms':>10} {'mean ms':>9} {'min ms':>8}")
+sh = next(r["median"] for r in res if r["command"] == "sh alone")
+print(f"{'whole process':24} {'median ms':>10} {'mean ms':>9} {'min ms':>8} {'minus sh':>9}")
 for r in res:
-    print(f"{r['command']:24} {r['median']*1000:10.2f} {r['mean']*1000:9.2f} {r['min']*1000:8.2f}")
+    minus = f"{(r['median'] - sh)*1000:9.2f}" if r["command"].startswith("hook") else ""
+    print(f"{r['command']:24} {r['median']*1000:10.2f} {r['mean']*1000:9.2f} {r['min']*1000:8.2f} {minus}")
 print()
 print(f"peak RSS of `decode check bash 'git status'`: {int(sys.argv[2]) / 1024:.1f} MB", end="")
 if sys.argv[3]:

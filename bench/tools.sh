@@ -6,8 +6,7 @@
 #   bench/tools.sh                 # uses target/release/decode
 #   DECODE_BIN=path RUNS=20 bench/tools.sh
 #
-# Build the release binary first, with the bundler's flags:
-#   cargo build --release --bins --features tauri/custom-protocol
+# Build the release binary first: cargo build --release --bin decode
 #
 # The tree (≥ 100 MB, ≥ 20,000 files, a .gitignore that hides a big part of it) is
 # generated once under /tmp (BENCH_TREE) — never inside the repository. rg and fd
@@ -24,7 +23,7 @@ WARMUP=${WARMUP:-3}
 
 if [ ! -x "$BIN" ]; then
     echo "bench: no binary at $BIN" >&2
-    echo "bench: build it with: cargo build --release --bins --features tauri/custom-protocol" >&2
+    echo "bench: build it with: cargo build --release --bin decode" >&2
     exit 1
 fi
 
@@ -161,8 +160,7 @@ for label, key in [("grep files   vs rg -l", "grep-files"),
     print(f"{label:30} {d:10.1f} {r:8.1f} {d / r:6.2f} {tool:15.1f} {tool / r:6.2f}")
 print()
 print("ratio = decode median / reference median (goal <= 1.2). 'minus start-up' subtracts the")
-print("binary's fixed start-up: the decode binary links the Tauri/WebKit/GTK stack, and the dynamic")
-print("loader spends most of that time resolving their symbols before main() runs.")
+print("binary's fixed start-up (the process, the settings and the gate).")
 PY
 rm -rf "$OUT"
 

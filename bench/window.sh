@@ -15,7 +15,7 @@ TARGET=${CARGO_TARGET_DIR:-$(pwd)/target}
 (cd ui && npm run build >/dev/null)
 if [ "${1:-}" = "--release" ]; then
   # The bundler's flags, so the release build is the one that ships.
-  cargo build --release --bins --features tauri/custom-protocol
+  cargo build --release --bin decode --bin decode-window
   export DECODE_BIN="$TARGET/release/decode"
 else
   cargo build --bin decode
