@@ -14,11 +14,11 @@ cd "$(dirname "$0")/.."
 TARGET=${CARGO_TARGET_DIR:-$(pwd)/target}
 (cd ui && npm run build >/dev/null)
 if [ "${1:-}" = "--release" ]; then
-  # The bundler's flags, so the release build is the one that ships.
+  # The release build is the one that ships.
   cargo build --release --bin decode --bin decode-window
   export DECODE_BIN="$TARGET/release/decode"
 else
-  cargo build --bin decode
+  cargo build --bin decode --bin decode-window
 fi
 echo "binary: ${DECODE_BIN:-$TARGET/debug/decode}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" \
