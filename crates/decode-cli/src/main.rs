@@ -26,16 +26,44 @@ fn main() -> ExitCode {
         }
         Parsed::UsageError(line) => return output::usage_error(&line),
     };
-    let command = match cli.command {
-        None | Some(Command::NativeDialog) => return window(&args[1..]),
-        Some(c) => c,
-    };
     let dirs = match Dirs::from_env() {
         Ok(d) => d,
         Err(e) => return output::usage_error(&format!("decode: {e}")),
     };
+    let command = match cli.command {
+        None => {
+            // A mistyped mode, agent or folder is a usage error here, before any
+            // window library loads.
+            if let Err(code) = check_window_args(&cli.open, &dirs) {
+                return code;
+            }
+            return window(&args[1..]);
+        }
+        Some(Command::NativeDialog) => return window(&args[1..]),
+        Some(c) => c,
+    };
     let _log = logging::init(&dirs.state, true);
     decode_cli::run(command, &dirs)
+}
+
+/// The window's start-up choices, checked as its subcommands check theirs: one line
+/// on stderr and exit 2 for an unknown mode, agent or folder. (A resumed session
+/// brings its own folder: the window checks that one.)
+fn check_window_args(open: &cli::OpenArgs, dirs: &Dirs) -> Result<(), ExitCode> {
+    if let Some(m) = &open.select.mode {
+        decode_core::state::parse_mode(m)
+            .map_err(|e| output::usage_error(&format!("decode: {e}")))?;
+    }
+    if open.resume.is_some() && open.project_dir.is_none() {
+        return Ok(());
+    }
+    let project = decode_cli::commands::project_dir(open.project_dir.as_deref())
+        .map_err(|l| output::usage_error(&l))?;
+    if let Some(agent) = &open.select.agent {
+        decode_core::state::ActiveState::open(&project, &dirs.home, &dirs.data, Some(agent), None)
+            .map_err(|e| output::usage_error(&format!("decode: {e}")))?;
+    }
+    Ok(())
 }
 
 /// Where the window binary is: beside this one, else on `PATH`.

@@ -225,8 +225,9 @@ async fn ordinary_work_is_unaffected() {
     // Files in the project and build caches in the home folder.
     let r = bash(
         &ctx,
-        "echo x > src/new.rs && mkdir -p ~/.cache/decode-sandbox-test \
-         && echo x > ~/.cache/decode-sandbox-test/f && rm -r ~/.cache/decode-sandbox-test \
+        "echo x > src/new.rs && for c in ~/.cache ~/.npm ~/.cargo; do \
+         mkdir -p $c/decode-sandbox-test && echo x > $c/decode-sandbox-test/f \
+         && rm -r $c/decode-sandbox-test || exit 1; done \
          && mkdir -p .decode-like/x && mv src/new.rs .decode-like/x/ && echo fine",
     )
     .await;
