@@ -1,4 +1,4 @@
-//! The one command-line parser of the `decode` binary (SPEC §9–§10).
+//! The one command-line parser of the `decode` binary (docs/window.md; README).
 //!
 //! Every entry point goes through [`parse`]: the window start-up and every subcommand.
 //! Usage errors never print clap's multi-line usage block: they become one line on

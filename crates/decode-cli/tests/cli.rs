@@ -1,4 +1,4 @@
-//! The `decode` binary's command line, run as a user would (SPEC §9–§10): exit codes,
+//! The `decode` binary's command line, run as a user would (docs/window.md; README): exit codes,
 //! one-line usage errors, JSON output, trust and the agents listing. Every run gets an
 //! isolated HOME and XDG folders.
 

@@ -1,4 +1,4 @@
-//! `decode tool` (SPEC §10) run as a user would: one call through the gate, the
+//! `decode tool` (README, "Command line") run as a user would: one call through the gate, the
 //! result printed, exit codes 0 / 1 / 2, `--json`. Every run gets an isolated HOME and
 //! XDG folders and no terminal (stdin is /dev/null), so asks are denied.
 

@@ -1,4 +1,4 @@
-//! The agents catalog (SPEC §7).
+//! The agents catalog (docs/agents.md).
 //!
 //! An agent is a Markdown file with YAML frontmatter; the body is its system prompt.
 //! Sources, later ones overriding earlier ones by `name`:

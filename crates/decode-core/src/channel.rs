@@ -1,4 +1,4 @@
-//! The decision channel (SPEC §9: one decision surface).
+//! The decision channel (docs/window.md: one decision surface).
 //!
 //! Permission asks, `ask_user` questions and plan approvals from every running tool
 //! call go into one FIFO queue. The request at the head is *current*: every surface

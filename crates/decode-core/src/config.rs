@@ -1,5 +1,5 @@
 //! The app's config (`$XDG_CONFIG_HOME/decode/config.json`, else
-//! `~/.config/decode/config.json`) and API keys (SPEC §11).
+//! `~/.config/decode/config.json`) and API keys (README, "Providers, config and keys").
 //!
 //! ```json
 //! {"provider": "openai", "model": "qwen2.5-coder:7b",

@@ -1,4 +1,4 @@
-//! The decision surface (SPEC §6, §8, §9): the one place where a person answers what
+//! The decision surface (docs/permissions.md; docs/agents.md; docs/window.md): the one place where a person answers what
 //! the agent cannot decide alone — a permission ask, an `ask_user` question, a plan
 //! approval. Tools and the agent loop only see the [`DecisionSurface`] trait; the
 //! queue that serves the UI modal, native dialogs and the terminal implements it.

@@ -1,4 +1,4 @@
-//! The project settings file `.decode/settings.json` (SPEC §3, §6).
+//! The project settings file `.decode/settings.json` (docs/permissions.md).
 //!
 //! Whole shape (every key optional, unknown keys kept):
 //!

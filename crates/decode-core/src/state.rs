@@ -1,5 +1,5 @@
 //! The one active state — agent, mode and compiled gate — shared by the gate, the
-//! agent loop, the window, the tray and the command line (SPEC §2, §7, §9).
+//! agent loop, the window, the tray and the command line (docs/permissions.md; docs/agents.md; docs/window.md).
 //!
 //! [`ActiveState`] is `Send + Sync`; every surface holds an `Arc<ActiveState>` and
 //! either reads it ([`ActiveState::snapshot`], [`ActiveState::decide`]) or changes it

@@ -1,4 +1,4 @@
-//! The trust store (SPEC §3): which project folders the person has trusted, kept in
+//! The trust store (docs/permissions.md, "Rules"): which project folders the person has trusted, kept in
 //! `<data dir>/trust.json`, keyed by canonical path:
 //!
 //! ```json

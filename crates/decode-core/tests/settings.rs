@@ -1,4 +1,4 @@
-//! Settings loading and always-allow persistence (SPEC §3, §6).
+//! Settings loading and always-allow persistence (docs/permissions.md).
 
 use std::fs;
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! Decisions per second with 1,000 rules over a mix of simple and compound
-//! shell commands and file calls (ENGINEERING.md "Performance anchors").
+//! shell commands and file calls.
 //!
 //! `cargo bench -p decode-policy --bench decide` prints criterion figures and,
 //! first, a direct measurement: decisions/s and p50/p99 latency per decision.

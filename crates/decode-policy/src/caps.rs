@@ -1,4 +1,4 @@
-//! Command caps (SPEC §5 stage 7) that depend only on a fragment's words:
+//! Command caps (stage 7 in docs/permissions.md, "The stages") that depend only on a fragment's words:
 //! git config writes, container removal,
 //! removal targets. Path-based caps live in `decide`.
 

@@ -1,4 +1,4 @@
-//! The decision (SPEC §5): stages 0–8, first match wins, every stage traced.
+//! The decision (docs/permissions.md, "The stages"): stages 0–8, first match wins, every stage traced.
 
 use std::path::{Path, PathBuf};
 
@@ -572,7 +572,7 @@ impl Gate {
         None
     }
 
-    /// Judges one call in `mode` (SPEC §5), a shell command as run from the
+    /// Judges one call in `mode` (docs/permissions.md, "The stages"), a shell command as run from the
     /// project root.
     pub fn decide(&self, call: &Call, mode: Mode) -> Decision {
         self.decide_in(call, mode, None)

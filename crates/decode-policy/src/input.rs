@@ -117,7 +117,7 @@ impl Call {
         }
     }
 
-    /// Derives the subject from a tool's JSON input (SPEC §1): `path` for
+    /// Derives the subject from a tool's JSON input (docs/permissions.md, "Tools and kinds"): `path` for
     /// read/write/edit (Claude's `file_path` too), `path` or "" for glob/grep,
     /// `url` for web_fetch, `command` for bash, "" for the rest. A missing or
     /// non-string field gives "".

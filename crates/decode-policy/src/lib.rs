@@ -1,4 +1,4 @@
-//! Decode's permission gate (SPEC §1–§6).
+//! Decode's permission gate (docs/permissions.md).
 //!
 //! [`Gate::new`] compiles the rules of a project and an agent once;
 //! [`Gate::decide`] judges one tool call in a mode and explains why:

@@ -1,4 +1,4 @@
-//! Permission modes (SPEC §2).
+//! Permission modes (docs/permissions.md, "Modes").
 
 use std::fmt;
 use std::str::FromStr;

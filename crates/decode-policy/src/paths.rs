@@ -1,4 +1,4 @@
-//! Path normalisation (SPEC §1): `~`/`$HOME` expanded, relative paths joined,
+//! Path normalisation (docs/permissions.md, "Tools and kinds"): `~`/`$HOME` expanded, relative paths joined,
 //! `.`/`..` folded, symlinks resolved for the part that exists.
 
 use std::ffi::OsString;

@@ -1,4 +1,4 @@
-//! Rule syntax (SPEC §3): `Tool` or `Tool(pattern)`.
+//! Rule syntax (docs/permissions.md, "Rules"): `Tool` or `Tool(pattern)`.
 
 use std::fmt;
 

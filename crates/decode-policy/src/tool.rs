@@ -1,10 +1,10 @@
-//! Tools and their kinds (SPEC §1).
+//! Tools and their kinds (docs/permissions.md, "Tools and kinds").
 
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// The kind of a tool decides how the mode table (SPEC §2) treats it.
+/// The kind of a tool decides how the mode table (docs/permissions.md, "Modes") treats it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolKind {
@@ -123,7 +123,7 @@ impl Tool {
         }
     }
 
-    /// The tool's kind (SPEC §1).
+    /// The tool's kind (docs/permissions.md, "Tools and kinds").
     pub fn kind(self) -> ToolKind {
         match self {
             Tool::Read | Tool::Glob | Tool::Grep | Tool::WebFetch | Tool::TodoWrite => {

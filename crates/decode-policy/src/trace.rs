@@ -29,7 +29,7 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// Where an allow candidate came from (SPEC §5).
+/// Where an allow candidate came from (docs/permissions.md, "The stages").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Origin {

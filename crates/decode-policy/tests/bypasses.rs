@@ -1,5 +1,5 @@
-//! Every bypass class in ENGINEERING.md "Security", one test each: the
-//! verdict SPEC §4–§5 requires.
+//! Every bypass class of the anchors' known attacks, one test each: the verdict the
+//! gate must give (docs/permissions.md, "Shell commands: fragments" and "The stages").
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Gate invariants (ENGINEERING.md "Testing"), checked with proptest.
+//! Gate invariants, checked with proptest.
 
 mod common;
 

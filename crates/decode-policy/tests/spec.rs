@@ -1,4 +1,4 @@
-//! The gate against SPEC §1–§6, one test per clause, table-driven.
+//! The gate against its contract (docs/permissions.md), one test per clause, table-driven.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! `decode agents` (SPEC §7, §10): list the catalog and validate its files.
+//! `decode agents` (docs/agents.md; README): list the catalog and validate its files.
 
 use std::process::ExitCode;
 

@@ -1,4 +1,4 @@
-//! `decode check` (SPEC §10): the gate's verdict, reason and trace for one call, or a
+//! `decode check` (README, "Command line"): the gate's verdict, reason and trace for one call, or a
 //! stream of calls with `--batch`. Never runs anything.
 
 use std::io::{BufRead, Write};

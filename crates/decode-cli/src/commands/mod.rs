@@ -1,4 +1,4 @@
-//! The window-less subcommands of SPEC §10. Each is a thin adapter: parse, call
+//! The window-less subcommands (README, "Command line"). Each is a thin adapter: parse, call
 //! `decode-core` / `decode-policy`, print.
 
 pub mod agents;

@@ -1,4 +1,4 @@
-//! `decode run` (SPEC §10, §11): the agent headless on one prompt, streaming the
+//! `decode run` (README): the agent headless on one prompt, streaming the
 //! model's text and the tool activity to stdout (`--json`: one loop event a line).
 //! `decode sessions` lists the saved sessions to resume.
 //!

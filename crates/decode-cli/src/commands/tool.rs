@@ -1,4 +1,4 @@
-//! `decode tool` (SPEC §10): one tool call through the gate, exactly as the agent
+//! `decode tool` (README, "Command line"): one tool call through the gate, exactly as the agent
 //! makes it (`decode_core::tools::run_call`). An ask is answered on the terminal when
 //! there is one and denied when there is not. Prints the tool's result (and diff).
 //!

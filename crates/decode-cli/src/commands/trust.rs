@@ -1,4 +1,4 @@
-//! `decode trust DIR` and `decode trust --revoke DIR` (SPEC §3, §10).
+//! `decode trust DIR` and `decode trust --revoke DIR` (docs/permissions.md; README).
 
 use std::process::ExitCode;
 

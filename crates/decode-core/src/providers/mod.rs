@@ -1,4 +1,4 @@
-//! Model providers behind one trait (SPEC §11).
+//! Model providers behind one trait (README, "Providers, config and keys").
 //!
 //! [`ModelClient::stream`] sends one model turn — the system prompt, the conversation
 //! and the tools offered — and returns a [`ModelStream`] of provider-neutral
@@ -79,7 +79,7 @@ impl ProviderKind {
         }
     }
 
-    /// The provider's usual API-key environment variable (SPEC §11).
+    /// The provider's usual API-key environment variable (README, "Providers, config and keys").
     pub fn env_var(self) -> Option<&'static str> {
         match self {
             ProviderKind::Gemini => Some("GEMINI_API_KEY"),

@@ -1,4 +1,4 @@
-//! The control tools (SPEC §8): never gated. `ask_user` asks the person a question,
+//! The control tools (docs/agents.md, "The control tools"): never gated. `ask_user` asks the person a question,
 //! `enter_plan_mode` / `exit_plan_mode` move in and out of plan mode (leaving needs
 //! the person's approval of the plan), `sleep` waits.
 

@@ -1,4 +1,4 @@
-//! The tools the agent calls (SPEC §1, §8). Each implements [`ToolHandler`]; the agent
+//! The tools the agent calls (docs/permissions.md; docs/agents.md). Each implements [`ToolHandler`]; the agent
 //! loop and `decode tool` run every call through the gate first (see [`run_call`]).
 //!
 //! - [`registry`] gives every handler, [`for_agent`] exactly an agent's tools in order;
@@ -180,7 +180,7 @@ pub trait ToolHandler: Send + Sync {
         Ok(())
     }
 
-    /// What the gate judges for this input (SPEC §1's subject column).
+    /// What the gate judges for this input (docs/permissions.md, "Tools and kinds": the subject column).
     fn gate_call(&self, input: &serde_json::Value) -> Call {
         Call::from_input(self.tool(), input)
     }

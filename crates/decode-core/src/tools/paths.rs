@@ -1,4 +1,4 @@
-//! How a tool reads a path argument — exactly as the gate does (SPEC §1): `~`,
+//! How a tool reads a path argument — exactly as the gate does (docs/permissions.md, "Tools and kinds"): `~`,
 //! `$HOME` and `${HOME}` expanded, relative paths joined to the project root, `.` and
 //! `..` folded. Anything else would let a tool touch another file than the one judged.
 

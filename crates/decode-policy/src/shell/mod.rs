@@ -1,4 +1,4 @@
-//! Shell commands judged fragment by fragment (SPEC §4).
+//! Shell commands judged fragment by fragment (docs/permissions.md, "Shell commands: fragments").
 //!
 //! A command is parsed once with tree-sitter-bash (one parser per thread) into
 //! its simple commands, the *fragments*. Each fragment carries the forms the

@@ -1,4 +1,4 @@
-//! Seeing through assignments, wrappers and privilege wrappers (SPEC §4).
+//! Seeing through assignments, wrappers and privilege wrappers (docs/permissions.md, "Shell commands: fragments").
 
 use std::path::Path;
 
