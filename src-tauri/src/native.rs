@@ -4,7 +4,7 @@
 //! A native message box has at most three buttons, so a permission ask offers
 //! Allow once, Always allow (where it is offered) and Deny; a question or a
 //! plan shows its text with "Open Decode" and "Later". Each dialog runs in a
-//! child process (`decode native-dialog`, the same binary) so that it can be
+//! child process (`decode-window native-dialog`, the same binary) so that it can be
 //! closed from outside: when another surface answers first, the child is
 //! killed and its dialog disappears. The decision channel takes the first
 //! answer and refuses the rest, so an answer is never given twice or lost.
@@ -304,7 +304,7 @@ pub async fn ask(exe: &Path, spec: &DialogSpec) -> Result<Option<usize>, NotShow
         .and_then(|out| out.trim().parse().ok()))
 }
 
-/// Runs `decode native-dialog` with `spec` until a button is pressed, the
+/// Runs `decode-window native-dialog` with `spec` until a button is pressed, the
 /// dialog is closed, or `closed` fires (then the child is killed, which
 /// closes its dialog).
 async fn run_spec(
