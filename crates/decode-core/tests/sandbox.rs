@@ -242,7 +242,7 @@ async fn ordinary_work_is_unaffected() {
         let r = exec(
             &ctx,
             Tool::Bash,
-            json!({"command": "cargo new -q --vcs none tiny && cd tiny && cargo build -q --offline && ./target/debug/tiny", "timeout_s": 300}),
+            json!({"command": "cargo new -q --vcs none tiny && cd tiny && CARGO_TARGET_DIR=target cargo run -q --offline", "timeout_s": 300}),
         )
         .await;
         assert!(!r.is_error, "{}", r.content);
