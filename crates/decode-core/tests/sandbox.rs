@@ -670,3 +670,32 @@ async fn servers_that_run_what_they_are_sent_are_out_of_reach() {
     drop(listener);
     let _ = std::fs::remove_file(&sock);
 }
+
+#[tokio::test]
+async fn an_answer_through_the_decision_channel_runs_that_call_outside() {
+    use decode_core::channel::{ChannelEvent, DecisionChannel};
+    let p = project();
+    let channel = std::sync::Arc::new(DecisionChannel::new());
+    // A surface (as the window is) that allows every ask once.
+    let answerer = std::sync::Arc::clone(&channel);
+    let _sub = channel.subscribe(Box::new(move |e| {
+        if let ChannelEvent::Pending { id, .. } = e {
+            let c = std::sync::Arc::clone(&answerer);
+            let id = *id;
+            std::thread::spawn(move || {
+                let _ = c.answer(id, DecisionAnswer::AllowOnce);
+            });
+        }
+    }));
+    let ctx = p.ctx_with(Mode::Default, channel.clone());
+    let write = "python3 -c \"open('.decode/settings.json','a').write(' ')\"";
+    let out = tools::run_call(
+        tools::handler(Tool::Bash).as_ref(),
+        json!({ "command": write }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(out.answer, Some(DecisionAnswer::AllowOnce));
+    assert_eq!(out.result.sandboxed, Some(false), "{:?}", out.result);
+    assert_eq!(p.read(".decode/settings.json"), format!("{SETTINGS} "));
+}
