@@ -61,7 +61,14 @@ fn wrap(cmd: &str, how: u8) -> String {
         14 => format!("A=1 B=2 {cmd}"),
         15 => format!("doas {cmd}"),
         16 => format!("if true; then {cmd}; fi"),
-        17 => format!("echo \"`{cmd}`\""),
+        // Inside backquotes inside double quotes, `\`, `` ` `` and `"` need a
+        // backslash to stay what they are.
+        17 => format!(
+            "echo \"`{}`\"",
+            cmd.replace('\\', "\\\\")
+                .replace('`', "\\`")
+                .replace('"', "\\\"")
+        ),
         18 => format!("stdbuf -oL {cmd}"),
         19 => format!("cat <(true) <({cmd})"),
         20 => format!("su -c {}", sq(cmd)),

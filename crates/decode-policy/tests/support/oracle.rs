@@ -200,7 +200,12 @@ impl Oracle {
             "/tmp",
             "--dir",
             "/h",
-            "--dir",
+            // The working folder is read-only: a command that creates a file
+            // there (`>&sh`) would make its own globs expand differently from one
+            // run to the next, which says nothing about the gate.
+            "--tmpfs",
+            "/w",
+            "--remount-ro",
             "/w",
             "--chdir",
             "/w",
