@@ -26,7 +26,7 @@ for f in usr/bin/decode usr/bin/decode-window usr/share/applications/Decode.desk
   has "$f" || fail "$f is not in the package"
 done
 for size in 16x16 32x32 48x48 64x64 128x128 256x256 512x512; do
-  has "usr/share/icons/hicolor/$size/apps/decode.png" || fail "no $size icon in the package"
+  has "usr/share/icons/hicolor/$size/apps/decode-window.png" || fail "no $size icon in the package"
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
