@@ -20,6 +20,7 @@ use decode_core::channel::DecisionChannel;
 use decode_core::chat::{ChatSession, ChatSetup};
 use decode_core::config::{Config, KeyringStore, Overrides};
 use decode_core::dirs::Dirs;
+use decode_core::projects::ProjectStore;
 use decode_core::providers::ProviderKind;
 use decode_core::session::SessionStore;
 use decode_core::state::{parse_mode, ActiveState, Snapshot};
@@ -52,15 +53,16 @@ pub struct Project {
 /// folder opened through a second `decode DIR`); everything else stays.
 pub struct AppState {
     project: RwLock<Project>,
-    dirs: Dirs,
-    provider: ProviderArgs,
-    max_turns: Option<u32>,
+    pub(crate) dirs: Dirs,
+    /// The start-up flags (they override the config file for this run).
+    pub(crate) provider: ProviderArgs,
+    pub(crate) max_turns: Option<u32>,
     native: Arc<NativeSurface>,
     tray: Mutex<Option<Arc<Tray>>>,
 }
 
 impl AppState {
-    fn project(&self) -> Project {
+    pub(crate) fn project(&self) -> Project {
         self.project
             .read()
             .unwrap_or_else(|p| p.into_inner())
@@ -254,7 +256,30 @@ pub fn run(start: Start) -> anyhow::Result<()> {
             stop_prompt,
             pending_decisions,
             answer_decision,
-            check_rules
+            check_rules,
+            crate::screens::recent_projects,
+            crate::screens::forget_project,
+            crate::screens::open_project_path,
+            crate::screens::choose_project,
+            crate::screens::trust_preview,
+            crate::screens::set_trust,
+            crate::screens::dismiss_trust,
+            crate::screens::project_rules,
+            crate::screens::add_rule,
+            crate::screens::remove_rule,
+            crate::screens::set_settings_list,
+            crate::screens::test_call,
+            crate::screens::drop_session_rule,
+            crate::screens::provider_settings,
+            crate::screens::save_provider,
+            crate::screens::key_status,
+            crate::screens::set_api_key,
+            crate::screens::delete_api_key,
+            crate::screens::test_connection,
+            crate::screens::list_sessions,
+            crate::screens::read_session,
+            crate::screens::resume_session,
+            crate::screens::start_demo
         ])
         .setup(move |app| {
             let window = WebviewWindowBuilder::new(app, MAIN, WebviewUrl::App("index.html".into()))
@@ -299,6 +324,7 @@ pub fn run(start: Start) -> anyhow::Result<()> {
                 .unwrap_or_else(|p| p.into_inner()) = Some(tray);
 
             attach(app.handle(), &first);
+            remember(app.handle(), first.active.project_root());
             tracing::info!("window open on {}", first.active.snapshot().project);
             Ok(())
         })
@@ -306,7 +332,7 @@ pub fn run(start: Start) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("the window could not start: {e}"))
 }
 
-fn window_title(active: &ActiveState) -> String {
+pub(crate) fn window_title(active: &ActiveState) -> String {
     // The title lives outside the webview: the folder's name is shown with
     // controls escaped.
     format!(
@@ -317,7 +343,7 @@ fn window_title(active: &ActiveState) -> String {
 
 /// Connects a project's state, chat and decision channel to the window, the
 /// tray and the native dialogs.
-fn attach(app: &AppHandle, project: &Project) {
+pub(crate) fn attach(app: &AppHandle, project: &Project) {
     let handle = app.clone();
     project.active.subscribe(Box::new(move |snap: &Snapshot| {
         if let Err(e) = handle.emit("status", snap) {
@@ -325,6 +351,11 @@ fn attach(app: &AppHandle, project: &Project) {
         }
         refresh_tray(&handle);
     }));
+    attach_chat(app, project);
+}
+
+/// Connects a project's chat and its decision channel (the state stays attached).
+fn attach_chat(app: &AppHandle, project: &Project) {
     let handle = app.clone();
     project.chat.on_status(Arc::new(move |status: &ChatStatus| {
         if let Err(e) = handle.emit("chat", status) {
@@ -429,7 +460,7 @@ fn tray_model(app: &AppHandle) -> TrayModel {
 }
 
 /// Makes the tray show the current state (called after every change).
-fn refresh_tray(app: &AppHandle) {
+pub(crate) fn refresh_tray(app: &AppHandle) {
     let model = tray_model(app);
     let tray = app
         .state::<AppState>()
@@ -462,6 +493,7 @@ fn quit(app: &AppHandle) {
             title: "Quit Decode?".into(),
             body: "A turn is running; quitting stops it.".into(),
             buttons: vec!["Quit".into(), "Keep running".into()],
+            pick_folder: None,
         };
         match crate::native::ask(&exe, &spec).await {
             Ok(Some(0)) => app.exit(0),
@@ -519,13 +551,14 @@ fn second_launch(app: &AppHandle, argv: &[String], cwd: &Path) {
         return;
     };
     let dir = cwd.join(dir);
-    if let Err(e) = open_project(app, &dir) {
+    if let Err(e) = open_project(app, &dir, Reload::Page) {
         tracing::warn!("could not open {}: {e}", dir.display());
         let spec = crate::native::DialogSpec {
             title: "Decode".into(),
             body: decode_core::display::sanitize(&format!("Could not open {}: {e}", dir.display()))
                 .into_owned(),
             buttons: vec!["OK".into()],
+            pick_folder: None,
         };
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("decode-window"));
         tauri::async_runtime::spawn(async move {
@@ -536,43 +569,146 @@ fn second_launch(app: &AppHandle, argv: &[String], cwd: &Path) {
 
 /// Opens another project folder in this window: a new state, gate, catalog and
 /// chat for it. Refused while a turn runs (stop it first).
-pub fn open_project(app: &AppHandle, dir: &Path) -> Result<(), String> {
+pub fn open_project(app: &AppHandle, dir: &Path, reload: Reload) -> Result<(), String> {
     let state = app.state::<AppState>();
-    let current = state.project();
-    let canonical = std::fs::canonicalize(dir).map_err(|e| e.to_string())?;
-    if canonical == current.active.project_root() {
+    let canonical = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if canonical == state.project().active.project_root() {
         return Ok(());
     }
-    if current.chat.running() {
-        return Err("a turn is running in the current project; stop it first".into());
-    }
-    let (active, diagnostics) =
-        ActiveState::open(&canonical, &state.dirs.home, &state.dirs.data, None, None)
-            .map_err(|e| e.to_string())?;
-    for d in diagnostics {
-        tracing::warn!("{d}");
-    }
-    let active = Arc::new(active);
     let setup = chat_setup(&state.provider, state.max_turns, &state.dirs);
-    let chat = Arc::new(ChatSession::new(
-        Arc::clone(&active),
-        Arc::new(DecisionChannel::new()),
-        SessionStore::new(&state.dirs.data),
-        setup,
-        None,
-    ));
+    switch_project(app, &canonical, setup, None, reload)
+}
+
+/// What the page does after [`switch_project`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reload {
+    /// Another folder opened from outside the page (a second launch): the page
+    /// starts over on it when told (a `project` event).
+    Page,
+    /// The page asked for the switch and starts over itself once the command
+    /// returns. (An event during the command would reload the page under the
+    /// pending call, and Tauri sends a call whose page went away a second time.)
+    Caller,
+    /// The same folder and session with a new model setup: the page keeps what it
+    /// shows and takes the new chat status (a `chat` event).
+    Chat,
+}
+
+/// Puts the window on `dir` with a chat on `setup` (continuing `resume` when given):
+/// the loop, gate and catalog move there. Refused while a turn runs.
+pub fn switch_project(
+    app: &AppHandle,
+    dir: &Path,
+    setup: ChatSetup,
+    resume: Option<&str>,
+    reload: Reload,
+) -> Result<(), String> {
+    let state = app.state::<AppState>();
+    let current = state.project();
+    if current.chat.running() {
+        return Err("a turn is running in the current project: stop it first".into());
+    }
+    // A new model setup keeps the folder's state (agent, mode, gate) as it is.
+    let same_state = reload == Reload::Chat;
+    let active = if same_state {
+        Arc::clone(&current.active)
+    } else {
+        let (active, diagnostics) =
+            ActiveState::open(dir, &state.dirs.home, &state.dirs.data, None, None)
+                .map_err(|e| e.to_string())?;
+        for d in diagnostics {
+            tracing::warn!("{d}");
+        }
+        Arc::new(active)
+    };
     current
         .chat
         .decisions()
-        .cancel_all("another project was opened");
-    let project = Project { active, chat };
+        .cancel_all("another project or session was opened");
+    // The old chat (and the transcript it holds open) goes before a session is resumed.
+    let rules = if current.active.project_root() == active.project_root() {
+        Some(Arc::clone(current.chat.session_rules()))
+    } else {
+        None
+    };
+    current.chat.release();
+    drop(current);
+    let store = SessionStore::new(&state.dirs.data);
+    let resumed = match resume {
+        Some(id) => Some(open_session_retrying(&store, id)?),
+        None => None,
+    };
+    let mut chat = ChatSession::new(
+        Arc::clone(&active),
+        Arc::new(DecisionChannel::new()),
+        store,
+        setup,
+        resumed,
+    );
+    if let Some(rules) = rules {
+        chat = chat.with_session_rules(rules);
+    }
+    let project = Project {
+        active,
+        chat: Arc::new(chat),
+    };
     *state.project.write().unwrap_or_else(|p| p.into_inner()) = project.clone();
-    attach(app, &project);
+    if same_state {
+        attach_chat(app, &project);
+    } else {
+        attach(app, &project);
+    }
+    remember(app, project.active.project_root());
     if let Some(w) = app.get_webview_window(MAIN) {
         let _ = w.set_title(&window_title(&project.active));
     }
-    let _ = app.emit("project", project.active.snapshot());
+    match reload {
+        Reload::Page => {
+            let _ = app.emit("project", project.active.snapshot());
+            tracing::info!(
+                "window moved to {}",
+                project.active.project_root().display()
+            );
+        }
+        Reload::Caller => {
+            tracing::info!(
+                "window moved to {}",
+                project.active.project_root().display()
+            );
+        }
+        Reload::Chat => {
+            let _ = app.emit("chat", project.chat.status());
+            let _ = app.emit("status", project.active.snapshot());
+            tracing::info!("the chat reconnected with the new model setup");
+        }
+    }
     refresh_tray(app);
-    tracing::info!("window moved to {}", canonical.display());
     Ok(())
+}
+
+/// Opens a transcript to continue it; the window's previous chat may still be
+/// closing it for a moment.
+fn open_session_retrying(
+    store: &SessionStore,
+    id: &str,
+) -> Result<decode_core::session::ResumedSession, String> {
+    let mut tries = 0;
+    loop {
+        match store.open(id) {
+            Ok(r) => return Ok(r),
+            Err(decode_core::session::SessionError::Busy { .. }) if tries < 20 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+}
+
+/// Puts a folder on the recent-projects list.
+pub(crate) fn remember(app: &AppHandle, dir: &Path) {
+    let state = app.state::<AppState>();
+    if let Err(e) = ProjectStore::open(&state.dirs.data).touch(dir) {
+        tracing::warn!("could not update the recent projects: {e}");
+    }
 }

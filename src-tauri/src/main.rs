@@ -5,6 +5,7 @@
 
 mod gui;
 mod native;
+mod screens;
 mod stream;
 mod tray;
 

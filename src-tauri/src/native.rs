@@ -55,6 +55,10 @@ pub struct DialogSpec {
     pub title: String,
     pub body: String,
     pub buttons: Vec<String>,
+    /// A folder picker instead of a message box, starting in this folder: the
+    /// child prints the folder chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick_folder: Option<PathBuf>,
 }
 
 fn cut(text: &str, max: usize) -> String {
@@ -154,6 +158,7 @@ impl NativeDialog {
             title: self.title.clone(),
             body: self.body.clone(),
             buttons: self.buttons.iter().map(|b| b.label.to_string()).collect(),
+            pick_folder: None,
         }
     }
 
@@ -177,6 +182,16 @@ pub fn run_child() -> std::process::ExitCode {
     };
     if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
         return std::process::ExitCode::from(3);
+    }
+    if let Some(start) = &spec.pick_folder {
+        let mut dialog = rfd::FileDialog::new().set_title(&spec.title);
+        if start.is_dir() {
+            dialog = dialog.set_directory(start);
+        }
+        if let Some(folder) = dialog.pick_folder() {
+            decode_cli::output::out(&folder.display().to_string());
+        }
+        return std::process::ExitCode::SUCCESS;
     }
     let buttons = match spec.buttons.as_slice() {
         [a] => rfd::MessageButtons::OkCustom(a.clone()),
@@ -302,6 +317,20 @@ pub async fn ask(exe: &Path, spec: &DialogSpec) -> Result<Option<usize>, NotShow
     Ok(run_spec(exe, spec, None)
         .await?
         .and_then(|out| out.trim().parse().ok()))
+}
+
+/// Shows the native folder picker (in a child process, like every native
+/// dialog: GTK runs on the window's main thread); the folder chosen, if any.
+pub async fn pick_folder(exe: &Path, start: &Path) -> Result<Option<PathBuf>, NotShown> {
+    let spec = DialogSpec {
+        title: "Open a project folder".into(),
+        body: String::new(),
+        buttons: Vec::new(),
+        pick_folder: Some(start.to_path_buf()),
+    };
+    Ok(run_spec(exe, &spec, None)
+        .await?
+        .map(|out| PathBuf::from(out.trim_end_matches('\n'))))
 }
 
 /// Runs `decode-window native-dialog` with `spec` until a button is pressed, the

@@ -235,6 +235,7 @@ mod tests {
                 })
                 .collect(),
             project: "/work/my-app".into(),
+            trusted: true,
         }
     }
 

@@ -7,6 +7,7 @@
 //! processes left running. Screenshots of each screen go to `target/e2e-artifacts/`.
 
 mod desktop;
+mod screens;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

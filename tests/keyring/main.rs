@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use anyhow::{ensure, Context};
-use decode_tests::desktop::{session_bus, wait_until};
+use decode_tests::desktop::{keyring_daemon, session_bus, wait_until};
 use decode_tests::project::{decode_bin, TempProject};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -32,28 +32,6 @@ fn decode(project: &TempProject, args: &[&str], stdin: &str) -> anyhow::Result<O
         .context("stdin")?
         .write_all(stdin.as_bytes())?;
     Ok(child.wait_with_output()?)
-}
-
-/// `gnome-keyring-daemon` with an unlocked login keyring, on the project's bus.
-fn keyring_daemon(project: &TempProject) -> anyhow::Result<()> {
-    let mut child = Command::new("gnome-keyring-daemon")
-        .args(["--unlock", "--components=secrets", "--daemonize"])
-        .envs(project.env())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context(
-            "could not start gnome-keyring-daemon (install the Debian package gnome-keyring)",
-        )?;
-    child
-        .stdin
-        .take()
-        .context("stdin")?
-        .write_all(b"test-password")?;
-    let status = child.wait()?;
-    ensure!(status.success(), "gnome-keyring-daemon failed: {status}");
-    Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,6 +3,7 @@
 //! menu, native dialogs and window titles live outside the webview, where
 //! WebDriver cannot reach.
 
+use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -182,5 +183,27 @@ pub fn screen_shot(name: &str) -> anyhow::Result<()> {
     {
         eprintln!("e2e: screenshot {}", path.display());
     }
+    Ok(())
+}
+
+/// `gnome-keyring-daemon` with an unlocked login keyring, on the project's bus.
+pub fn keyring_daemon(project: &TempProject) -> anyhow::Result<()> {
+    let mut child = Command::new("gnome-keyring-daemon")
+        .args(["--unlock", "--components=secrets", "--daemonize"])
+        .envs(project.env())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context(
+            "could not start gnome-keyring-daemon (install the Debian package gnome-keyring)",
+        )?;
+    child
+        .stdin
+        .take()
+        .context("stdin")?
+        .write_all(b"test-password")?;
+    let status = child.wait()?;
+    ensure!(status.success(), "gnome-keyring-daemon failed: {status}");
     Ok(())
 }

@@ -10,6 +10,7 @@ import type {
   Mode,
   Snapshot,
   StreamEvent,
+  TrustPreview,
 } from './lib/gen/protocol';
 import App from './App.svelte';
 import type * as Backend from './lib/backend';
@@ -33,6 +34,17 @@ vi.mock('./lib/backend', async () => {
     answerDecision: vi.fn(),
     checkRules: vi.fn(),
     onDecision: vi.fn(),
+    trustPreview: vi.fn(),
+    setTrust: vi.fn(),
+    dismissTrust: vi.fn(),
+    startDemo: vi.fn(),
+    openProjectPath: vi.fn(),
+    chooseProject: vi.fn(),
+    recentProjects: vi.fn(),
+    forgetProject: vi.fn(),
+    providerSettings: vi.fn(),
+    projectRules: vi.fn(),
+    listSessions: vi.fn(),
   };
 });
 
@@ -47,7 +59,14 @@ const AGENTS = [
 const ORDER: Mode[] = ['default', 'edit', 'plan', 'auto', 'bypass'];
 
 function snapshot(overrides: Partial<Snapshot> = {}): Snapshot {
-  return { mode: 'default', agent: 'build', agents: AGENTS, project: '/home/ada/projects/engine', ...overrides };
+  return {
+    mode: 'default',
+    agent: 'build',
+    agents: AGENTS,
+    project: '/home/ada/projects/engine',
+    trusted: true,
+    ...overrides,
+  };
 }
 
 function chatStatus(overrides: Partial<ChatStatus> = {}): ChatStatus {
@@ -144,7 +163,30 @@ beforeEach(() => {
     emitDecision = cb;
     return () => {};
   });
+  vi.mocked(backend.trustPreview).mockResolvedValue(trustPreview({ trusted: true, asked_before: true }));
+  vi.mocked(backend.setTrust).mockImplementation(async () => trustPreview({ trusted: true, asked_before: true }));
+  vi.mocked(backend.dismissTrust).mockResolvedValue(undefined);
+  vi.mocked(backend.startDemo).mockResolvedValue(undefined);
+  vi.mocked(backend.recentProjects).mockResolvedValue([]);
+  vi.mocked(backend.providerSettings).mockReturnValue(new Promise(() => {}));
+  vi.mocked(backend.projectRules).mockReturnValue(new Promise(() => {}));
+  vi.mocked(backend.listSessions).mockResolvedValue([]);
 });
+
+function trustPreview(overrides: Partial<TrustPreview> = {}): TrustPreview {
+  return {
+    project: '/home/ada/projects/engine',
+    trusted: false,
+    asked_before: false,
+    allow_rules: ['bash(npm run *)'],
+    additional_directories: ['~/shared'],
+    agents: [{ name: 'yolo', file: '.decode/agents/yolo.md', mode: 'bypass', allow: ['bash(rm *)'] }],
+    deny_rules: ['read(.env)'],
+    ask_rules: [],
+    problem: null,
+    ...overrides,
+  };
+}
 
 async function renderApp() {
   const user = userEvent.setup();
@@ -593,5 +635,93 @@ describe('ask_user and plan dialogs', () => {
     await waitFor(() =>
       expect(backend.answerDecision).toHaveBeenCalledWith(4, { kind: 'plan_rejected', feedback: 'also the docs' }),
     );
+  });
+});
+
+describe('trust, first run and the screens around the chat', () => {
+  it('asks once whether to trust an untrusted folder, listing what it would grant itself', async () => {
+    vi.mocked(backend.trustPreview).mockResolvedValue(trustPreview());
+    current = snapshot({ trusted: false });
+    const { user } = await renderApp();
+    const dialog = await screen.findByTestId('trust-dialog');
+    expect(dialog).toHaveTextContent('bash(npm run *)');
+    expect(dialog).toHaveTextContent('~/shared');
+    expect(dialog).toHaveTextContent('yolo');
+    expect(dialog).toHaveTextContent('read(.env)');
+    expect(screen.getByTestId('status-trust')).toHaveTextContent('untrusted');
+    await pastGuard();
+    await user.click(within(dialog).getByTestId('trust-accept'));
+    expect(backend.setTrust).toHaveBeenCalledWith(true);
+    await waitFor(() => expect(screen.queryByTestId('trust-dialog')).toBeNull());
+    emitStatus(snapshot({ trusted: true }));
+    await waitFor(() => expect(screen.queryByTestId('status-trust')).toBeNull());
+  });
+
+  it('"Not now" leaves the folder untrusted and the status bar says so', async () => {
+    vi.mocked(backend.trustPreview).mockResolvedValue(trustPreview());
+    current = snapshot({ trusted: false });
+    const { user } = await renderApp();
+    const dialog = await screen.findByTestId('trust-dialog');
+    await pastGuard();
+    await user.click(within(dialog).getByTestId('trust-later'));
+    expect(backend.dismissTrust).toHaveBeenCalled();
+    expect(backend.setTrust).not.toHaveBeenCalled();
+    await waitFor(() => expect(screen.queryByTestId('trust-dialog')).toBeNull());
+    expect(screen.getByTestId('status-trust')).toHaveTextContent('untrusted');
+  });
+
+  it('does not ask again for a folder the person answered before', async () => {
+    vi.mocked(backend.trustPreview).mockResolvedValue(trustPreview({ asked_before: true }));
+    current = snapshot({ trusted: false });
+    await renderApp();
+    await waitFor(() => expect(backend.trustPreview).toHaveBeenCalled());
+    expect(screen.queryByTestId('trust-dialog')).toBeNull();
+  });
+
+  it('offers setup and the offline demo when no provider is configured', async () => {
+    vi.mocked(backend.getChat).mockResolvedValue(
+      chatStatus({ provider: null, model: null, setup_problem: 'No model provider is configured.' }),
+    );
+    const { user } = await renderApp();
+    const demo = await screen.findByTestId('demo-start');
+    await user.click(demo);
+    expect(backend.startDemo).toHaveBeenCalled();
+    await user.click(screen.getByTestId('first-run-setup'));
+    expect(await screen.findByTestId('settings-dialog')).toBeInTheDocument();
+  });
+
+  it('has no first-run card once a provider is set up', async () => {
+    await renderApp();
+    await waitFor(() => expect(screen.getByTestId('status-model')).toHaveTextContent('openai/gpt-test'));
+    expect(screen.queryByTestId('first-run')).toBeNull();
+  });
+
+  it('opens settings and sessions from the top bar', async () => {
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId('settings-open'));
+    expect(await screen.findByTestId('settings-dialog')).toBeInTheDocument();
+    await pastGuard();
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByTestId('settings-dialog')).toBeNull());
+    await user.click(screen.getByTestId('sessions-open'));
+    const sessions = await screen.findByTestId('sessions-dialog');
+    await waitFor(() => expect(sessions).toHaveTextContent('No saved sessions'));
+  });
+
+  it('lists recent projects, marks missing ones and opens one', async () => {
+    vi.mocked(backend.recentProjects).mockResolvedValue([
+      { path: '/home/ada/projects/engine', exists: true, opened: 3 },
+      { path: '/home/ada/old', exists: false, opened: 2 },
+      { path: '/home/ada/site', exists: true, opened: 1 },
+    ]);
+    vi.mocked(backend.openProjectPath).mockResolvedValue(undefined);
+    const { user } = await renderApp();
+    await user.click(screen.getByTestId('project-menu'));
+    const items = await screen.findAllByTestId('recent-project');
+    expect(items.map((i) => i.dataset.path)).toEqual(['/home/ada/projects/engine', '/home/ada/old', '/home/ada/site']);
+    expect(items[1]).toBeDisabled();
+    expect(items[1]).toHaveTextContent('missing');
+    await user.click(items[2]);
+    expect(backend.openProjectPath).toHaveBeenCalledWith('/home/ada/site');
   });
 });

@@ -196,6 +196,46 @@ impl ChatSession {
         &self.rules
     }
 
+    /// The same session with the rules allowed for it taken over from another
+    /// (a new provider set up mid-session keeps what the person allowed).
+    pub fn with_session_rules(mut self, rules: Arc<SessionRules>) -> ChatSession {
+        self.rules = rules;
+        self
+    }
+
+    /// Drops one rule allowed for this session; the calls it covered ask again.
+    pub fn drop_session_rule(&self, rule: &str) -> bool {
+        let removed = self.rules.remove(rule);
+        if removed {
+            tracing::info!(rule, "session rule dropped");
+            self.changed(|_| {});
+        }
+        removed
+    }
+
+    /// Closes the loop and its transcript (another chat is about to continue it).
+    /// Does nothing while a prompt runs.
+    pub fn release(&self) {
+        if let Ok(mut agent) = self.agent.try_lock() {
+            agent.take();
+            // A session waiting to be continued holds its transcript open too.
+            lock(&self.resume).take();
+        }
+    }
+
+    /// The transcript's id, once the first prompt (or a resume) gave it one.
+    pub fn session_id(&self) -> Option<String> {
+        lock(&self.inner).status.session_id.clone()
+    }
+
+    /// Whether a model is set up (a prompt can be sent).
+    pub fn ready(&self) -> Option<Arc<dyn ModelClient>> {
+        match &self.setup {
+            ChatSetup::Ready { client, .. } => Some(Arc::clone(client)),
+            ChatSetup::Missing { .. } => None,
+        }
+    }
+
     /// The events of the resumed session (empty for a new one), to show its history.
     pub fn history(&self) -> &[LoopEvent] {
         &self.history

@@ -16,7 +16,10 @@
 //! - [`rule_check`]: checks rules a person edits before they are kept or saved;
 //! - [`preview`]: the diff a write or edit would make, for the approval dialog;
 //! - [`chat`]: one window's chat session: the loop, its transcript and its status;
-//! - [`sandbox`]: the bubblewrap sandbox every unapproved bash command runs in.
+//! - [`sandbox`]: the bubblewrap sandbox every unapproved bash command runs in;
+//! - [`projects`]: what Decode remembers about folders (recent, trust asked, always-allowed rules);
+//! - [`demo`]: the offline demo (a sample project and a script);
+//! - [`workspace`]: what the window's screens around the chat read and change.
 //!
 //! The types that cross to the surfaces live in `decode-protocol`.
 
@@ -31,11 +34,14 @@ pub mod chat;
 #[cfg(feature = "engine")]
 pub mod config;
 pub mod decision;
+#[cfg(feature = "engine")]
+pub mod demo;
 pub mod dirs;
 pub mod display;
 pub mod fsutil;
 #[cfg(feature = "engine")]
 pub mod preview;
+pub mod projects;
 #[cfg(feature = "engine")]
 pub mod providers;
 #[cfg(feature = "engine")]
@@ -53,6 +59,8 @@ pub mod state;
 #[cfg(feature = "engine")]
 pub mod tools;
 pub mod trust;
+#[cfg(feature = "engine")]
+pub mod workspace;
 
 pub use agents::{Agent, AgentError, AgentErrorKind, AgentFormat, AgentSource, Catalog};
 pub use dirs::Dirs;

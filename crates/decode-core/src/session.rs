@@ -59,6 +59,10 @@ pub struct SessionInfo {
     /// Unix milliseconds of the last write.
     pub updated: u64,
     pub path: PathBuf,
+    /// `provider/model` at the start.
+    pub model: String,
+    /// The transcript's size in bytes.
+    pub bytes: u64,
 }
 
 /// A session could not be opened.
@@ -211,6 +215,31 @@ impl SessionStore {
         }
     }
 
+    /// Reads a session without opening it for writing (nor locking it): its
+    /// header, every readable event and where reading stopped and why.
+    pub fn read(
+        &self,
+        id: &str,
+    ) -> Result<(SessionHeader, Vec<LoopEvent>, Vec<String>), SessionError> {
+        if !valid_id(id) {
+            return Err(SessionError::BadId { id: id.to_string() });
+        }
+        let path = self.path_of(id);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(SessionError::NotFound {
+                    id: id.to_string(),
+                    dir: self.dir.clone(),
+                })
+            }
+            Err(source) => return Err(SessionError::Io { path, source }),
+        };
+        let parsed = parse_transcript(&path, &bytes);
+        let header = parsed.header.ok_or(SessionError::NoHeader { path })?;
+        Ok((header, parsed.events, parsed.warnings))
+    }
+
     /// Opens a session to resume it: reads every event, rebuilds the conversation and
     /// opens the file for appending.
     pub fn open(&self, id: &str) -> Result<ResumedSession, SessionError> {
@@ -291,6 +320,8 @@ impl SessionStore {
                 Some(SessionInfo {
                     id: header.id,
                     project: header.project,
+                    model: header.model,
+                    bytes: bytes.len() as u64,
                     first_prompt,
                     updated,
                     path,

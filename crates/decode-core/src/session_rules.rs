@@ -62,6 +62,19 @@ impl SessionRules {
         added
     }
 
+    /// Drops a rule; returns whether it was there. Calls it covered ask again.
+    pub fn remove(&self, rule: &str) -> bool {
+        let mut list = lock(&self.rules);
+        let before = list.len();
+        list.retain(|r| r != rule);
+        let removed = list.len() != before;
+        if removed {
+            // The cached gate is keyed by the number of rules: start over.
+            *lock(&self.compiled) = None;
+        }
+        removed
+    }
+
     fn gate_for(&self, active: &ActiveState, rules: &[String]) -> Arc<Gate> {
         let base = active.gate();
         let mut compiled = lock(&self.compiled);

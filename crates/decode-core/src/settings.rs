@@ -10,7 +10,8 @@
 //!
 //! Loading never writes. A missing file is empty; a malformed one (bad JSON or a
 //! wrong type anywhere in the known keys) yields a [`SettingsWarning`] and empty
-//! settings. [`append_allow_rules`] is the only writer: it appends under an exclusive
+//! settings. One writer (used by [`append_allow_rules`], [`add_rule`],
+//! [`remove_rule`] and [`set_string_list`]) changes the file under an exclusive
 //! cross-process lock with an atomic replace, and refuses (leaving the file
 //! byte-identical) whenever the file is malformed or cannot be written.
 
@@ -400,13 +401,133 @@ pub fn append_allow_rules(
     rules: &[String],
 ) -> Result<AppendOutcome, PersistError> {
     for rule in rules {
-        if let Err(e) = decode_policy::Rule::parse(rule) {
-            return Err(PersistError::InvalidRule {
-                rule: rule.clone(),
-                reason: e.to_string(),
-            });
-        }
+        check_rule(rule)?;
     }
+    let (path, (added, already_present)) = modify(project_root, |root| {
+        let allow = list_array(root, "allow");
+        let mut added = Vec::new();
+        let mut already_present = Vec::new();
+        for rule in rules {
+            if allow.iter().any(|v| v.as_str() == Some(rule.as_str())) {
+                already_present.push(rule.clone());
+            } else {
+                allow.push(Value::String(rule.clone()));
+                added.push(rule.clone());
+            }
+        }
+        (!added.is_empty(), (added, already_present))
+    })?;
+    if !added.is_empty() {
+        tracing::info!(path = %path.display(), rules = ?added, "saved always-allow rules");
+    }
+    Ok(AppendOutcome {
+        path,
+        added,
+        already_present,
+    })
+}
+
+/// A rule list of the settings file: `allow`, `ask` or `deny`.
+fn list_key(list: &str) -> Result<&'static str, PersistError> {
+    match list {
+        "allow" => Ok("allow"),
+        "ask" => Ok("ask"),
+        "deny" => Ok("deny"),
+        other => Err(PersistError::InvalidRule {
+            rule: other.to_string(),
+            reason: "the lists are allow, ask and deny".into(),
+        }),
+    }
+}
+
+fn check_rule(rule: &str) -> Result<(), PersistError> {
+    decode_policy::Rule::parse(rule)
+        .map(|_| ())
+        .map_err(|e| PersistError::InvalidRule {
+            rule: rule.to_string(),
+            reason: e.to_string(),
+        })
+}
+
+/// Adds `rule` to `permissions.<list>` (`allow`, `ask` or `deny`) of the project's
+/// settings file, through the same locked, atomic writer as always-allow. A rule that
+/// does not parse is refused with the reason. Returns whether it was added (false:
+/// it was there already, nothing written).
+pub fn add_rule(project_root: &Path, list: &str, rule: &str) -> Result<bool, PersistError> {
+    let key = list_key(list)?;
+    check_rule(rule)?;
+    let (path, added) = modify(project_root, |root| {
+        let rules = list_array(root, key);
+        if rules.iter().any(|v| v.as_str() == Some(rule)) {
+            (false, false)
+        } else {
+            rules.push(Value::String(rule.to_string()));
+            (true, true)
+        }
+    })?;
+    tracing::info!(path = %path.display(), list = key, rule, added, "rule added");
+    Ok(added)
+}
+
+/// Removes every copy of `rule` from `permissions.<list>`; returns whether there was
+/// one (false: nothing written).
+pub fn remove_rule(project_root: &Path, list: &str, rule: &str) -> Result<bool, PersistError> {
+    let key = list_key(list)?;
+    let (path, removed) = modify(project_root, |root| {
+        let rules = list_array(root, key);
+        let before = rules.len();
+        rules.retain(|v| v.as_str() != Some(rule));
+        let removed = rules.len() != before;
+        (removed, removed)
+    })?;
+    tracing::info!(path = %path.display(), list = key, rule, removed, "rule removed");
+    Ok(removed)
+}
+
+/// Replaces a top-level list of strings: `additionalDirectories` or
+/// `protectedBranches`. Empty entries are dropped.
+pub fn set_string_list(
+    project_root: &Path,
+    key: &str,
+    values: &[String],
+) -> Result<(), PersistError> {
+    let key = match key {
+        "additionalDirectories" => "additionalDirectories",
+        "protectedBranches" => "protectedBranches",
+        other => {
+            return Err(PersistError::InvalidRule {
+                rule: other.to_string(),
+                reason: "only additionalDirectories and protectedBranches are edited here".into(),
+            })
+        }
+    };
+    let values: Vec<Value> = values
+        .iter()
+        .map(|v| v.trim())
+        .filter(|v| !v.is_empty())
+        .map(|v| Value::String(v.to_string()))
+        .collect();
+    let (path, ()) = modify(project_root, |root| {
+        let obj = object(root);
+        let new = Value::Array(values);
+        if obj.get(key) == Some(&new) {
+            return (false, ());
+        }
+        obj.insert(key.to_string(), new);
+        (true, ())
+    })?;
+    tracing::info!(path = %path.display(), key, "settings list saved");
+    Ok(())
+}
+
+/// The one writer of the settings file: under the lock, re-reads the file, lets
+/// `edit` change the parsed object (it reports whether it changed anything, and a
+/// result), and replaces the file atomically when it did. Never writes through a
+/// link; a malformed or read-only file is an error and stays byte-identical.
+fn modify<T>(
+    project_root: &Path,
+    edit: impl FnOnce(&mut Value) -> (bool, T),
+) -> Result<(PathBuf, T), PersistError> {
     let path = settings_path(project_root);
     let dir = fsutil::parent_dir(&path);
     let lock_path = fsutil::lock_path_for(&path);
@@ -470,23 +591,10 @@ pub fn append_allow_rules(
         None => Value::Object(Map::new()),
     };
 
-    let allow = allow_array(&mut root);
-    let mut outcome = AppendOutcome {
-        path: path.clone(),
-        added: Vec::new(),
-        already_present: Vec::new(),
-    };
-    for rule in rules {
-        if allow.iter().any(|v| v.as_str() == Some(rule.as_str())) {
-            outcome.already_present.push(rule.clone());
-        } else {
-            allow.push(Value::String(rule.clone()));
-            outcome.added.push(rule.clone());
-        }
-    }
-    if outcome.added.is_empty() {
-        tracing::debug!(path = %path.display(), "always-allow rules already present; nothing written");
-        return Ok(outcome);
+    let (changed, result) = edit(&mut root);
+    if !changed {
+        tracing::debug!(path = %path.display(), "settings unchanged; nothing written");
+        return Ok((path, result));
     }
 
     if original.is_some() && is_read_only(&path) {
@@ -508,24 +616,24 @@ pub fn append_allow_rules(
             path: path.clone(),
             source,
         })?;
-
-    tracing::info!(path = %path.display(), rules = ?outcome.added, "saved always-allow rules");
-    Ok(outcome)
+    Ok((path, result))
 }
 
-/// The `permissions.allow` array of a validated settings object, created (replacing
-/// `null`) when absent. Validation guarantees the types of present values.
-fn allow_array(root: &mut Value) -> &mut Vec<Value> {
-    let obj = match root {
-        Value::Object(o) => o,
-        other => {
-            *other = Value::Object(Map::new());
-            match other {
-                Value::Object(o) => o,
-                _ => unreachable!("just set to an object"),
-            }
-        }
+/// The root object of a validated settings value (replacing anything else).
+fn object(root: &mut Value) -> &mut Map<String, Value> {
+    if !root.is_object() {
+        *root = Value::Object(Map::new());
+    }
+    let Value::Object(obj) = root else {
+        unreachable!("just ensured an object")
     };
+    obj
+}
+
+/// The `permissions.<key>` array of a validated settings object, created (replacing
+/// `null`) when absent. Validation guarantees the types of present values.
+fn list_array<'a>(root: &'a mut Value, key: &str) -> &'a mut Vec<Value> {
+    let obj = object(root);
     let perms = obj
         .entry("permissions")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -535,16 +643,14 @@ fn allow_array(root: &mut Value) -> &mut Vec<Value> {
     let Value::Object(perms) = perms else {
         unreachable!("just ensured an object")
     };
-    let allow = perms
-        .entry("allow")
-        .or_insert_with(|| Value::Array(Vec::new()));
-    if !allow.is_array() {
-        *allow = Value::Array(Vec::new());
+    let list = perms.entry(key).or_insert_with(|| Value::Array(Vec::new()));
+    if !list.is_array() {
+        *list = Value::Array(Vec::new());
     }
-    let Value::Array(allow) = allow else {
+    let Value::Array(list) = list else {
         unreachable!("just ensured an array")
     };
-    allow
+    list
 }
 
 fn is_read_only(path: &Path) -> bool {
@@ -646,15 +752,15 @@ mod tests {
     }
 
     #[test]
-    fn allow_array_creates_missing_structure() {
+    fn list_array_creates_missing_structure() {
         let mut v: Value = serde_json::from_str(r#"{"z":1,"permissions":{"deny":["x"]}}"#).unwrap();
-        allow_array(&mut v).push(Value::String("read".into()));
+        list_array(&mut v, "allow").push(Value::String("read".into()));
         assert_eq!(
             serde_json::to_string(&v).unwrap(),
             r#"{"z":1,"permissions":{"deny":["x"],"allow":["read"]}}"#
         );
         let mut v: Value = serde_json::from_str(r#"{"permissions":null}"#).unwrap();
-        allow_array(&mut v).push(Value::String("read".into()));
+        list_array(&mut v, "allow").push(Value::String("read".into()));
         assert_eq!(
             serde_json::to_string(&v).unwrap(),
             r#"{"permissions":{"allow":["read"]}}"#

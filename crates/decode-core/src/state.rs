@@ -142,6 +142,9 @@ struct Delivery {
 pub struct ActiveState {
     project_root: PathBuf,
     home: PathBuf,
+    /// Decode's data folder, when the state was opened from one (records which
+    /// rules "always allow" saved).
+    data_dir: Option<PathBuf>,
     inner: RwLock<Inner>,
     observers: Mutex<Vec<(u64, SharedObserver)>>,
     next_subscription: AtomicU64,
@@ -186,6 +189,7 @@ impl ActiveState {
         let state = ActiveState {
             project_root: project_root.to_path_buf(),
             home: home.to_path_buf(),
+            data_dir: None,
             inner: RwLock::new(Inner {
                 catalog,
                 agent,
@@ -258,6 +262,7 @@ impl ActiveState {
         let state = ActiveState {
             project_root: root,
             home: home.to_path_buf(),
+            data_dir: Some(data_dir.to_path_buf()),
             inner: RwLock::new(Inner {
                 catalog,
                 agent: chosen,
@@ -279,6 +284,11 @@ impl ActiveState {
 
     fn write(&self) -> RwLockWriteGuard<'_, Inner> {
         self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Decode's data folder, when the state was opened from one.
+    pub fn data_dir(&self) -> Option<&Path> {
+        self.data_dir.as_deref()
     }
 
     /// The project root.
@@ -310,6 +320,7 @@ impl ActiveState {
                 })
                 .collect(),
             project: self.project_root.display().to_string(),
+            trusted: inner.trusted,
         }
     }
 
@@ -456,16 +467,24 @@ impl ActiveState {
     /// Changes the trust flag (after the trust dialog or `decode trust`) and
     /// recompiles the gate. The mode is left as it is.
     pub fn set_trusted(&self, trusted: bool) -> Vec<Diagnostic> {
-        let mut inner = self.write();
-        if inner.trusted == trusted {
-            return Vec::new();
-        }
-        inner.trusted = trusted;
-        tracing::info!(trusted, "project trust changed");
-        self.recompile(&mut inner)
-            .into_iter()
-            .map(Diagnostic::Policy)
-            .collect()
+        let diagnostics = {
+            let mut inner = self.write();
+            if inner.trusted == trusted {
+                return Vec::new();
+            }
+            inner.trusted = trusted;
+            tracing::info!(trusted, "project trust changed");
+            let diagnostics = self
+                .recompile(&mut inner)
+                .into_iter()
+                .map(Diagnostic::Policy)
+                .collect();
+            let snapshot = self.snapshot_of(&inner);
+            self.enqueue(snapshot);
+            diagnostics
+        };
+        self.deliver();
+        diagnostics
     }
 
     /// Reloads the agents catalog from disk. The active agent takes its new
@@ -664,7 +683,8 @@ mod tests {
         let (_d, s) = state();
         let v = serde_json::to_value(s.snapshot()).unwrap();
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["agent", "mode", "agents", "project"]);
+        assert_eq!(keys, ["agent", "mode", "agents", "project", "trusted"]);
+        assert_eq!(v["trusted"], true);
         assert_eq!(v["mode"], "default");
         assert_eq!(v["agents"][3]["name"], "code-reviewer");
         assert!(v["agents"][3]["description"].is_string());

@@ -17,6 +17,7 @@ pub mod events;
 pub mod messages;
 pub mod policy_ts;
 pub mod status;
+pub mod workspace;
 
 pub use decision::{
     ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, PendingDecision, RuleCheck,
@@ -25,6 +26,10 @@ pub use error::{ErrorKind, IpcError};
 pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
 pub use messages::{Message, StopReason, ToolCall, ToolOutput, Usage};
 pub use status::{AgentSummary, ChatStatus, Snapshot, Todo, TodoState};
+pub use workspace::{
+    AgentGrant, CallCheck, KeyStatus, ProjectRules, ProviderChoice, ProviderView, RecentProject,
+    RuleEntry, RuleList, RuleSource, SessionSummary, SessionView, TrustPreview,
+};
 
 use decode_policy::Mode;
 use ts_rs::{Config, TS};
@@ -82,6 +87,19 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<TodoState>(&cfg),
         decl::<Todo>(&cfg),
         decl::<ChatStatus>(&cfg),
+        decl::<RecentProject>(&cfg),
+        decl::<RuleList>(&cfg),
+        decl::<RuleSource>(&cfg),
+        decl::<RuleEntry>(&cfg),
+        decl::<ProjectRules>(&cfg),
+        decl::<AgentGrant>(&cfg),
+        decl::<TrustPreview>(&cfg),
+        decl::<KeyStatus>(&cfg),
+        decl::<ProviderView>(&cfg),
+        decl::<ProviderChoice>(&cfg),
+        decl::<CallCheck>(&cfg),
+        decl::<SessionSummary>(&cfg),
+        decl::<SessionView>(&cfg),
     ];
     let protocol = format!("{HEADER}\n{}", decls.join("\n"));
     vec![("protocol.ts", protocol), ("modes.ts", modes_ts())]

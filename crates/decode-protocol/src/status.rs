@@ -18,8 +18,8 @@ pub struct AgentSummary {
 }
 
 /// What every surface shows: the active agent and mode, the agents to pick from, and
-/// the project. Serialises as `{"agent", "mode" (lowercase), "agents": [{"name",
-/// "description"}], "project"}`.
+/// the project and whether it is trusted. Serialises as `{"agent", "mode"
+/// (lowercase), "agents": [{"name", "description"}], "project", "trusted"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Snapshot {
     /// The active agent's name.
@@ -31,6 +31,8 @@ pub struct Snapshot {
     pub agents: Vec<AgentSummary>,
     /// The project root.
     pub project: String,
+    /// Whether the person trusts the project (its own allow rules count).
+    pub trusted: bool,
 }
 
 /// Where a todo item stands.

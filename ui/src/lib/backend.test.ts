@@ -29,6 +29,7 @@ import {
 import type { Snapshot as Status } from './gen/protocol';
 
 const STATUS: Status = {
+  trusted: true,
   mode: 'default',
   agent: 'build',
   agents: [{ name: 'build', description: 'Builds.' }],

@@ -12,22 +12,39 @@
  *   send_prompt {text, onEvent: Channel<StreamEvent[]>} (events in small batches), stop_prompt -> boolean
  *   pending_decisions -> PendingDecision[], answer_decision {id, answer},
  *   check_rules {id, rules} -> RuleCheck
+ * Projects, trust, settings, sessions (src-tauri/src/screens.rs):
+ *   recent_projects, forget_project {path}, open_project_path {path}, choose_project -> boolean
+ *   trust_preview, set_trust {trusted}, dismiss_trust
+ *   project_rules, add_rule / remove_rule {list, rule}, set_settings_list {key, values} -> ProjectRules
+ *   test_call {text} -> CallCheck, drop_session_rule {rule}
+ *   provider_settings, save_provider {choice} -> ProviderView; key_status, set_api_key, delete_api_key
+ *   test_connection -> string; list_sessions, read_session {id}, resume_session {id}; start_demo
  * Events: `status` (Snapshot), `chat` (ChatStatus), `decision` (ChannelEvent).
  * Errors arrive as IpcError `{kind, message}` and are rethrown as BackendError.
  */
 import { Channel, invoke, isTauri } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import type {
+  CallCheck,
   ChannelEvent,
   ChatStatus,
   DecisionAnswer,
   ErrorKind,
+  KeyStatus,
   LoopEvent,
   Mode,
   PendingDecision,
+  ProjectRules,
+  ProviderChoice,
+  ProviderView,
+  RecentProject,
   RuleCheck,
+  RuleList,
+  SessionSummary,
+  SessionView,
   Snapshot,
   StreamEvent,
+  TrustPreview,
 } from './gen/protocol';
 
 /** An error reported by the backend (or by the IPC layer), with a readable message. */
@@ -155,4 +172,117 @@ export function checkRules(id: number, rules: string[]): Promise<RuleCheck> {
 /** Every ask, question and plan approval of the decision channel, and their resolution. */
 export function onDecision(cb: (event: ChannelEvent) => void): Promise<() => void> {
   return on<ChannelEvent>('decision', 'Approvals', cb);
+}
+
+// ---- Projects ----
+
+export function recentProjects(): Promise<RecentProject[]> {
+  return call<RecentProject[]>('recent_projects');
+}
+
+export function forgetProject(path: string): Promise<void> {
+  return call<void>('forget_project', { path });
+}
+
+/** Opens a folder in this window; the page starts over on it once this resolves. */
+export function openProjectPath(path: string): Promise<void> {
+  return call<void>('open_project_path', { path });
+}
+
+/** The native folder picker; resolves true once the folder chosen is open (the page then starts over), false when the person cancelled. */
+export function chooseProject(): Promise<boolean> {
+  return call<boolean>('choose_project');
+}
+
+// ---- Trust ----
+
+export function trustPreview(): Promise<TrustPreview> {
+  return call<TrustPreview>('trust_preview');
+}
+
+export function setTrust(trusted: boolean): Promise<TrustPreview> {
+  return call<TrustPreview>('set_trust', { trusted });
+}
+
+/** "Not now": the folder stays untrusted; the dialog is not shown again for it. */
+export function dismissTrust(): Promise<void> {
+  return call<void>('dismiss_trust');
+}
+
+// ---- Rules ----
+
+export function projectRules(): Promise<ProjectRules> {
+  return call<ProjectRules>('project_rules');
+}
+
+export function addRule(list: RuleList, rule: string): Promise<ProjectRules> {
+  return call<ProjectRules>('add_rule', { list, rule });
+}
+
+export function removeRule(list: RuleList, rule: string): Promise<ProjectRules> {
+  return call<ProjectRules>('remove_rule', { list, rule });
+}
+
+export function setSettingsList(
+  key: 'additionalDirectories' | 'protectedBranches',
+  values: string[],
+): Promise<ProjectRules> {
+  return call<ProjectRules>('set_settings_list', { key, values });
+}
+
+/** The gate's verdict for "tool subject" in the current agent and mode. */
+export function testCall(text: string): Promise<CallCheck> {
+  return call<CallCheck>('test_call', { text });
+}
+
+export function dropSessionRule(rule: string): Promise<boolean> {
+  return call<boolean>('drop_session_rule', { rule });
+}
+
+// ---- Provider and key ----
+
+export function providerSettings(): Promise<ProviderView> {
+  return call<ProviderView>('provider_settings');
+}
+
+export function saveProvider(choice: ProviderChoice): Promise<ProviderView> {
+  return call<ProviderView>('save_provider', { choice });
+}
+
+export function keyStatus(provider: string): Promise<KeyStatus> {
+  return call<KeyStatus>('key_status', { provider });
+}
+
+/** Stores the key in the OS keyring; the key is never sent back. */
+export function setApiKey(provider: string, key: string): Promise<KeyStatus> {
+  return call<KeyStatus>('set_api_key', { provider, key });
+}
+
+export function deleteApiKey(provider: string): Promise<KeyStatus> {
+  return call<KeyStatus>('delete_api_key', { provider });
+}
+
+/** One tiny request to the configured model; resolves to the one-line outcome. */
+export function testConnection(): Promise<string> {
+  return call<string>('test_connection');
+}
+
+// ---- Sessions ----
+
+export function listSessions(): Promise<SessionSummary[]> {
+  return call<SessionSummary[]>('list_sessions');
+}
+
+export function readSession(id: string): Promise<SessionView> {
+  return call<SessionView>('read_session', { id });
+}
+
+/** Continues a saved session in this window (the page starts over on it once this resolves). */
+export function resumeSession(id: string): Promise<void> {
+  return call<void>('resume_session', { id });
+}
+
+/** Opens the offline demo on a scratch project (the page starts over on it once this resolves). */
+export function startDemo(): Promise<void> {
+  return call<void>('start_demo');
 }

@@ -335,6 +335,15 @@ fn always_allow(
     }
     match append_allow_rules(&ctx.project_root, &rules) {
         Ok(saved) => {
+            // Remember which rules "always allow" saved, so the settings screen
+            // can mark them and revoke them (the settings file keeps its shape).
+            if let (Some(data), false) = (ctx.active.data_dir(), saved.added.is_empty()) {
+                if let Err(e) = crate::projects::ProjectStore::open(data)
+                    .record_always_allowed(&ctx.project_root, &saved.added)
+                {
+                    tracing::warn!("could not record the always-allow rules: {e}");
+                }
+            }
             for d in ctx.active.reload_settings() {
                 tracing::warn!(diagnostic = %d, "after saving an allow rule");
             }

@@ -265,8 +265,8 @@ description: string, };
 
 /**
  * What every surface shows: the active agent and mode, the agents to pick from, and
- * the project. Serialises as `{"agent", "mode" (lowercase), "agents": [{"name",
- * "description"}], "project"}`.
+ * the project and whether it is trusted. Serialises as `{"agent", "mode"
+ * (lowercase), "agents": [{"name", "description"}], "project", "trusted"}`.
  */
 export type Snapshot = { 
 /**
@@ -284,7 +284,11 @@ agents: Array<AgentSummary>,
 /**
  * The project root.
  */
-project: string, };
+project: string, 
+/**
+ * Whether the person trusts the project (its own allow rules count).
+ */
+trusted: boolean, };
 
 /**
  * Where a todo item stands.
@@ -330,3 +334,194 @@ running: boolean,
  * Rules allowed "for this session": in memory only, never written.
  */
 session_rules: Array<string>, todos: Array<Todo>, };
+
+/**
+ * One folder in the recent-projects list (most recent first).
+ */
+export type RecentProject = { 
+/**
+ * The canonical path it was opened under.
+ */
+path: string, 
+/**
+ * Whether the folder is still there (a missing one is shown as such).
+ */
+exists: boolean, 
+/**
+ * Unix milliseconds of the last time it was opened.
+ */
+opened: number, };
+
+/**
+ * Which of the three lists a rule is in.
+ */
+export type RuleList = "allow" | "ask" | "deny";
+
+/**
+ * Where a rule shown in the settings comes from.
+ */
+export type RuleSource = "project" | "agent";
+
+/**
+ * One rule as the settings screen lists it.
+ */
+export type RuleEntry = { list: RuleList, rule: string, source: RuleSource, 
+/**
+ * The agent, for a rule from an agent's frontmatter.
+ */
+agent: string | null, 
+/**
+ * Saved by an "always allow" answer (revoking it makes that call ask again).
+ */
+always_allowed: boolean, 
+/**
+ * Not in force: an allow rule of an untrusted project, or one that does not parse.
+ */
+ignored: string | null, };
+
+/**
+ * The rules the gate uses in this project, for the settings screen.
+ */
+export type ProjectRules = { 
+/**
+ * The project's settings file.
+ */
+settings_file: string, 
+/**
+ * Why the file cannot be edited here (malformed: the parse error with its line
+ * and column); the rules are then shown read-only and the file is never rewritten.
+ */
+problem: string | null, trusted: boolean, 
+/**
+ * The active agent.
+ */
+agent: string, rules: Array<RuleEntry>, additional_directories: Array<string>, protected_branches: Array<string>, };
+
+/**
+ * A project agent and what it would grant itself once the folder is trusted.
+ */
+export type AgentGrant = { name: string, 
+/**
+ * The agent file.
+ */
+file: string, 
+/**
+ * Its default mode as written (an untrusted folder falls back to `default`
+ * for anything but `default` and `plan`).
+ */
+mode: string, allow: Array<string>, };
+
+/**
+ * What the trust dialog shows for a folder.
+ */
+export type TrustPreview = { project: string, trusted: boolean, 
+/**
+ * Whether the person answered the trust dialog for this folder before.
+ */
+asked_before: boolean, 
+/**
+ * What the folder would grant itself: its allow rules…
+ */
+allow_rules: Array<string>, 
+/**
+ * …the folders outside it the file tools would reach…
+ */
+additional_directories: Array<string>, 
+/**
+ * …and its own agents.
+ */
+agents: Array<AgentGrant>, 
+/**
+ * What is in force either way: the project's deny and ask rules.
+ */
+deny_rules: Array<string>, ask_rules: Array<string>, 
+/**
+ * A problem reading the folder's settings (they count as empty).
+ */
+problem: string | null, };
+
+/**
+ * Whether a provider's API key is stored.
+ */
+export type KeyStatus = { provider: string, 
+/**
+ * A key is stored in the OS keyring. The key itself never leaves the backend.
+ */
+stored: boolean, 
+/**
+ * The environment variable that would give the key instead, and whether it is set.
+ */
+env_var: string | null, env_set: boolean, 
+/**
+ * Why the keyring cannot be used (one sentence, naming the environment variables).
+ */
+problem: string | null, };
+
+/**
+ * The provider part of the app's config, for the settings screen.
+ */
+export type ProviderView = { 
+/**
+ * The config file.
+ */
+config_file: string, 
+/**
+ * `gemini`, `anthropic`, `openai`, `script`, or none.
+ */
+provider: string | null, model: string | null, base_url: string | null, context_tokens: number | null, 
+/**
+ * Why the config file cannot be changed here (malformed: it is left as it is).
+ */
+problem: string | null, 
+/**
+ * Start-up flags override the file for this run.
+ */
+overridden: boolean, 
+/**
+ * The key of the chosen provider (none for the script provider or none chosen).
+ */
+key: KeyStatus | null, };
+
+/**
+ * The provider fields the settings screen saves.
+ */
+export type ProviderChoice = { provider: string | null, model: string | null, base_url: string | null, context_tokens: number | null, };
+
+/**
+ * What "test a call" shows: the gate's decision and the text `decode check` prints.
+ */
+export type CallCheck = { decision: Decision, text: string, };
+
+/**
+ * One saved session of this project.
+ */
+export type SessionSummary = { id: string, 
+/**
+ * The first prompt, on one line.
+ */
+title: string, 
+/**
+ * Unix milliseconds of the last write.
+ */
+updated: number, 
+/**
+ * `provider/model` at its start.
+ */
+model: string, 
+/**
+ * The transcript's size in bytes.
+ */
+bytes: number, 
+/**
+ * This window's current session.
+ */
+current: boolean, };
+
+/**
+ * A saved session opened for reading.
+ */
+export type SessionView = { id: string, events: Array<LoopEvent>, 
+/**
+ * Where reading stopped and why (a corrupt or truncated transcript).
+ */
+warnings: Array<string>, };

@@ -1,0 +1,186 @@
+//! What the window shows around the chat: recent projects, the trust dialog, the
+//! settings screen (provider, key, the project's rules, test a call) and the saved
+//! sessions.
+
+use decode_policy::Decision;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::events::LoopEvent;
+use crate::policy_ts::DecisionTs;
+
+/// One folder in the recent-projects list (most recent first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RecentProject {
+    /// The canonical path it was opened under.
+    pub path: String,
+    /// Whether the folder is still there (a missing one is shown as such).
+    pub exists: bool,
+    /// Unix milliseconds of the last time it was opened.
+    pub opened: u64,
+}
+
+/// Which of the three lists a rule is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleList {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl RuleList {
+    /// `allow`, `ask` or `deny`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleList::Allow => "allow",
+            RuleList::Ask => "ask",
+            RuleList::Deny => "deny",
+        }
+    }
+}
+
+/// Where a rule shown in the settings comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleSource {
+    /// The project's `.decode/settings.json` (editable here).
+    Project,
+    /// The active agent's frontmatter (edited in the agent's file).
+    Agent,
+}
+
+/// One rule as the settings screen lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RuleEntry {
+    pub list: RuleList,
+    pub rule: String,
+    pub source: RuleSource,
+    /// The agent, for a rule from an agent's frontmatter.
+    pub agent: Option<String>,
+    /// Saved by an "always allow" answer (revoking it makes that call ask again).
+    pub always_allowed: bool,
+    /// Not in force: an allow rule of an untrusted project, or one that does not parse.
+    pub ignored: Option<String>,
+}
+
+/// The rules the gate uses in this project, for the settings screen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProjectRules {
+    /// The project's settings file.
+    pub settings_file: String,
+    /// Why the file cannot be edited here (malformed: the parse error with its line
+    /// and column); the rules are then shown read-only and the file is never rewritten.
+    pub problem: Option<String>,
+    pub trusted: bool,
+    /// The active agent.
+    pub agent: String,
+    pub rules: Vec<RuleEntry>,
+    pub additional_directories: Vec<String>,
+    pub protected_branches: Vec<String>,
+}
+
+/// A project agent and what it would grant itself once the folder is trusted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AgentGrant {
+    pub name: String,
+    /// The agent file.
+    pub file: String,
+    /// Its default mode as written (an untrusted folder falls back to `default`
+    /// for anything but `default` and `plan`).
+    pub mode: String,
+    pub allow: Vec<String>,
+}
+
+/// What the trust dialog shows for a folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TrustPreview {
+    pub project: String,
+    pub trusted: bool,
+    /// Whether the person answered the trust dialog for this folder before.
+    pub asked_before: bool,
+    /// What the folder would grant itself: its allow rules…
+    pub allow_rules: Vec<String>,
+    /// …the folders outside it the file tools would reach…
+    pub additional_directories: Vec<String>,
+    /// …and its own agents.
+    pub agents: Vec<AgentGrant>,
+    /// What is in force either way: the project's deny and ask rules.
+    pub deny_rules: Vec<String>,
+    pub ask_rules: Vec<String>,
+    /// A problem reading the folder's settings (they count as empty).
+    pub problem: Option<String>,
+}
+
+/// Whether a provider's API key is stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct KeyStatus {
+    pub provider: String,
+    /// A key is stored in the OS keyring. The key itself never leaves the backend.
+    pub stored: bool,
+    /// The environment variable that would give the key instead, and whether it is set.
+    pub env_var: Option<String>,
+    pub env_set: bool,
+    /// Why the keyring cannot be used (one sentence, naming the environment variables).
+    pub problem: Option<String>,
+}
+
+/// The provider part of the app's config, for the settings screen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProviderView {
+    /// The config file.
+    pub config_file: String,
+    /// `gemini`, `anthropic`, `openai`, `script`, or none.
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub context_tokens: Option<u64>,
+    /// Why the config file cannot be changed here (malformed: it is left as it is).
+    pub problem: Option<String>,
+    /// Start-up flags override the file for this run.
+    pub overridden: bool,
+    /// The key of the chosen provider (none for the script provider or none chosen).
+    pub key: Option<KeyStatus>,
+}
+
+/// The provider fields the settings screen saves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProviderChoice {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub context_tokens: Option<u64>,
+}
+
+/// What "test a call" shows: the gate's decision and the text `decode check` prints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct CallCheck {
+    #[ts(as = "DecisionTs")]
+    pub decision: Decision,
+    pub text: String,
+}
+
+/// One saved session of this project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionSummary {
+    pub id: String,
+    /// The first prompt, on one line.
+    pub title: String,
+    /// Unix milliseconds of the last write.
+    pub updated: u64,
+    /// `provider/model` at its start.
+    pub model: String,
+    /// The transcript's size in bytes.
+    pub bytes: u64,
+    /// This window's current session.
+    pub current: bool,
+}
+
+/// A saved session opened for reading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct SessionView {
+    pub id: String,
+    pub events: Vec<LoopEvent>,
+    /// Where reading stopped and why (a corrupt or truncated transcript).
+    pub warnings: Vec<String>,
+}

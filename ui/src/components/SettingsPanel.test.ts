@@ -1,0 +1,244 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { render, screen, waitFor, within } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import type { KeyStatus, ProjectRules, ProviderView } from '../lib/gen/protocol';
+import { contextTokensError, lines, ruleError } from '../lib/settings';
+import SettingsPanel from './SettingsPanel.svelte';
+import type * as Backend from '../lib/backend';
+
+vi.mock('../lib/backend', async () => {
+  const actual = await vi.importActual<typeof Backend>('../lib/backend');
+  return {
+    BackendError: actual.BackendError,
+    providerSettings: vi.fn(),
+    saveProvider: vi.fn(),
+    keyStatus: vi.fn(),
+    setApiKey: vi.fn(),
+    deleteApiKey: vi.fn(),
+    testConnection: vi.fn(),
+    projectRules: vi.fn(),
+    addRule: vi.fn(),
+    removeRule: vi.fn(),
+    setSettingsList: vi.fn(),
+    setTrust: vi.fn(),
+    testCall: vi.fn(),
+    dropSessionRule: vi.fn(),
+  };
+});
+
+import * as backend from '../lib/backend';
+
+const SECRET = 'sk-ant-api03-very-secret';
+
+function key(stored: boolean, problem: string | null = null): KeyStatus {
+  return { provider: 'anthropic', stored, env_var: 'ANTHROPIC_API_KEY', env_set: false, problem };
+}
+
+function provider(over: Partial<ProviderView> = {}): ProviderView {
+  return {
+    config_file: '/home/ada/.config/decode/config.json',
+    provider: 'anthropic',
+    model: null,
+    base_url: null,
+    context_tokens: null,
+    problem: null,
+    overridden: false,
+    key: key(false),
+    ...over,
+  };
+}
+
+function rules(over: Partial<ProjectRules> = {}): ProjectRules {
+  return {
+    settings_file: '/p/.decode/settings.json',
+    problem: null,
+    trusted: true,
+    agent: 'code-reviewer',
+    rules: [
+      { list: 'allow', rule: 'bash(npm test)', source: 'project', agent: null, always_allowed: true, ignored: null },
+      { list: 'deny', rule: 'read(.env)', source: 'project', agent: null, always_allowed: false, ignored: null },
+      {
+        list: 'allow',
+        rule: 'bash(git *)',
+        source: 'agent',
+        agent: 'code-reviewer',
+        always_allowed: false,
+        ignored: null,
+      },
+    ],
+    additional_directories: [],
+    protected_branches: ['release'],
+    ...over,
+  };
+}
+
+beforeEach(() => {
+  vi.resetAllMocks();
+  vi.mocked(backend.providerSettings).mockResolvedValue(provider());
+  vi.mocked(backend.projectRules).mockResolvedValue(rules());
+  vi.mocked(backend.saveProvider).mockImplementation(async (c) =>
+    provider({ provider: c.provider, model: c.model, base_url: c.base_url, context_tokens: c.context_tokens }),
+  );
+  vi.mocked(backend.setApiKey).mockResolvedValue(key(true));
+  vi.mocked(backend.deleteApiKey).mockResolvedValue(key(false));
+  vi.mocked(backend.keyStatus).mockResolvedValue(key(false));
+});
+
+async function open() {
+  const user = userEvent.setup();
+  render(SettingsPanel, { props: { chat: null, onClose: () => {} } });
+  await screen.findByTestId('settings-key-status');
+  await screen.findAllByTestId('settings-rule');
+  // Past the dialog's key guard.
+  await new Promise((r) => setTimeout(r, 420));
+  return user;
+}
+
+describe('the settings checks', () => {
+  it('refuses what is obviously not a rule, a size or a list entry', () => {
+    expect(ruleError('')).toMatch(/Type a rule/);
+    expect(ruleError('bash(')).toMatch(/not a rule/);
+    expect(ruleError('bash()')).toMatch(/empty pattern/);
+    expect(ruleError('bash(npm test)')).toBeNull();
+    expect(ruleError('read')).toBeNull();
+    expect(contextTokensError('')).toBeNull();
+    expect(contextTokensError('12k')).toMatch(/whole number/);
+    expect(contextTokensError('100')).toMatch(/at least/);
+    expect(contextTokensError('128000')).toBeNull();
+    expect(lines(' a \n\n b\n')).toEqual(['a', 'b']);
+  });
+});
+
+describe('settings screen', () => {
+  it('stores the key and never shows it again, only "set"', async () => {
+    const user = await open();
+    expect(screen.getByTestId('settings-key-status')).toHaveTextContent('not set');
+    const field = screen.getByTestId('settings-key-input') as HTMLInputElement;
+    expect(field.type).toBe('password');
+    await user.type(field, SECRET);
+    await user.click(screen.getByTestId('settings-key-save'));
+    expect(backend.setApiKey).toHaveBeenCalledWith('anthropic', SECRET);
+    await waitFor(() => expect(screen.getByTestId('settings-key-status')).toHaveTextContent(/^set$/));
+    expect(screen.queryByTestId('settings-key-input')).toBeNull();
+    expect(document.body.innerHTML).not.toContain(SECRET);
+    // Replace shows an empty field; Remove deletes.
+    await user.click(screen.getByTestId('settings-key-replace'));
+    expect((screen.getByTestId('settings-key-input') as HTMLInputElement).value).toBe('');
+    await user.click(screen.getByTestId('settings-key-save'));
+    expect(backend.setApiKey).toHaveBeenCalledTimes(1);
+  });
+
+  it('says in one sentence when there is no keyring', async () => {
+    vi.mocked(backend.providerSettings).mockResolvedValue(
+      provider({ key: key(false, 'There is no usable Secret Service here: set ANTHROPIC_API_KEY instead.') }),
+    );
+    await open();
+    expect(screen.getByTestId('settings-key-problem')).toHaveTextContent('ANTHROPIC_API_KEY');
+  });
+
+  it('lists each rule with its source and adds only rules that look valid', async () => {
+    vi.mocked(backend.addRule).mockImplementation(async (list, rule) =>
+      rules({
+        rules: [
+          ...rules().rules,
+          { list, rule, source: 'project', agent: null, always_allowed: false, ignored: null },
+        ],
+      }),
+    );
+    const user = await open();
+    const shown = screen.getAllByTestId('settings-rule');
+    expect(shown.map((r) => [r.dataset.source, r.dataset.list, r.dataset.rule])).toEqual([
+      ['project', 'allow', 'bash(npm test)'],
+      ['project', 'deny', 'read(.env)'],
+      ['agent', 'allow', 'bash(git *)'],
+    ]);
+    expect(within(shown[0]).getByTestId('settings-rule-always')).toBeInTheDocument();
+    // Agent rules are edited in the agent's file, not here.
+    expect(within(shown[2]).queryByTestId('settings-rule-remove')).toBeNull();
+
+    await user.type(screen.getByTestId('settings-rule-input'), 'bash(');
+    await user.click(screen.getByTestId('settings-rule-add'));
+    expect(backend.addRule).not.toHaveBeenCalled();
+    expect(screen.getByTestId('settings-rule-error')).toHaveTextContent('not a rule');
+
+    await user.clear(screen.getByTestId('settings-rule-input'));
+    await user.selectOptions(screen.getByTestId('settings-rule-list'), 'ask');
+    await user.type(screen.getByTestId('settings-rule-input'), 'bash(git push *){Enter}');
+    expect(backend.addRule).toHaveBeenCalledWith('ask', 'bash(git push *)');
+    await waitFor(() => expect(screen.getAllByTestId('settings-rule')).toHaveLength(4));
+  });
+
+  it('shows the gate refusing a rule, with its reason', async () => {
+    vi.mocked(backend.addRule).mockRejectedValue(
+      new backend.BackendError('invalid_input', '`bash(a` is not a valid rule (unclosed parenthesis)'),
+    );
+    const user = await open();
+    await user.type(screen.getByTestId('settings-rule-input'), 'web_fetch(domain:)');
+    await user.click(screen.getByTestId('settings-rule-add'));
+    await waitFor(() => expect(screen.getByTestId('settings-rule-error')).toHaveTextContent('not a valid rule'));
+  });
+
+  it('revokes an always-allowed rule', async () => {
+    vi.mocked(backend.removeRule).mockResolvedValue(rules({ rules: rules().rules.slice(1) }));
+    const user = await open();
+    const first = screen.getAllByTestId('settings-rule')[0];
+    const revoke = within(first).getByTestId('settings-rule-remove');
+    expect(revoke).toHaveTextContent('revoke');
+    await user.click(revoke);
+    expect(backend.removeRule).toHaveBeenCalledWith('allow', 'bash(npm test)');
+    await waitFor(() => expect(screen.getAllByTestId('settings-rule')).toHaveLength(2));
+  });
+
+  it('shows a malformed settings file read-only with its parse error', async () => {
+    vi.mocked(backend.projectRules).mockResolvedValue(
+      rules({ problem: '/p/.decode/settings.json:3:7: expected value', rules: [] }),
+    );
+    const user = userEvent.setup();
+    render(SettingsPanel, { props: { chat: null, onClose: () => {} } });
+    expect(await screen.findByTestId('settings-rules-problem')).toHaveTextContent(':3:7: expected value');
+    expect(screen.queryByTestId('settings-rule-input')).toBeNull();
+    expect(screen.queryByTestId('settings-rule-add')).toBeNull();
+    void user;
+  });
+
+  it('saves the provider as it changes and refuses a bad context size', async () => {
+    const user = await open();
+    await user.selectOptions(screen.getByTestId('settings-provider'), 'openai');
+    await waitFor(() =>
+      expect(backend.saveProvider).toHaveBeenCalledWith(expect.objectContaining({ provider: 'openai' })),
+    );
+    await user.type(screen.getByTestId('settings-base-url'), 'http://localhost:11434/v1');
+    await user.tab();
+    await waitFor(() =>
+      expect(backend.saveProvider).toHaveBeenLastCalledWith(
+        expect.objectContaining({ base_url: 'http://localhost:11434/v1' }),
+      ),
+    );
+    const calls = vi.mocked(backend.saveProvider).mock.calls.length;
+    await user.type(screen.getByTestId('settings-context'), '12k');
+    await user.tab();
+    expect(await screen.findByTestId('settings-provider-error')).toHaveTextContent('whole number');
+    expect(vi.mocked(backend.saveProvider).mock.calls.length).toBe(calls);
+  });
+
+  it('tests a call and shows what decode check prints', async () => {
+    vi.mocked(backend.testCall).mockResolvedValue({
+      decision: {
+        verdict: 'ask',
+        reason: 'git push has external effects: asks every time',
+        trace: [],
+        fragments: [],
+        capped: true,
+        origin: null,
+        always_allow_rules: [],
+      },
+      text: 'ask: git push has external effects: asks every time\n  capped: only "allow once" is offered',
+    });
+    const user = await open();
+    await user.type(screen.getByTestId('settings-test-call'), 'bash git push origin main{Enter}');
+    expect(backend.testCall).toHaveBeenCalledWith('bash git push origin main');
+    const result = await screen.findByTestId('settings-test-result');
+    expect(result.dataset.verdict).toBe('ask');
+    expect(result).toHaveTextContent('external effects');
+  });
+});
