@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context};
-use decode_tests::desktop::{keyring_daemon, session_bus};
+use decode_tests::desktop::{keyring_daemon, session_bus, wait_until, windows_named, xdotool};
 use decode_tests::project::{decode_bin, TempProject};
 use decode_tests::window::{tid, App};
 use fantoccini::Locator;
@@ -289,6 +289,33 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     app.wait_text("status-mode", "default", SHORT).await?;
+
+    // Another folder through the native folder picker (GTK, driven with real keys).
+    let other = project.home.join("picked-project");
+    std::fs::create_dir_all(&other)?;
+    let other = other.canonicalize()?;
+    app.click("open-project").await?;
+    let mut picker = Vec::new();
+    wait_until(LONG, || {
+        picker = windows_named("Open a project folder");
+        !picker.is_empty()
+    })
+    .context("the folder picker did not appear")?;
+    xdotool(&["windowfocus", "--sync", &picker[0]])?;
+    xdotool(&["key", "ctrl+l"])?;
+    xdotool(&["type", "--delay", "20", &other.display().to_string()])?;
+    xdotool(&["key", "Return"])?;
+    let start = Instant::now();
+    while project_path(app).await.ok().as_deref() != Some(other.as_path()) {
+        ensure!(
+            start.elapsed() < LONG,
+            "the window did not open the picked folder"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // A new untrusted folder: the trust dialog, again.
+    app.wait("trust-dialog", SHORT).await?;
+    app.shot("28-picked-folder").await?;
     Ok(())
 }
 
@@ -386,7 +413,7 @@ async fn sessions(app: &App, project: &TempProject) -> anyhow::Result<()> {
     item.click().await?;
     app.wait("session-transcript", SHORT).await?;
     wait_assistant(app, "The first answer.").await?;
-    app.shot("28-session-view").await?;
+    app.shot("29-session-view").await?;
     settle().await;
     app.click("session-continue").await?;
     app.wait_gone("sessions-dialog", SHORT).await?;
@@ -394,7 +421,7 @@ async fn sessions(app: &App, project: &TempProject) -> anyhow::Result<()> {
     wait_assistant(app, "The first answer.").await?;
     app.send("the second question").await?;
     wait_assistant(app, "with the first in view").await?;
-    app.shot("29-session-continued").await?;
+    app.shot("30-session-continued").await?;
     let dir = project.home.join(".local/share/decode/sessions");
     let files: Vec<_> = std::fs::read_dir(&dir)?.flatten().collect();
     ensure!(files.len() == 1, "one transcript, continued: {files:?}");
