@@ -2,6 +2,7 @@
 //! rules, the rules view and its sources, the trust preview, test a call, the
 //! provider config writer, the key status and the sessions list.
 
+mod fake_model;
 mod tools_support;
 
 use std::fs;
@@ -457,4 +458,55 @@ fn sessions_are_listed_for_this_project_only_and_read_as_far_as_they_go() {
     assert_eq!(events.len(), 1);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(store.read("nope").is_err());
+}
+
+// ---------------------------------------------------------------------------------
+// Test connection
+
+#[tokio::test]
+async fn test_connection_makes_one_tiny_request_and_says_how_it_went() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(fake_model::sse(fake_model::openai_turn("OK", &[])))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = fake_model::client(
+        ProviderKind::Openai,
+        &server.uri(),
+        fake_model::fast_policy(),
+    );
+    let line = workspace::test_connection(client).await.unwrap();
+    assert!(line.starts_with("Connected: openai"), "{line}");
+    let sent = fake_model::body_json(&server.received_requests().await.unwrap()[0]);
+    assert!(
+        sent["max_tokens"].as_u64().unwrap_or(16) <= 16
+            || sent["max_completion_tokens"].as_u64().unwrap_or(16) <= 16,
+        "{sent}"
+    );
+    assert!(
+        sent.get("tools")
+            .map_or(true, |t| t.as_array().is_some_and(|a| a.is_empty())),
+        "{sent}"
+    );
+
+    let refused = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(401).set_body_string("{\"error\":{\"message\":\"bad key\"}}"),
+        )
+        .mount(&refused)
+        .await;
+    let client = fake_model::client(
+        ProviderKind::Openai,
+        &refused.uri(),
+        fake_model::fast_policy(),
+    );
+    let line = workspace::test_connection(client).await.unwrap_err();
+    assert!(line.starts_with("openai"), "{line}");
+    assert_eq!(line.lines().count(), 1, "{line}");
 }

@@ -241,4 +241,33 @@ describe('settings screen', () => {
     expect(result.dataset.verdict).toBe('ask');
     expect(result).toHaveTextContent('external effects');
   });
+
+  it('lists the rules allowed for this session and drops one', async () => {
+    vi.mocked(backend.dropSessionRule).mockResolvedValue(true);
+    const user = userEvent.setup();
+    render(SettingsPanel, {
+      props: {
+        chat: {
+          session_id: 's',
+          provider: 'openai',
+          model: 'm',
+          setup_problem: null,
+          sandbox_problem: null,
+          usage: { input_tokens: 0, output_tokens: 0 },
+          running: false,
+          session_rules: ['bash(npm test)', 'read(docs/**)'],
+          todos: [],
+        },
+        onClose: () => {},
+      },
+    });
+    const rows = await screen.findAllByTestId('settings-session-rule');
+    expect(rows.map((r) => r.textContent)).toEqual([
+      expect.stringContaining('bash(npm test)'),
+      expect.stringContaining('read(docs/**)'),
+    ]);
+    await new Promise((r) => setTimeout(r, 420));
+    await user.click(within(rows[1]).getByTestId('settings-session-rule-drop'));
+    expect(backend.dropSessionRule).toHaveBeenCalledWith('read(docs/**)');
+  });
 });
