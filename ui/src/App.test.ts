@@ -724,4 +724,27 @@ describe('trust, first run and the screens around the chat', () => {
     await user.click(items[2]);
     expect(backend.openProjectPath).toHaveBeenCalledWith('/home/ada/site');
   });
+
+  it('asks before leaving a running turn for another folder, and stops it first', async () => {
+    vi.mocked(backend.recentProjects).mockResolvedValue([{ path: '/home/ada/site', exists: true, opened: 1 }]);
+    vi.mocked(backend.openProjectPath).mockResolvedValue(undefined);
+    const { user } = await renderApp();
+    await user.type(input(), 'work on it{Enter}');
+    await waitFor(() => expect(backend.sendPrompt).toHaveBeenCalled());
+    await user.click(screen.getByTestId('project-menu'));
+    await user.click(await screen.findByTestId('recent-project'));
+    const confirm = await screen.findByTestId('switch-confirm');
+    expect(backend.openProjectPath).not.toHaveBeenCalled();
+    await pastGuard();
+    await user.click(within(confirm).getByTestId('switch-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('switch-confirm')).toBeNull());
+    expect(backend.stopPrompt).not.toHaveBeenCalled();
+
+    await user.click(screen.getByTestId('project-menu'));
+    await user.click(await screen.findByTestId('recent-project'));
+    await pastGuard();
+    await user.click(within(await screen.findByTestId('switch-confirm')).getByTestId('switch-stop'));
+    await waitFor(() => expect(backend.openProjectPath).toHaveBeenCalledWith('/home/ada/site'));
+    expect(backend.stopPrompt).toHaveBeenCalled();
+  });
 });
