@@ -98,3 +98,14 @@ describe('splitBlocks', () => {
     expect(splitBlocks('```rust\nfn a() {}\n\n')).toEqual(['```rust\nfn a() {}\n\n']);
   });
 });
+
+describe('text shown where a person decides', () => {
+  it('shows invisible and reordering characters as escapes, keeps the rest', async () => {
+    const { shown } = await import('./display');
+    expect(shown('bash(npm test)')).toBe('bash(npm test)');
+    expect(shown('bash(rm -rf ~\u202e)tset mpn')).toBe('bash(rm -rf ~\\u{202e})tset mpn');
+    expect(shown('a\u200bb\u2066c\u0007d\u{e0041}')).toBe('a\\u{200b}b\\u{2066}c\\u{7}d\\u{e0041}');
+    expect(shown('line one\nline\ttwo')).toBe('line one\nline\ttwo');
+    expect(shown('naïve 日本 ✓')).toBe('naïve 日本 ✓');
+  });
+});
