@@ -393,8 +393,9 @@ pub fn resume_session(app: AppHandle, id: String) -> Result<(), IpcError> {
 #[tauri::command]
 pub fn start_demo(app: AppHandle) -> Result<(), IpcError> {
     let state = app.state::<AppState>();
+    let base = decode_core::demo::base_dir(&state.dirs.home, |k| std::env::var_os(k));
     let (project, script) =
-        decode_core::demo::create(&state.dirs.data).map_err(|e| err(ErrorKind::Project, e))?;
+        decode_core::demo::create(&base).map_err(|e| err(ErrorKind::Project, e))?;
     TrustStore::open(&state.dirs.data)
         .trust(&project)
         .map_err(|e| err(ErrorKind::Project, e))?;

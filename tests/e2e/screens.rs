@@ -205,6 +205,8 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
     // The next ask is the edit (the saved rule let the command through).
     app.wait("approval-dialog", LONG).await?;
     app.wait("diff", SHORT).await?;
+    // An ordinary ask (the demo is not in one of Decode's protected folders).
+    app.wait("approve-always", SHORT).await?;
     settle().await;
     app.fill("deny-feedback", "keep the greeting as it is")
         .await?;

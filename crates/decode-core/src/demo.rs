@@ -1,5 +1,5 @@
 //! The offline demo (docs/window.md, "First run"): a scratch copy of a tiny sample
-//! project and a script for the script provider that walks through the gate — an
+//! project (in the cache folder) and a script for the script provider that walks through the gate — an
 //! ask, an always-allow, a call the saved rule lets through, a denial with feedback
 //! and a plan approval — with no key and no network.
 
@@ -64,10 +64,22 @@ fn script() -> serde_json::Value {
     })
 }
 
-/// Creates a fresh scratch copy of the sample project and its script under
-/// `data_dir/demo/`; returns `(project folder, script file)`.
-pub fn create(data_dir: &Path) -> io::Result<(PathBuf, PathBuf)> {
-    let base = data_dir.join("demo");
+/// Where demo projects go: `$XDG_CACHE_HOME/decode/demo` (default
+/// `~/.cache/decode/demo`). Not Decode's config or data folder: the gate protects
+/// those, and the demo must show the gate as it judges an ordinary project.
+pub fn base_dir(home: &Path, env: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
+    env("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| home.join(".cache"))
+        .join("decode")
+        .join("demo")
+}
+
+/// Creates a fresh scratch copy of the sample project and its script in `base`
+/// (see [`base_dir`]); returns `(project folder, script file)`.
+pub fn create(base: &Path) -> io::Result<(PathBuf, PathBuf)> {
+    let base = base.to_path_buf();
     std::fs::create_dir_all(&base)?;
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -95,9 +107,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn demos_go_to_the_cache_folder_not_decodes_own() {
+        let home = Path::new("/home/ada");
+        assert_eq!(
+            base_dir(home, |_| None),
+            PathBuf::from("/home/ada/.cache/decode/demo")
+        );
+        assert_eq!(
+            base_dir(home, |k| (k == "XDG_CACHE_HOME").then(|| "/var/c".into())),
+            PathBuf::from("/var/c/decode/demo")
+        );
+        assert_eq!(
+            base_dir(home, |k| (k == "XDG_CACHE_HOME").then(|| "rel".into())),
+            PathBuf::from("/home/ada/.cache/decode/demo")
+        );
+        for app in decode_policy::PolicyInput::app_dirs_for(home) {
+            assert!(!base_dir(home, |_| None).starts_with(app));
+        }
+    }
+
+    #[test]
     fn the_script_parses_and_the_project_is_complete() {
         let data = tempfile::tempdir().unwrap();
-        let (project, script) = create(data.path()).unwrap();
+        let (project, script) = create(&data.path().join("demo")).unwrap();
         for (name, _, _) in FILES {
             assert!(project.join(name).is_file(), "{name}");
         }
