@@ -59,6 +59,8 @@ pub struct AppState {
     pub(crate) max_turns: Option<u32>,
     native: Arc<NativeSurface>,
     tray: Mutex<Option<Arc<Tray>>>,
+    /// Held while the window moves to another folder, session or model setup.
+    switching: Mutex<()>,
 }
 
 impl AppState {
@@ -237,6 +239,7 @@ pub fn run(start: Start) -> anyhow::Result<()> {
         max_turns: start.max_turns,
         native: Arc::new(NativeSurface::new(exe)),
         tray: Mutex::new(None),
+        switching: Mutex::new(()),
     };
 
     tauri::Builder::default()
@@ -604,6 +607,8 @@ pub fn switch_project(
     reload: Reload,
 ) -> Result<(), String> {
     let state = app.state::<AppState>();
+    // One switch at a time (the folder picker's command runs beside the others).
+    let _switching = state.switching.lock().unwrap_or_else(|p| p.into_inner());
     let current = state.project();
     if current.chat.running() {
         return Err("a turn is running in the current project: stop it first".into());
@@ -621,23 +626,30 @@ pub fn switch_project(
         }
         Arc::new(active)
     };
+    // What was allowed for this session stays with it (a new model setup), not
+    // with another session or folder.
+    let rules = same_state.then(|| Arc::clone(current.chat.session_rules()));
+    // The old chat closes (no prompt can start on it from here) and lets go of
+    // its transcript before a session is resumed; if that fails it opens again.
+    if !current.chat.try_release() {
+        return Err("a turn is running in the current project: stop it first".into());
+    }
+    let store = SessionStore::new(&state.dirs.data);
+    let resumed = match resume {
+        Some(id) => match open_session_retrying(&store, id) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                current.chat.reopen();
+                return Err(e);
+            }
+        },
+        None => None,
+    };
     current
         .chat
         .decisions()
         .cancel_all("another project or session was opened");
-    // The old chat (and the transcript it holds open) goes before a session is resumed.
-    let rules = if current.active.project_root() == active.project_root() {
-        Some(Arc::clone(current.chat.session_rules()))
-    } else {
-        None
-    };
-    current.chat.release();
     drop(current);
-    let store = SessionStore::new(&state.dirs.data);
-    let resumed = match resume {
-        Some(id) => Some(open_session_retrying(&store, id)?),
-        None => None,
-    };
     let mut chat = ChatSession::new(
         Arc::clone(&active),
         Arc::new(DecisionChannel::new()),

@@ -328,9 +328,16 @@ pub async fn pick_folder(exe: &Path, start: &Path) -> Result<Option<PathBuf>, No
         buttons: Vec::new(),
         pick_folder: Some(start.to_path_buf()),
     };
-    Ok(run_spec(exe, &spec, None)
-        .await?
-        .map(|out| PathBuf::from(out.trim_end_matches('\n'))))
+    // GTK's file chooser has been seen to crash (SIGSEGV) while opening under
+    // Xvfb, rarely; it is shown again once before giving up.
+    let out = match run_spec(exe, &spec, None).await {
+        Ok(out) => out,
+        Err(first) => {
+            tracing::warn!("the folder picker failed ({}); showing it again", first.0);
+            run_spec(exe, &spec, None).await?
+        }
+    };
+    Ok(out.map(|out| PathBuf::from(out.trim_end_matches('\n'))))
 }
 
 /// Runs `decode-window native-dialog` with `spec` until a button is pressed, the
@@ -346,7 +353,7 @@ async fn run_spec(
         .arg("native-dialog")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::inherit())
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| NotShown(format!("could not start the dialog: {e}")))?;

@@ -145,8 +145,9 @@ pub fn dismiss_trust(state: State<'_, AppState>) -> Result<(), IpcError> {
 
 #[tauri::command]
 pub fn project_rules(state: State<'_, AppState>) -> ProjectRules {
-    let project = state.project();
-    workspace::project_rules(&project.active, Some(&ProjectStore::open(&state.dirs.data)))
+    // Read again, so the screen shows what the gate uses from now on (the file may
+    // have been changed outside Decode).
+    reload(&state)
 }
 
 fn reload(state: &AppState) -> ProjectRules {

@@ -104,6 +104,8 @@ struct Inner {
     status: ChatStatus,
     cancel: Option<CancellationToken>,
     observer: Option<StatusObserver>,
+    /// Released for another chat: no prompt starts.
+    closed: bool,
 }
 
 /// One window's chat session (see the module docs). Share it as `Arc<ChatSession>`.
@@ -117,6 +119,8 @@ pub struct ChatSession {
     agent: tokio::sync::Mutex<Option<AgentLoop>>,
     /// A session to continue, until the first prompt opens the loop on it.
     resume: Mutex<Option<ResumedSession>>,
+    /// The transcript to open again after [`ChatSession::try_release`] let go of it.
+    reopen: Mutex<Option<String>>,
     history: Vec<LoopEvent>,
     inner: Mutex<Inner>,
 }
@@ -182,7 +186,9 @@ impl ChatSession {
                 status,
                 cancel: None,
                 observer: None,
+                closed: false,
             }),
+            reopen: Mutex::new(None),
         }
     }
 
@@ -213,14 +219,33 @@ impl ChatSession {
         removed
     }
 
-    /// Closes the loop and its transcript (another chat is about to continue it).
-    /// Does nothing while a prompt runs.
-    pub fn release(&self) {
+    /// Closes this chat for another to take the window's place: no prompt can start
+    /// on it any more, and its loop lets go of the transcript (another chat may
+    /// continue it). Refused (false) while a prompt runs. [`ChatSession::reopen`]
+    /// undoes it when the switch fails.
+    pub fn try_release(&self) -> bool {
+        {
+            let mut inner = lock(&self.inner);
+            if inner.cancel.is_some() {
+                return false;
+            }
+            inner.closed = true;
+        }
         if let Ok(mut agent) = self.agent.try_lock() {
-            agent.take();
+            if agent.take().is_some() || lock(&self.resume).is_some() {
+                // Continued from the same transcript if this chat is used again.
+                *lock(&self.reopen) = self.session_id();
+            }
             // A session waiting to be continued holds its transcript open too.
             lock(&self.resume).take();
         }
+        true
+    }
+
+    /// Takes this chat back after a switch that failed: prompts start again, on the
+    /// same transcript.
+    pub fn reopen(&self) {
+        lock(&self.inner).closed = false;
     }
 
     /// The transcript's id, once the first prompt (or a resume) gave it one.
@@ -308,6 +333,12 @@ impl ChatSession {
         let cancel = CancellationToken::new();
         {
             let mut inner = lock(&self.inner);
+            if inner.closed {
+                return Err(IpcError::new(
+                    ErrorKind::Busy,
+                    "the window is moving to another folder or session: send the message there",
+                ));
+            }
             if inner.cancel.is_some() {
                 return Err(IpcError::new(
                     ErrorKind::Busy,
@@ -383,7 +414,15 @@ impl ChatSession {
         client: Arc<dyn ModelClient>,
         config: LoopConfig,
     ) -> Result<AgentLoop, IpcError> {
-        let (session, history): (_, Vec<Message>) = match lock(&self.resume).take() {
+        let reopened = match lock(&self.reopen).take() {
+            Some(id) => Some(
+                self.store
+                    .open(&id)
+                    .map_err(|e| IpcError::new(ErrorKind::Session, e))?,
+            ),
+            None => None,
+        };
+        let (session, history): (_, Vec<Message>) = match lock(&self.resume).take().or(reopened) {
             Some(r) => (r.session, r.messages),
             None => {
                 let snap = self.active.snapshot();

@@ -17,7 +17,9 @@ use crate::state::ActiveState;
 struct Compiled {
     /// The active gate this one was built beside (recompiled when it changes).
     base: Arc<Gate>,
-    rules: usize,
+    /// Exactly the rules it was compiled with (a dropped rule never lingers in a
+    /// gate found by a count).
+    rules: Vec<String>,
     gate: Arc<Gate>,
 }
 
@@ -67,19 +69,14 @@ impl SessionRules {
         let mut list = lock(&self.rules);
         let before = list.len();
         list.retain(|r| r != rule);
-        let removed = list.len() != before;
-        if removed {
-            // The cached gate is keyed by the number of rules: start over.
-            *lock(&self.compiled) = None;
-        }
-        removed
+        list.len() != before
     }
 
     fn gate_for(&self, active: &ActiveState, rules: &[String]) -> Arc<Gate> {
         let base = active.gate();
         let mut compiled = lock(&self.compiled);
         if let Some(c) = compiled.as_ref() {
-            if Arc::ptr_eq(&c.base, &base) && c.rules == rules.len() {
+            if Arc::ptr_eq(&c.base, &base) && c.rules == rules {
                 return Arc::clone(&c.gate);
             }
         }
@@ -107,7 +104,7 @@ impl SessionRules {
         let gate = Arc::new(Gate::new(input).0);
         *compiled = Some(Compiled {
             base,
-            rules: rules.len(),
+            rules: rules.to_vec(),
             gate: Arc::clone(&gate),
         });
         gate

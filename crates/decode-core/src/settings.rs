@@ -578,6 +578,18 @@ fn modify<T>(
         }
     };
     let mut root = match &original {
+        // The loader ignores a file this large: a rule saved to it would do nothing.
+        Some(bytes) if bytes.len() as u64 > MAX_SETTINGS_BYTES => {
+            return Err(PersistError::Malformed {
+                path,
+                line: 1,
+                column: 1,
+                message: format!(
+                    "the file is larger than {} KiB, so Decode does not read it",
+                    MAX_SETTINGS_BYTES / 1024
+                ),
+            })
+        }
         Some(bytes) => {
             parse_validated(bytes)
                 .map_err(|p| PersistError::Malformed {

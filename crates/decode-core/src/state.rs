@@ -465,7 +465,8 @@ impl ActiveState {
     }
 
     /// Changes the trust flag (after the trust dialog or `decode trust`) and
-    /// recompiles the gate. The mode is left as it is.
+    /// recompiles the gate. The mode is left as it is, except that revoking trust
+    /// brings a project agent in another mode than default or plan back to default.
     pub fn set_trusted(&self, trusted: bool) -> Vec<Diagnostic> {
         let diagnostics = {
             let mut inner = self.write();
@@ -474,6 +475,15 @@ impl ActiveState {
             }
             inner.trusted = trusted;
             tracing::info!(trusted, "project trust changed");
+            // An untrusted project's own agent runs only in default or plan mode,
+            // whatever it was in while the project was trusted.
+            if !trusted
+                && inner.agent.from_project()
+                && !matches!(inner.mode, Mode::Default | Mode::Plan)
+            {
+                tracing::info!(mode = %inner.mode, "trust revoked: the project agent falls back to default mode");
+                inner.mode = Mode::Default;
+            }
             let diagnostics = self
                 .recompile(&mut inner)
                 .into_iter()

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use decode_policy::{Call, Rule, Tool};
 use decode_protocol::{
-    AgentGrant, CallCheck, KeyStatus, Message, ProjectRules, ProviderChoice, ProviderView,
-    RuleEntry, RuleList, RuleSource, SessionSummary, TrustPreview,
+    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, Message, ProjectRules, ProviderChoice,
+    ProviderView, RuleEntry, RuleList, RuleSource, SessionSummary, TrustPreview,
 };
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -29,7 +29,7 @@ fn entries(
     list: RuleList,
     rules: &[String],
     source: RuleSource,
-    agent: Option<&str>,
+    agent: Option<(&str, Option<String>)>,
 ) -> Vec<RuleEntry> {
     rules
         .iter()
@@ -37,7 +37,8 @@ fn entries(
             list,
             rule: rule.clone(),
             source,
-            agent: agent.map(str::to_string),
+            agent: agent.as_ref().map(|(name, _)| name.to_string()),
+            agent_file: agent.as_ref().and_then(|(_, file)| file.clone()),
             always_allowed: false,
             ignored: Rule::parse(rule)
                 .err()
@@ -76,10 +77,21 @@ pub fn project_rules(active: &ActiveState, store: Option<&ProjectStore>) -> Proj
         }
     }
     let a = &agent.rules;
-    let name = Some(agent.name.as_str());
+    let file = agent.source.path().map(|p| p.display().to_string());
+    let name = Some((agent.name.as_str(), file));
     let mut agent_rules = Vec::new();
-    agent_rules.extend(entries(RuleList::Allow, &a.allow, RuleSource::Agent, name));
-    agent_rules.extend(entries(RuleList::Ask, &a.ask, RuleSource::Agent, name));
+    agent_rules.extend(entries(
+        RuleList::Allow,
+        &a.allow,
+        RuleSource::Agent,
+        name.clone(),
+    ));
+    agent_rules.extend(entries(
+        RuleList::Ask,
+        &a.ask,
+        RuleSource::Agent,
+        name.clone(),
+    ));
     agent_rules.extend(entries(RuleList::Deny, &a.deny, RuleSource::Agent, name));
     if !trusted && agent.from_project() {
         for r in agent_rules.iter_mut().filter(|r| r.list == RuleList::Allow) {
@@ -122,18 +134,92 @@ pub fn trust_preview(active: &ActiveState, store: &ProjectStore) -> TrustPreview
             allow: a.rules.allow.clone(),
         })
         .collect();
+    let home = active.home();
+    let additional_directories = settings
+        .additional_directories
+        .iter()
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| directory_grant(root, home, d))
+        .collect();
     let p = settings.permissions;
     TrustPreview {
         project: root.display().to_string(),
         trusted: active.trusted(),
         asked_before: store.trust_asked(root),
         allow_rules: p.allow,
-        additional_directories: settings.additional_directories,
+        additional_directories,
         agents,
         deny_rules: p.deny,
         ask_rules: p.ask,
+        links: permission_links(root),
         problem: warnings.first().map(|w| w.to_string()),
     }
+}
+
+/// An `additionalDirectories` entry as the gate would use it, with what deserves a
+/// second look.
+fn directory_grant(root: &Path, home: &Path, written: &str) -> DirectoryGrant {
+    let resolved = decode_policy::paths::extra_dir(root, home, written);
+    let home_canon = home.canonicalize().unwrap_or_else(|_| home.to_path_buf());
+    let lexical = decode_policy::paths::lexical(
+        root,
+        &decode_policy::paths::expand_home(written.trim(), home),
+    );
+    let warning = if resolved == Path::new("/") {
+        Some("the whole file system".to_string())
+    } else if home.starts_with(&resolved) || home_canon.starts_with(&resolved) {
+        Some("your whole home folder".to_string())
+    } else if lexical != resolved {
+        Some(format!("through a link, to {}", resolved.display()))
+    } else {
+        None
+    };
+    DirectoryGrant {
+        written: written.to_string(),
+        resolved: resolved.display().to_string(),
+        warning,
+    }
+}
+
+/// The permission and agent files (and their folders) of the project that are links:
+/// they are read from where they point. `name → target`, names relative to the root.
+fn permission_links(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut look = |rel: &Path| {
+        let path = root.join(rel);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            out.push(format!(
+                "{} → {}",
+                rel.display(),
+                decode_policy::paths::resolve(&path).display()
+            ));
+        }
+    };
+    for rel in [
+        ".decode",
+        ".decode/settings.json",
+        ".decode/agents",
+        ".claude",
+        ".claude/agents",
+    ] {
+        look(Path::new(rel));
+    }
+    for dir in [".decode/agents", ".claude/agents"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut names: Vec<_> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+            .map(|e| Path::new(dir).join(e.file_name()))
+            .take(256)
+            .collect();
+        names.sort();
+        for n in names {
+            look(&n);
+        }
+    }
+    out
 }
 
 /// "Test a call": `text` is a tool name, a space and the subject (`bash git push
@@ -252,6 +338,18 @@ pub fn save_provider(config_dir: &Path, choice: &ProviderChoice) -> Result<(), S
             return Err(format!("`{u}` is not an http or https URL"));
         }
     }
+    std::fs::create_dir_all(config_dir)
+        .map_err(|e| format!("could not create {}: {e}", config_dir.display()))?;
+    // One writer at a time (the window and another Decode may both save).
+    let lock_path = fsutil::lock_path_for(&path);
+    let _lock = fsutil::FileLock::acquire(&lock_path)
+        .map_err(|e| format!("could not lock {}: {e}", lock_path.display()))?;
+    // A config file linked from elsewhere (a dotfiles repository) is written where
+    // it lives, and stays a link.
+    let path = match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.file_type().is_symlink() => decode_policy::paths::resolve(&path),
+        _ => path,
+    };
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -286,8 +384,6 @@ pub fn save_provider(config_dir: &Path, choice: &ProviderChoice) -> Result<(), S
     put("contextTokens", choice.context_tokens.map(Value::from));
     let mut out = serde_json::to_string_pretty(&Value::Object(root)).map_err(|e| e.to_string())?;
     out.push('\n');
-    std::fs::create_dir_all(config_dir)
-        .map_err(|e| format!("could not create {}: {e}", config_dir.display()))?;
     fsutil::atomic_write(&path, out.as_bytes())
         .map_err(|e| format!("could not write {}: {e}", path.display()))?;
     tracing::info!(path = %path.display(), "provider settings saved");

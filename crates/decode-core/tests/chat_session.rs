@@ -243,3 +243,61 @@ fn the_setup_comes_from_the_config_and_the_flags_or_says_how_to_fix_it() {
         ChatSetup::Missing { problem } => panic!("{problem}"),
     }
 }
+
+#[tokio::test]
+async fn a_released_chat_lets_go_of_its_transcript_and_takes_it_back_when_reopened() {
+    let (_dir, data, chat) = chat(
+        Some(script(
+            json!([{"text": "One."}, {"text": "Two, still the same session."}]),
+        )),
+        Mode::Default,
+    );
+    let (_, sink) = recorder();
+    chat.start("first", sink).unwrap().await;
+    let id = chat.session_id().unwrap();
+    let store = SessionStore::new(data.path());
+    assert!(store.open(&id).is_err(), "the transcript is in use");
+
+    assert!(chat.try_release());
+    // Nothing starts on a released chat; its transcript is free for another.
+    let (_, sink) = recorder();
+    let refused = chat.start("lost?", sink).err().unwrap();
+    assert_eq!(refused.kind, ErrorKind::Busy);
+    let other = store.open(&id).unwrap();
+    drop(other);
+
+    // The switch failed: the chat is back, on the same transcript and history.
+    chat.reopen();
+    let (events, sink) = recorder();
+    chat.start("second", sink).unwrap().await;
+    assert_eq!(chat.session_id().as_deref(), Some(id.as_str()));
+    let texts: Vec<String> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            LoopEvent::TextDelta { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        texts.concat().contains("Two, still the same session."),
+        "{texts:?}"
+    );
+    assert_eq!(store.list().len(), 1);
+}
+
+#[tokio::test]
+async fn a_running_chat_is_not_released() {
+    let (_dir, _data, chat) = chat(
+        Some(script(json!([{"text": "slow", "delay_ms": 5000}]))),
+        Mode::Default,
+    );
+    let (_, sink) = recorder();
+    let run = chat.start("go", sink).unwrap();
+    let handle = tokio::spawn(run);
+    assert!(!chat.try_release());
+    chat.stop();
+    let _ = handle.await;
+    assert!(chat.try_release());
+}

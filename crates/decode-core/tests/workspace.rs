@@ -191,7 +191,13 @@ fn the_trust_preview_lists_what_the_folder_would_grant_itself() {
     let p = workspace::trust_preview(&d.open(), &store);
     assert!(!p.trusted && !p.asked_before);
     assert_eq!(p.allow_rules, vec!["bash(curl *)"]);
-    assert_eq!(p.additional_directories, vec!["~/.ssh"]);
+    assert_eq!(p.additional_directories.len(), 1);
+    assert_eq!(p.additional_directories[0].written, "~/.ssh");
+    assert_eq!(
+        Path::new(&p.additional_directories[0].resolved),
+        d.home.path().canonicalize().unwrap().join(".ssh")
+    );
+    assert!(p.links.is_empty());
     assert_eq!(p.ask_rules, vec!["bash(git push *)"]);
     assert_eq!(p.deny_rules, vec!["read(.env)"]);
     assert_eq!(p.agents.len(), 1);
@@ -200,6 +206,44 @@ fn the_trust_preview_lists_what_the_folder_would_grant_itself() {
     assert_eq!(p.agents[0].allow, vec!["bash(rm *)"]);
     store.mark_trust_asked(&d.root()).unwrap();
     assert!(workspace::trust_preview(&d.open(), &store).asked_before);
+}
+
+#[test]
+fn the_trust_preview_shows_where_links_and_extra_folders_really_lead() {
+    let d = Dirs::new();
+    let root = d.root();
+    fs::create_dir_all(root.join("gen")).unwrap();
+    fs::write(
+        root.join("gen/s.json"),
+        r#"{"additionalDirectories": ["vendor", "/", "shared"]}"#,
+    )
+    .unwrap();
+    fs::create_dir_all(root.join(".decode")).unwrap();
+    std::os::unix::fs::symlink("../gen/s.json", root.join(".decode/settings.json")).unwrap();
+    std::os::unix::fs::symlink(d.home.path(), root.join("vendor")).unwrap();
+    fs::create_dir_all(root.join("shared")).unwrap();
+    let p = workspace::trust_preview(&d.open(), &ProjectStore::open(d.data.path()));
+    assert_eq!(
+        p.links,
+        vec![format!(
+            ".decode/settings.json → {}",
+            root.join("gen/s.json").display()
+        )]
+    );
+    let by = |w: &str| {
+        p.additional_directories
+            .iter()
+            .find(|g| g.written == w)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        by("vendor").warning.as_deref(),
+        Some("your whole home folder")
+    );
+    assert_eq!(by("/").warning.as_deref(), Some("the whole file system"));
+    assert!(by("shared").warning.is_none());
+    assert_eq!(Path::new(&by("shared").resolved), root.join("shared"));
 }
 
 #[test]
@@ -217,6 +261,28 @@ fn trusting_makes_the_folders_allow_rules_count_at_once() {
     state.set_trusted(true);
     assert!(state.snapshot().trusted);
     assert_eq!(state.decide(&call).verdict, Verdict::Allow);
+}
+
+#[test]
+fn revoking_trust_brings_a_project_agent_back_to_default_mode() {
+    let d = Dirs::new();
+    d.write(
+        ".decode/agents/yolo.md",
+        "---\nname: yolo\ndescription: d\ntools: [bash]\nmode: bypass\n---\nGo.\n",
+    );
+    d.trust();
+    let state = d.open();
+    let snap = state.select_agent("yolo").unwrap();
+    assert_eq!(snap.mode, Mode::Bypass);
+    state.set_trusted(false);
+    assert_eq!(state.mode(), Mode::Default);
+    assert!(!state.snapshot().trusted);
+    // A built-in agent keeps the mode the person chose.
+    d.trust();
+    let state = d.open();
+    state.set_mode(Mode::Auto);
+    state.set_trusted(false);
+    assert_eq!(state.mode(), Mode::Auto);
 }
 
 #[test]
@@ -364,6 +430,42 @@ fn the_provider_is_saved_keeping_unknown_keys_and_cleared_fields_go() {
 }
 
 #[test]
+fn a_linked_config_file_is_written_where_it_lives() {
+    let config = tempfile::tempdir().unwrap();
+    let dotfiles = tempfile::tempdir().unwrap();
+    let real = dotfiles.path().join("decode.json");
+    fs::write(&real, r#"{"closeToTray": false}"#).unwrap();
+    std::os::unix::fs::symlink(&real, config.path().join("config.json")).unwrap();
+    workspace::save_provider(
+        config.path(),
+        &ProviderChoice {
+            provider: Some("gemini".into()),
+            model: None,
+            base_url: None,
+            context_tokens: None,
+        },
+    )
+    .unwrap();
+    assert!(fs::symlink_metadata(config.path().join("config.json"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let v: Value = serde_json::from_str(&fs::read_to_string(&real).unwrap()).unwrap();
+    assert_eq!(v["provider"], "gemini");
+    assert_eq!(v["closeToTray"], false);
+}
+
+#[test]
+fn an_oversized_settings_file_is_not_rewritten() {
+    let d = Dirs::new();
+    let big = format!("{{\"x\": \"{}\"}}", "a".repeat(1_100_000));
+    d.write(".decode/settings.json", &big);
+    let e = add_rule(&d.root(), "allow", "read").unwrap_err();
+    assert!(e.to_string().contains("larger than"), "{e}");
+    assert_eq!(fs::read_to_string(settings_path(&d.root())).unwrap(), big);
+}
+
+#[test]
 fn a_bad_provider_url_or_a_malformed_config_is_refused_and_the_file_kept() {
     let config = tempfile::tempdir().unwrap();
     let path = config.path().join("config.json");
@@ -508,4 +610,26 @@ async fn test_connection_makes_one_tiny_request_and_says_how_it_went() {
     let line = workspace::test_connection(client).await.unwrap_err();
     assert!(line.starts_with("openai"), "{line}");
     assert_eq!(line.lines().count(), 1, "{line}");
+}
+
+#[test]
+fn a_dropped_session_rule_never_lingers_in_the_cached_gate() {
+    use decode_core::session_rules::SessionRules;
+    let d = Dirs::new();
+    let state = d.open();
+    let root = d.root();
+    let rules = SessionRules::new();
+    let judge = |cmd: &str| {
+        let call = Call::new(Tool::Bash, cmd);
+        let decision = state.decide(&call);
+        rules.allows(&state, &call, &root, &decision)
+    };
+    rules.add(&["bash(make one)".to_string()]);
+    assert!(judge("make one"));
+    assert!(rules.remove("bash(make one)"));
+    assert!(!judge("make one"));
+    // Same number of rules as before, another rule: the old gate must not be reused.
+    rules.add(&["bash(make two)".to_string()]);
+    assert!(!judge("make one"));
+    assert!(judge("make two"));
 }

@@ -146,6 +146,20 @@ pub fn protected_anywhere(name: &std::ffi::OsStr) -> Option<&'static str> {
     }
 }
 
+/// Where the links directly inside `dir` point (resolved, dangling ones too): an
+/// agent file that is a link is read from its target.
+fn linked_entries(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .take(4096)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+        .map(|e| paths::resolve(&e.path()))
+        .collect()
+}
+
 /// Names protected wherever they stand: `.git` internals of any repository,
 /// and files other tools run on their own.
 fn anywhere_label(p: &Path) -> Option<&'static str> {
@@ -385,7 +399,7 @@ impl Gate {
                 .additional_directories
                 .iter()
                 .filter(|d| !d.trim().is_empty())
-                .map(|d| paths::resolve(&lexical(&root, &expand_home(d.trim(), &home))))
+                .map(|d| paths::extra_dir(&root, &home, d))
                 .collect()
         } else {
             Vec::new()
@@ -418,6 +432,41 @@ impl Gate {
             protected_parents.push(r.join(".decode"));
             protected_parents.push(r.join(".claude"));
         }
+        // The permission and agent files are read through links: what a link
+        // among them points to is protected as they are (else a repository could
+        // link its settings to a file the agent may edit, and grant itself rights
+        // once trusted). Dangling links count: a write through one creates the target.
+        let mut through_links = Vec::new();
+        for e in &protected {
+            let resolved = paths::resolve(&e.path);
+            if resolved != e.path {
+                through_links.push(Protected {
+                    path: resolved.clone(),
+                    dir: e.dir,
+                    label: e.label,
+                });
+            }
+            if e.dir && e.label == "the project's agent definitions" {
+                for target in linked_entries(&resolved) {
+                    through_links.push(Protected {
+                        path: target,
+                        dir: false,
+                        label: e.label,
+                    });
+                }
+            }
+        }
+        for p in &protected_parents {
+            let resolved = paths::resolve(p);
+            if resolved != *p {
+                through_links.push(Protected {
+                    path: resolved,
+                    dir: true,
+                    label: "a folder of permission files",
+                });
+            }
+        }
+        protected.extend(through_links);
         let git_dir = git_dir(&root);
         if let Some(g) = &git_dir {
             if !g.starts_with(&root) {

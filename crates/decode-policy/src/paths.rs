@@ -290,6 +290,12 @@ pub fn lexical(base: &Path, p: &Path) -> PathBuf {
     out
 }
 
+/// Where an `additionalDirectories` entry reaches, as the gate uses it: `~`
+/// expanded, relative to the project root, folded, and its links resolved.
+pub fn extra_dir(root: &Path, home: &Path, entry: &str) -> PathBuf {
+    resolve(&lexical(root, &expand_home(entry.trim(), home)))
+}
+
 /// Resolves symlinks along an absolute, lexically folded path, for as long as
 /// its components exist; the rest is appended as is. Dangling links are
 /// followed too (a write through one lands on its target).

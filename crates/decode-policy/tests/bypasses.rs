@@ -1364,3 +1364,51 @@ fn b55_deny_rules_see_resolved_paths() {
         ],
     );
 }
+
+#[test]
+fn b56_permission_files_that_are_links_protect_their_targets() {
+    // A cloned repository links its settings and an agent file to files the agent
+    // may edit: once trusted, an edit there would grant the agent new rights. What
+    // the links point to (dangling ones too) is protected like the files themselves.
+    let p = Proj::new();
+    let r = &p.root;
+    std::fs::create_dir_all(r.join(".decode/agents")).unwrap();
+    std::fs::create_dir_all(r.join("docs")).unwrap();
+    std::fs::create_dir_all(r.join("ag")).unwrap();
+    std::fs::create_dir_all(r.join(".claude")).unwrap();
+    std::os::unix::fs::symlink("../gen/s.json", r.join(".decode/settings.json")).unwrap();
+    std::os::unix::fs::symlink("../../docs/agent.md", r.join(".decode/agents/helper.md")).unwrap();
+    std::os::unix::fs::symlink("../ag", r.join(".claude/agents")).unwrap();
+    let g = p.gate(&[], &[], &[]);
+    run(
+        &p,
+        &g,
+        &[
+            ("edit", "write", "gen/s.json", "ask:permission file"),
+            ("edit", "write", "{root}/gen/s.json", "ask:permission file"),
+            ("edit", "edit", "docs/agent.md", "ask:agent definitions"),
+            ("edit", "write", "ag/reviewer.md", "ask:agent definitions"),
+            (
+                "auto",
+                "bash",
+                "echo '{}' > gen/s.json",
+                "ask:permission file",
+            ),
+            ("edit", "write", "gen/other.json", "allow"),
+            ("edit", "write", "docs/other.md", "allow"),
+        ],
+    );
+    // The folder itself a link.
+    let q = Proj::new();
+    std::fs::create_dir_all(q.root.join("cfg")).unwrap();
+    std::os::unix::fs::symlink("cfg", q.root.join(".decode")).unwrap();
+    let g = q.gate(&[], &[], &[]);
+    run(
+        &q,
+        &g,
+        &[
+            ("edit", "write", "cfg/settings.json", "ask:permission file"),
+            ("edit", "write", "cfg/agents/x.md", "ask:agent definitions"),
+        ],
+    );
+}

@@ -27,8 +27,8 @@ pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
 pub use messages::{Message, StopReason, ToolCall, ToolOutput, Usage};
 pub use status::{AgentSummary, ChatStatus, Snapshot, Todo, TodoState};
 pub use workspace::{
-    AgentGrant, CallCheck, KeyStatus, ProjectRules, ProviderChoice, ProviderView, RecentProject,
-    RuleEntry, RuleList, RuleSource, SessionSummary, SessionView, TrustPreview,
+    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, ProjectRules, ProviderChoice, ProviderView,
+    RecentProject, RuleEntry, RuleList, RuleSource, SessionSummary, SessionView, TrustPreview,
 };
 
 use decode_policy::Mode;
@@ -93,6 +93,7 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<RuleEntry>(&cfg),
         decl::<ProjectRules>(&cfg),
         decl::<AgentGrant>(&cfg),
+        decl::<DirectoryGrant>(&cfg),
         decl::<TrustPreview>(&cfg),
         decl::<KeyStatus>(&cfg),
         decl::<ProviderView>(&cfg),

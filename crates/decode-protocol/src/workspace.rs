@@ -58,6 +58,8 @@ pub struct RuleEntry {
     pub source: RuleSource,
     /// The agent, for a rule from an agent's frontmatter.
     pub agent: Option<String>,
+    /// The agent's file, for a rule of a project agent (none: a built-in agent).
+    pub agent_file: Option<String>,
     /// Saved by an "always allow" answer (revoking it makes that call ask again).
     pub always_allowed: bool,
     /// Not in force: an allow rule of an untrusted project, or one that does not parse.
@@ -92,6 +94,17 @@ pub struct AgentGrant {
     pub allow: Vec<String>,
 }
 
+/// An `additionalDirectories` entry: as written and where it reaches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct DirectoryGrant {
+    pub written: String,
+    /// Where the gate would let the file tools reach (links resolved).
+    pub resolved: String,
+    /// What makes it worth a second look: it goes through a link, covers the home
+    /// folder or the whole file system.
+    pub warning: Option<String>,
+}
+
 /// What the trust dialog shows for a folder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct TrustPreview {
@@ -102,12 +115,15 @@ pub struct TrustPreview {
     /// What the folder would grant itself: its allow rules…
     pub allow_rules: Vec<String>,
     /// …the folders outside it the file tools would reach…
-    pub additional_directories: Vec<String>,
+    pub additional_directories: Vec<DirectoryGrant>,
     /// …and its own agents.
     pub agents: Vec<AgentGrant>,
     /// What is in force either way: the project's deny and ask rules.
     pub deny_rules: Vec<String>,
     pub ask_rules: Vec<String>,
+    /// Permission or agent files (or their folders) that are links, `name → target`:
+    /// they are read from where they point.
+    pub links: Vec<String>,
     /// A problem reading the folder's settings (they count as empty).
     pub problem: Option<String>,
 }

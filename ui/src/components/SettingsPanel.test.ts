@@ -55,13 +55,14 @@ function rules(over: Partial<ProjectRules> = {}): ProjectRules {
     trusted: true,
     agent: 'code-reviewer',
     rules: [
-      { list: 'allow', rule: 'bash(npm test)', source: 'project', agent: null, always_allowed: true, ignored: null },
-      { list: 'deny', rule: 'read(.env)', source: 'project', agent: null, always_allowed: false, ignored: null },
+      { list: 'allow', rule: 'bash(npm test)', source: 'project', agent: null, agent_file: null, always_allowed: true, ignored: null },
+      { list: 'deny', rule: 'read(.env)', source: 'project', agent: null, agent_file: null, always_allowed: false, ignored: null },
       {
         list: 'allow',
         rule: 'bash(git *)',
         source: 'agent',
         agent: 'code-reviewer',
+        agent_file: null,
         always_allowed: false,
         ignored: null,
       },
@@ -141,7 +142,7 @@ describe('settings screen', () => {
       rules({
         rules: [
           ...rules().rules,
-          { list, rule, source: 'project', agent: null, always_allowed: false, ignored: null },
+          { list, rule, source: 'project', agent: null, agent_file: null, always_allowed: false, ignored: null },
         ],
       }),
     );

@@ -371,6 +371,10 @@ export type RuleEntry = { list: RuleList, rule: string, source: RuleSource,
  */
 agent: string | null, 
 /**
+ * The agent's file, for a rule of a project agent (none: a built-in agent).
+ */
+agent_file: string | null, 
+/**
  * Saved by an "always allow" answer (revoking it makes that call ask again).
  */
 always_allowed: boolean, 
@@ -412,6 +416,20 @@ file: string,
 mode: string, allow: Array<string>, };
 
 /**
+ * An `additionalDirectories` entry: as written and where it reaches.
+ */
+export type DirectoryGrant = { written: string, 
+/**
+ * Where the gate would let the file tools reach (links resolved).
+ */
+resolved: string, 
+/**
+ * What makes it worth a second look: it goes through a link, covers the home
+ * folder or the whole file system.
+ */
+warning: string | null, };
+
+/**
  * What the trust dialog shows for a folder.
  */
 export type TrustPreview = { project: string, trusted: boolean, 
@@ -426,7 +444,7 @@ allow_rules: Array<string>,
 /**
  * …the folders outside it the file tools would reach…
  */
-additional_directories: Array<string>, 
+additional_directories: Array<DirectoryGrant>, 
 /**
  * …and its own agents.
  */
@@ -435,6 +453,11 @@ agents: Array<AgentGrant>,
  * What is in force either way: the project's deny and ask rules.
  */
 deny_rules: Array<string>, ask_rules: Array<string>, 
+/**
+ * Permission or agent files (or their folders) that are links, `name → target`:
+ * they are read from where they point.
+ */
+links: Array<string>, 
 /**
  * A problem reading the folder's settings (they count as empty).
  */
