@@ -839,9 +839,10 @@ fn read_agent_file(path: &Path) -> Result<Vec<u8>, AgentError> {
     };
     // Read without blocking, and only a regular file (a FIFO or a device
     // behind a link is refused at once).
-    match decode_policy::paths::read_small_file(path, MAX_AGENT_FILE_BYTES) {
+    match decode_policy::paths::read_permission_file(path, MAX_AGENT_FILE_BYTES) {
         Ok(text) => Ok(text.into_bytes()),
         Err(ReadError::NotRegular) => Err(err(AgentErrorKind::NotRegular)),
+        Err(e @ ReadError::HardLinked) => Err(err(AgentErrorKind::Io(e.to_string()))),
         Err(ReadError::TooLarge(_)) => Err(err(AgentErrorKind::TooLarge)),
         Err(ReadError::NotText) => {
             // Read again for the position of the bad byte (small, regular).

@@ -88,7 +88,7 @@ impl Settings {
         let path = settings_path(project_root);
         // A cloned repository's file: a regular file of at most 1 MiB, read
         // without blocking (a FIFO or `/dev/zero` behind a link is refused).
-        match decode_policy::paths::read_small_file(&path, MAX_SETTINGS_BYTES) {
+        match decode_policy::paths::read_permission_file(&path, MAX_SETTINGS_BYTES) {
             Ok(text) => match Settings::parse(&path, text.as_bytes()) {
                 Ok(s) => (s, Vec::new()),
                 Err(w) => {

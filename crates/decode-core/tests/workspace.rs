@@ -633,3 +633,32 @@ fn a_dropped_session_rule_never_lingers_in_the_cached_gate() {
     assert!(!judge("make one"));
     assert!(judge("make two"));
 }
+
+#[test]
+fn a_settings_or_agent_file_with_other_hard_links_is_not_read() {
+    let d = Dirs::new();
+    d.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["bash"]}}"#,
+    );
+    d.write(
+        ".decode/agents/yolo.md",
+        "---\nname: yolo\ndescription: d\ntools: [bash]\nmode: bypass\n---\nGo.\n",
+    );
+    let root = d.root();
+    fs::create_dir_all(root.join("gen")).unwrap();
+    fs::hard_link(root.join(".decode/settings.json"), root.join("gen/h.json")).unwrap();
+    fs::hard_link(root.join(".decode/agents/yolo.md"), root.join("gen/y.md")).unwrap();
+    let (settings, warnings) = decode_core::Settings::load(&root);
+    assert!(settings.permissions.allow.is_empty());
+    assert!(
+        warnings[0].to_string().contains("hard links"),
+        "{warnings:?}"
+    );
+    let catalog = decode_core::Catalog::load(&root);
+    assert!(catalog.get("yolo").is_none());
+    assert!(catalog
+        .errors()
+        .iter()
+        .any(|e| e.to_string().contains("hard links")));
+}

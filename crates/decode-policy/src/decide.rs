@@ -146,8 +146,8 @@ pub fn protected_anywhere(name: &std::ffi::OsStr) -> Option<&'static str> {
     }
 }
 
-/// Where the links directly inside `dir` point (resolved, dangling ones too): an
-/// agent file that is a link is read from its target.
+/// The links directly inside `dir`: an agent file that is a link is read from
+/// where it points.
 fn linked_entries(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -156,7 +156,7 @@ fn linked_entries(dir: &Path) -> Vec<PathBuf> {
         .flatten()
         .take(4096)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
-        .map(|e| paths::resolve(&e.path()))
+        .map(|e| e.path())
         .collect()
 }
 
@@ -432,41 +432,69 @@ impl Gate {
             protected_parents.push(r.join(".decode"));
             protected_parents.push(r.join(".claude"));
         }
-        // The permission and agent files are read through links: what a link
-        // among them points to is protected as they are (else a repository could
-        // link its settings to a file the agent may edit, and grant itself rights
-        // once trusted). Dangling links count: a write through one creates the target.
+        // The permission and agent files are read through links: what such a
+        // link points to is protected as the file is, and so is every link on
+        // the way (retargeting one would swap the file read) and the first
+        // component that does not exist yet (creating it decides where the file
+        // read really is). Else a repository could link its settings to a file
+        // the agent may edit, or create, and grant itself rights once trusted.
         let mut through_links = Vec::new();
-        for e in &protected {
-            let resolved = paths::resolve(&e.path);
-            if resolved != e.path {
-                through_links.push(Protected {
-                    path: resolved.clone(),
-                    dir: e.dir,
-                    label: e.label,
-                });
-            }
-            if e.dir && e.label == "the project's agent definitions" {
-                for target in linked_entries(&resolved) {
-                    through_links.push(Protected {
-                        path: target,
-                        dir: false,
-                        label: e.label,
+        let guard_chain =
+            |path: &Path, dir: bool, label: &'static str, out: &mut Vec<Protected>| {
+                let chain = paths::resolve_chain(path);
+                if chain.resolved != path {
+                    out.push(Protected {
+                        path: chain.resolved.clone(),
+                        dir,
+                        label,
                     });
+                }
+                if chain.links.is_empty() && chain.resolved == path {
+                    return chain.resolved;
+                }
+                for link in chain.links {
+                    if link != path {
+                        out.push(Protected {
+                            path: link,
+                            dir: false,
+                            label,
+                        });
+                    }
+                }
+                if let Some(missing) = chain.first_missing {
+                    out.push(Protected {
+                        path: missing,
+                        dir: true,
+                        label,
+                    });
+                }
+                chain.resolved
+            };
+        for e in &protected {
+            let resolved = guard_chain(&e.path, e.dir, e.label, &mut through_links);
+            if e.dir && e.label == "the project's agent definitions" {
+                for entry in linked_entries(&resolved) {
+                    guard_chain(&entry, false, e.label, &mut through_links);
                 }
             }
         }
+        // A folder of permission files that is a link: its target is such a folder
+        // too (as the folder itself is: not protected as a whole), and the links
+        // and missing components on the way are protected.
+        let mut parents_through_links = Vec::new();
         for p in &protected_parents {
-            let resolved = paths::resolve(p);
-            if resolved != *p {
-                through_links.push(Protected {
-                    path: resolved,
-                    dir: true,
-                    label: "a folder of permission files",
-                });
+            let mut found = Vec::new();
+            let resolved = guard_chain(p, true, "a folder of permission files", &mut found);
+            for f in found {
+                if f.path == resolved {
+                    parents_through_links.push(resolved.clone());
+                } else {
+                    through_links.push(f);
+                }
             }
         }
         protected.extend(through_links);
+        protected_parents.extend(parents_through_links);
         let git_dir = git_dir(&root);
         if let Some(g) = &git_dir {
             if !g.starts_with(&root) {

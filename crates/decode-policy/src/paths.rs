@@ -103,6 +103,9 @@ pub enum ReadError {
     TooLarge(u64),
     /// Not UTF-8.
     NotText,
+    /// The file has other hard links (a permission file must have one name: an
+    /// edit through another name would change it unseen).
+    HardLinked,
 }
 
 impl std::fmt::Display for ReadError {
@@ -114,6 +117,9 @@ impl std::fmt::Display for ReadError {
             }
             ReadError::TooLarge(max) => write!(f, "larger than {max} bytes"),
             ReadError::NotText => f.write_str("not UTF-8 text"),
+            ReadError::HardLinked => f.write_str(
+                "it has other hard links (another name could change it unseen), so Decode does not read it",
+            ),
         }
     }
 }
@@ -136,6 +142,22 @@ pub fn read_small_file(path: &Path, max: u64) -> Result<String, ReadError> {
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(path)
         .map_err(ReadError::Io)?;
+    read_opened(file, max)
+}
+
+/// Like [`read_small_file`], for the project's permission and agent files: a
+/// file with more than one hard link is refused too.
+pub fn read_permission_file(path: &Path, max: u64) -> Result<String, ReadError> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(ReadError::Io)?;
+    let md = file.metadata().map_err(ReadError::Io)?;
+    if md.is_file() && md.nlink() > 1 {
+        return Err(ReadError::HardLinked);
+    }
     read_opened(file, max)
 }
 
@@ -303,6 +325,35 @@ pub fn resolve(p: &Path) -> PathBuf {
     resolve_from(Path::new("/"), p)
 }
 
+/// How a path resolves: where it lands, every link met on the way (the links
+/// themselves), and the first component that does not exist, if any (from there
+/// the path is lexical: creating that component decides where it really lands).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chain {
+    pub resolved: PathBuf,
+    pub links: Vec<PathBuf>,
+    pub first_missing: Option<PathBuf>,
+}
+
+/// [`resolve`], telling what the resolution went through (see [`Chain`]).
+pub fn resolve_chain(p: &Path) -> Chain {
+    let mut links = Vec::new();
+    let mut first_missing = None;
+    let resolved = resolve_traced(Path::new("/"), p, &mut |event| match event {
+        Traced::Link(at) => links.push(at),
+        Traced::Missing(at) => {
+            if first_missing.is_none() {
+                first_missing = Some(at);
+            }
+        }
+    });
+    Chain {
+        resolved,
+        links,
+        first_missing,
+    }
+}
+
 /// Like [`resolve`], but `known` is an already resolved, existing ancestor of
 /// `p` (the canonical project root), so only the components after it are examined.
 pub(crate) fn resolve_under(known: &Path, p: &Path) -> PathBuf {
@@ -313,7 +364,18 @@ pub(crate) fn resolve_under(known: &Path, p: &Path) -> PathBuf {
     }
 }
 
+enum Traced {
+    /// A link at this path was followed.
+    Link(PathBuf),
+    /// This path does not exist (the rest is lexical).
+    Missing(PathBuf),
+}
+
 fn resolve_from(start: &Path, rest: &Path) -> PathBuf {
+    resolve_traced(start, rest, &mut |_| {})
+}
+
+fn resolve_traced(start: &Path, rest: &Path, trace: &mut dyn FnMut(Traced)) -> PathBuf {
     let mut queue: Vec<OsString> = rest
         .components()
         .rev()
@@ -330,8 +392,11 @@ fn resolve_from(start: &Path, rest: &Path) -> PathBuf {
             walk.up();
             continue;
         }
+        let lexical_at = walk.path.join(&name);
+        let known = walk.dir.is_some();
         match walk.step(&name) {
             Step::Link(target) => {
+                trace(Traced::Link(lexical_at));
                 links += 1;
                 if links > 40 {
                     // A loop: stop resolving, keep the rest lexical.
@@ -349,7 +414,12 @@ fn resolve_from(start: &Path, rest: &Path) -> PathBuf {
                     }
                 }
             }
-            Step::Entered | Step::Missing => {}
+            Step::Missing => {
+                if known {
+                    trace(Traced::Missing(lexical_at));
+                }
+            }
+            Step::Entered => {}
         }
     }
     walk.path

@@ -1394,8 +1394,41 @@ fn b56_permission_files_that_are_links_protect_their_targets() {
                 "echo '{}' > gen/s.json",
                 "ask:permission file",
             ),
-            ("edit", "write", "gen/other.json", "allow"),
+            // `gen` does not exist yet: creating it (with anything in it) decides
+            // what the settings link leads to, so it asks too.
+            ("edit", "write", "gen/other.json", "ask:permission file"),
             ("edit", "write", "docs/other.md", "allow"),
+            ("edit", "write", "src/main.rs", "allow"),
+        ],
+    );
+    // Links on the way and a target whose folder does not exist yet: retargeting
+    // a link of the chain, or creating the missing folder, decides what is read.
+    let c = Proj::new();
+    let r = &c.root;
+    std::fs::create_dir_all(r.join(".decode/agents")).unwrap();
+    std::fs::create_dir_all(r.join("gen2")).unwrap();
+    std::os::unix::fs::symlink("gen2", r.join("gen")).unwrap();
+    std::os::unix::fs::symlink("../gen/s.json", r.join(".decode/settings.json")).unwrap();
+    std::os::unix::fs::symlink("../../docs/sub/a.md", r.join(".decode/agents/x.md")).unwrap();
+    std::os::unix::fs::symlink("../../nx/../k.md", r.join(".decode/agents/y.md")).unwrap();
+    let g = c.gate(&[], &[], &[]);
+    run(
+        &c,
+        &g,
+        &[
+            ("auto", "bash", "ln -sfn gen3 gen", "ask:permission file"),
+            ("edit", "write", "gen2/s.json", "ask:permission file"),
+            ("auto", "bash", "mv tpl docs", "ask:agent definitions"),
+            ("auto", "bash", "cp -r tpl docs", "ask:agent definitions"),
+            ("edit", "write", "docs/sub/a.md", "ask:agent definitions"),
+            (
+                "auto",
+                "bash",
+                "ln -s elsewhere nx",
+                "ask:agent definitions",
+            ),
+            ("edit", "write", "gen2/other.json", "allow"),
+            ("edit", "write", "notes/x.md", "allow"),
         ],
     );
     // The folder itself a link.
