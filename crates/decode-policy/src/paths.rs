@@ -389,6 +389,11 @@ fn resolve_traced(start: &Path, rest: &Path, trace: &mut dyn FnMut(Traced)) -> P
     let mut links = 0;
     while let Some(name) = queue.pop() {
         if name == ".." {
+            // Leaving a real folder by `..`: were it swapped for a link, `..`
+            // would lead elsewhere. It counts as a link on the way.
+            if walk.dir.is_some() && walk.path != start {
+                trace(Traced::Link(walk.path.clone()));
+            }
             walk.up();
             continue;
         }

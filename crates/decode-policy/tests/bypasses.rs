@@ -1431,6 +1431,23 @@ fn b56_permission_files_that_are_links_protect_their_targets() {
             ("edit", "write", "notes/x.md", "allow"),
         ],
     );
+    // `..` after an ordinary folder in the link target: swapping that folder for
+    // a link would change what `..` leads to.
+    let k = Proj::new();
+    std::fs::create_dir_all(k.root.join(".decode")).unwrap();
+    std::fs::create_dir_all(k.root.join("gen/k")).unwrap();
+    std::fs::write(k.root.join("gen/s.json"), "{}").unwrap();
+    std::os::unix::fs::symlink("../gen/k/../s.json", k.root.join(".decode/settings.json")).unwrap();
+    let g = k.gate(&[], &[], &[]);
+    run(
+        &k,
+        &g,
+        &[
+            ("auto", "bash", "mv gen/k gen/k.old", "ask:permission file"),
+            ("edit", "write", "gen/s.json", "ask:permission file"),
+            ("edit", "write", "gen/other.json", "allow"),
+        ],
+    );
     // The folder itself a link.
     let q = Proj::new();
     std::fs::create_dir_all(q.root.join("cfg")).unwrap();
