@@ -793,7 +793,18 @@ fn see_through(
         "builtin" | "busybox" => Some(skip_opts(words, i + 1, "", &[])),
         "exec" => Some(skip_opts(words, i + 1, "a", &[])),
         "nohup" | "setsid" | "unbuffer" => Some(skip_opts(words, i + 1, "", &[])),
-        "time" => Some(skip_opts(words, i + 1, "fo", &["--format", "--output"])),
+        "time" => {
+            // Bash's `time` keyword knows only `-p`: `time -50 cmd` runs `-50`,
+            // while /usr/bin/time (after `env`, say) reads `-f FMT`. Which one runs
+            // depends on where the word stands, so any other option asks.
+            if sub(1).is_some_and(|t| t.starts_with('-') && t != "-p" && t != "--") {
+                a.dynamic = Some(
+                    "`time` with an option other than -p: bash's keyword and /usr/bin/time read it differently"
+                        .into(),
+                );
+            }
+            Some(skip_opts(words, i + 1, "fo", &["--format", "--output"]))
+        }
         "nice" => Some(skip_opts(words, i + 1, "n", &["--adjustment"])),
         "timeout" => {
             let j = skip_opts(words, i + 1, "sk", &["--signal", "--kill-after"]);
