@@ -13,7 +13,7 @@ ROOT=$(pwd)
 APT_PACKAGES=(build-essential pkg-config file libwebkit2gtk-4.1-dev libgtk-3-dev
   libayatana-appindicator3-dev librsvg2-dev libsoup-3.0-dev libssl-dev libxdo-dev
   libsecret-1-dev xvfb xauth imagemagick webkit2gtk-driver dbus dbus-x11 gnome-keyring
-  xdotool trayer ripgrep fd-find bubblewrap strace desktop-file-utils libglib2.0-bin)
+  xdotool trayer ripgrep fd-find bubblewrap tmux strace desktop-file-utils libglib2.0-bin)
 
 say() { printf '\033[1;36m==>\033[0m %s\n' "$*" >&2; }
 die() { printf 'dev.sh: %s\n' "$*" >&2; exit 1; }

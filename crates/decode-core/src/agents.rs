@@ -837,6 +837,14 @@ fn read_agent_file(path: &Path) -> Result<Vec<u8>, AgentError> {
         key: None,
         kind,
     };
+    // A sandboxed command that is still running made it (or a folder or link on
+    // the way): not read; Decode takes it away when that command ends.
+    if let Some(made) = crate::running_commands::made_by_a_running_command(path) {
+        return Err(err(AgentErrorKind::Io(format!(
+            "not read: {} was made by a command that is still running in Decode's sandbox (it is taken away when the command ends)",
+            made.display()
+        ))));
+    }
     // Read without blocking, and only a regular file (a FIFO or a device
     // behind a link is refused at once).
     match decode_policy::paths::read_permission_file(path, MAX_AGENT_FILE_BYTES) {

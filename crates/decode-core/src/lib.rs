@@ -46,6 +46,7 @@ pub mod projects;
 pub mod providers;
 #[cfg(feature = "engine")]
 pub mod rule_check;
+pub mod running_commands;
 #[cfg(feature = "engine")]
 pub mod sandbox;
 #[cfg(feature = "engine")]

@@ -28,6 +28,11 @@ use std::sync::OnceLock;
 
 use decode_policy::{protected_anywhere, Gate};
 
+mod servers;
+
+use crate::running_commands as running;
+pub use crate::running_commands::{made_by_a_running_command, Running};
+
 /// Names another bubblewrap program (tests point it at a missing file to see the
 /// degraded case).
 pub const BWRAP_ENV: &str = "DECODE_BWRAP";
@@ -247,6 +252,8 @@ pub struct Plan {
     links: Vec<(PathBuf, PathBuf)>,
     /// Git folders already planned.
     git_seen: Vec<PathBuf>,
+    /// The project (as resolved).
+    root: PathBuf,
 }
 
 impl Plan {
@@ -313,7 +320,48 @@ impl Plan {
             plan.read_only(&root.join(name));
         }
         plan.pin(root);
+        plan.root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        plan.start_where_running_commands_started();
         plan
+    }
+
+    /// Another sandboxed command running now started before this one: what it
+    /// created or replaced is not this command's starting point. Its missing paths
+    /// are missing here too, and its links point where they did when it started (so
+    /// this command's end never puts back what the other one planted). Paths in
+    /// another project that are not in this one are that command's alone.
+    fn start_where_running_commands_started(&mut self) {
+        for other in running::live() {
+            let root = &self.root;
+            let shared = |p: &Path| {
+                other.root == *root || p.starts_with(root) || !p.starts_with(&other.root)
+            };
+            for a in other.absent.iter().filter(|a| shared(a)) {
+                if !self.absent.contains(a) {
+                    self.absent.push(a.clone());
+                }
+            }
+            for (at, target) in other.links.iter().filter(|(l, _)| shared(l)) {
+                match self.links.iter_mut().find(|(l, _)| l == at) {
+                    Some(mine) => mine.1 = target.clone(),
+                    None => self.links.push((at.clone(), target.clone())),
+                }
+            }
+        }
+        let absent = &self.absent;
+        self.links
+            .retain(|(l, _)| !absent.iter().any(|a| l.starts_with(a)));
+    }
+
+    /// Leaves this command's record for other sandboxed commands and for Decode's
+    /// readers of permission files, held until the returned value is dropped
+    /// (after [`Plan::undo`]).
+    pub fn register(&self) -> Option<Running> {
+        running::register(&running::Watched {
+            root: self.root.clone(),
+            absent: self.absent.clone(),
+            links: self.links.clone(),
+        })
     }
 
     /// Takes away what the command created at a protected path that did not exist
@@ -612,6 +660,10 @@ impl Plan {
     /// The bubblewrap arguments before `--`, for a command starting in `cwd`.
     pub fn args(&self, cwd: &Path) -> Vec<OsString> {
         let mut a: Vec<OsString> = base_args().into_iter().map(OsString::from).collect();
+        for k in servers::SERVER_ENV {
+            a.push("--unsetenv".into());
+            a.push(k.into());
+        }
         for (p, ro) in self.ordered() {
             a.push(if ro { "--ro-bind-try" } else { "--bind-try" }.into());
             a.push(p.as_os_str().to_owned());
@@ -621,7 +673,7 @@ impl Plan {
         // reach: an empty folder over their sockets' folder, the null device over a
         // lone socket (a connection is refused). Last: a pinned folder above would
         // cover them.
-        let (dirs, sockets) = command_servers();
+        let (dirs, sockets) = servers::command_servers();
         for d in dirs {
             a.push("--tmpfs".into());
             a.push(d.into_os_string());
@@ -635,48 +687,6 @@ impl Plan {
         a.push(cwd.as_os_str().to_owned());
         a
     }
-}
-
-/// The sockets through which a command could have a server of the person's run
-/// something outside the sandbox, that exist on this machine: the folders of tmux,
-/// screen and Emacs servers, and the session D-Bus and systemd user manager sockets
-/// (`systemd-run --user`). Docker's socket is not among them: building and running
-/// containers is ordinary work (docs/sandbox.md, "Limits").
-fn command_servers() -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let uid = nix::unistd::geteuid().as_raw();
-    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(format!("/run/user/{uid}")));
-    let mut dirs = vec![
-        PathBuf::from(format!("/tmp/tmux-{uid}")),
-        PathBuf::from("/run/screen"),
-        PathBuf::from(format!("/tmp/emacs{uid}")),
-        runtime.join("emacs"),
-    ];
-    if let Some(t) = std::env::var_os("TMUX_TMPDIR") {
-        dirs.push(PathBuf::from(t).join(format!("tmux-{uid}")));
-    }
-    let mut sockets = vec![runtime.join("bus"), runtime.join("systemd/private")];
-    if let Ok(addr) = std::env::var("DBUS_SESSION_BUS_ADDRESS") {
-        for part in addr.split(';') {
-            if let Some(path) = part
-                .strip_prefix("unix:")
-                .and_then(|kv| kv.split(',').find_map(|f| f.strip_prefix("path=")))
-            {
-                sockets.push(PathBuf::from(path));
-            }
-        }
-    }
-    let is_dir = |p: &PathBuf| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
-    let is_socket = |p: &PathBuf| {
-        use std::os::unix::fs::FileTypeExt;
-        std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
-    };
-    let mut d: Vec<PathBuf> = dirs.into_iter().filter(is_dir).collect();
-    d.dedup();
-    let mut s: Vec<PathBuf> = sockets.into_iter().filter(is_socket).collect();
-    s.dedup();
-    (d, s)
 }
 
 /// The folder a git pointer file names: `gitdir: PATH` in a `.git` file (`prefix`

@@ -86,6 +86,21 @@ impl Settings {
     /// settings and a warning naming the file, line and column.
     pub fn load(project_root: &Path) -> (Settings, Vec<SettingsWarning>) {
         let path = settings_path(project_root);
+        // A sandboxed command that is still running made it (or a folder or link on
+        // the way): not read; Decode takes it away when that command ends.
+        if let Some(made) = crate::running_commands::made_by_a_running_command(&path) {
+            let w = SettingsWarning {
+                path: path.clone(),
+                line: None,
+                column: None,
+                message: format!(
+                    "not read: {} was made by a command that is still running in Decode's sandbox (it is taken away when the command ends)",
+                    made.display()
+                ),
+            };
+            tracing::warn!(warning = %w, "ignoring a settings file a running command made");
+            return (Settings::empty_at(path), vec![w]);
+        }
         // A cloned repository's file: a regular file of at most 1 MiB, read
         // without blocking (a FIFO or `/dev/zero` behind a link is refused).
         match decode_policy::paths::read_permission_file(&path, MAX_SETTINGS_BYTES) {

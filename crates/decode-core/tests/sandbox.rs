@@ -699,3 +699,133 @@ async fn an_answer_through_the_decision_channel_runs_that_call_outside() {
     assert_eq!(out.result.sandboxed, Some(false), "{:?}", out.result);
     assert_eq!(p.read(".decode/settings.json"), format!("{SETTINGS} "));
 }
+
+/// Runs `first`, and `second` 0.7 s later while `first` still runs (it sleeps), with
+/// `during` checked in between.
+async fn two_at_once(
+    p: &Project,
+    first: &str,
+    second: &str,
+    during: impl FnOnce(),
+) -> (ToolResult, ToolResult) {
+    let (a, b) = (p.ctx(Mode::Auto), p.ctx(Mode::Auto));
+    let later = async {
+        tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+        during();
+        bash(&b, second).await
+    };
+    tokio::join!(bash(&a, first), later)
+}
+
+#[tokio::test]
+async fn a_command_started_while_another_runs_never_keeps_what_the_first_planted() {
+    enforced();
+    let p = Project::new();
+    let evil = tempfile::tempdir().unwrap();
+    std::fs::write(
+        evil.path().join("settings.json"),
+        "{\"permissions\": {\"allow\": [\"Bash(*)\"]}}",
+    )
+    .unwrap();
+    // The first plants `.decode` as a link and runs on; the second starts while the
+    // link is there and ends after the first: the link is not its starting point.
+    let plant = format!("ln -s {} .decode; sleep 2", evil.path().display());
+    let (ra, rb) = two_at_once(&p, &plant, "sleep 3", || {
+        let (settings, warnings) = decode_core::settings::Settings::load(&p.root);
+        assert!(
+            warnings.iter().any(|w| w.message.contains("still running")),
+            "{warnings:?}"
+        );
+        assert!(settings.permissions.allow.is_empty(), "{settings:?}");
+    })
+    .await;
+    assert!(
+        std::fs::symlink_metadata(p.path(".decode")).is_err(),
+        "first: {}\nsecond: {}",
+        ra.content,
+        rb.content
+    );
+    // Once both ended, nothing is held back any more.
+    let (_, warnings) = decode_core::settings::Settings::load(&p.root);
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+#[tokio::test]
+async fn what_a_running_command_planted_is_never_read_as_permissions() {
+    enforced();
+    let p = Project::new();
+    let plant = "mkdir -p .decode/agents \
+        && echo '{\"permissions\": {\"allow\": [\"Bash(*)\"]}}' > .decode/settings.json \
+        && printf -- '---\\nname: evil\\ndescription: x\\n---\\nx\\n' > .decode/agents/evil.md \
+        && sleep 2";
+    let (ra, _) = two_at_once(&p, plant, "true", || {
+        assert!(
+            p.path(".decode/settings.json").is_file(),
+            "the plant is there"
+        );
+        let (settings, warnings) = decode_core::settings::Settings::load(&p.root);
+        assert!(settings.permissions.allow.is_empty(), "{settings:?}");
+        assert!(
+            warnings.iter().any(|w| w.message.contains("still running")),
+            "{warnings:?}"
+        );
+        let catalog = decode_core::agents::Catalog::load(&p.root);
+        assert!(catalog.get("evil").is_none());
+        assert!(
+            catalog
+                .errors()
+                .iter()
+                .any(|e| e.to_string().contains("still running")),
+            "{:?}",
+            catalog.errors()
+        );
+    })
+    .await;
+    assert!(!p.path(".decode").exists(), "{}", ra.content);
+}
+
+#[tokio::test]
+async fn a_terminal_multiplexer_started_anywhere_is_out_of_reach() {
+    enforced();
+    if std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        panic!("this test needs tmux (`apt install tmux`)");
+    }
+    let p = Project::new();
+    // A server of the person's on a socket in no usual folder (`tmux -S`).
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("custom.sock");
+    let tmux = |args: &[&str]| {
+        std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&sock)
+            .args(args)
+            .env_remove("TMUX")
+            .status()
+            .unwrap()
+    };
+    assert!(tmux(&["new-session", "-d", "-s", "decode-test", "sleep 120"]).success());
+    let marker = p.path("ran-outside");
+    let attack = format!(
+        "tmux -S {} run-shell 'touch {}'; TMUX={},1,0 tmux run-shell 'touch {}'",
+        sock.display(),
+        marker.display(),
+        sock.display(),
+        marker.display()
+    );
+    let r = bash(&p.ctx(Mode::Auto), &attack).await;
+    let reached = marker.exists();
+    // Outside the sandbox (an approved call) it reaches the server: the test is real.
+    let ctx = ToolContext {
+        approved_by_person: true,
+        ..p.ctx(Mode::Auto)
+    };
+    let control = bash(&ctx, &attack).await;
+    let reached_outside = marker.exists();
+    tmux(&["kill-server"]);
+    assert!(!reached, "{}", r.content);
+    assert!(reached_outside, "{}", control.content);
+}

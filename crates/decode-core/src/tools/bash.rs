@@ -275,12 +275,15 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     let sandbox = match crate::sandbox::support() {
         Support::Enforced { bwrap, .. } if !ctx.approved_by_person => {
             let scan = ctx.session.sandbox_scan().await;
-            Some((bwrap.clone(), Plan::new(&ctx.active.gate(), &scan)))
+            let plan = Plan::new(&ctx.active.gate(), &scan);
+            // Recorded before the command starts, dropped after its undo.
+            let record = plan.register();
+            Some((bwrap.clone(), plan, record))
         }
         _ => None,
     };
     let mut cmd = match &sandbox {
-        Some((bwrap, plan)) => {
+        Some((bwrap, plan, _)) => {
             // bubblewrap leads a process group of its own (killed on timeout and
             // cancel: its pid namespace goes with it); the command gets a session of
             // its own (`--new-session`: no controlling terminal to push keystrokes
@@ -478,7 +481,7 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         }
         text.push_str(&note);
     }
-    if let Some((_, plan)) = &sandbox {
+    if let Some((_, plan, _)) = &sandbox {
         let quarantine = crate::dirs::Dirs::from_env()
             .map(|d| d.data.join("quarantine"))
             .unwrap_or_else(|_| std::env::temp_dir().join("decode-quarantine"));
