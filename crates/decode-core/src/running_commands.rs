@@ -5,7 +5,9 @@
 //! every sandbox, so a command cannot forge or remove one) naming what it watches:
 //! the protected paths that did not exist when it started, and the protected links
 //! with their targets then. A record is a file locked for as long as its command
-//! runs; one whose lock is free belongs to a Decode that died, and is removed.
+//! runs; one whose lock is free belongs to a Decode that died: whoever finds it first
+//! (any Decode reading permission files, or starting a sandboxed command) takes back
+//! what that command planted, as its end would have, and removes the record.
 //!
 //! Two things read the records:
 //! - a command that starts while another runs takes the other's starting point as
@@ -57,6 +59,13 @@ fn folder() -> Option<PathBuf> {
         .map(|d| d.data.join("running"))
 }
 
+/// Where what a sandboxed command created at a protected path is moved.
+pub(crate) fn quarantine_folder() -> PathBuf {
+    crate::dirs::Dirs::from_env()
+        .map(|d| d.data.join("quarantine"))
+        .unwrap_or_else(|_| std::env::temp_dir().join("decode-quarantine"))
+}
+
 /// Leaves the record of a command that is about to start. `None` (logged) when the
 /// record cannot be written: the command still runs sandboxed, only another
 /// Decode cannot see it.
@@ -86,7 +95,9 @@ pub(crate) fn register(watched: &Watched) -> Option<Running> {
     }
 }
 
-/// The records of the commands running now (stale ones are removed).
+/// The records of the commands running now. A record whose Decode died is taken
+/// care of on the way: what its command planted is taken back, then the record is
+/// removed.
 pub(crate) fn live() -> Vec<Watched> {
     let Some(dir) = folder() else {
         return Vec::new();
@@ -103,9 +114,22 @@ pub(crate) fn live() -> Vec<Watched> {
         let Ok(file) = File::open(&path) else {
             continue;
         };
-        match file.try_lock_shared() {
-            // Nobody holds it: its Decode is gone.
+        match file.try_lock() {
+            // Nobody holds it: its Decode died while the command ran (killed, or its
+            // terminal closed). What the command planted is taken back now, as its
+            // end would have; the record goes after that.
             Ok(()) => {
+                let record = std::fs::read(&path)
+                    .ok()
+                    .and_then(|b| serde_json::from_slice::<Watched>(&b).ok());
+                if let Some(w) = record {
+                    let notes = take_back(&w.absent, &w.links, &quarantine_folder());
+                    tracing::warn!(
+                        record = %path.display(),
+                        ?notes,
+                        "a sandboxed command's Decode died before it ended: its changes to protected paths are taken back"
+                    );
+                }
                 let _ = std::fs::remove_file(&path);
             }
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -153,4 +177,114 @@ pub fn made_by_a_running_command(path: &Path) -> Option<PathBuf> {
         cur = a.parent();
     }
     None
+}
+
+/// Takes away what a command created at the protected paths in `absent`, and puts
+/// back the protected `links` it replaced (see `sandbox::Plan::undo`).
+pub(crate) fn take_back(
+    absent: &[PathBuf],
+    links: &[(PathBuf, PathBuf)],
+    quarantine: &Path,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let mut n = 0usize;
+    let mut take = |at: &Path, entry: &Path| -> String {
+        n += 1;
+        let flat: String = at
+            .to_string_lossy()
+            .trim_start_matches('/')
+            .replace('/', "%");
+        let dest = quarantine.join(format!("{stamp}-{n}-{flat}"));
+        let moved = std::fs::create_dir_all(quarantine)
+            .and_then(|()| std::fs::rename(entry, &dest))
+            .is_ok();
+        if moved {
+            format!("moved to {}", dest.display())
+        } else {
+            let gone = match std::fs::symlink_metadata(entry) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(entry),
+                Ok(_) => std::fs::remove_file(entry),
+                Err(e) => Err(e),
+            };
+            match gone {
+                Ok(()) => "removed".to_string(),
+                Err(e) => {
+                    tracing::error!(path = %at.display(), error = %e, "could not take away what a sandboxed command created");
+                    format!("COULD NOT be removed ({e})")
+                }
+            }
+        }
+    };
+    // The folder of `at`, opened without following a link, and `at`'s entry in it.
+    let open = |at: &Path| -> Result<(crate::beneath::Dir, PathBuf), String> {
+        let (Some(parent), Some(name)) = (at.parent(), at.file_name()) else {
+            return Err("no folder".into());
+        };
+        let dir = crate::beneath::open_dir(parent, false).map_err(|e| e.to_string())?;
+        let entry = dir.entry_path(name);
+        Ok((dir, entry))
+    };
+    // Links first, outer ones first: what is beneath them is checked through them.
+    let mut links: Vec<&(PathBuf, PathBuf)> = links.iter().collect();
+    links.sort_by_key(|(at, _)| at.components().count());
+    for (at, target) in links {
+        let (_dir, entry) = match open(at) {
+            Ok(d) => d,
+            Err(e) => {
+                notes.push(format!(
+                    "{} is a link Decode protects; the command changed a folder above it ({e}): check it",
+                    at.display()
+                ));
+                continue;
+            }
+        };
+        if std::fs::read_link(&entry).ok().as_ref() == Some(target) {
+            continue;
+        }
+        let how = if std::fs::symlink_metadata(&entry).is_ok() {
+            take(at, &entry)
+        } else {
+            "gone".to_string()
+        };
+        let back = std::os::unix::fs::symlink(target, &entry);
+        tracing::warn!(path = %at.display(), "a sandboxed command replaced a protected link: {how}");
+        notes.push(match back {
+            Ok(()) => format!(
+                "{} is a link Decode protects: the command replaced it (what it put there was {how}) and the link to {} is back",
+                at.display(),
+                target.display()
+            ),
+            Err(e) => format!(
+                "{} is a link Decode protects: the command replaced it and Decode could not put it back ({e})",
+                at.display()
+            ),
+        });
+    }
+    for at in absent {
+        let (_dir, entry) = match open(at) {
+            Ok(d) => d,
+            Err(e) => {
+                if std::fs::symlink_metadata(at).is_ok() {
+                    notes.push(format!(
+                        "{} is protected by Decode; the command changed a folder above it ({e}): check it",
+                        at.display()
+                    ));
+                }
+                continue;
+            }
+        };
+        if std::fs::symlink_metadata(&entry).is_ok() {
+            let how = take(at, &entry);
+            tracing::warn!(path = %at.display(), "a sandboxed command created a protected path: {how}");
+            notes.push(format!(
+                "{} is protected by Decode and did not exist before: what the command created there was {how}",
+                at.display()
+            ));
+        }
+    }
+    notes
 }

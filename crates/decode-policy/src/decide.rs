@@ -510,7 +510,18 @@ impl Gate {
             hs.push(home_canon.clone());
         }
         for h in &hs {
-            for f in [".bashrc", ".bash_profile", ".profile", ".zshrc", ".zshenv"] {
+            for f in [
+                ".bashrc",
+                ".bash_profile",
+                ".bash_login",
+                ".bash_logout",
+                ".profile",
+                ".zshrc",
+                ".zshenv",
+                ".zprofile",
+                ".zlogin",
+                ".zlogout",
+            ] {
                 protected.push(Protected {
                     path: h.join(f),
                     dir: false,

@@ -2,8 +2,6 @@
 //! beside an isolated home, XDG folders inside it, a cleared environment (no API-key
 //! variables, no D-Bus session, so no keyring), and no terminal on stdin.
 
-#![allow(dead_code)] // each test file uses a different part
-
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 

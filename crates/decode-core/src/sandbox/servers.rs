@@ -101,13 +101,19 @@ pub(crate) fn command_servers() -> (Vec<PathBuf>, Vec<PathBuf>) {
     let is_dir = |p: &PathBuf| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
     let is_socket =
         |p: &PathBuf| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket());
-    let mut d: Vec<PathBuf> = dirs.into_iter().filter(is_dir).collect();
+    let mut d: Vec<PathBuf> = dirs
+        .into_iter()
+        .filter(is_dir)
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
     d.sort();
     d.dedup();
-    // A socket in a covered folder is gone already.
+    // As resolved (bubblewrap binds onto the real path; a link on the way would make
+    // it fail); a socket in a covered folder is gone already.
     let mut s: Vec<PathBuf> = sockets
         .into_iter()
         .filter(is_socket)
+        .filter_map(|p| std::fs::canonicalize(p).ok())
         .filter(|s| !d.iter().any(|dir| s.starts_with(dir)))
         .collect();
     s.sort();
@@ -174,7 +180,8 @@ fn listening_by_inode(table: &str) -> HashMap<u64, PathBuf> {
         // The path is the rest of the line (it may hold blanks).
         let end = inode.as_ptr() as usize - line.as_ptr() as usize + inode.len();
         let path = line[end..].trim_start();
-        if !path.starts_with('/') {
+        // No path, or one in the abstract namespace (`@name`): not a file.
+        if path.is_empty() || path.starts_with('@') {
             continue;
         }
         if let Ok(n) = inode.parse::<u64>() {
@@ -189,12 +196,20 @@ fn sockets_held(proc_dir: &Path, by_inode: &HashMap<u64, PathBuf>) -> Vec<PathBu
     let Ok(fds) = std::fs::read_dir(proc_dir.join("fd")) else {
         return Vec::new();
     };
+    // A path bound relative (`tmux -S rel.sock`) is relative to the server's
+    // working folder, which tmux keeps.
+    let cwd = std::fs::read_link(proc_dir.join("cwd")).ok();
     fds.flatten()
         .filter_map(|fd| std::fs::read_link(fd.path()).ok())
         .filter_map(|target| {
             let t = target.to_string_lossy();
             let n = t.strip_prefix("socket:[")?.strip_suffix(']')?;
-            by_inode.get(&n.parse::<u64>().ok()?).cloned()
+            let p = by_inode.get(&n.parse::<u64>().ok()?)?;
+            if p.is_absolute() {
+                Some(p.clone())
+            } else {
+                cwd.as_ref().map(|c| c.join(p))
+            }
         })
         .collect()
 }
@@ -207,11 +222,13 @@ mod tests {
     fn the_socket_table_gives_listening_sockets_with_a_path() {
         let table = "Num       RefCount Protocol Flags    Type St Inode Path\n\
             0000000000000000: 00000002 00000000 00010000 0001 01 23456 /tmp/tmux-1000/my sock\n\
-            0000000000000000: 00000002 00000000 00000000 0001 03 23457 /tmp/client\n\
+            0000000000000000: 00000002 00000000 00000000 0001 03 23460 /tmp/client\n\
+            0000000000000000: 00000002 00000000 00010000 0001 01 23457 rel.sock\n\
             0000000000000000: 00000002 00000000 00010000 0001 01 23458 @abstract\n\
             0000000000000000: 00000002 00000000 00010000 0001 01  9999 /run/x.sock\n";
         let m = listening_by_inode(table);
-        assert_eq!(m.len(), 2, "{m:?}");
+        assert_eq!(m.len(), 3, "{m:?}");
+        assert_eq!(m[&23457], PathBuf::from("rel.sock"));
         assert_eq!(m[&23456], PathBuf::from("/tmp/tmux-1000/my sock"));
         assert_eq!(m[&9999], PathBuf::from("/run/x.sock"));
     }

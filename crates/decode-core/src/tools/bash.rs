@@ -275,6 +275,18 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     let sandbox = match crate::sandbox::support() {
         Support::Enforced { bwrap, .. } if !ctx.approved_by_person => {
             let scan = ctx.session.sandbox_scan().await;
+            if scan.truncated {
+                // The walk stopped before the end: a repository beyond it would have
+                // hooks and a config the sandbox does not keep read-only.
+                return ToolResult::error(format!(
+                    "bash: not run: this project holds more than {} files and folders, too \
+                     many for Decode to find every git folder, .envrc and .vscode in it, so \
+                     its sandbox cannot protect them. Only a command the person approves \
+                     when asked runs here (outside the sandbox): ask the person, or remove \
+                     generated files from the project.",
+                    crate::sandbox::MAX_SCAN_ENTRIES
+                ));
+            }
             let plan = Plan::new(&ctx.active.gate(), &scan);
             // Recorded before the command starts, dropped after its undo.
             let record = plan.register();
@@ -482,9 +494,7 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         text.push_str(&note);
     }
     if let Some((_, plan, _)) = &sandbox {
-        let quarantine = crate::dirs::Dirs::from_env()
-            .map(|d| d.data.join("quarantine"))
-            .unwrap_or_else(|_| std::env::temp_dir().join("decode-quarantine"));
+        let quarantine = crate::running_commands::quarantine_folder();
         for note in plan.undo(&quarantine) {
             text.push_str(&format!("\n[{note}]"));
         }

@@ -1,7 +1,6 @@
 //! Test support for the providers and the loop: fake model servers (wiremock on
 //! 127.0.0.1) speaking each provider's real streaming format, written by hand as the
 //! real APIs send it; temp projects; event recorders.
-#![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::path::Path;

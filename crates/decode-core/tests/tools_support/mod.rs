@@ -1,9 +1,8 @@
 //! Shared helpers for the tools tests: a temp project with its own home folder, an
 //! active state in a chosen mode, and a scripted decision surface.
-#![allow(dead_code)]
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -116,8 +115,4 @@ impl DecisionSurface for Scripted {
                 reason: "the script has no more answers".into(),
             })
     }
-}
-
-pub fn exists(p: &Path) -> bool {
-    p.exists()
 }

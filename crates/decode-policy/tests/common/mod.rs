@@ -1,6 +1,5 @@
 //! Shared helpers: a temp project and fake home per case set, and a
 //! table runner that reports every failing case at once.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
@@ -8,7 +7,8 @@ use decode_policy::{Call, Decision, Gate, Mode, PolicyInput, Tool, Verdict};
 
 /// A temporary project (`proj/`) and home (`home/`) side by side.
 pub struct Proj {
-    pub tmp: tempfile::TempDir,
+    /// Kept so the folder lives as long as the project.
+    _tmp: tempfile::TempDir,
     /// Canonical temp folder holding both.
     pub base: PathBuf,
     pub root: PathBuf,
@@ -26,7 +26,7 @@ impl Proj {
         std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
         std::fs::write(root.join("README.md"), "hi\n").unwrap();
         Proj {
-            tmp,
+            _tmp: tmp,
             base,
             root,
             home,

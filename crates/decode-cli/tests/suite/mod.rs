@@ -1,0 +1,7 @@
+//! One module per subcommand family.
+
+mod cli;
+mod hook_cli;
+mod run_cli;
+mod sandbox_cli;
+mod tool_cli;

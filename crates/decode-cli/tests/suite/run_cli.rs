@@ -1,0 +1,490 @@
+//! `decode run`, `decode sessions` and `decode key` as a user runs them: a headless run
+//! editing a temp project against a fake OpenAI-compatible server (127.0.0.1), exit
+//! codes, JSON lines, a killed run resumed, and the keyring without a Secret Service.
+//! Every run gets an isolated HOME and XDG folders and no API-key variables.
+
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use crate::common;
+
+use common::{stderr, stdout, Env};
+
+/// Where `decode run` keeps its transcripts under the isolated home.
+fn sessions_dir(env: &Env) -> PathBuf {
+    env.home.join(".local/share/decode/sessions")
+}
+
+// -- A fake OpenAI-compatible server ------------------------------------------------
+
+fn chunk(delta: Value, finish: Value) -> String {
+    let c = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1_735_000_000,
+                   "model": "fake-coder", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+    format!("data: {c}\n\n")
+}
+
+/// One streamed turn: text, then tool calls `(id, name, arguments)`.
+fn turn(text: &str, calls: &[(&str, &str, Value)]) -> String {
+    let mut out = chunk(json!({"role": "assistant", "content": ""}), Value::Null);
+    for w in text.split_inclusive(' ') {
+        out += &chunk(json!({"content": w}), Value::Null);
+    }
+    for (i, (id, name, args)) in calls.iter().enumerate() {
+        let args = args.to_string();
+        let (a, b) = args.split_at(args.len() / 2);
+        out += &chunk(
+            json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": a}}]}),
+            Value::Null,
+        );
+        out += &chunk(
+            json!({"tool_calls": [{"index": i, "function": {"arguments": b}}]}),
+            Value::Null,
+        );
+    }
+    out += &chunk(
+        json!({}),
+        json!(if calls.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        }),
+    );
+    out += "data: {\"id\":\"chatcmpl-1\",\"choices\":[],\"usage\":{\"prompt_tokens\":50,\"completion_tokens\":10}}\n\n";
+    out += "data: [DONE]\n\n";
+    out
+}
+
+struct Turns(std::sync::Mutex<Vec<String>>);
+
+impl Respond for Turns {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        let mut t = self.0.lock().unwrap();
+        let body = if t.len() > 1 {
+            t.remove(0)
+        } else {
+            t[0].clone()
+        };
+        ResponseTemplate::new(200).set_body_raw(body.into_bytes(), "text/event-stream")
+    }
+}
+
+async fn fake_server(turns: Vec<String>) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(Turns(std::sync::Mutex::new(turns)))
+        .mount(&server)
+        .await;
+    server
+}
+
+async fn bodies(server: &MockServer) -> Vec<Value> {
+    server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect()
+}
+
+async fn run_async(env: &Env, args: &[&str]) -> Output {
+    let mut cmd = env.cmd(args);
+    tokio::task::spawn_blocking(move || cmd.output().expect("run decode"))
+        .await
+        .unwrap()
+}
+
+fn openai_args<'a>(base: &'a str, prompt: &'a str) -> Vec<&'a str> {
+    vec![
+        "run",
+        "--provider",
+        "openai",
+        "--base-url",
+        base,
+        "--model",
+        "fake-coder",
+        "-p",
+        prompt,
+    ]
+}
+
+// -- Tests ----------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn headless_run_edits_a_project_end_to_end() {
+    let env = Env::new();
+    env.write("src/lib.rs", "pub fn answer() -> u32 {\n    41\n}\n");
+    let server = fake_server(vec![
+        turn(
+            "Let me read the code. ",
+            &[("call_1", "read", json!({"path": "src/lib.rs"}))],
+        ),
+        turn(
+            "Fixing the answer. ",
+            &[(
+                "call_2",
+                "edit",
+                json!({"path": "src/lib.rs", "old_string": "41", "new_string": "42"}),
+            )],
+        ),
+        turn("Done: answer() now returns 42.", &[]),
+    ])
+    .await;
+    let base = format!("{}/v1", server.uri());
+    let mut args = openai_args(&base, "make answer return 42");
+    args.extend(["--mode", "edit"]);
+    let out = run_async(&env, &args).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(
+        env.read("src/lib.rs").as_deref(),
+        Some("pub fn answer() -> u32 {\n    42\n}\n")
+    );
+    let text = stdout(&out);
+    assert!(text.contains("Let me read the code."), "{text}");
+    assert!(text.contains("→ read src/lib.rs"), "{text}");
+    assert!(text.contains("→ edit src/lib.rs"), "{text}");
+    assert!(text.contains("Done: answer() now returns 42."), "{text}");
+    assert!(
+        stderr(&out).contains("openai/fake-coder"),
+        "{}",
+        stderr(&out)
+    );
+
+    let bodies = bodies(&server).await;
+    assert_eq!(bodies.len(), 3);
+    assert!(bodies[0].get("tools").is_some());
+    assert!(bodies[2].to_string().contains("42"));
+    // A local server gets no key.
+    let reqs = server.received_requests().await.unwrap();
+    assert!(reqs[0].headers.get("authorization").is_none());
+
+    // The transcript is in the XDG data folder and listed.
+    let files: Vec<_> = std::fs::read_dir(sessions_dir(&env)).unwrap().collect();
+    assert_eq!(files.len(), 1);
+    let listed = env.run(&["sessions", "--json"]);
+    let list: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(list[0]["first_prompt"], "make answer return 42");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ask_without_a_terminal_is_denied_with_how_to_allow_it_and_exit_3() {
+    let env = Env::new();
+    let server = fake_server(vec![
+        turn("", &[("c1", "bash", json!({"command": "cargo publish"}))]),
+        turn("I could not publish.", &[]),
+    ])
+    .await;
+    let base = format!("{}/v1", server.uri());
+    let out = run_async(&env, &openai_args(&base, "publish the crate")).await;
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    assert!(text.contains("nobody can answer"), "{text}");
+    assert!(stderr(&out).contains("exit 3"), "{}", stderr(&out));
+    let bodies = bodies(&server).await;
+    let tool = bodies[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(tool.contains("no terminal"), "{tool}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_lines_and_a_rule_that_allows() {
+    let env = Env::new();
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["bash(echo *)"]}}"#,
+    );
+    let server = fake_server(vec![
+        turn("", &[("c1", "bash", json!({"command": "echo json-mode"}))]),
+        turn("Printed.", &[]),
+    ])
+    .await;
+    // Rules of an untrusted project do not allow: trust it first.
+    let trusted = env.run(&["trust", env.project.to_str().unwrap()]);
+    assert!(trusted.status.success());
+    let base = format!("{}/v1", server.uri());
+    let mut args = openai_args(&base, "echo something");
+    args.push("--json");
+    let out = run_async(&env, &args).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
+        .collect();
+    assert_eq!(lines[0]["type"], "session");
+    assert_eq!(
+        lines[1],
+        json!({"type": "user_prompt", "text": "echo something"})
+    );
+    let result = lines
+        .iter()
+        .find(|l| l["type"] == "tool_result")
+        .expect("a tool result");
+    assert_eq!(result["ran"], true);
+    assert!(result["content"].as_str().unwrap().contains("json-mode"));
+    assert_eq!(lines.last().unwrap()["type"], "done");
+    assert_eq!(lines.last().unwrap()["outcome"], "completed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provider_failures_exit_1_with_one_sentence() {
+    let env = Env::new();
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(401)
+                .set_body_string(r#"{"error":{"message":"Invalid token","type":"auth"}}"#),
+        )
+        .mount(&server)
+        .await;
+    let base = format!("{}/v1", server.uri());
+    let out = run_async(&env, &openai_args(&base, "hi")).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.lines()
+            .any(|l| l
+                .starts_with("decode: the API key was rejected by the OpenAI-compatible server")),
+        "{err}"
+    );
+
+    // Nothing listening.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let start = Instant::now();
+    let out = run_async(&env, &openai_args(&base, "hi")).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!(
+            "decode: could not reach {base}: is the server running?"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(start.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn usage_and_setup_errors_exit_2_with_one_line() {
+    let env = Env::new();
+    let out = env.run(&["run", "--provider", "mistral", "-p", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out).trim(),
+        "decode: unknown provider `mistral` (providers: gemini, anthropic, openai, script)"
+    );
+
+    let out = env.run(&["run", "--provider", "script"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+
+    let out = env.run(&["run", "-p", "hello"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no model provider is configured"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = env.run(&["run", "--provider", "anthropic", "-p", "hello"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("no API key for anthropic: set ANTHROPIC_API_KEY"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    std::fs::create_dir_all(env.home.join(".config/decode")).unwrap();
+    let cfg = env.home.join(".config/decode/config.json");
+    std::fs::write(&cfg, "{\"provider\": \"openai\",\n \"model\": }\n").unwrap();
+    let out = env.run(&["run", "-p", "hello"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with(&format!("decode: {}:2:11:", cfg.display())),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&cfg).unwrap(),
+        "{\"provider\": \"openai\",\n \"model\": }\n"
+    );
+}
+
+#[test]
+fn the_config_file_selects_the_provider() {
+    let env = Env::new();
+    let script = env.write(
+        "s.json",
+        r#"{"turns": [{"text": "configured script says hi"}]}"#,
+    );
+    std::fs::create_dir_all(env.home.join(".config/decode")).unwrap();
+    std::fs::write(
+        env.home.join(".config/decode/config.json"),
+        json!({"provider": "script", "script": script, "maxTurns": 3}).to_string(),
+    )
+    .unwrap();
+    let out = env.run(&["run", "-p", "hello"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("configured script says hi"));
+}
+
+/// Waits until the newest transcript holds `needle`; returns the session id.
+fn wait_for_transcript(dir: &Path, needle: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for e in entries.flatten() {
+                let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+                if text.contains(needle) {
+                    return e.path().file_stem().unwrap().to_string_lossy().into_owned();
+                }
+            }
+        }
+        assert!(Instant::now() < deadline, "no transcript with {needle}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_run_is_resumed_and_the_model_sees_the_earlier_conversation() {
+    let env = Env::new();
+    let script = env.write(
+        "slow.json",
+        &json!({"turns": [
+            {"text": "Waiting for the build.", "tool_calls": [{"name": "sleep", "input": {"seconds": 30}}]},
+            {"text": "never reached"}
+        ]})
+        .to_string(),
+    );
+    let mut child = env
+        .cmd(&[
+            "run",
+            "--provider",
+            "script",
+            "--script",
+            script.to_str().unwrap(),
+            "-p",
+            "first prompt: wait for the build",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let id = wait_for_transcript(&sessions_dir(&env), "tool_call_started");
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let server = fake_server(vec![turn("You asked me to wait for the build.", &[])]).await;
+    let base = format!("{}/v1", server.uri());
+    let out = run_async(
+        &env,
+        &[
+            "run",
+            "--resume",
+            &id,
+            "--provider",
+            "openai",
+            "--base-url",
+            &base,
+            "--model",
+            "fake-coder",
+            "-p",
+            "second prompt: what did I ask?",
+        ],
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains(&format!("resuming session {id}")),
+        "{}",
+        stderr(&out)
+    );
+
+    let body = &bodies(&server).await[0];
+    let msgs = body["messages"].as_array().unwrap();
+    let roles: Vec<&str> = msgs.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool", "user"]);
+    assert_eq!(msgs[1]["content"], "first prompt: wait for the build");
+    assert_eq!(msgs[2]["content"], "Waiting for the build.");
+    assert_eq!(msgs[2]["tool_calls"][0]["function"]["name"], "sleep");
+    assert!(msgs[3]["content"].as_str().unwrap().contains("interrupted"));
+    assert_eq!(msgs[4]["content"], "second prompt: what did I ask?");
+
+    let transcript =
+        std::fs::read_to_string(sessions_dir(&env).join(format!("{id}.jsonl"))).unwrap();
+    assert!(transcript.contains("first prompt: wait for the build"));
+    assert!(transcript.contains("You asked me to wait for the build."));
+    for line in transcript.lines() {
+        serde_json::from_str::<Value>(line).expect("every transcript line is JSON");
+    }
+}
+
+#[test]
+fn keys_without_a_secret_service_point_to_the_environment() {
+    let env = Env::new();
+    let mut child = env
+        .cmd(&["key", "set", "openai"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"sk-very-secret-test-key\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("decode: could not store the key: the system keyring is not available"),
+        "{err}"
+    );
+    assert!(
+        err.contains("set OPENAI_API_KEY (or DECODE_API_KEY) in the environment instead"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!err.contains("sk-very-secret") && !stdout(&out).contains("sk-very-secret"));
+
+    let out = env.run(&["key", "set", "script"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = env.run(&["key", "delete", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,8 @@
+//! Spec tables, bypass classes, round-2 classes, the bash oracle and the invariants.
+
+mod bypasses;
+mod invariants;
+mod oracle;
+mod review2;
+mod round2;
+mod spec;
