@@ -157,24 +157,33 @@ pub fn made_by_a_running_command(path: &Path) -> Option<PathBuf> {
     if records.is_empty() {
         return None;
     }
+    // Every place the read could go through: the path's folders as written (their
+    // own folder resolved), where it lands and that place's folders, and every link
+    // met on the way (a link a link points to included).
+    let chain = decode_policy::paths::resolve_chain(path);
+    let mut candidates: Vec<PathBuf> = Vec::new();
     let mut cur = Some(path);
     while let Some(a) = cur {
         if let (Some(parent), Some(name)) = (a.parent(), a.file_name()) {
             if let Ok(real_parent) = std::fs::canonicalize(parent) {
-                let at = real_parent.join(name);
-                for r in &records {
-                    if r.absent.contains(&at) && std::fs::symlink_metadata(&at).is_ok() {
-                        return Some(at);
-                    }
-                    if let Some((_, target)) = r.links.iter().find(|(l, _)| *l == at) {
-                        if std::fs::read_link(&at).ok().as_ref() != Some(target) {
-                            return Some(at);
-                        }
-                    }
-                }
+                candidates.push(real_parent.join(name));
             }
         }
         cur = a.parent();
+    }
+    candidates.extend(chain.resolved.ancestors().map(Path::to_path_buf));
+    candidates.extend(chain.links.iter().cloned());
+    for at in candidates {
+        for r in &records {
+            if r.absent.contains(&at) && std::fs::symlink_metadata(&at).is_ok() {
+                return Some(at);
+            }
+            if let Some((_, target)) = r.links.iter().find(|(l, _)| *l == at) {
+                if std::fs::read_link(&at).ok().as_ref() != Some(target) {
+                    return Some(at);
+                }
+            }
+        }
     }
     None
 }

@@ -431,21 +431,41 @@ impl Plan {
         }
     }
 
-    /// Binds `p` read-only if it exists (as resolved), and pins its folders. A `p`
-    /// that does not exist is watched (what the command creates there is taken away);
-    /// a `p` that is a link, or has a link among its folders, is watched too (a link
-    /// itself cannot be bound: one the command replaces is put back).
+    /// Binds `p` read-only where it lands, every link on the way followed, and pins
+    /// the folders above it. Every link met on the way (`p` itself, a folder of it,
+    /// a link a link points to) is watched: one the command replaces is put back. A
+    /// path that does not land anywhere yet (missing, or a dangling link) has its
+    /// first missing component watched: what the command creates there is taken
+    /// away, wherever the links lead.
     fn read_only(&mut self, p: &Path) {
-        self.watch_links_along(p, true);
-        if std::fs::symlink_metadata(p).is_err() {
-            self.watch_absent(p);
+        let chain = decode_policy::paths::resolve_chain(p);
+        for l in &chain.links {
+            self.watch_link(l);
+        }
+        if let Some(missing) = &chain.first_missing {
+            self.watch_absent(missing);
             return;
         }
-        let Ok(real) = std::fs::canonicalize(p) else {
+        if std::fs::symlink_metadata(&chain.resolved).is_err() {
+            return;
+        }
+        self.pin_parents(&chain.resolved);
+        self.binds.insert(chain.resolved, true);
+    }
+
+    /// Watches the link at `at` (its folder resolved): put back if replaced.
+    fn watch_link(&mut self, at: &Path) {
+        let (Some(parent), Some(name), Ok(target)) =
+            (at.parent(), at.file_name(), std::fs::read_link(at))
+        else {
             return;
         };
-        self.pin_parents(&real);
-        self.binds.insert(real, true);
+        if let Ok(real_parent) = std::fs::canonicalize(parent) {
+            let at = real_parent.join(name);
+            if !self.links.iter().any(|(l, _)| *l == at) {
+                self.links.push((at, target));
+            }
+        }
     }
 
     /// Watches `p`, which does not exist, if its folder does: recorded as that
@@ -476,16 +496,7 @@ impl Plan {
                 break;
             }
             if std::fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_symlink()) {
-                if let (Some(parent), Some(name), Ok(target)) =
-                    (a.parent(), a.file_name(), std::fs::read_link(a))
-                {
-                    if let Ok(real_parent) = std::fs::canonicalize(parent) {
-                        let at = real_parent.join(name);
-                        if !self.links.iter().any(|(l, _)| *l == at) {
-                            self.links.push((at, target));
-                        }
-                    }
-                }
+                self.watch_link(a);
             }
             cur = a.parent();
         }

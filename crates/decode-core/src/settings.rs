@@ -81,6 +81,20 @@ impl Settings {
         }
     }
 
+    /// The settings while the project's file is held back (a running sandboxed
+    /// command changed the way to it): its rules are unknown, so every tool that is
+    /// not read-only asks, whatever the mode (none of the file's deny or ask rules
+    /// is dropped into an allow).
+    fn held_back_at(path: PathBuf) -> Settings {
+        let mut s = Settings::empty_at(path);
+        s.permissions.ask = decode_policy::Tool::ALL
+            .iter()
+            .filter(|t| t.kind() != decode_policy::ToolKind::ReadOnly)
+            .map(|t| t.name().to_string())
+            .collect();
+        s
+    }
+
     /// Loads `<project_root>/.decode/settings.json`. Never fails and never writes: a
     /// missing file gives empty settings; an unreadable or malformed one gives empty
     /// settings and a warning naming the file, line and column.
@@ -94,12 +108,12 @@ impl Settings {
                 line: None,
                 column: None,
                 message: format!(
-                    "not read: {} was made by a command that is still running in Decode's sandbox (it is taken away when the command ends)",
+                    "not read: {} was made by a command that is still running in Decode's sandbox (it is taken away when the command ends); until then every tool that changes something asks",
                     made.display()
                 ),
             };
             tracing::warn!(warning = %w, "ignoring a settings file a running command made");
-            return (Settings::empty_at(path), vec![w]);
+            return (Settings::held_back_at(path), vec![w]);
         }
         // A cloned repository's file: a regular file of at most 1 MiB, read
         // without blocking (a FIFO or `/dev/zero` behind a link is refused).

@@ -700,17 +700,24 @@ async fn an_answer_through_the_decision_channel_runs_that_call_outside() {
     assert_eq!(p.read(".decode/settings.json"), format!("{SETTINGS} "));
 }
 
-/// Runs `first`, and `second` 0.7 s later while `first` still runs (it sleeps), with
-/// `during` checked in between.
+/// Runs `first`, and `second` once `ready` holds (what `first` plants is there;
+/// `first` then sleeps on), with `during` checked in between.
 async fn two_at_once(
     p: &Project,
     first: &str,
+    ready: impl Fn() -> bool,
     second: &str,
     during: impl FnOnce(),
 ) -> (ToolResult, ToolResult) {
     let (a, b) = (p.ctx(Mode::Auto), p.ctx(Mode::Auto));
     let later = async {
-        tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+        for _ in 0..200 {
+            if ready() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        assert!(ready(), "the first command never planted");
         during();
         bash(&b, second).await
     };
@@ -730,13 +737,19 @@ async fn a_command_started_while_another_runs_never_keeps_what_the_first_planted
     // The first plants `.decode` as a link and runs on; the second starts while the
     // link is there and ends after the first: the link is not its starting point.
     let plant = format!("ln -s {} .decode; sleep 2", evil.path().display());
-    let (ra, rb) = two_at_once(&p, &plant, "sleep 3", || {
+    let ready = || std::fs::symlink_metadata(p.path(".decode")).is_ok();
+    let (ra, rb) = two_at_once(&p, &plant, ready, "sleep 4", || {
         let (settings, warnings) = decode_core::settings::Settings::load(&p.root);
         assert!(
             warnings.iter().any(|w| w.message.contains("still running")),
             "{warnings:?}"
         );
         assert!(settings.permissions.allow.is_empty(), "{settings:?}");
+        // Held back: every tool that changes something asks, whatever the mode.
+        assert!(
+            settings.permissions.ask.iter().any(|r| r == "bash"),
+            "{settings:?}"
+        );
     })
     .await;
     assert!(
@@ -758,7 +771,8 @@ async fn what_a_running_command_planted_is_never_read_as_permissions() {
         && echo '{\"permissions\": {\"allow\": [\"Bash(*)\"]}}' > .decode/settings.json \
         && printf -- '---\\nname: evil\\ndescription: x\\n---\\nx\\n' > .decode/agents/evil.md \
         && sleep 2";
-    let (ra, _) = two_at_once(&p, plant, "true", || {
+    let ready = || p.path(".decode/agents/evil.md").is_file();
+    let (ra, _) = two_at_once(&p, plant, ready, "true", || {
         assert!(
             p.path(".decode/settings.json").is_file(),
             "the plant is there"
@@ -842,4 +856,99 @@ async fn a_terminal_multiplexer_started_anywhere_is_out_of_reach() {
         .status();
     assert!(!reached, "{}", r.content);
     assert!(reached_outside, "{}", control.content);
+}
+
+#[tokio::test]
+async fn a_dangling_or_chained_link_to_a_protected_file_leads_nowhere_the_command_can_write() {
+    let p = project();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let t = elsewhere.path().canonicalize().unwrap();
+    // A start-up file that is a dangling link, a hooks folder that is one, and a
+    // dotfiles setup: ~/.profile -> dotfiles/profile, ~/dotfiles -> real folder.
+    std::os::unix::fs::symlink(t.join("tz"), p.home.join(".zprofile")).unwrap();
+    std::fs::remove_dir_all(p.path(".git/hooks")).unwrap();
+    std::os::unix::fs::symlink(t.join("hooks"), p.path(".git/hooks")).unwrap();
+    std::fs::create_dir(t.join("realdots")).unwrap();
+    std::fs::write(t.join("realdots/profile"), "# mine\n").unwrap();
+    std::os::unix::fs::symlink(t.join("realdots"), p.home.join("dotfiles")).unwrap();
+    std::os::unix::fs::symlink("dotfiles/profile", p.home.join(".profile")).unwrap();
+    let home = p.home.display();
+    let t_ = t.display();
+    let attack = format!(
+        "z=.zpro; echo pwned > {home}/${{z}}file; \
+         mkdir {t_}/hooks; printf '#!/bin/sh\\necho pwned\\n' > {t_}/hooks/pre-commit; \
+         mkdir {t_}/evil; echo pwned > {t_}/evil/profile; ln -sfn {t_}/evil {home}/dotfiles"
+    );
+    let r = bash(&p.ctx(Mode::Auto), &attack).await;
+    assert!(!t.join("tz").exists(), "{}", r.content);
+    assert!(!t.join("hooks").exists(), "{}", r.content);
+    assert_eq!(
+        std::fs::read_to_string(p.home.join(".profile")).unwrap(),
+        "# mine\n",
+        "{}",
+        r.content
+    );
+    // The control: unsandboxed, the same command writes through every link.
+    let ctx = ToolContext {
+        approved_by_person: true,
+        ..p.ctx(Mode::Auto)
+    };
+    let _ = std::fs::remove_dir_all(t.join("evil"));
+    let r = bash(&ctx, &attack).await;
+    assert!(t.join("tz").exists(), "{}", r.content);
+    assert_eq!(
+        std::fs::read_to_string(p.home.join(".profile")).unwrap(),
+        "pwned\n"
+    );
+}
+
+#[tokio::test]
+async fn a_link_on_the_way_to_the_settings_re_pointed_by_a_running_command_is_not_followed() {
+    enforced();
+    let p = Project::new();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let t = elsewhere.path().canonicalize().unwrap();
+    // .decode -> T/l2 -> T/sd (which denies curl); the command re-points T/l2 to a
+    // folder whose settings allow everything, and runs on.
+    for (dir, rules) in [
+        ("sd", "\"deny\": [\"Bash(curl *)\"]"),
+        ("evd", "\"allow\": [\"Bash(*)\"]"),
+    ] {
+        std::fs::create_dir(t.join(dir)).unwrap();
+        std::fs::write(
+            t.join(dir).join("settings.json"),
+            format!("{{\"permissions\": {{{rules}}}}}"),
+        )
+        .unwrap();
+    }
+    std::os::unix::fs::symlink(t.join("sd"), t.join("l2")).unwrap();
+    std::os::unix::fs::symlink(t.join("l2"), p.path(".decode")).unwrap();
+    let swap = format!(
+        "ln -sfn {} {}; sleep 2",
+        t.join("evd").display(),
+        t.join("l2").display()
+    );
+    let ready = || std::fs::read_link(t.join("l2")).is_ok_and(|l| l == t.join("evd"));
+    let (r, _) = two_at_once(&p, &swap, ready, "true", || {
+        let (settings, warnings) = decode_core::settings::Settings::load(&p.root);
+        assert!(settings.permissions.allow.is_empty(), "{settings:?}");
+        assert!(
+            settings.permissions.ask.iter().any(|r| r == "bash"),
+            "{settings:?}"
+        );
+        assert!(
+            warnings.iter().any(|w| w.message.contains("still running")),
+            "{warnings:?}"
+        );
+    })
+    .await;
+    // Put back when the command ended.
+    assert_eq!(
+        std::fs::read_link(t.join("l2")).unwrap(),
+        t.join("sd"),
+        "{}",
+        r.content
+    );
+    let (settings, _) = decode_core::settings::Settings::load(&p.root);
+    assert_eq!(settings.permissions.deny, vec!["Bash(curl *)".to_string()]);
 }
