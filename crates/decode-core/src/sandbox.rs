@@ -441,16 +441,52 @@ impl Plan {
         let chain = decode_policy::paths::resolve_chain(p);
         for l in &chain.links {
             self.watch_link(l);
+            self.pin_folders_of_target(l);
         }
         if let Some(missing) = &chain.first_missing {
+            // The folders it would be made in cannot be swapped for links.
+            self.pin_parents(missing);
             self.watch_absent(missing);
             return;
         }
-        if std::fs::symlink_metadata(&chain.resolved).is_err() {
+        // A link loop lands nowhere: nothing can be written through it, and a bind
+        // onto it would stop the sandbox from starting.
+        let Ok(real) = std::fs::canonicalize(&chain.resolved) else {
             return;
+        };
+        self.pin_parents(&real);
+        self.binds.insert(real, true);
+    }
+
+    /// Pins every real folder a link's target passes through as written, those
+    /// before a `..` included (`a/../dots/x`: swapping `a` for a link would change
+    /// where `..` leads).
+    fn pin_folders_of_target(&mut self, link: &Path) {
+        let (Some(parent), Ok(target)) = (link.parent(), std::fs::read_link(link)) else {
+            return;
+        };
+        let mut cur = if target.is_absolute() {
+            PathBuf::from("/")
+        } else {
+            parent.to_path_buf()
+        };
+        for c in target.components() {
+            match c {
+                std::path::Component::Normal(name) => {
+                    cur.push(name);
+                    match std::fs::symlink_metadata(&cur) {
+                        Ok(m) if m.is_dir() => self.pin(&cur),
+                        // A link is a link of the chain (watched itself), or
+                        // something missing or a file: nothing further to pin.
+                        _ => return,
+                    }
+                }
+                std::path::Component::ParentDir => {
+                    cur.pop();
+                }
+                _ => {}
+            }
         }
-        self.pin_parents(&chain.resolved);
-        self.binds.insert(chain.resolved, true);
     }
 
     /// Watches the link at `at` (its folder resolved): put back if replaced.

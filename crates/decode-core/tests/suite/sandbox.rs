@@ -952,3 +952,37 @@ async fn a_link_on_the_way_to_the_settings_re_pointed_by_a_running_command_is_no
     let (settings, _) = decode_core::settings::Settings::load(&p.root);
     assert_eq!(settings.permissions.deny, vec!["Bash(curl *)".to_string()]);
 }
+
+#[tokio::test]
+async fn the_folders_a_protected_link_leads_through_cannot_be_swapped() {
+    enforced();
+    let p = Project::new();
+    let home = p.home.clone();
+    // `.decode -> shared/dec` (shared exists, dec does not), `~/.zprofile ->
+    // a/../dots/zprofile` (a exists), and a link loop at `~/.bashrc`.
+    std::fs::create_dir(p.path("shared")).unwrap();
+    std::os::unix::fs::symlink("shared/dec", p.path(".decode")).unwrap();
+    std::fs::create_dir(home.join("a")).unwrap();
+    std::os::unix::fs::symlink("a/../dots/zprofile", home.join(".zprofile")).unwrap();
+    std::os::unix::fs::symlink("l2", home.join(".bashrc")).unwrap();
+    std::os::unix::fs::symlink(".bashrc", home.join("l2")).unwrap();
+    let h = home.display();
+    let attack = format!(
+        "mv shared shared.old; mkdir -p evil/dec; echo '{{}}' > evil/dec/settings.json; ln -s evil shared; \
+         mkdir -p {h}/deep/q {h}/deep/dots; echo pwned > {h}/deep/dots/zprofile; \
+         mv {h}/a {h}/a.old; ln -s deep/q {h}/a; echo ran"
+    );
+    let r = bash(&p.ctx(Mode::Auto), &attack).await;
+    // The sandbox started despite the loop, and nothing landed.
+    assert!(r.content.contains("ran"), "{}", r.content);
+    assert!(!p.path(".decode/settings.json").exists(), "{}", r.content);
+    assert!(!home.join(".zprofile").exists(), "{}", r.content);
+    // The control: unsandboxed, both swaps land.
+    let ctx = ToolContext {
+        approved_by_person: true,
+        ..p.ctx(Mode::Auto)
+    };
+    let r = bash(&ctx, &attack).await;
+    assert!(p.path(".decode/settings.json").exists(), "{}", r.content);
+    assert!(home.join(".zprofile").exists(), "{}", r.content);
+}
