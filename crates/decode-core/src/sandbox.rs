@@ -288,6 +288,14 @@ impl Plan {
                 if std::fs::symlink_metadata(&p.path).is_err() {
                     plan.watch_absent(&p.path);
                 }
+            } else if on_the_way(&p) && name != ".decode" {
+                // A folder or link on the way to a protected path (a link's target
+                // folder, a link in a chain, a folder a `..` leaves): it must not be
+                // swapped, but what else it holds is ordinary work. What it leads
+                // to is an entry of its own.
+                plan.watch_links_along(&p.path, true);
+                plan.pin_folders_of_target(&p.path);
+                plan.pin(&p.path);
             } else {
                 plan.read_only(&p.path);
             }
@@ -634,6 +642,14 @@ impl Plan {
         a.push(cwd.as_os_str().to_owned());
         a
     }
+}
+
+/// Whether a protected path of the gate is only on the way to one: a folder of
+/// permission files other than `.decode` itself, or a file entry that is (or leads
+/// to) a folder — a folder a `..` leaves, a link in a chain to a folder.
+fn on_the_way(p: &decode_policy::ProtectedPath) -> bool {
+    p.label == "a folder of permission files"
+        || (!p.dir && std::fs::metadata(&p.path).is_ok_and(|m| m.is_dir()))
 }
 
 /// The folder a git pointer file names: `gitdir: PATH` in a `.git` file (`prefix`

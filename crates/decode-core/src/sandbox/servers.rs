@@ -130,6 +130,27 @@ fn listening_sockets_of_servers(uid: u32) -> Vec<PathBuf> {
     if by_inode.is_empty() {
         return Vec::new();
     }
+    // The walk of /proc is most of the cost; while the same sockets listen, the same
+    // servers hold them (a new server listens on a new socket).
+    static LAST: std::sync::Mutex<Option<(Vec<u64>, Vec<PathBuf>)>> = std::sync::Mutex::new(None);
+    let mut inodes: Vec<u64> = by_inode.keys().copied().collect();
+    inodes.sort_unstable();
+    if let Ok(last) = LAST.lock() {
+        if let Some((seen, found)) = last.as_ref() {
+            if *seen == inodes {
+                return found.clone();
+            }
+        }
+    }
+    let found = walk_servers(uid, &by_inode);
+    if let Ok(mut last) = LAST.lock() {
+        *last = Some((inodes, found.clone()));
+    }
+    found
+}
+
+/// The listening sockets of `by_inode` held by this user's command servers.
+fn walk_servers(uid: u32, by_inode: &HashMap<u64, PathBuf>) -> Vec<PathBuf> {
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -149,7 +170,7 @@ fn listening_sockets_of_servers(uid: u32) -> Vec<PathBuf> {
         if !is_command_server(comm.trim_end()) {
             continue;
         }
-        out.extend(sockets_held(&dir, &by_inode));
+        out.extend(sockets_held(&dir, by_inode));
     }
     out
 }

@@ -986,3 +986,38 @@ async fn the_folders_a_protected_link_leads_through_cannot_be_swapped() {
     assert!(p.path(".decode/settings.json").exists(), "{}", r.content);
     assert!(home.join(".zprofile").exists(), "{}", r.content);
 }
+
+#[tokio::test]
+async fn a_folder_on_the_way_to_a_protected_path_stays_writable() {
+    enforced();
+    let base = tempfile::tempdir().unwrap();
+    let base = base.path().canonicalize().unwrap();
+    let p = Project::new();
+    // `.claude -> ../<shared>` and `.decode -> a/../b/dec`: the project root and `a`
+    // are folders a `..` leaves, `shared` is `.claude` itself; only the agents and
+    // the settings are protected.
+    let shared = base.join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::os::unix::fs::symlink(
+        format!("../{}", shared.strip_prefix("/").unwrap().display())
+            .replace("../", &"../".repeat(p.root.components().count() - 1)),
+        p.path(".claude"),
+    )
+    .unwrap();
+    assert_eq!(p.path(".claude").canonicalize().unwrap(), shared);
+    std::fs::create_dir_all(p.path("a")).unwrap();
+    p.write("b/dec/settings.json", SETTINGS);
+    std::os::unix::fs::symlink("a/../b/dec", p.path(".decode")).unwrap();
+    let r = bash(
+        &p.ctx(Mode::Auto),
+        &format!(
+            "echo hi > newfile && echo hi > a/f && echo hi > {}/f && echo ok; \
+             d=.dec; echo '{{}}' > ${{d}}ode/settings.json; mkdir -p .claude/agents",
+            shared.display()
+        ),
+    )
+    .await;
+    assert!(r.content.contains("ok"), "{}", r.content);
+    assert_eq!(p.read("b/dec/settings.json"), SETTINGS, "{}", r.content);
+    assert!(!shared.join("agents").exists(), "{}", r.content);
+}
