@@ -840,10 +840,9 @@ fn read_agent_file(path: &Path) -> Result<Vec<u8>, AgentError> {
     // A sandboxed command that is still running made it (or a folder or link on
     // the way): not read; Decode takes it away when that command ends.
     if let Some(made) = crate::running_commands::made_by_a_running_command(path) {
-        return Err(err(AgentErrorKind::Io(format!(
-            "not read: {} was made by a command that is still running in Decode's sandbox (it is taken away when the command ends)",
-            made.display()
-        ))));
+        return Err(err(AgentErrorKind::Io(
+            crate::running_commands::not_read_because(&made),
+        )));
     }
     // Read without blocking, and only a regular file (a FIFO or a device
     // behind a link is refused at once).

@@ -119,10 +119,7 @@ pub(crate) fn live() -> Vec<Watched> {
             // terminal closed). What the command planted is taken back now, as its
             // end would have; the record goes after that.
             Ok(()) => {
-                let record = std::fs::read(&path)
-                    .ok()
-                    .and_then(|b| serde_json::from_slice::<Watched>(&b).ok());
-                if let Some(w) = record {
+                if let Some(w) = read_record(&path) {
                     let notes = take_back(&w.absent, &w.links, &quarantine_folder());
                     tracing::warn!(
                         record = %path.display(),
@@ -133,12 +130,7 @@ pub(crate) fn live() -> Vec<Watched> {
                 let _ = std::fs::remove_file(&path);
             }
             Err(std::fs::TryLockError::WouldBlock) => {
-                let record = std::fs::read(&path)
-                    .ok()
-                    .and_then(|b| serde_json::from_slice::<Watched>(&b).ok());
-                if let Some(w) = record {
-                    out.push(w);
-                }
+                out.extend(read_record(&path));
             }
             Err(std::fs::TryLockError::Error(e)) => {
                 tracing::debug!(path = %path.display(), error = %e, "cannot check a sandbox record");
@@ -146,6 +138,21 @@ pub(crate) fn live() -> Vec<Watched> {
         }
     }
     out
+}
+
+/// A record as written by [`register`] (`None` when unreadable).
+fn read_record(path: &Path) -> Option<Watched> {
+    let bytes = std::fs::read(path).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Why a permission file at or beneath `made` (see [`made_by_a_running_command`])
+/// is not read, for the warning that names it.
+pub fn not_read_because(made: &Path) -> String {
+    format!(
+        "not read: {} was made by a command that is still running in Decode's sandbox (it is taken away when the command ends)",
+        made.display()
+    )
 }
 
 /// The path a running sandboxed command watches and has changed, at or above

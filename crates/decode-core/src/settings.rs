@@ -108,8 +108,8 @@ impl Settings {
                 line: None,
                 column: None,
                 message: format!(
-                    "not read: {} was made by a command that is still running in Decode's sandbox (it is taken away when the command ends); until then every tool that changes something asks",
-                    made.display()
+                    "{}; until then every tool that changes something asks",
+                    crate::running_commands::not_read_because(&made)
                 ),
             };
             tracing::warn!(warning = %w, "ignoring a settings file a running command made");

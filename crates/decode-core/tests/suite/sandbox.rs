@@ -83,6 +83,15 @@ fn unchanged(p: &Project, what: &str) {
     assert!(d.is_empty(), "{what}: {d:?}");
 }
 
+/// A call the person approved when asked: it runs outside the sandbox (the
+/// control of each attack).
+fn approved(p: &Project) -> ToolContext {
+    ToolContext {
+        approved_by_person: true,
+        ..p.ctx(Mode::Auto)
+    }
+}
+
 async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
     exec(ctx, Tool::Bash, json!({ "command": command })).await
 }
@@ -137,10 +146,7 @@ async fn hidden_writes_to_protected_files_are_refused() {
         if a.contains("-moved") {
             continue;
         }
-        let ctx = ToolContext {
-            approved_by_person: true,
-            ..p.ctx(Mode::Auto)
-        };
+        let ctx = approved(&p);
         let r = bash(&ctx, a).await;
         assert_eq!(r.sandboxed, Some(false), "{a}");
         assert!(
@@ -661,10 +667,7 @@ async fn servers_that_run_what_they_are_sent_are_out_of_reach() {
     let r = bash(&p.ctx(Mode::Auto), &connect).await;
     assert!(!r.content.contains("CONNECTED"), "{}", r.content);
     // Outside the sandbox (an approved call) it connects: the test is real.
-    let ctx = ToolContext {
-        approved_by_person: true,
-        ..p.ctx(Mode::Auto)
-    };
+    let ctx = approved(&p);
     let r = bash(&ctx, &connect).await;
     assert!(r.content.contains("CONNECTED"), "{}", r.content);
     drop(listener);
@@ -842,10 +845,7 @@ async fn a_terminal_multiplexer_started_anywhere_is_out_of_reach() {
     let r = bash(&p.ctx(Mode::Auto), &attack).await;
     let reached = marker.exists();
     // Outside the sandbox (an approved call) it reaches the server: the test is real.
-    let ctx = ToolContext {
-        approved_by_person: true,
-        ..p.ctx(Mode::Auto)
-    };
+    let ctx = approved(&p);
     let control = bash(&ctx, &attack).await;
     let reached_outside = marker.exists();
     tmux(&["kill-server"]);
@@ -889,10 +889,7 @@ async fn a_dangling_or_chained_link_to_a_protected_file_leads_nowhere_the_comman
         r.content
     );
     // The control: unsandboxed, the same command writes through every link.
-    let ctx = ToolContext {
-        approved_by_person: true,
-        ..p.ctx(Mode::Auto)
-    };
+    let ctx = approved(&p);
     let _ = std::fs::remove_dir_all(t.join("evil"));
     let r = bash(&ctx, &attack).await;
     assert!(t.join("tz").exists(), "{}", r.content);
@@ -978,10 +975,7 @@ async fn the_folders_a_protected_link_leads_through_cannot_be_swapped() {
     assert!(!p.path(".decode/settings.json").exists(), "{}", r.content);
     assert!(!home.join(".zprofile").exists(), "{}", r.content);
     // The control: unsandboxed, both swaps land.
-    let ctx = ToolContext {
-        approved_by_person: true,
-        ..p.ctx(Mode::Auto)
-    };
+    let ctx = approved(&p);
     let r = bash(&ctx, &attack).await;
     assert!(p.path(".decode/settings.json").exists(), "{}", r.content);
     assert!(home.join(".zprofile").exists(), "{}", r.content);
