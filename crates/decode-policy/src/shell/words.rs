@@ -66,12 +66,13 @@ impl Word {
 
     /// A glob over what the word can become when bash runs it, `*` standing
     /// for every dynamic part (which may also be empty or several words).
-    /// Literal `*` and `\` are escaped. With `tilde`, a leading `~` (home) is
-    /// dynamic too.
+    /// Literal `*` and `\` are escaped. With `tilde` (the bash oracle's reading:
+    /// what bash may run, not what a rule names), a leading `~` (home) is dynamic
+    /// too, and so is an unquoted glob (`/*` becomes every entry of `/`).
     pub(crate) fn pattern(&self, tilde: bool) -> String {
         let mut out = String::new();
         if self.segs.is_empty() {
-            push_escaped(&mut out, &self.text);
+            push_live(&mut out, &self.text, tilde);
             return out;
         }
         for (i, s) in self.segs.iter().enumerate() {
@@ -79,9 +80,10 @@ impl Word {
                 Seg::Live(t) if i == 0 && tilde && t.starts_with('~') => {
                     out.push('*');
                     let rest = t.find('/').map_or("", |k| &t[k..]);
-                    push_escaped(&mut out, rest);
+                    push_live(&mut out, rest, true);
                 }
-                Seg::Live(t) | Seg::Lit(t) => push_escaped(&mut out, t),
+                Seg::Live(t) => push_live(&mut out, t, tilde),
+                Seg::Lit(t) => push_escaped(&mut out, t),
                 Seg::Dyn { .. } | Seg::Ifs => {
                     if !out.ends_with('*') {
                         out.push('*');
@@ -140,6 +142,33 @@ impl Word {
         }
         w.segs = segs;
         w
+    }
+}
+
+/// Unquoted text: escaped as [`push_escaped`], or with `globs` its glob
+/// characters (`*`, `?`, a closed `[...]`) as `*` (they may match several words).
+fn push_live(out: &mut String, s: &str, globs: bool) {
+    if !globs {
+        push_escaped(out, s);
+        return;
+    }
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let closed = c == '[' && s[i + 1..].contains(']');
+        if c == '*' || c == '?' || closed {
+            if closed {
+                for (_, d) in chars.by_ref() {
+                    if d == ']' {
+                        break;
+                    }
+                }
+            }
+            if !out.ends_with('*') || out.ends_with("\\*") {
+                out.push('*');
+            }
+        } else {
+            push_escaped(out, &c.to_string());
+        }
     }
 }
 
