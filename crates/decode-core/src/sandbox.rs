@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use decode_policy::{protected_anywhere, Gate};
+use decode_policy::{protected_anywhere, Gate, ProtectedKind};
 
 mod servers;
 
@@ -263,10 +263,10 @@ impl Plan {
         let mut git_dirs: Vec<PathBuf> = scan.git_dirs.clone();
         for p in gate.protected_paths() {
             let name = p.path.file_name().unwrap_or_default();
-            if name == ".git" || p.label == "git internals" {
+            if name == ".git" || p.kind == ProtectedKind::GitInternals {
                 // A git folder: what git runs code from, not its objects and refs.
                 git_dirs.push(p.path);
-            } else if p.dir && p.label.starts_with("Decode's own") {
+            } else if p.dir && p.kind == ProtectedKind::AppDirs {
                 // Decode's own folders: made now if missing (they are Decode's),
                 // so nothing can be created in them either.
                 if !p.path.exists() {
@@ -648,7 +648,7 @@ impl Plan {
 /// permission files other than `.decode` itself, or a file entry that is (or leads
 /// to) a folder — a folder a `..` leaves, a link in a chain to a folder.
 fn on_the_way(p: &decode_policy::ProtectedPath) -> bool {
-    p.label == "a folder of permission files"
+    p.kind == ProtectedKind::PermissionFolder
         || (!p.dir && std::fs::metadata(&p.path).is_ok_and(|m| m.is_dir()))
 }
 

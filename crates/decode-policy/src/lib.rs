@@ -19,10 +19,12 @@ mod shell;
 pub mod tool;
 pub mod trace;
 
-pub use decide::{normalize_url, protected_anywhere, Gate, ProtectedPath};
+pub use decide::{normalize_url, protected_anywhere, Gate, ProtectedKind, ProtectedPath};
 pub use input::{glob_search, AgentPolicy, Call, PolicyInput};
 pub use mode::{Mode, ModeError};
 pub use rules::{escape_glob, Rule, RuleError, RuleList, RuleLists};
 pub use shell::{fragments, Fragments, MAX_COMMAND_CHARS};
 pub use tool::{Tool, ToolKind, UnknownTool};
-pub use trace::{Decision, FragmentReport, Origin, PolicyWarning, TraceStep, Verdict};
+pub use trace::{
+    serde_name, CapKind, Decision, FragmentReport, Origin, PolicyWarning, Stage, TraceStep, Verdict,
+};

@@ -33,12 +33,12 @@ pub enum RuleList {
 }
 
 impl RuleList {
+    /// The three lists, in the order a settings file writes them.
+    pub const ALL: [RuleList; 3] = [RuleList::Allow, RuleList::Ask, RuleList::Deny];
+
+    /// The name it is serialised under.
     pub fn name(self) -> &'static str {
-        match self {
-            RuleList::Allow => "allow",
-            RuleList::Ask => "ask",
-            RuleList::Deny => "deny",
-        }
+        crate::trace::serde_name(&self)
     }
 }
 

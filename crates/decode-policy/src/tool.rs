@@ -21,12 +21,7 @@ pub enum ToolKind {
 impl ToolKind {
     /// The snake_case name (`read_only`, `file_edit`, `other`, `control`).
     pub fn name(self) -> &'static str {
-        match self {
-            ToolKind::ReadOnly => "read_only",
-            ToolKind::FileEdit => "file_edit",
-            ToolKind::Other => "other",
-            ToolKind::Control => "control",
-        }
+        crate::trace::serde_name(&self)
     }
 }
 

@@ -63,29 +63,7 @@ pub enum ErrorKind {
 impl ErrorKind {
     /// The snake_case name, as serialised.
     pub fn name(self) -> &'static str {
-        match self {
-            ErrorKind::Auth => "auth",
-            ErrorKind::NotFound => "not_found",
-            ErrorKind::RateLimited => "rate_limited",
-            ErrorKind::Server => "server",
-            ErrorKind::BadRequest => "bad_request",
-            ErrorKind::Connect => "connect",
-            ErrorKind::Timeout => "timeout",
-            ErrorKind::StreamCut => "stream_cut",
-            ErrorKind::BadResponse => "bad_response",
-            ErrorKind::Config => "config",
-            ErrorKind::Script => "script",
-            ErrorKind::NoProvider => "no_provider",
-            ErrorKind::UnknownAgent => "unknown_agent",
-            ErrorKind::UnknownMode => "unknown_mode",
-            ErrorKind::Project => "project",
-            ErrorKind::Session => "session",
-            ErrorKind::Busy => "busy",
-            ErrorKind::AlreadyAnswered => "already_answered",
-            ErrorKind::InvalidInput => "invalid_input",
-            ErrorKind::NotConnected => "not_connected",
-            ErrorKind::Other => "other",
-        }
+        decode_policy::serde_name(&self)
     }
 }
 

@@ -12,7 +12,7 @@
 //!   way, a round trip the other), so a field added to the gate fails that test until
 //!   the mirror has it too.
 
-use decode_policy::{Mode, Origin, Tool, Verdict};
+use decode_policy::{CapKind, Mode, Origin, RuleList, Stage, Tool, Verdict};
 use serde::{Deserialize, Serialize};
 use ts_rs::{Config, TS};
 
@@ -75,6 +75,13 @@ string_union!(
     Tool::ALL.map(Tool::name)
 );
 
+string_union!(
+    RuleListTs,
+    "RuleList",
+    "Which of the three lists a rule is in.",
+    RuleList::ALL.map(RuleList::name)
+);
+
 /// Every verdict; the match makes a new variant a compile error here.
 pub const VERDICTS: [Verdict; 3] = {
     const fn check(v: Verdict) {
@@ -111,12 +118,27 @@ string_union!(
     ORIGINS.map(Origin::name)
 );
 
+string_union!(
+    StageTs,
+    "Stage",
+    "A stage of the decision, in the order the gate visits them.",
+    Stage::ALL.map(Stage::name)
+);
+
+string_union!(
+    CapKindTs,
+    "CapKind",
+    "Which cap turned an allow candidate into an ask.",
+    CapKind::ALL.map(CapKind::name)
+);
+
 /// One stage the decision went through (mirror of `decode_policy::TraceStep`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 #[ts(rename = "TraceStep")]
 pub struct TraceStepTs {
-    pub stage: String,
+    #[ts(as = "StageTs")]
+    pub stage: Stage,
     pub result: String,
 }
 
@@ -135,8 +157,8 @@ pub struct FragmentReportTs {
     pub rule: Option<String>,
     /// The cap that applied to it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    #[ts(optional)]
-    pub cap: Option<String>,
+    #[ts(optional, as = "Option<CapKindTs>")]
+    pub cap: Option<CapKind>,
 }
 
 /// The gate's full answer for one call (mirror of `decode_policy::Decision`).

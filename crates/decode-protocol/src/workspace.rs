@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::events::LoopEvent;
-use crate::policy_ts::DecisionTs;
+use crate::policy_ts::{DecisionTs, RuleListTs};
+pub use decode_policy::RuleList;
 
 /// One folder in the recent-projects list (most recent first).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -18,26 +19,6 @@ pub struct RecentProject {
     pub exists: bool,
     /// Unix milliseconds of the last time it was opened.
     pub opened: u64,
-}
-
-/// Which of the three lists a rule is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "lowercase")]
-pub enum RuleList {
-    Allow,
-    Ask,
-    Deny,
-}
-
-impl RuleList {
-    /// `allow`, `ask` or `deny`.
-    pub fn name(self) -> &'static str {
-        match self {
-            RuleList::Allow => "allow",
-            RuleList::Ask => "ask",
-            RuleList::Deny => "deny",
-        }
-    }
 }
 
 /// Where a rule shown in the settings comes from.
@@ -53,6 +34,7 @@ pub enum RuleSource {
 /// One rule as the settings screen lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct RuleEntry {
+    #[ts(as = "RuleListTs")]
     pub list: RuleList,
     pub rule: String,
     pub source: RuleSource,

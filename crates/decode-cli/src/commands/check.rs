@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use decode_core::dirs::Dirs;
 use decode_core::state::{parse_mode, ActiveState};
-use decode_policy::{Call, Decision, Mode, Tool};
+use decode_policy::{Call, Decision, Mode, Stage, Tool};
 use serde::Deserialize;
 
 use super::{open_state, tool_from_name};
@@ -54,19 +54,20 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
 /// One line: the verdict, what decided it (a rule, a cap, a mode, a stage) and the
 /// reason: `ask · cap: external effects · git push has external effects: asks every time`.
 pub fn explain(decision: &Decision) -> String {
-    let decisive =
-        decision.trace.iter().rev().find(|t| {
-            !(t.stage == "caps" && t.result.starts_with("no cap")) && t.stage != "result"
-        });
-    let by = match decisive.map(|t| (t.stage.as_str(), t.result.as_str())) {
-        Some(("caps", r)) => format!("cap: {}", r.split(':').next().unwrap_or(r)),
-        Some(("not_offered", _)) => "not offered".into(),
-        Some(("deny_rules", _)) => "deny rule".into(),
-        Some(("ask_rules", _)) => "ask rule".into(),
-        Some(("allow_rules", _)) => "allow rule".into(),
-        Some(("plan", _)) => "plan mode".into(),
-        Some(("control", _)) => "control tool".into(),
-        Some((stage, _)) => stage.replace('_', " "),
+    let decisive = decision
+        .trace
+        .iter()
+        .rev()
+        .find(|t| !(t.stage == Stage::Caps && t.result.starts_with("no cap")));
+    let by = match decisive.map(|t| (t.stage, t.result.as_str())) {
+        Some((Stage::Caps, r)) => format!("cap: {}", r.split(':').next().unwrap_or(r)),
+        Some((Stage::NotOffered, _)) => "not offered".into(),
+        Some((Stage::DenyRules, _)) => "deny rule".into(),
+        Some((Stage::AskRules, _)) => "ask rule".into(),
+        Some((Stage::AllowRules, _)) => "allow rule".into(),
+        Some((Stage::Plan, _)) => "plan mode".into(),
+        Some((Stage::Control, _)) => "control tool".into(),
+        Some((stage, _)) => stage.name().replace('_', " "),
         None => "gate".into(),
     };
     let line = format!("{} · {by} · {}", decision.verdict.name(), decision.reason);
@@ -89,7 +90,7 @@ pub fn human(decision: &Decision, tool: Tool, subject: &str, state: &ActiveState
         let width = decision
             .trace
             .iter()
-            .map(|t| t.stage.len())
+            .map(|t| t.stage.name().len())
             .max()
             .unwrap_or(0);
         for (i, step) in decision.trace.iter().enumerate() {

@@ -197,7 +197,7 @@ async fn drive<W: Wire>(
             tracing::warn!(
                 provider = %wire.kind(),
                 attempt,
-                kind = error.kind_name(),
+                kind = error.error_kind().name(),
                 "model request failed: {}",
                 error.message
             );

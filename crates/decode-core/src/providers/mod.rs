@@ -59,12 +59,7 @@ impl ProviderKind {
 
     /// The name used on the command line, in the config and as the keyring user.
     pub fn name(self) -> &'static str {
-        match self {
-            ProviderKind::Gemini => "gemini",
-            ProviderKind::Anthropic => "anthropic",
-            ProviderKind::Openai => "openai",
-            ProviderKind::Script => "script",
-        }
+        decode_policy::serde_name(&self)
     }
 
     /// Parses a provider name (any case; `openai-compatible`, `ollama` and `google` are
@@ -352,23 +347,6 @@ impl ProviderError {
             ProviderErrorKind::BadResponse => ErrorKind::BadResponse,
             ProviderErrorKind::Config => ErrorKind::Config,
             ProviderErrorKind::Script => ErrorKind::Script,
-        }
-    }
-
-    /// A stable kind name for IPC (`{kind, message}`).
-    pub fn kind_name(&self) -> &'static str {
-        match self.kind {
-            ProviderErrorKind::Auth => "auth",
-            ProviderErrorKind::NotFound => "not_found",
-            ProviderErrorKind::RateLimited => "rate_limited",
-            ProviderErrorKind::Server => "server",
-            ProviderErrorKind::BadRequest => "bad_request",
-            ProviderErrorKind::Connect => "connect",
-            ProviderErrorKind::Timeout => "timeout",
-            ProviderErrorKind::StreamCut => "stream_cut",
-            ProviderErrorKind::BadResponse => "bad_response",
-            ProviderErrorKind::Config => "config",
-            ProviderErrorKind::Script => "script",
         }
     }
 }

@@ -388,7 +388,7 @@ fn unavailable(handler: &dyn ToolHandler, decision: &Decision, reason: &str) -> 
         let cap = decision
             .fragments
             .iter()
-            .find_map(|f| f.cap.clone())
+            .find_map(|f| f.cap)
             .map(|c| format!(" ({c})"))
             .unwrap_or_default();
         text.push_str(&format!(

@@ -33,11 +33,7 @@ pub enum TodoStatus {
 impl TodoStatus {
     /// The snake_case name.
     pub fn name(self) -> &'static str {
-        match self {
-            TodoStatus::Pending => "pending",
-            TodoStatus::InProgress => "in_progress",
-            TodoStatus::Done => "done",
-        }
+        decode_policy::serde_name(&self)
     }
 }
 

@@ -4,7 +4,8 @@ use crate::common;
 
 use common::{decide, run, strings, Proj};
 use decode_policy::{
-    escape_glob, AgentPolicy, Call, Gate, Mode, Origin, Rule, RuleError, Tool, ToolKind, Verdict,
+    escape_glob, AgentPolicy, Call, Gate, Mode, Origin, Rule, RuleError, Stage, Tool, ToolKind,
+    Verdict,
 };
 use serde_json::json;
 
@@ -112,7 +113,7 @@ fn s1_control_tools_never_gated_and_not_offered() {
         for t in ["ask_user", "enter_plan_mode", "exit_plan_mode", "sleep"] {
             let d = decide(&g, t, "", &mode.to_string());
             assert_eq!(d.verdict, Verdict::Allow, "{t} in {mode}");
-            assert!(d.trace.iter().any(|s| s.stage == "control"));
+            assert!(d.trace.iter().any(|s| s.stage == Stage::Control));
             n += 1;
         }
     }
@@ -148,7 +149,7 @@ fn s1_control_tools_never_gated_and_not_offered() {
                 "{}",
                 d.reason
             );
-            assert_eq!(d.trace[0].stage, "not_offered");
+            assert_eq!(d.trace[0].stage, Stage::NotOffered);
             assert_eq!(d.trace.len(), 1);
             n += 1;
         }
@@ -865,10 +866,10 @@ fn s5_stage_order() {
     ];
     run(&p, &g, &cases);
     let d = decide(&g, "bash", "git push", "default");
-    let stages: Vec<&str> = d.trace.iter().map(|s| s.stage.as_str()).collect();
+    let stages: Vec<&str> = d.trace.iter().map(|s| s.stage.name()).collect();
     assert_eq!(stages, ["not_offered", "deny_rules", "opaque", "ask_rules"]);
     let d = decide(&g, "bash", "git status", "default");
-    let stages: Vec<&str> = d.trace.iter().map(|s| s.stage.as_str()).collect();
+    let stages: Vec<&str> = d.trace.iter().map(|s| s.stage.name()).collect();
     assert_eq!(
         stages,
         [
@@ -892,7 +893,7 @@ fn s5_stage_order() {
     let d = decide(&g, "bash", "whoami", "bypass");
     assert_eq!(d.origin, Some(Origin::Bypass));
     let d = decide(&g, "bash", "git push", "bypass");
-    assert!(d.trace.iter().all(|s| s.stage != "bypass"));
+    assert!(d.trace.iter().all(|s| s.stage != Stage::Bypass));
 }
 
 #[test]

@@ -15,10 +15,16 @@ export type Verdict = "allow" | "ask" | "deny";
 /** Where an allow candidate came from. */
 export type Origin = "rule" | "mode" | "wildcard" | "bypass";
 
+/** A stage of the decision, in the order the gate visits them. */
+export type Stage = "not_offered" | "control" | "path_limit" | "deny_rules" | "plan" | "opaque" | "ask_rules" | "bypass" | "allow_rules" | "mode" | "caps";
+
+/** Which cap turned an allow candidate into an ask. */
+export type CapKind = "critical removal" | "never automatic" | "external effects" | "path scope";
+
 /**
  * One stage the decision went through (mirror of `decode_policy::TraceStep`).
  */
-export type TraceStep = { stage: string, result: string, };
+export type TraceStep = { stage: Stage, result: string, };
 
 /**
  * What happened to one fragment of a bash command, or to a file tool's path
@@ -32,7 +38,7 @@ rule?: string,
 /**
  * The cap that applied to it.
  */
-cap?: string, };
+cap?: CapKind, };
 
 /**
  * The gate's full answer for one call (mirror of `decode_policy::Decision`).
@@ -352,9 +358,7 @@ exists: boolean,
  */
 opened: number, };
 
-/**
- * Which of the three lists a rule is in.
- */
+/** Which of the three lists a rule is in. */
 export type RuleList = "allow" | "ask" | "deny";
 
 /**

@@ -1,0 +1,371 @@
+//! The decision (docs/permissions.md, "The stages"): stages 0–8, first match wins,
+//! every stage traced.
+//!
+//! This file holds the gate, its entry points and stage 0 (offered, control
+//! tools); the rest is split by what is judged:
+//!
+//! - `compile`: building a gate (rules, scope, the protected set);
+//! - `protected`, `places`: what is protected and where a path lands;
+//! - `files`, `text`, `bash`: stages 1–7 for each kind of subject;
+//! - `writes`: the caps on what a bash fragment writes or removes;
+//! - `urls`: URLs as `web_fetch` fetches them.
+
+use std::path::{Path, PathBuf};
+
+use crate::branches::Branch;
+use crate::caps;
+use crate::input::{AgentPolicy, Call, PolicyInput};
+use crate::matcher::{PathForms, RuleIndex, Source};
+use crate::mode::Mode;
+use crate::paths::{self, expand_home, is_harmless_device, lexical, within};
+use crate::rules::{escape_glob, Rule, RuleList, RuleLists};
+use crate::shell::{self, Fragment, Parsed, Role};
+use crate::tool::{Tool, ToolKind};
+use crate::trace::{
+    CapKind, Decision, FragmentReport, Origin, PolicyWarning, Stage, TraceStep, Verdict,
+};
+
+mod bash;
+mod compile;
+mod files;
+mod places;
+mod protected;
+mod text;
+mod urls;
+mod writes;
+
+use protected::{anywhere_label, glob_anywhere, glob_can_name, glob_dir, linked_entries};
+pub use protected::{protected_anywhere, ProtectedKind, ProtectedPath};
+pub use urls::normalize_url;
+
+/// A path the agent must never change on its own.
+#[derive(Debug, Clone)]
+struct Protected {
+    path: PathBuf,
+    dir: bool,
+    kind: ProtectedKind,
+}
+
+/// The compiled gate: built once per project, agent and settings; cheap to
+/// query from many threads.
+#[derive(Debug)]
+pub struct Gate {
+    agent: AgentPolicy,
+    /// Canonical project root.
+    root: PathBuf,
+    /// Project root as given (lexically folded).
+    root_given: PathBuf,
+    home: PathBuf,
+    home_canon: PathBuf,
+    extra_dirs: Vec<PathBuf>,
+    protected_branches: Vec<String>,
+    protected: Vec<Protected>,
+    /// Folders a bash fragment may not name either (they hold permission files).
+    protected_parents: Vec<PathBuf>,
+    git_dir: Option<PathBuf>,
+    /// Decode's own config and data folders (given and resolved).
+    app_dirs: Vec<PathBuf>,
+    index: RuleIndex,
+    /// git and cargo aliases in force for the project.
+    shell: shell::ShellConfig,
+}
+
+#[derive(Debug, Clone)]
+struct Cap {
+    kind: CapKind,
+    reason: String,
+    /// The fragment it applies to (bash), if any.
+    frag: Option<usize>,
+}
+
+/// A path a bash fragment names, normalised.
+#[derive(Debug, Clone)]
+struct PathInfo {
+    raw: String,
+    /// Lexical path; `None` when relative to an unknown directory.
+    given: Option<PathBuf>,
+    /// Resolved physically (`..` after a symlink goes to the link target's parent).
+    resolved: Option<PathBuf>,
+    /// The lexical path resolved, when it differs from `resolved`.
+    alt: Option<PathBuf>,
+    /// Only known when the shell runs (`$X`, `$(…)`, `~+`…).
+    dynamic: bool,
+    /// Holds glob metacharacters (`*`, `?`, `[`).
+    glob: bool,
+}
+
+/// Builds the decision while the stages run.
+struct Run {
+    trace: Vec<TraceStep>,
+    frags: Vec<FragmentReport>,
+    marks: Vec<Option<Verdict>>,
+}
+
+impl Run {
+    fn new() -> Run {
+        Run {
+            trace: Vec::with_capacity(8),
+            frags: Vec::new(),
+            marks: Vec::new(),
+        }
+    }
+
+    fn step(&mut self, stage: Stage, result: impl Into<String>) {
+        self.trace.push(TraceStep {
+            stage,
+            result: result.into(),
+        });
+    }
+
+    fn add_frag(&mut self, text: &str) {
+        self.frags.push(FragmentReport {
+            text: text.to_string(),
+            verdict: Verdict::Allow,
+            rule: None,
+            cap: None,
+        });
+        self.marks.push(None);
+    }
+
+    fn mark(&mut self, i: usize, v: Verdict, rule: Option<String>) {
+        if let Some(m) = self.marks.get_mut(i) {
+            *m = Some(v);
+        }
+        if let (Some(r), Some(f)) = (rule, self.frags.get_mut(i)) {
+            f.rule = Some(r);
+        }
+    }
+
+    fn mark_all_unset(&mut self, v: Verdict) {
+        for m in &mut self.marks {
+            if m.is_none() {
+                *m = Some(v);
+            }
+        }
+    }
+
+    fn finish(
+        mut self,
+        verdict: Verdict,
+        reason: String,
+        capped: bool,
+        origin: Option<Origin>,
+        always: Vec<String>,
+    ) -> Decision {
+        for (f, m) in self.frags.iter_mut().zip(&self.marks) {
+            f.verdict = m.unwrap_or(verdict);
+        }
+        // Only an ask offers answers: a deny or an allow is never "capped".
+        let capped = capped && verdict == Verdict::Ask;
+        let always = if verdict == Verdict::Ask && !capped {
+            always
+        } else {
+            Vec::new()
+        };
+        Decision {
+            verdict,
+            reason,
+            trace: self.trace,
+            fragments: self.frags,
+            capped,
+            origin,
+            always_allow_rules: always,
+        }
+    }
+}
+
+fn quote(s: &str) -> String {
+    let mut t: String = s.chars().take(120).collect();
+    if t.len() < s.len() {
+        t.push('…');
+    }
+    format!("`{t}`")
+}
+
+fn plan_reason(tool: Tool) -> String {
+    format!(
+        "plan mode: `{tool}` is not allowed while planning — present your plan and call exit_plan_mode to ask for approval"
+    )
+}
+
+/// `$PWD`/`${PWD}` (the folder the command runs in, when known) and
+/// `$TMPDIR`/`${TMPDIR}` (`/tmp`) expanded at the start of a path.
+fn static_vars(t: &str, cwd: Option<&Path>) -> String {
+    let mut s = t.to_string();
+    if let Some(c) = cwd {
+        for v in ["${PWD}", "$PWD"] {
+            if let Some(rest) = s.strip_prefix(v) {
+                s = format!("{}{rest}", c.display());
+            }
+        }
+    }
+    for v in ["${TMPDIR}", "$TMPDIR"] {
+        if let Some(rest) = s.strip_prefix(v) {
+            s = format!("/tmp{rest}");
+        }
+    }
+    s
+}
+
+/// The git folder of a project: `.git`, or where a `.git` file points.
+fn git_dir(root: &Path) -> Option<PathBuf> {
+    let dot = root.join(".git");
+    let md = std::fs::metadata(&dot).ok()?;
+    if md.is_dir() {
+        return Some(dot);
+    }
+    let text = std::fs::read_to_string(&dot).ok()?;
+    let target = text.trim().strip_prefix("gitdir:")?.trim();
+    Some(paths::resolve(&lexical(root, Path::new(target))))
+}
+
+impl Gate {
+    /// The active agent.
+    /// The fixed part of the never-automatic set: the project's permission files
+    /// and agents, its `.git` (and the repository's, when the project is inside
+    /// one), the shell start-up files, `~/.ssh` and Decode's own folders. The
+    /// names of [`protected_anywhere`] come on top, wherever they stand.
+    pub fn protected_paths(&self) -> Vec<ProtectedPath> {
+        let mut out: Vec<ProtectedPath> = self
+            .protected
+            .iter()
+            .map(|p| ProtectedPath {
+                path: p.path.clone(),
+                dir: p.dir,
+                kind: p.kind,
+            })
+            .collect();
+        for p in &self.protected_parents {
+            out.push(ProtectedPath {
+                path: p.clone(),
+                dir: true,
+                kind: ProtectedKind::PermissionFolder,
+            });
+        }
+        out
+    }
+
+    /// The project's git folder (found from the root upwards), if any.
+    pub fn git_dir(&self) -> Option<&Path> {
+        self.git_dir.as_deref()
+    }
+
+    pub fn agent(&self) -> &AgentPolicy {
+        &self.agent
+    }
+
+    /// The canonical project root.
+    pub fn project_root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether any deny or ask rule covers reading paths (then searches
+    /// filter what they find through [`Gate::search_filter`]).
+    pub fn filters_searches(&self) -> bool {
+        self.index.has_path_rules(RuleList::Deny, Tool::Read)
+            || self.index.has_path_rules(RuleList::Ask, Tool::Read)
+    }
+
+    /// What the read rules say of a file a search (`grep`, `glob`) found at
+    /// the absolute path `file`: `Deny` — never shown, not even its name;
+    /// `Ask` — skipped and counted; `None` — shown. The file is judged as
+    /// given and as resolved through links.
+    pub fn search_filter(&self, file: &Path) -> Option<Verdict> {
+        if !self.filters_searches() {
+            return None;
+        }
+        let given = lexical(&self.root, file);
+        let resolved = self.resolve(&given);
+        let forms: Vec<(String, Option<String>)> = [&given, &resolved]
+            .iter()
+            .map(|p| (p.to_string_lossy().into_owned(), self.rel(p)))
+            .collect();
+        for (list, verdict) in [
+            (RuleList::Deny, Verdict::Deny),
+            (RuleList::Ask, Verdict::Ask),
+        ] {
+            for (abs, rel) in &forms {
+                let f = PathForms {
+                    abs,
+                    rel: rel.as_deref(),
+                };
+                if self.index.match_path(list, Tool::Read, &f).is_some() {
+                    return Some(verdict);
+                }
+            }
+        }
+        None
+    }
+
+    /// Judges one call in `mode` (docs/permissions.md, "The stages"), a shell command as run from the
+    /// project root.
+    pub fn decide(&self, call: &Call, mode: Mode) -> Decision {
+        self.decide_in(call, mode, None)
+    }
+
+    /// Judges one call in `mode` with the bash session's working directory
+    /// `cwd` (`None`: the project root). A shell command's relative paths
+    /// resolve against it; a `cwd` outside the project is outside for the
+    /// path scope. File tools always resolve against the project root.
+    pub fn decide_in(&self, call: &Call, mode: Mode, cwd: Option<&Path>) -> Decision {
+        self.decide_with(call, mode, cwd, false)
+    }
+
+    /// Judges `call` in `mode` as if the active agent offered its tool:
+    /// what every stage after "not offered" says. For reads Decode makes on
+    /// the agent's behalf (the project's instruction files), which must be
+    /// allowed exactly where a `read` would be.
+    pub fn decide_as_offered(&self, call: &Call, mode: Mode) -> Decision {
+        self.decide_with(call, mode, None, true)
+    }
+
+    fn decide_with(&self, call: &Call, mode: Mode, cwd: Option<&Path>, offered: bool) -> Decision {
+        let mut run = Run::new();
+        let tool = call.tool;
+        if !offered && !self.agent.tools.contains(&tool) {
+            run.step(
+                Stage::NotOffered,
+                format!("{tool} is not in agent {}'s tools", self.agent.name),
+            );
+            return run.finish(
+                Verdict::Deny,
+                format!("`{tool}` is not available to agent {}", self.agent.name),
+                true,
+                None,
+                Vec::new(),
+            );
+        }
+        run.step(
+            Stage::NotOffered,
+            format!("offered to agent {}", self.agent.name),
+        );
+        match tool.kind() {
+            ToolKind::Control => {
+                run.step(Stage::Control, "control tools are never gated");
+                run.finish(
+                    Verdict::Allow,
+                    format!("`{tool}` is a control tool: never gated"),
+                    false,
+                    None,
+                    Vec::new(),
+                )
+            }
+            _ => match tool {
+                Tool::Bash => self.decide_bash(call, mode, run, cwd),
+                Tool::WebFetch | Tool::TodoWrite => self.decide_text(call, mode, run),
+                _ => self.decide_path(call, mode, run),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gate_is_send_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Gate>();
+    }
+}

@@ -1,0 +1,112 @@
+//! The stages for the tools whose subject is text, not a path (`web_fetch`'s
+//! URL, `todo_write`).
+
+use super::urls::{url_host, url_loose_forms, url_normal};
+use super::*;
+
+impl Gate {
+    pub(super) fn decide_text(&self, call: &Call, mode: Mode, mut run: Run) -> Decision {
+        let tool = call.tool;
+        let subject = call.subject.trim();
+        run.add_frag(subject);
+        let host = if tool == Tool::WebFetch {
+            url_host(subject)
+        } else {
+            None
+        };
+        let normal = if tool == Tool::WebFetch {
+            url_normal(subject)
+        } else {
+            None
+        };
+        let matcher = |list: RuleList| -> Option<usize> {
+            if tool == Tool::WebFetch {
+                if list == RuleList::Allow {
+                    // An unparsable URL (or one without a host) matches no
+                    // allow rule; a parsed one is matched as it will be fetched.
+                    host.as_ref()?;
+                    let n = normal.as_deref()?;
+                    return self.index.match_url(list, n, host.as_deref());
+                }
+                // Deny and ask: the raw string, the parsed form, and the
+                // forms many servers treat alike (`%73ecret`, `//secret`, `SECRET`).
+                self.index
+                    .match_url(list, subject, host.as_deref())
+                    .or_else(|| {
+                        normal
+                            .as_deref()
+                            .and_then(|n| self.index.match_url(list, n, host.as_deref()))
+                    })
+                    .or_else(|| {
+                        url_loose_forms(subject)
+                            .iter()
+                            .find_map(|n| self.index.match_url(list, n, host.as_deref()))
+                    })
+            } else {
+                self.index.match_text(list, tool, subject)
+            }
+        };
+        if let Some(i) = matcher(RuleList::Deny) {
+            let r = &self.index.refs[i];
+            run.mark(0, Verdict::Deny, Some(r.text.clone()));
+            run.step(Stage::DenyRules, format!("matches {}", r.text));
+            return run.finish(
+                Verdict::Deny,
+                format!("denied by rule {}", r.describe()),
+                true,
+                None,
+                Vec::new(),
+            );
+        }
+        run.step(Stage::DenyRules, "no deny rule matches");
+        if mode == Mode::Plan {
+            run.step(Stage::Plan, "read-only tools run in plan mode");
+        }
+        if let Some(i) = matcher(RuleList::Ask) {
+            let r = &self.index.refs[i];
+            run.mark(0, Verdict::Ask, Some(r.text.clone()));
+            run.step(Stage::AskRules, format!("matches {}", r.text));
+            return run.finish(
+                Verdict::Ask,
+                format!("asks by rule {}", r.describe()),
+                true,
+                None,
+                Vec::new(),
+            );
+        }
+        run.step(Stage::AskRules, "no ask rule matches");
+        if mode == Mode::Bypass {
+            run.step(Stage::Bypass, "bypass mode: allow candidate");
+            run.step(Stage::Caps, "no cap applies");
+            return run.finish(
+                Verdict::Allow,
+                "bypass mode allows it".into(),
+                false,
+                Some(Origin::Bypass),
+                Vec::new(),
+            );
+        }
+        let auto = mode == Mode::Auto;
+        let (origin, reason) = match matcher(RuleList::Allow) {
+            Some(i) => {
+                let r = &self.index.refs[i];
+                run.mark(0, Verdict::Allow, Some(r.text.clone()));
+                run.step(Stage::AllowRules, format!("matches {}", r.text));
+                (
+                    if auto { Origin::Wildcard } else { Origin::Rule },
+                    format!("allowed by rule {}", r.describe()),
+                )
+            }
+            None => {
+                run.step(Stage::AllowRules, "no allow rule matches");
+                run.step(Stage::Mode, format!("{mode} mode allows read-only tools"));
+                (
+                    if auto { Origin::Wildcard } else { Origin::Mode },
+                    "read-only tools are allowed".to_string(),
+                )
+            }
+        };
+        run.step(Stage::Caps, "no cap applies");
+        run.finish(Verdict::Allow, reason, false, Some(origin), Vec::new())
+    }
+}
