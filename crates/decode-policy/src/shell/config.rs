@@ -12,7 +12,7 @@ use crate::paths::read_small_file;
 
 /// Aliases in force for one project.
 #[derive(Debug, Clone, Default)]
-pub struct ShellConfig {
+pub(crate) struct ShellConfig {
     /// Alias name (lower-cased: git matches them without case) → expansion.
     pub(crate) git: HashMap<String, String>,
     /// Alias name → words.
@@ -220,7 +220,7 @@ const MAX_CONFIG: u64 = 1 << 20;
 
 impl ShellConfig {
     /// Reads the aliases that apply to commands run in `root`.
-    pub fn load(root: &Path, home: &Path, git_dir: Option<&Path>) -> ShellConfig {
+    pub(crate) fn load(root: &Path, home: &Path, git_dir: Option<&Path>) -> ShellConfig {
         let mut c = ShellConfig::default();
         let xdg = std::env::var_os("XDG_CONFIG_HOME")
             .map(PathBuf::from)

@@ -11,6 +11,7 @@ mod config;
 mod runners;
 mod second;
 mod words;
+mod wrapper_table;
 mod wrappers;
 mod writes;
 
@@ -20,7 +21,7 @@ use std::path::{Path, PathBuf};
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::paths;
-pub use config::ShellConfig;
+pub(crate) use config::ShellConfig;
 pub(crate) use words::brace_expand;
 pub(crate) use words::Word;
 use words::{is_dynamic_kind, norm_word, slice};

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use super::runners::{self, Script};
 use super::words::Word;
+use super::wrapper_table::WRAPPERS;
 use super::{Redir, Role};
 
 /// A command that a fragment runs besides itself.
@@ -181,7 +182,7 @@ fn is_assignment(s: &str) -> bool {
 /// Skips options from `i`: short options in `short_arg` and long options in
 /// `long_arg` take a value (attached or the next word). Returns the index of
 /// the first non-option word.
-fn skip_opts(words: &[Word], mut i: usize, short_arg: &str, long_arg: &[&str]) -> usize {
+pub(super) fn skip_opts(words: &[Word], mut i: usize, short_arg: &str, long_arg: &[&str]) -> usize {
     while i < words.len() {
         let t = words[i].text.as_str();
         if t == "--" {
@@ -424,6 +425,9 @@ fn see_through(
     config: &super::ShellConfig,
     a: &mut Analysis,
 ) -> Option<usize> {
+    if let Some(spec) = WRAPPERS.iter().find(|w| w.matches(name, words, i)) {
+        return spec.start(words, i, a);
+    }
     let sub = |k: usize| words.get(i + k).map(|w| w.text.as_str());
     match name {
         "export" | "declare" | "typeset" | "local" | "readonly" => {
@@ -617,166 +621,6 @@ fn see_through(
                 _ => None,
             }
         }
-        "uv" if sub(1) == Some("run") => runners::runner_start(
-            words,
-            i + 2,
-            "p",
-            &[
-                "--with",
-                "--python",
-                "--package",
-                "--directory",
-                "--project",
-                "--env-file",
-                "--group",
-                "--extra",
-                "--index",
-                "--index-url",
-            ],
-            &[
-                "--no-sync",
-                "--frozen",
-                "--locked",
-                "--isolated",
-                "--quiet",
-                "-q",
-                "--all-extras",
-                "--no-project",
-            ],
-            a,
-        ),
-        "uv" if sub(1) == Some("tool") && sub(2) == Some("run") => runners::runner_start(
-            words,
-            i + 3,
-            "p",
-            &["--with", "--python", "--from", "--index", "--index-url"],
-            &["--quiet", "-q", "--isolated"],
-            a,
-        ),
-        "uvx" => runners::runner_start(
-            words,
-            i + 1,
-            "p",
-            &["--with", "--python", "--from", "--index", "--index-url"],
-            &["--quiet", "-q", "--isolated"],
-            a,
-        ),
-        "pipx" if sub(1) == Some("run") => runners::runner_start(
-            words,
-            i + 2,
-            "",
-            &["--spec", "--python", "--pip-args", "--index-url"],
-            &["--no-cache", "--verbose", "--quiet"],
-            a,
-        ),
-        "poetry" | "pdm" | "hatch" | "rye" | "pipenv" if sub(1) == Some("run") => {
-            runners::runner_start(words, i + 2, "", &["--directory", "-C"], &[], a)
-        }
-        "conda" | "mamba" | "micromamba" if sub(1) == Some("run") => runners::runner_start(
-            words,
-            i + 2,
-            "np",
-            &["--name", "--prefix", "--cwd"],
-            &["--no-capture-output", "--live-stream"],
-            a,
-        ),
-        "caffeinate" => {
-            runners::runner_start(words, i + 1, "tw", &[], &["-d", "-i", "-m", "-s", "-u"], a)
-        }
-        "chroot" => runners::runner_start(words, i + 1, "", &[], &[], a)
-            .and_then(|dir| (dir + 1 < words.len()).then_some(dir + 1)),
-        "unshare" => runners::runner_start(
-            words,
-            i + 1,
-            "SGRw",
-            &["--setuid", "--setgid", "--root", "--wd"],
-            &[
-                "-m",
-                "-u",
-                "-i",
-                "-n",
-                "-p",
-                "-U",
-                "-C",
-                "-T",
-                "-f",
-                "-r",
-                "--fork",
-                "--mount",
-                "--user",
-                "--pid",
-                "--net",
-                "--map-root-user",
-            ],
-            a,
-        ),
-        "nsenter" => runners::runner_start(
-            words,
-            i + 1,
-            "tSGrw",
-            &["--target", "--setuid", "--setgid", "--root", "--wd"],
-            &[
-                "-a", "-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "-F", "--all",
-            ],
-            a,
-        ),
-        "firejail" | "valgrind" => {
-            runners::runner_start(words, i + 1, "", &[], &["-q", "--quiet", "-v"], a)
-        }
-        "systemd-run" => runners::runner_start(
-            words,
-            i + 1,
-            "puEM",
-            &[
-                "--property",
-                "--unit",
-                "--setenv",
-                "--machine",
-                "--description",
-                "--slice",
-                "--uid",
-                "--gid",
-                "--nice",
-                "--working-directory",
-            ],
-            &[
-                "--user",
-                "--scope",
-                "--wait",
-                "--pty",
-                "-t",
-                "-q",
-                "--quiet",
-                "-G",
-                "--collect",
-                "--same-dir",
-                "-d",
-            ],
-            a,
-        ),
-        "xvfb-run" => runners::runner_start(
-            words,
-            i + 1,
-            "nsfepw",
-            &[
-                "--server-num",
-                "--server-args",
-                "--auth-file",
-                "--error-file",
-                "--xauth-protocol",
-                "--wait",
-            ],
-            &["-a", "--auto-servernum"],
-            a,
-        ),
-        "dbus-run-session" => runners::runner_start(
-            words,
-            i + 1,
-            "",
-            &["--config-file", "--dbus-daemon"],
-            &[],
-            a,
-        ),
         "sg" => {
             if sub(2) == Some("-c") {
                 if let Some(w) = words.get(i + 3) {
@@ -789,10 +633,6 @@ fn see_through(
             }
         }
         "env" => env_next(words, i, a),
-        "command" => Some(skip_opts(words, i + 1, "", &[])),
-        "builtin" | "busybox" => Some(skip_opts(words, i + 1, "", &[])),
-        "exec" => Some(skip_opts(words, i + 1, "a", &[])),
-        "nohup" | "setsid" | "unbuffer" => Some(skip_opts(words, i + 1, "", &[])),
         "time" => {
             // Bash's `time` keyword knows only `-p`: `time -50 cmd` runs `-50`,
             // while /usr/bin/time (after `env`, say) reads `-f FMT`. Which one runs
@@ -804,37 +644,6 @@ fn see_through(
                 );
             }
             Some(skip_opts(words, i + 1, "fo", &["--format", "--output"]))
-        }
-        "nice" => Some(skip_opts(words, i + 1, "n", &["--adjustment"])),
-        "timeout" => {
-            let j = skip_opts(words, i + 1, "sk", &["--signal", "--kill-after"]);
-            Some(j + 1)
-        }
-        "stdbuf" => Some(skip_opts(
-            words,
-            i + 1,
-            "ioe",
-            &["--input", "--output", "--error"],
-        )),
-        "ionice" => Some(skip_opts(
-            words,
-            i + 1,
-            "cnPpu",
-            &["--class", "--classdata", "--pid", "--pgid", "--uid"],
-        )),
-        "taskset" => {
-            let j = skip_opts(words, i + 1, "", &[]);
-            Some(j + 1)
-        }
-        "chrt" => {
-            // `chrt [OPTIONS] PRIORITY COMMAND…`
-            let j = skip_opts(
-                words,
-                i + 1,
-                "TPD",
-                &["--sched-runtime", "--sched-period", "--sched-deadline"],
-            );
-            Some(j + 1)
         }
         "flock" => {
             // `flock [OPTIONS] FILE COMMAND…` or `flock FILE -c STRING`.
@@ -907,33 +716,6 @@ fn see_through(
             }
             None
         }
-        "strace" | "ltrace" => Some(skip_opts(
-            words,
-            i + 1,
-            if name == "strace" {
-                "abeEIoOpPsSuXU"
-            } else {
-                "aADeFlnopsuwxL"
-            },
-            &[
-                "--output",
-                "--attach",
-                "--user",
-                "--trace",
-                "--signal",
-                "--status",
-                "--string-limit",
-                "--env",
-                "--expr",
-                "--trace-path",
-                "--columns",
-                "--align",
-                "--library",
-                "--config",
-                "--indent",
-                "--depth",
-            ],
-        )),
         "coproc" => {
             // `coproc [NAME] COMMAND`: a NAME only before a compound command.
             Some(i + 1)

@@ -1,0 +1,476 @@
+//! The regular wrappers and runners, as a table: a name (and the sub-command
+//! words that make it a runner, `uv run`), the options that take a value, and
+//! the positional words before the command it runs. Each row carries an example
+//! that a test checks. Wrappers with irregular rules (`flock`, `xargs`, `find`,
+//! `sudo`, `env`, `time`, package managers…) stay as code in `wrappers.rs`.
+
+use super::runners;
+use super::words::Word;
+use super::wrappers::{skip_opts, Analysis};
+
+/// How the options before the command are read.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Options {
+    /// Every option is skipped; the listed ones take a value.
+    Skip,
+    /// A runner: options not in `flags` and not known to take a value may take
+    /// one, so the word after such an option is a possible command too (the
+    /// command is then opaque unless every reading agrees).
+    Runner { flags: &'static [&'static str] },
+}
+
+/// One wrapper or runner the gate sees through.
+#[derive(Debug)]
+pub(super) struct WrapperSpec {
+    /// The program names this row is for.
+    pub names: &'static [&'static str],
+    /// Words that must follow the name (`run` in `uv run`).
+    pub sub: &'static [&'static str],
+    /// Short options that take a value (attached or the next word).
+    pub short_value: &'static str,
+    /// Long options that take a value (`--opt=v` or `--opt v`).
+    pub long_value: &'static [&'static str],
+    pub options: Options,
+    /// Words between the options and the command (`timeout 30`, `chrt 10`).
+    pub positionals: usize,
+    /// A command line using it, and the command it runs (checked by this
+    /// module's test; the table is its documentation).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub example: (&'static str, &'static str),
+}
+
+impl WrapperSpec {
+    /// Whether this row is for `words[i..]` run as `name`.
+    pub(super) fn matches(&self, name: &str, words: &[Word], i: usize) -> bool {
+        self.names.contains(&name)
+            && self
+                .sub
+                .iter()
+                .enumerate()
+                .all(|(k, s)| words.get(i + 1 + k).is_some_and(|w| w.text == *s))
+    }
+
+    /// Where the command it runs starts (`None`: it runs none the gate can place).
+    pub(super) fn start(&self, words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
+        let from = i + 1 + self.sub.len();
+        match self.options {
+            Options::Skip => {
+                Some(skip_opts(words, from, self.short_value, self.long_value) + self.positionals)
+            }
+            Options::Runner { flags } => {
+                let at = runners::runner_start(
+                    words,
+                    from,
+                    self.short_value,
+                    self.long_value,
+                    flags,
+                    a,
+                )?;
+                if self.positionals == 0 {
+                    return Some(at);
+                }
+                let at = at + self.positionals;
+                (at < words.len()).then_some(at)
+            }
+        }
+    }
+}
+
+const UV_RUN_VALUE: &[&str] = &[
+    "--with",
+    "--python",
+    "--package",
+    "--directory",
+    "--project",
+    "--env-file",
+    "--group",
+    "--extra",
+    "--index",
+    "--index-url",
+];
+const UV_RUN_FLAGS: &[&str] = &[
+    "--no-sync",
+    "--frozen",
+    "--locked",
+    "--isolated",
+    "--quiet",
+    "-q",
+    "--all-extras",
+    "--no-project",
+];
+const UV_TOOL_VALUE: &[&str] = &["--with", "--python", "--from", "--index", "--index-url"];
+const UV_TOOL_FLAGS: &[&str] = &["--quiet", "-q", "--isolated"];
+const TRACE_VALUE: &[&str] = &[
+    "--output",
+    "--attach",
+    "--user",
+    "--trace",
+    "--signal",
+    "--status",
+    "--string-limit",
+    "--env",
+    "--expr",
+    "--trace-path",
+    "--columns",
+    "--align",
+    "--library",
+    "--config",
+    "--indent",
+    "--depth",
+];
+
+/// Every regular wrapper and runner.
+pub(super) const WRAPPERS: &[WrapperSpec] = &[
+    // Runners of language tools.
+    WrapperSpec {
+        names: &["uv"],
+        sub: &["run"],
+        short_value: "p",
+        long_value: UV_RUN_VALUE,
+        options: Options::Runner {
+            flags: UV_RUN_FLAGS,
+        },
+        positionals: 0,
+        example: ("uv run --with rich -q pytest -x", "pytest -x"),
+    },
+    WrapperSpec {
+        names: &["uv"],
+        sub: &["tool", "run"],
+        short_value: "p",
+        long_value: UV_TOOL_VALUE,
+        options: Options::Runner {
+            flags: UV_TOOL_FLAGS,
+        },
+        positionals: 0,
+        example: ("uv tool run --from ruff ruff check", "ruff check"),
+    },
+    WrapperSpec {
+        names: &["uvx"],
+        sub: &[],
+        short_value: "p",
+        long_value: UV_TOOL_VALUE,
+        options: Options::Runner {
+            flags: UV_TOOL_FLAGS,
+        },
+        positionals: 0,
+        example: ("uvx -p 3.12 black .", "black ."),
+    },
+    WrapperSpec {
+        names: &["pipx"],
+        sub: &["run"],
+        short_value: "",
+        long_value: &["--spec", "--python", "--pip-args", "--index-url"],
+        options: Options::Runner {
+            flags: &["--no-cache", "--verbose", "--quiet"],
+        },
+        positionals: 0,
+        example: ("pipx run --spec black==24 black src", "black src"),
+    },
+    WrapperSpec {
+        names: &["poetry", "pdm", "hatch", "rye", "pipenv"],
+        sub: &["run"],
+        short_value: "",
+        long_value: &["--directory", "-C"],
+        options: Options::Runner { flags: &[] },
+        positionals: 0,
+        example: ("poetry run --directory app pytest", "pytest"),
+    },
+    WrapperSpec {
+        names: &["conda", "mamba", "micromamba"],
+        sub: &["run"],
+        short_value: "np",
+        long_value: &["--name", "--prefix", "--cwd"],
+        options: Options::Runner {
+            flags: &["--no-capture-output", "--live-stream"],
+        },
+        positionals: 0,
+        example: ("conda run -n base --live-stream python -V", "python -V"),
+    },
+    // Runners of the system: sandboxes, namespaces, sessions, displays.
+    WrapperSpec {
+        names: &["caffeinate"],
+        sub: &[],
+        short_value: "tw",
+        long_value: &[],
+        options: Options::Runner {
+            flags: &["-d", "-i", "-m", "-s", "-u"],
+        },
+        positionals: 0,
+        example: ("caffeinate -i -t 60 make", "make"),
+    },
+    WrapperSpec {
+        names: &["chroot"],
+        sub: &[],
+        short_value: "",
+        long_value: &[],
+        options: Options::Runner { flags: &[] },
+        positionals: 1,
+        example: ("chroot /srv/root ls -l", "ls -l"),
+    },
+    WrapperSpec {
+        names: &["unshare"],
+        sub: &[],
+        short_value: "SGRw",
+        long_value: &["--setuid", "--setgid", "--root", "--wd"],
+        options: Options::Runner {
+            flags: &[
+                "-m",
+                "-u",
+                "-i",
+                "-n",
+                "-p",
+                "-U",
+                "-C",
+                "-T",
+                "-f",
+                "-r",
+                "--fork",
+                "--mount",
+                "--user",
+                "--pid",
+                "--net",
+                "--map-root-user",
+            ],
+        },
+        positionals: 0,
+        example: ("unshare -r -n --wd /tmp id -u", "id -u"),
+    },
+    WrapperSpec {
+        names: &["nsenter"],
+        sub: &[],
+        short_value: "tSGrw",
+        long_value: &["--target", "--setuid", "--setgid", "--root", "--wd"],
+        options: Options::Runner {
+            flags: &[
+                "-a", "-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "-F", "--all",
+            ],
+        },
+        positionals: 0,
+        example: ("nsenter -t 1 -m ip addr", "ip addr"),
+    },
+    WrapperSpec {
+        names: &["firejail", "valgrind"],
+        sub: &[],
+        short_value: "",
+        long_value: &[],
+        options: Options::Runner {
+            flags: &["-q", "--quiet", "-v"],
+        },
+        positionals: 0,
+        example: ("valgrind -q node app.js", "node app.js"),
+    },
+    WrapperSpec {
+        names: &["systemd-run"],
+        sub: &[],
+        short_value: "puEM",
+        long_value: &[
+            "--property",
+            "--unit",
+            "--setenv",
+            "--machine",
+            "--description",
+            "--slice",
+            "--uid",
+            "--gid",
+            "--nice",
+            "--working-directory",
+        ],
+        options: Options::Runner {
+            flags: &[
+                "--user",
+                "--scope",
+                "--wait",
+                "--pty",
+                "-t",
+                "-q",
+                "--quiet",
+                "-G",
+                "--collect",
+                "--same-dir",
+                "-d",
+            ],
+        },
+        positionals: 0,
+        example: (
+            "systemd-run --user --scope -p MemoryMax=1G make -j2",
+            "make -j2",
+        ),
+    },
+    WrapperSpec {
+        names: &["xvfb-run"],
+        sub: &[],
+        short_value: "nsfepw",
+        long_value: &[
+            "--server-num",
+            "--server-args",
+            "--auth-file",
+            "--error-file",
+            "--xauth-protocol",
+            "--wait",
+        ],
+        options: Options::Runner {
+            flags: &["-a", "--auto-servernum"],
+        },
+        positionals: 0,
+        example: ("xvfb-run -a -s -ac cargo test", "cargo test"),
+    },
+    WrapperSpec {
+        names: &["dbus-run-session"],
+        sub: &[],
+        short_value: "",
+        long_value: &["--config-file", "--dbus-daemon"],
+        options: Options::Runner { flags: &[] },
+        positionals: 0,
+        example: (
+            "dbus-run-session -- gnome-keyring-daemon --unlock",
+            "gnome-keyring-daemon --unlock",
+        ),
+    },
+    // Wrappers: every option is skipped; the command follows.
+    WrapperSpec {
+        names: &["command"],
+        sub: &[],
+        short_value: "",
+        long_value: &[],
+        options: Options::Skip,
+        positionals: 0,
+        example: ("command -p ls -a", "ls -a"),
+    },
+    WrapperSpec {
+        names: &["builtin", "busybox"],
+        sub: &[],
+        short_value: "",
+        long_value: &[],
+        options: Options::Skip,
+        positionals: 0,
+        example: ("busybox rm -f x", "rm -f x"),
+    },
+    WrapperSpec {
+        names: &["exec"],
+        sub: &[],
+        short_value: "a",
+        long_value: &[],
+        options: Options::Skip,
+        positionals: 0,
+        example: ("exec -a name cat notes.txt", "cat notes.txt"),
+    },
+    WrapperSpec {
+        names: &["nohup", "setsid", "unbuffer"],
+        sub: &[],
+        short_value: "",
+        long_value: &[],
+        options: Options::Skip,
+        positionals: 0,
+        example: ("setsid -f npm start", "npm start"),
+    },
+    WrapperSpec {
+        names: &["nice"],
+        sub: &[],
+        short_value: "n",
+        long_value: &["--adjustment"],
+        options: Options::Skip,
+        positionals: 0,
+        example: ("nice -n 5 make", "make"),
+    },
+    WrapperSpec {
+        names: &["timeout"],
+        sub: &[],
+        short_value: "sk",
+        long_value: &["--signal", "--kill-after"],
+        options: Options::Skip,
+        positionals: 1,
+        example: ("timeout -s KILL 30 npm test", "npm test"),
+    },
+    WrapperSpec {
+        names: &["stdbuf"],
+        sub: &[],
+        short_value: "ioe",
+        long_value: &["--input", "--output", "--error"],
+        options: Options::Skip,
+        positionals: 0,
+        example: ("stdbuf -o L grep x log.txt", "grep x log.txt"),
+    },
+    WrapperSpec {
+        names: &["ionice"],
+        sub: &[],
+        short_value: "cnPpu",
+        long_value: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
+        options: Options::Skip,
+        positionals: 0,
+        example: ("ionice -c 3 rsync -a a/ b/", "rsync -a a/ b/"),
+    },
+    WrapperSpec {
+        names: &["taskset"],
+        sub: &[],
+        short_value: "",
+        long_value: &[],
+        options: Options::Skip,
+        positionals: 1,
+        example: ("taskset -c 0-1 make -j2", "make -j2"),
+    },
+    WrapperSpec {
+        names: &["chrt"],
+        sub: &[],
+        short_value: "TPD",
+        long_value: &["--sched-runtime", "--sched-period", "--sched-deadline"],
+        options: Options::Skip,
+        positionals: 1,
+        example: ("chrt -f 10 make bench", "make bench"),
+    },
+    WrapperSpec {
+        names: &["strace"],
+        sub: &[],
+        short_value: "abeEIoOpPsSuXU",
+        long_value: TRACE_VALUE,
+        options: Options::Skip,
+        positionals: 0,
+        example: ("strace -f -o trace.txt node app.js", "node app.js"),
+    },
+    WrapperSpec {
+        names: &["ltrace"],
+        sub: &[],
+        short_value: "aADeFlnopsuwxL",
+        long_value: TRACE_VALUE,
+        options: Options::Skip,
+        positionals: 0,
+        example: ("ltrace -e malloc ls -l", "ls -l"),
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::super::wrappers::analyse;
+    use super::super::{Role, ShellConfig};
+    use super::*;
+
+    #[test]
+    fn every_row_sees_through_to_its_example_command() {
+        for spec in WRAPPERS {
+            let (line, runs) = spec.example;
+            let words: Vec<Word> = line.split(' ').map(Word::raw).collect();
+            let a = analyse(&[], &words, &[], Role::Full, &ShellConfig::default());
+            assert_eq!(a.core.join(" "), runs, "{line}");
+            assert!(a.dynamic.is_none(), "{line}: {:?}", a.dynamic);
+            assert!(
+                spec.names.contains(&a.chain[0].as_str()),
+                "{line}: the chain starts with {:?}",
+                a.chain
+            );
+        }
+    }
+
+    #[test]
+    fn names_are_not_listed_twice_for_the_same_sub_command() {
+        for (k, a) in WRAPPERS.iter().enumerate() {
+            for b in &WRAPPERS[k + 1..] {
+                let shared = a.names.iter().any(|n| b.names.contains(n));
+                assert!(
+                    !(shared && a.sub == b.sub),
+                    "{:?} and {:?}",
+                    a.names,
+                    b.names
+                );
+            }
+        }
+    }
+}
