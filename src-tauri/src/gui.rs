@@ -44,14 +44,14 @@ fn state_error(e: decode_core::StateError) -> IpcError {
 
 /// One project open in the window: its state (agent, mode, gate) and its chat.
 #[derive(Clone)]
-pub struct Project {
+pub(crate) struct Project {
     pub active: Arc<ActiveState>,
     pub chat: Arc<ChatSession>,
 }
 
 /// What the window's commands work on. The project can change (another
 /// folder opened through a second `decode DIR`); everything else stays.
-pub struct AppState {
+pub(crate) struct AppState {
     project: RwLock<Project>,
     pub(crate) dirs: Dirs,
     /// The start-up flags (they override the config file for this run).
@@ -200,7 +200,7 @@ fn check_rules(
 }
 
 /// What the chat talks to, from the config file and the start-up flags.
-pub fn chat_setup(args: &ProviderArgs, max_turns: Option<u32>, dirs: &Dirs) -> ChatSetup {
+pub(crate) fn chat_setup(args: &ProviderArgs, max_turns: Option<u32>, dirs: &Dirs) -> ChatSetup {
     let provider = match args.provider.as_deref().map(str::parse::<ProviderKind>) {
         None => None,
         Some(Ok(p)) => Some(p),
@@ -218,7 +218,7 @@ pub fn chat_setup(args: &ProviderArgs, max_turns: Option<u32>, dirs: &Dirs) -> C
 }
 
 /// How the window was asked to start.
-pub struct Start {
+pub(crate) struct Start {
     pub project: Project,
     pub dirs: Dirs,
     pub provider: ProviderArgs,
@@ -226,7 +226,7 @@ pub struct Start {
 }
 
 /// Opens the main window on the project, and runs until Quit.
-pub fn run(start: Start) -> anyhow::Result<()> {
+pub(crate) fn run(start: Start) -> anyhow::Result<()> {
     let close_to_tray = Config::load(&start.dirs.config)
         .map(|(c, _)| c.close_to_tray.unwrap_or(true))
         .unwrap_or(true);
@@ -572,7 +572,7 @@ fn second_launch(app: &AppHandle, argv: &[String], cwd: &Path) {
 
 /// Opens another project folder in this window: a new state, gate, catalog and
 /// chat for it. Refused while a turn runs (stop it first).
-pub fn open_project(app: &AppHandle, dir: &Path, reload: Reload) -> Result<(), String> {
+pub(crate) fn open_project(app: &AppHandle, dir: &Path, reload: Reload) -> Result<(), String> {
     let state = app.state::<AppState>();
     let canonical = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     if canonical == state.project().active.project_root() {
@@ -584,7 +584,7 @@ pub fn open_project(app: &AppHandle, dir: &Path, reload: Reload) -> Result<(), S
 
 /// What the page does after [`switch_project`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reload {
+pub(crate) enum Reload {
     /// Another folder opened from outside the page (a second launch): the page
     /// starts over on it when told (a `project` event).
     Page,
@@ -599,7 +599,7 @@ pub enum Reload {
 
 /// Puts the window on `dir` with a chat on `setup` (continuing `resume` when given):
 /// the loop, gate and catalog move there. Refused while a turn runs.
-pub fn switch_project(
+pub(crate) fn switch_project(
     app: &AppHandle,
     dir: &Path,
     setup: ChatSetup,

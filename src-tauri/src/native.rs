@@ -25,7 +25,7 @@ const MAX_BODY_CHARS: usize = 1200;
 
 /// What one native dialog shows, and what each button means.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NativeDialog {
+pub(crate) struct NativeDialog {
     pub title: String,
     pub body: String,
     pub buttons: Vec<Button>,
@@ -33,14 +33,14 @@ pub struct NativeDialog {
 
 /// One button of a native dialog.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Button {
+pub(crate) struct Button {
     pub label: &'static str,
     pub choice: Choice,
 }
 
 /// What pressing a button does.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Choice {
+pub(crate) enum Choice {
     /// Answers the decision.
     Answer(DecisionAnswer),
     /// Shows the window (where the question or plan is answered).
@@ -51,7 +51,7 @@ pub enum Choice {
 
 /// What the child process is given on stdin.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct DialogSpec {
+pub(crate) struct DialogSpec {
     pub title: String,
     pub body: String,
     pub buttons: Vec<String>,
@@ -71,7 +71,7 @@ fn cut(text: &str, max: usize) -> String {
 
 /// The dialog for a pending request in the project `project`. Every piece of
 /// text from the model or the project is shown with controls escaped.
-pub fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDialog {
+pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDialog {
     let project = one_line(project);
     match request {
         DecisionRequest::Permission {
@@ -153,7 +153,7 @@ fn open_or_later() -> Vec<Button> {
 }
 
 impl NativeDialog {
-    pub fn spec(&self) -> DialogSpec {
+    pub(crate) fn spec(&self) -> DialogSpec {
         DialogSpec {
             title: self.title.clone(),
             body: self.body.clone(),
@@ -163,7 +163,7 @@ impl NativeDialog {
     }
 
     /// The choice of the button the child printed (its index), if any.
-    pub fn choice(&self, printed: &str) -> Option<&Choice> {
+    pub(crate) fn choice(&self, printed: &str) -> Option<&Choice> {
         let i: usize = printed.trim().parse().ok()?;
         self.buttons.get(i).map(|b| &b.choice)
     }
@@ -171,7 +171,7 @@ impl NativeDialog {
 
 /// The child process: shows the dialog read from stdin and prints the index
 /// of the button pressed (nothing when the dialog was closed).
-pub fn run_child() -> std::process::ExitCode {
+pub(crate) fn run_child() -> std::process::ExitCode {
     use std::io::Read;
     let mut input = String::new();
     if std::io::stdin().read_to_string(&mut input).is_err() {
@@ -219,11 +219,11 @@ pub fn run_child() -> std::process::ExitCode {
 
 /// Why a dialog could not be shown (then a desktop notification is sent).
 #[derive(Debug)]
-pub struct NotShown(pub String);
+pub(crate) struct NotShown(pub String);
 
 /// The native dialogs open now, one per decision, and the decisions a person
 /// put off with "Later" (not shown again).
-pub struct NativeSurface {
+pub(crate) struct NativeSurface {
     exe: PathBuf,
     inner: Mutex<Inner>,
 }
@@ -235,7 +235,7 @@ struct Inner {
 }
 
 impl NativeSurface {
-    pub fn new(exe: PathBuf) -> NativeSurface {
+    pub(crate) fn new(exe: PathBuf) -> NativeSurface {
         NativeSurface {
             exe,
             inner: Mutex::new(Inner::default()),
@@ -249,7 +249,7 @@ impl NativeSurface {
     /// Shows `dialog` for decision `id` unless one is open already or the
     /// person put it off; `open_window` runs for "Open Decode", `not_shown`
     /// when no dialog could be shown. Returns at once; the dialog lives on.
-    pub fn show(
+    pub(crate) fn show(
         self: &Arc<Self>,
         id: DecisionId,
         dialog: NativeDialog,
@@ -291,7 +291,7 @@ impl NativeSurface {
     }
 
     /// Closes the dialog of `id`, if one is open (another surface answered).
-    pub fn close(&self, id: DecisionId) {
+    pub(crate) fn close(&self, id: DecisionId) {
         let sender = {
             let mut inner = self.lock();
             inner.put_off.remove(&id);
@@ -313,7 +313,7 @@ impl NativeSurface {
 
 /// Shows one dialog and waits for it: the index of the button pressed, or
 /// `None` when it was closed without one.
-pub async fn ask(exe: &Path, spec: &DialogSpec) -> Result<Option<usize>, NotShown> {
+pub(crate) async fn ask(exe: &Path, spec: &DialogSpec) -> Result<Option<usize>, NotShown> {
     Ok(run_spec(exe, spec, None)
         .await?
         .and_then(|out| out.trim().parse().ok()))
@@ -321,7 +321,7 @@ pub async fn ask(exe: &Path, spec: &DialogSpec) -> Result<Option<usize>, NotShow
 
 /// Shows the native folder picker (in a child process, like every native
 /// dialog: GTK runs on the window's main thread); the folder chosen, if any.
-pub async fn pick_folder(exe: &Path, start: &Path) -> Result<Option<PathBuf>, NotShown> {
+pub(crate) async fn pick_folder(exe: &Path, start: &Path) -> Result<Option<PathBuf>, NotShown> {
     let spec = DialogSpec {
         title: "Open a project folder".into(),
         body: String::new(),

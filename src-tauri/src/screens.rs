@@ -32,12 +32,12 @@ fn env(k: &str) -> Option<String> {
 // Projects
 
 #[tauri::command]
-pub fn recent_projects(state: State<'_, AppState>) -> Vec<RecentProject> {
+pub(crate) fn recent_projects(state: State<'_, AppState>) -> Vec<RecentProject> {
     ProjectStore::open(&state.dirs.data).recent()
 }
 
 #[tauri::command]
-pub fn forget_project(state: State<'_, AppState>, path: String) -> Result<(), IpcError> {
+pub(crate) fn forget_project(state: State<'_, AppState>, path: String) -> Result<(), IpcError> {
     ProjectStore::open(&state.dirs.data)
         .forget(Path::new(&path))
         .map(|_| ())
@@ -46,7 +46,7 @@ pub fn forget_project(state: State<'_, AppState>, path: String) -> Result<(), Ip
 
 /// Opens a folder in this window (from the recent list or a typed path).
 #[tauri::command]
-pub fn open_project_path(app: AppHandle, path: String) -> Result<(), IpcError> {
+pub(crate) fn open_project_path(app: AppHandle, path: String) -> Result<(), IpcError> {
     let path = PathBuf::from(path.trim());
     if !path.is_dir() {
         return Err(err(
@@ -63,7 +63,7 @@ pub fn open_project_path(app: AppHandle, path: String) -> Result<(), IpcError> {
 /// Shows the native folder picker and opens the folder chosen; false when the
 /// person cancelled.
 #[tauri::command]
-pub async fn choose_project(app: AppHandle) -> Result<bool, IpcError> {
+pub(crate) async fn choose_project(app: AppHandle) -> Result<bool, IpcError> {
     let (exe, start) = {
         let state = app.state::<AppState>();
         let root = state.project().active.project_root().to_path_buf();
@@ -102,7 +102,7 @@ fn state_running(app: &AppHandle) -> bool {
 // Trust
 
 #[tauri::command]
-pub fn trust_preview(state: State<'_, AppState>) -> TrustPreview {
+pub(crate) fn trust_preview(state: State<'_, AppState>) -> TrustPreview {
     let project = state.project();
     workspace::trust_preview(&project.active, &ProjectStore::open(&state.dirs.data))
 }
@@ -110,7 +110,10 @@ pub fn trust_preview(state: State<'_, AppState>) -> TrustPreview {
 /// The person's answer to the trust dialog (or the switch in settings): trust the
 /// folder, or leave (or make) it untrusted. The gate reloads at once.
 #[tauri::command]
-pub fn set_trust(state: State<'_, AppState>, trusted: bool) -> Result<TrustPreview, IpcError> {
+pub(crate) fn set_trust(
+    state: State<'_, AppState>,
+    trusted: bool,
+) -> Result<TrustPreview, IpcError> {
     let project = state.project();
     let root = project.active.project_root().to_path_buf();
     let mut store = TrustStore::open(&state.dirs.data);
@@ -133,7 +136,7 @@ pub fn set_trust(state: State<'_, AppState>, trusted: bool) -> Result<TrustPrevi
 
 /// "Not now": the folder stays untrusted and the dialog is not shown again for it.
 #[tauri::command]
-pub fn dismiss_trust(state: State<'_, AppState>) -> Result<(), IpcError> {
+pub(crate) fn dismiss_trust(state: State<'_, AppState>) -> Result<(), IpcError> {
     let root = state.project().active.project_root().to_path_buf();
     ProjectStore::open(&state.dirs.data)
         .mark_trust_asked(&root)
@@ -144,7 +147,7 @@ pub fn dismiss_trust(state: State<'_, AppState>) -> Result<(), IpcError> {
 // Rules
 
 #[tauri::command]
-pub fn project_rules(state: State<'_, AppState>) -> ProjectRules {
+pub(crate) fn project_rules(state: State<'_, AppState>) -> ProjectRules {
     // Read again, so the screen shows what the gate uses from now on (the file may
     // have been changed outside Decode).
     reload(&state)
@@ -159,7 +162,7 @@ fn reload(state: &AppState) -> ProjectRules {
 }
 
 #[tauri::command]
-pub fn add_rule(
+pub(crate) fn add_rule(
     state: State<'_, AppState>,
     list: RuleList,
     rule: String,
@@ -178,7 +181,7 @@ pub fn add_rule(
 }
 
 #[tauri::command]
-pub fn remove_rule(
+pub(crate) fn remove_rule(
     state: State<'_, AppState>,
     list: RuleList,
     rule: String,
@@ -196,7 +199,7 @@ pub fn remove_rule(
 
 /// Replaces `additionalDirectories` or `protectedBranches`.
 #[tauri::command]
-pub fn set_settings_list(
+pub(crate) fn set_settings_list(
     state: State<'_, AppState>,
     key: String,
     values: Vec<String>,
@@ -208,7 +211,7 @@ pub fn set_settings_list(
 }
 
 #[tauri::command]
-pub fn test_call(state: State<'_, AppState>, text: String) -> Result<CallCheck, IpcError> {
+pub(crate) fn test_call(state: State<'_, AppState>, text: String) -> Result<CallCheck, IpcError> {
     let project = state.project();
     let active = &project.active;
     workspace::test_call(active, &text, |d, tool, subject| {
@@ -218,7 +221,7 @@ pub fn test_call(state: State<'_, AppState>, text: String) -> Result<CallCheck, 
 }
 
 #[tauri::command]
-pub fn drop_session_rule(state: State<'_, AppState>, rule: String) -> bool {
+pub(crate) fn drop_session_rule(state: State<'_, AppState>, rule: String) -> bool {
     state.project().chat.drop_session_rule(&rule)
 }
 
@@ -231,7 +234,7 @@ fn overridden(state: &AppState) -> bool {
 }
 
 #[tauri::command]
-pub fn provider_settings(state: State<'_, AppState>) -> ProviderView {
+pub(crate) fn provider_settings(state: State<'_, AppState>) -> ProviderView {
     workspace::provider_view(&state.dirs.config, &KeyringStore, &env, overridden(&state))
 }
 
@@ -255,7 +258,10 @@ fn reconnect(app: &AppHandle) -> Result<(), IpcError> {
 }
 
 #[tauri::command]
-pub fn save_provider(app: AppHandle, choice: ProviderChoice) -> Result<ProviderView, IpcError> {
+pub(crate) fn save_provider(
+    app: AppHandle,
+    choice: ProviderChoice,
+) -> Result<ProviderView, IpcError> {
     let state = app.state::<AppState>();
     workspace::save_provider(&state.dirs.config, &choice).map_err(|e| err(ErrorKind::Config, e))?;
     reconnect(&app)?;
@@ -281,7 +287,7 @@ fn kind_of(provider: &str) -> Result<ProviderKind, IpcError> {
 }
 
 #[tauri::command]
-pub fn key_status(provider: String) -> Result<KeyStatus, IpcError> {
+pub(crate) fn key_status(provider: String) -> Result<KeyStatus, IpcError> {
     Ok(workspace::key_status(
         kind_of(&provider)?,
         &KeyringStore,
@@ -291,7 +297,11 @@ pub fn key_status(provider: String) -> Result<KeyStatus, IpcError> {
 
 /// Stores a key in the OS keyring (never in a file). The key is not sent back.
 #[tauri::command]
-pub fn set_api_key(app: AppHandle, provider: String, key: String) -> Result<KeyStatus, IpcError> {
+pub(crate) fn set_api_key(
+    app: AppHandle,
+    provider: String,
+    key: String,
+) -> Result<KeyStatus, IpcError> {
     let kind = kind_of(&provider)?;
     let key = ApiKey::new(key);
     if key.is_empty() {
@@ -308,7 +318,7 @@ pub fn set_api_key(app: AppHandle, provider: String, key: String) -> Result<KeyS
 }
 
 #[tauri::command]
-pub fn delete_api_key(app: AppHandle, provider: String) -> Result<KeyStatus, IpcError> {
+pub(crate) fn delete_api_key(app: AppHandle, provider: String) -> Result<KeyStatus, IpcError> {
     let kind = kind_of(&provider)?;
     KeyringStore
         .delete(kind)
@@ -322,7 +332,7 @@ pub fn delete_api_key(app: AppHandle, provider: String) -> Result<KeyStatus, Ipc
 
 /// One tiny request to the configured model; the one-line outcome.
 #[tauri::command]
-pub async fn test_connection(app: AppHandle) -> Result<String, IpcError> {
+pub(crate) async fn test_connection(app: AppHandle) -> Result<String, IpcError> {
     let client = {
         let state = app.state::<AppState>();
         let overrides = Overrides {
@@ -350,7 +360,7 @@ pub async fn test_connection(app: AppHandle) -> Result<String, IpcError> {
 // Sessions
 
 #[tauri::command]
-pub fn list_sessions(state: State<'_, AppState>) -> Vec<SessionSummary> {
+pub(crate) fn list_sessions(state: State<'_, AppState>) -> Vec<SessionSummary> {
     let project = state.project();
     let current = project.chat.session_id();
     workspace::sessions_of(
@@ -363,7 +373,10 @@ pub fn list_sessions(state: State<'_, AppState>) -> Vec<SessionSummary> {
 /// A saved session's events, read as far as they are readable (without locking or
 /// changing it).
 #[tauri::command]
-pub fn read_session(state: State<'_, AppState>, id: String) -> Result<SessionView, IpcError> {
+pub(crate) fn read_session(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<SessionView, IpcError> {
     SessionStore::new(&state.dirs.data)
         .read(&id)
         .map(|(_, events, warnings)| SessionView {
@@ -376,7 +389,7 @@ pub fn read_session(state: State<'_, AppState>, id: String) -> Result<SessionVie
 
 /// Continues a saved session in this window, as `decode run --resume` does.
 #[tauri::command]
-pub fn resume_session(app: AppHandle, id: String) -> Result<(), IpcError> {
+pub(crate) fn resume_session(app: AppHandle, id: String) -> Result<(), IpcError> {
     let state = app.state::<AppState>();
     let (header, _, _) = SessionStore::new(&state.dirs.data)
         .read(&id)
@@ -392,7 +405,7 @@ pub fn resume_session(app: AppHandle, id: String) -> Result<(), IpcError> {
 /// Opens a fresh copy of the sample project with the script provider (no key, no
 /// network). The demo folder is Decode's own, so it is trusted.
 #[tauri::command]
-pub fn start_demo(app: AppHandle) -> Result<(), IpcError> {
+pub(crate) fn start_demo(app: AppHandle) -> Result<(), IpcError> {
     let state = app.state::<AppState>();
     let base = decode_core::demo::base_dir(&state.dirs.home, |k| std::env::var_os(k));
     let (project, script) =

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 /// The longest an event waits for company.
-pub const WINDOW: Duration = Duration::from_millis(8);
+pub(crate) const WINDOW: Duration = Duration::from_millis(8);
 
 fn now_ms() -> f64 {
     SystemTime::now()
@@ -24,7 +24,7 @@ fn now_ms() -> f64 {
 }
 
 /// The loop's end: stamps each event and queues it for the forwarder.
-pub fn stamp(tx: &mpsc::UnboundedSender<StreamEvent>, event: &LoopEvent) {
+pub(crate) fn stamp(tx: &mpsc::UnboundedSender<StreamEvent>, event: &LoopEvent) {
     let _ = tx.send(StreamEvent {
         at_ms: now_ms(),
         event: event.clone(),
@@ -33,7 +33,7 @@ pub fn stamp(tx: &mpsc::UnboundedSender<StreamEvent>, event: &LoopEvent) {
 
 /// Forwards queued events to `send` in batches (see the module docs) until the queue
 /// closes; the last batch always goes out.
-pub async fn forward(
+pub(crate) async fn forward(
     mut rx: mpsc::UnboundedReceiver<StreamEvent>,
     mut send: impl FnMut(Vec<StreamEvent>),
 ) {

@@ -20,7 +20,7 @@ use tauri::{AppHandle, Wry};
 
 /// What the tray shows at one moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TrayModel {
+pub(crate) struct TrayModel {
     /// The five modes in Shift+Tab order, with whether each is current.
     pub modes: Vec<(Mode, bool)>,
     /// The agents' names (escaped for the menu), with whether each is active.
@@ -36,7 +36,7 @@ pub struct TrayModel {
 }
 
 impl TrayModel {
-    pub fn new(snap: &Snapshot, pending: usize, window_visible: bool) -> TrayModel {
+    pub(crate) fn new(snap: &Snapshot, pending: usize, window_visible: bool) -> TrayModel {
         let project = std::path::Path::new(&snap.project)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -82,7 +82,7 @@ impl TrayModel {
 }
 
 /// The built tray: its items, kept to follow changes.
-pub struct Tray {
+pub(crate) struct Tray {
     icon: TrayIcon<Wry>,
     modes: Vec<(Mode, CheckMenuItem<Wry>)>,
     agents_menu: Submenu<Wry>,
@@ -102,7 +102,7 @@ fn icon(badge: bool) -> tauri::Result<Image<'static>> {
 impl Tray {
     /// Builds the tray from `model`; `on_menu` gets each chosen item's id
     /// (`mode:NAME`, `agent:NAME`, `pending`, `show`, `quit`).
-    pub fn build(
+    pub(crate) fn build(
         app: &AppHandle,
         model: &TrayModel,
         on_menu: impl Fn(&AppHandle, &str) + Send + Sync + 'static,
@@ -162,7 +162,7 @@ impl Tray {
 
     /// Makes the tray show `model`, changing only what differs from what it
     /// shows now (a click on a check item toggles it; this puts it back).
-    pub fn show(&self, app: &AppHandle, model: &TrayModel) -> tauri::Result<()> {
+    pub(crate) fn show(&self, app: &AppHandle, model: &TrayModel) -> tauri::Result<()> {
         let mut shown = self.shown.lock().unwrap_or_else(|p| p.into_inner());
         let before = shown.take();
         let mut agents = self.agents.lock().unwrap_or_else(|p| p.into_inner());

@@ -7,14 +7,14 @@ use std::process::{Command, Output, Stdio};
 
 use tempfile::TempDir;
 
-pub struct Env {
+pub(crate) struct Env {
     _tmp: TempDir,
     pub home: PathBuf,
     pub project: PathBuf,
 }
 
 impl Env {
-    pub fn new() -> Env {
+    pub(crate) fn new() -> Env {
         let tmp = tempfile::tempdir().expect("tempdir");
         let home = tmp.path().join("home");
         let project = tmp.path().join("proj");
@@ -28,7 +28,7 @@ impl Env {
     }
 
     /// Writes a project file, creating its folders; returns its path.
-    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+    pub(crate) fn write(&self, rel: &str, text: &str) -> PathBuf {
         let p = self.project.join(rel);
         std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
         std::fs::write(&p, text).expect("write");
@@ -36,12 +36,12 @@ impl Env {
     }
 
     /// A project file's text, if it exists.
-    pub fn read(&self, rel: &str) -> Option<String> {
+    pub(crate) fn read(&self, rel: &str) -> Option<String> {
         std::fs::read_to_string(self.project.join(rel)).ok()
     }
 
     /// `decode ARGS` in the project folder with the isolated environment.
-    pub fn cmd(&self, args: &[&str]) -> Command {
+    pub(crate) fn cmd(&self, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_decode"));
         c.args(args)
             .current_dir(&self.project)
@@ -60,18 +60,18 @@ impl Env {
         c
     }
 
-    pub fn run(&self, args: &[&str]) -> Output {
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
         self.cmd(args).output().expect("run decode")
     }
 
     /// Runs with `stdin` piped in.
-    pub fn run_stdin(&self, args: &[&str], stdin: &str) -> Output {
+    pub(crate) fn run_stdin(&self, args: &[&str], stdin: &str) -> Output {
         self.run_bytes(args, stdin.as_bytes())
     }
 
     /// Runs with `stdin` written from another thread (the output is read
     /// meanwhile, so a large exchange never fills both pipes).
-    pub fn run_bytes(&self, args: &[&str], stdin: &[u8]) -> Output {
+    pub(crate) fn run_bytes(&self, args: &[&str], stdin: &[u8]) -> Output {
         use std::io::Write;
         let mut child = self
             .cmd(args)
@@ -91,16 +91,16 @@ impl Env {
     }
 }
 
-pub fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-pub fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The non-empty stderr lines.
-pub fn stderr_lines(o: &Output) -> Vec<String> {
+pub(crate) fn stderr_lines(o: &Output) -> Vec<String> {
     stderr(o)
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -109,7 +109,7 @@ pub fn stderr_lines(o: &Output) -> Vec<String> {
 }
 
 /// Stdout parsed as one JSON value.
-pub fn json(o: &Output) -> serde_json::Value {
+pub(crate) fn json(o: &Output) -> serde_json::Value {
     serde_json::from_str(stdout(o).trim())
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
 }

@@ -23,15 +23,15 @@ use wiremock::{Request, Respond, ResponseTemplate};
 // Responses
 
 /// A 200 `text/event-stream` response with this body.
-pub fn sse(body: impl Into<String>) -> ResponseTemplate {
+pub(crate) fn sse(body: impl Into<String>) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_raw(body.into().into_bytes(), "text/event-stream")
 }
 
 /// Answers the requests in order with the given responses; the last one repeats.
-pub struct Seq(Mutex<VecDeque<ResponseTemplate>>);
+pub(crate) struct Seq(Mutex<VecDeque<ResponseTemplate>>);
 
 impl Seq {
-    pub fn new(responses: Vec<ResponseTemplate>) -> Seq {
+    pub(crate) fn new(responses: Vec<ResponseTemplate>) -> Seq {
         Seq(Mutex::new(responses.into()))
     }
 }
@@ -50,7 +50,7 @@ impl Respond for Seq {
 }
 
 /// A request body as JSON.
-pub fn body_json(req: &Request) -> Value {
+pub(crate) fn body_json(req: &Request) -> Value {
     serde_json::from_slice(&req.body).expect("request body is JSON")
 }
 
@@ -58,7 +58,7 @@ pub fn body_json(req: &Request) -> Value {
 // Wire formats, as the real APIs stream them
 
 /// A tool call in a scripted turn: id, name, arguments (JSON text).
-pub type Call<'a> = (&'a str, &'a str, &'a str);
+pub(crate) type Call<'a> = (&'a str, &'a str, &'a str);
 
 fn halves(s: &str) -> (&str, &str) {
     let mut mid = s.len() / 2;
@@ -81,7 +81,7 @@ fn openai_chunk(delta: Value, finish: Value) -> String {
 /// One OpenAI chat-completions turn: text in pieces, then the calls with their
 /// arguments split in two deltas each (interleaved across calls, as parallel calls
 /// stream), the finish reason, the usage chunk and `[DONE]`.
-pub fn openai_turn(text: &str, calls: &[Call<'_>]) -> String {
+pub(crate) fn openai_turn(text: &str, calls: &[Call<'_>]) -> String {
     let mut out = openai_chunk(json!({"role": "assistant", "content": ""}), Value::Null);
     for word in text.split_inclusive(' ') {
         out += &openai_chunk(json!({"content": word}), Value::Null);
@@ -127,7 +127,7 @@ fn anthropic_event(name: &str, data: Value) -> String {
 
 /// One Anthropic Messages turn: message_start, a text block, one tool_use block per
 /// call with `input_json_delta`s, message_delta, message_stop (and a ping).
-pub fn anthropic_turn(text: &str, calls: &[Call<'_>]) -> String {
+pub(crate) fn anthropic_turn(text: &str, calls: &[Call<'_>]) -> String {
     let mut out = anthropic_event(
         "message_start",
         json!({"type": "message_start", "message": {
@@ -192,7 +192,7 @@ pub fn anthropic_turn(text: &str, calls: &[Call<'_>]) -> String {
 
 /// One Gemini `streamGenerateContent?alt=sse` turn: text chunks, then one chunk
 /// with every functionCall part, finishReason STOP and usageMetadata.
-pub fn gemini_turn(text: &str, calls: &[Call<'_>]) -> String {
+pub(crate) fn gemini_turn(text: &str, calls: &[Call<'_>]) -> String {
     let mut out = String::new();
     for word in text.split_inclusive(' ') {
         let chunk = json!({
@@ -220,7 +220,7 @@ pub fn gemini_turn(text: &str, calls: &[Call<'_>]) -> String {
 }
 
 /// A turn in the wire format of `kind`.
-pub fn turn(kind: ProviderKind, text: &str, calls: &[Call<'_>]) -> String {
+pub(crate) fn turn(kind: ProviderKind, text: &str, calls: &[Call<'_>]) -> String {
     match kind {
         ProviderKind::Openai => openai_turn(text, calls),
         ProviderKind::Anthropic => anthropic_turn(text, calls),
@@ -230,7 +230,7 @@ pub fn turn(kind: ProviderKind, text: &str, calls: &[Call<'_>]) -> String {
 }
 
 /// The request path of `kind` on a fake server.
-pub fn api_path(kind: ProviderKind) -> &'static str {
+pub(crate) fn api_path(kind: ProviderKind) -> &'static str {
     match kind {
         ProviderKind::Openai => "/v1/chat/completions",
         ProviderKind::Anthropic => "/v1/messages",
@@ -240,7 +240,7 @@ pub fn api_path(kind: ProviderKind) -> &'static str {
 }
 
 /// The base URL of `kind` on a fake server.
-pub fn base_url(kind: ProviderKind, server_uri: &str) -> String {
+pub(crate) fn base_url(kind: ProviderKind, server_uri: &str) -> String {
     match kind {
         ProviderKind::Gemini => format!("{server_uri}/v1beta"),
         _ => format!("{server_uri}/v1"),
@@ -251,7 +251,7 @@ pub fn base_url(kind: ProviderKind, server_uri: &str) -> String {
 // Clients
 
 /// Retries that do not make tests slow.
-pub fn fast_policy() -> RetryPolicy {
+pub(crate) fn fast_policy() -> RetryPolicy {
     RetryPolicy {
         max_tries: 5,
         base_delay: Duration::from_millis(10),
@@ -263,7 +263,11 @@ pub fn fast_policy() -> RetryPolicy {
 }
 
 /// A client of `kind` for a fake server.
-pub fn client(kind: ProviderKind, server_uri: &str, policy: RetryPolicy) -> Arc<dyn ModelClient> {
+pub(crate) fn client(
+    kind: ProviderKind,
+    server_uri: &str,
+    policy: RetryPolicy,
+) -> Arc<dyn ModelClient> {
     let mut s = ProviderSettings::new(kind);
     s.base_url = base_url(kind, server_uri);
     s.model = match kind {
@@ -277,7 +281,7 @@ pub fn client(kind: ProviderKind, server_uri: &str, policy: RetryPolicy) -> Arc<
 }
 
 /// Every event of a stream.
-pub async fn collect(mut stream: ModelStream) -> Vec<ModelEvent> {
+pub(crate) async fn collect(mut stream: ModelStream) -> Vec<ModelEvent> {
     let mut out = Vec::new();
     while let Some(e) = stream.next().await {
         out.push(e);
@@ -286,7 +290,7 @@ pub async fn collect(mut stream: ModelStream) -> Vec<ModelEvent> {
 }
 
 /// The text of the events.
-pub fn text_of(events: &[ModelEvent]) -> String {
+pub(crate) fn text_of(events: &[ModelEvent]) -> String {
     events
         .iter()
         .filter_map(|e| match e {
@@ -300,7 +304,7 @@ pub fn text_of(events: &[ModelEvent]) -> String {
 // Projects and events
 
 /// A temp project (trusted) with the build agent in `mode`.
-pub fn project(mode: Mode) -> (tempfile::TempDir, Arc<ActiveState>) {
+pub(crate) fn project(mode: Mode) -> (tempfile::TempDir, Arc<ActiveState>) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let (settings, _) = Settings::load(&root);
@@ -310,7 +314,7 @@ pub fn project(mode: Mode) -> (tempfile::TempDir, Arc<ActiveState>) {
 }
 
 /// Writes a file in the project.
-pub fn write(root: &Path, rel: &str, text: &str) {
+pub(crate) fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(p, text).unwrap();
@@ -318,26 +322,26 @@ pub fn write(root: &Path, rel: &str, text: &str) {
 
 /// Collects loop events.
 #[derive(Clone, Default)]
-pub struct Recorder(pub Arc<Mutex<Vec<LoopEvent>>>);
+pub(crate) struct Recorder(pub Arc<Mutex<Vec<LoopEvent>>>);
 
 impl Recorder {
-    pub fn sink(&self) -> EventSink {
+    pub(crate) fn sink(&self) -> EventSink {
         let inner = Arc::clone(&self.0);
         Arc::new(move |e: &LoopEvent| inner.lock().unwrap().push(e.clone()))
     }
 
-    pub fn events(&self) -> Vec<LoopEvent> {
+    pub(crate) fn events(&self) -> Vec<LoopEvent> {
         self.0.lock().unwrap().clone()
     }
 
-    pub fn results(&self) -> Vec<LoopEvent> {
+    pub(crate) fn results(&self) -> Vec<LoopEvent> {
         self.events()
             .into_iter()
             .filter(|e| matches!(e, LoopEvent::ToolResult { .. }))
             .collect()
     }
 
-    pub fn notices(&self) -> Vec<String> {
+    pub(crate) fn notices(&self) -> Vec<String> {
         self.events()
             .into_iter()
             .filter_map(|e| match e {

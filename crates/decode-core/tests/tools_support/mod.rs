@@ -15,7 +15,7 @@ use decode_policy::{Mode, Tool};
 use serde_json::Value;
 use tempfile::TempDir;
 
-pub struct Project {
+pub(crate) struct Project {
     _dir: TempDir,
     _home: TempDir,
     pub root: PathBuf,
@@ -23,7 +23,7 @@ pub struct Project {
 }
 
 impl Project {
-    pub fn new() -> Project {
+    pub(crate) fn new() -> Project {
         let dir = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
         Project {
@@ -34,23 +34,23 @@ impl Project {
         }
     }
 
-    pub fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
     }
 
-    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+    pub(crate) fn write(&self, rel: &str, text: &str) -> PathBuf {
         let p = self.root.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(&p, text).unwrap();
         p
     }
 
-    pub fn read(&self, rel: &str) -> String {
+    pub(crate) fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.root.join(rel)).unwrap()
     }
 
     /// The active state (trusted project, built-in agents, settings from disk).
-    pub fn state(&self, mode: Mode) -> Arc<ActiveState> {
+    pub(crate) fn state(&self, mode: Mode) -> Arc<ActiveState> {
         let (settings, _) = Settings::load(&self.root);
         let (state, _) =
             ActiveState::new(&self.root, Catalog::builtin(), settings, true, &self.home);
@@ -58,7 +58,7 @@ impl Project {
         Arc::new(state)
     }
 
-    pub fn ctx(&self, mode: Mode) -> ToolContext {
+    pub(crate) fn ctx(&self, mode: Mode) -> ToolContext {
         self.ctx_with(
             mode,
             Arc::new(NoSurface {
@@ -67,11 +67,11 @@ impl Project {
         )
     }
 
-    pub fn ctx_with(&self, mode: Mode, surface: Arc<dyn DecisionSurface>) -> ToolContext {
+    pub(crate) fn ctx_with(&self, mode: Mode, surface: Arc<dyn DecisionSurface>) -> ToolContext {
         ToolContext::new(self.state(mode), surface)
     }
 
-    pub fn one_shot_ctx(&self, mode: Mode) -> ToolContext {
+    pub(crate) fn one_shot_ctx(&self, mode: Mode) -> ToolContext {
         let ctx = self.ctx(mode);
         let session = Arc::new(SessionState::one_shot(&self.root));
         ctx.with_session(session)
@@ -79,26 +79,26 @@ impl Project {
 }
 
 /// Runs a tool directly (no gate).
-pub async fn exec(ctx: &ToolContext, tool: Tool, input: Value) -> ToolResult {
+pub(crate) async fn exec(ctx: &ToolContext, tool: Tool, input: Value) -> ToolResult {
     tools::handler(tool).execute(input, ctx).await
 }
 
 /// Answers asks from a script, in order, and records every request.
 #[derive(Default)]
-pub struct Scripted {
+pub(crate) struct Scripted {
     answers: Mutex<VecDeque<DecisionAnswer>>,
     pub asked: Mutex<Vec<DecisionRequest>>,
 }
 
 impl Scripted {
-    pub fn new(answers: Vec<DecisionAnswer>) -> Arc<Scripted> {
+    pub(crate) fn new(answers: Vec<DecisionAnswer>) -> Arc<Scripted> {
         Arc::new(Scripted {
             answers: Mutex::new(answers.into()),
             asked: Mutex::new(Vec::new()),
         })
     }
 
-    pub fn asked(&self) -> Vec<DecisionRequest> {
+    pub(crate) fn asked(&self) -> Vec<DecisionRequest> {
         self.asked.lock().unwrap().clone()
     }
 }

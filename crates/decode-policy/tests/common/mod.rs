@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use decode_policy::{Call, Decision, Gate, Mode, PolicyInput, Tool, Verdict};
 
 /// A temporary project (`proj/`) and home (`home/`) side by side.
-pub struct Proj {
+pub(crate) struct Proj {
     /// Kept so the folder lives as long as the project.
     _tmp: tempfile::TempDir,
     /// Canonical temp folder holding both.
@@ -16,7 +16,7 @@ pub struct Proj {
 }
 
 impl Proj {
-    pub fn new() -> Proj {
+    pub(crate) fn new() -> Proj {
         let tmp = tempfile::tempdir().expect("tempdir");
         let base = std::fs::canonicalize(tmp.path()).expect("canonical");
         let root = base.join("proj");
@@ -34,7 +34,7 @@ impl Proj {
     }
 
     /// A project with a `.git` folder whose HEAD is `branch`.
-    pub fn with_git(branch: &str) -> Proj {
+    pub(crate) fn with_git(branch: &str) -> Proj {
         let p = Proj::new();
         std::fs::create_dir_all(p.root.join(".git/hooks")).unwrap();
         std::fs::write(
@@ -45,11 +45,11 @@ impl Proj {
         p
     }
 
-    pub fn input(&self) -> PolicyInput {
+    pub(crate) fn input(&self) -> PolicyInput {
         PolicyInput::new(&self.root, &self.home)
     }
 
-    pub fn gate(&self, allow: &[&str], ask: &[&str], deny: &[&str]) -> Gate {
+    pub(crate) fn gate(&self, allow: &[&str], ask: &[&str], deny: &[&str]) -> Gate {
         self.gate_with(|i| {
             i.project_rules.allow = strings(allow);
             i.project_rules.ask = strings(ask);
@@ -57,7 +57,7 @@ impl Proj {
         })
     }
 
-    pub fn gate_with(&self, f: impl FnOnce(&mut PolicyInput)) -> Gate {
+    pub(crate) fn gate_with(&self, f: impl FnOnce(&mut PolicyInput)) -> Gate {
         let mut input = self.input();
         f(&mut input);
         let (gate, warnings) = Gate::new(input);
@@ -66,13 +66,13 @@ impl Proj {
     }
 
     /// Replaces `{root}`, `{home}` and `{base}` in a subject.
-    pub fn fill(&self, s: &str) -> String {
+    pub(crate) fn fill(&self, s: &str) -> String {
         s.replace("{root}", &self.root.to_string_lossy())
             .replace("{home}", &self.home.to_string_lossy())
             .replace("{base}", &self.base.to_string_lossy())
     }
 
-    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+    pub(crate) fn write(&self, rel: &str, content: &str) -> PathBuf {
         let p = self.root.join(rel);
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent).unwrap();
@@ -81,7 +81,7 @@ impl Proj {
         p
     }
 
-    pub fn symlink(&self, target: &Path, link_rel: &str) {
+    pub(crate) fn symlink(&self, target: &Path, link_rel: &str) {
         let link = self.root.join(link_rel);
         if let Some(parent) = link.parent() {
             std::fs::create_dir_all(parent).unwrap();
@@ -90,11 +90,11 @@ impl Proj {
     }
 }
 
-pub fn strings(v: &[&str]) -> Vec<String> {
+pub(crate) fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
-pub fn decide(g: &Gate, tool: &str, subject: &str, mode: &str) -> Decision {
+pub(crate) fn decide(g: &Gate, tool: &str, subject: &str, mode: &str) -> Decision {
     let tool = Tool::from_name(tool).expect("tool");
     let mode: Mode = mode.parse().expect("mode");
     g.decide(&Call::new(tool, subject), mode)
@@ -102,10 +102,10 @@ pub fn decide(g: &Gate, tool: &str, subject: &str, mode: &str) -> Decision {
 
 /// One case: `(mode, tool, subject, want)`; `want` is `allow`, `ask` or
 /// `deny`, optionally followed by `:TEXT` that the reason must contain.
-pub type Case<'a> = (&'a str, &'a str, &'a str, &'a str);
+pub(crate) type Case<'a> = (&'a str, &'a str, &'a str, &'a str);
 
 /// Runs every case and panics listing all failures. Returns the count.
-pub fn run(p: &Proj, g: &Gate, cases: &[Case<'_>]) -> usize {
+pub(crate) fn run(p: &Proj, g: &Gate, cases: &[Case<'_>]) -> usize {
     let mut failures = Vec::new();
     for &(mode, tool, subject, want) in cases {
         let subject = p.fill(subject);
@@ -140,6 +140,6 @@ pub fn run(p: &Proj, g: &Gate, cases: &[Case<'_>]) -> usize {
     cases.len()
 }
 
-pub fn verdict(g: &Gate, tool: &str, subject: &str, mode: &str) -> Verdict {
+pub(crate) fn verdict(g: &Gate, tool: &str, subject: &str, mode: &str) -> Verdict {
     decide(g, tool, subject, mode).verdict
 }

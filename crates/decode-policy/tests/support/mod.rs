@@ -1,2 +1,2 @@
 //! Helpers shared by this crate's integration tests.
-pub mod oracle;
+pub(crate) mod oracle;

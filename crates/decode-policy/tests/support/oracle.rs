@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 /// One thing bash tried to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Record {
+pub(crate) enum Record {
     /// A command looked up on `PATH`: its words.
     Lookup(Vec<String>),
     /// An `execve`: the path and the words.
@@ -37,7 +37,7 @@ pub enum Record {
 impl Record {
     /// The words to compare with the gate's fragments (the program by its
     /// base name), or `None` for a builtin.
-    pub fn words(&self) -> Option<Vec<String>> {
+    pub(crate) fn words(&self) -> Option<Vec<String>> {
         match self {
             Record::Lookup(w) => Some(w.clone()),
             Record::Exec(path, w) => {
@@ -62,7 +62,7 @@ impl Record {
 
 /// What one run recorded.
 #[derive(Debug, Clone, Default)]
-pub struct Run {
+pub(crate) struct Run {
     pub records: Vec<Record>,
     pub timed_out: bool,
 }
@@ -119,7 +119,7 @@ int execve(const char *path, char *const argv[], char *const envp[]) {
 "#;
 
 /// A prepared sandbox; cheap to run many commands in.
-pub struct Oracle {
+pub(crate) struct Oracle {
     dir: tempfile::TempDir,
     bash: PathBuf,
     libs: Vec<PathBuf>,
@@ -129,7 +129,7 @@ pub struct Oracle {
 impl Oracle {
     /// `None` when this machine lacks bubblewrap, bash or user namespaces
     /// (the reason is printed).
-    pub fn new() -> Option<Oracle> {
+    pub(crate) fn new() -> Option<Oracle> {
         let required = std::env::var_os("DECODE_REQUIRE_ORACLE").is_some();
         let bash = std::fs::canonicalize("/bin/bash").ok();
         assert!(bash.is_some() || !required, "oracle: no /bin/bash");
@@ -177,7 +177,7 @@ impl Oracle {
     }
 
     /// Runs `command` with the real bash in the sandbox (at most 3 s).
-    pub fn run(&self, command: &str) -> Run {
+    pub(crate) fn run(&self, command: &str) -> Run {
         let log = tempfile::tempdir_in(self.dir.path()).expect("log dir");
         let mut cmd = Command::new("bwrap");
         cmd.args([
@@ -287,7 +287,7 @@ fn parse_log(bytes: &[u8]) -> Vec<Record> {
 
 /// Whether `pattern` (a glob over the words joined by spaces, `*` matching
 /// anything) matches `text`.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0usize, 0usize);
@@ -320,7 +320,7 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
 /// What the gate missed: records of `run` that no fragment pattern matches
 /// (`patterns` from `decode_policy::fragments`), and builtins named by no
 /// fragment's command chain.
-pub fn missed(run: &Run, patterns: &[String], names: &[String]) -> Vec<Record> {
+pub(crate) fn missed(run: &Run, patterns: &[String], names: &[String]) -> Vec<Record> {
     let mut out = Vec::new();
     for r in &run.records {
         match r.words() {
@@ -348,7 +348,7 @@ pub fn missed(run: &Run, patterns: &[String], names: &[String]) -> Vec<Record> {
 }
 
 /// Writes a failing input where the fuzz target or a test can find it again.
-pub fn save_case(dir: &Path, command: &str) {
+pub(crate) fn save_case(dir: &Path, command: &str) {
     let _ = std::fs::create_dir_all(dir);
     let name = format!("case-{:016x}", fxhash(command));
     if let Ok(mut f) = std::fs::File::create(dir.join(name)) {
