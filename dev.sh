@@ -117,7 +117,9 @@ run_tests() {
     echo "target/debug/decode links a GUI library" >&2
     exit 1
   fi
-  xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" \
+  # A failing flow's error is printed without anyhow's backtrace, so it stays in
+  # the last lines of the log (panics keep theirs).
+  RUST_LIB_BACKTRACE=0 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" \
     cargo test -p decode-tests --test e2e -- --nocapture --test-threads=1
   say "the .deb package: build, install, start"
   tests/deb-smoke.sh

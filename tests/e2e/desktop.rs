@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{ensure, Context};
 use decode_tests::desktop::{
     choose_menu_item, click_dialog_button, open_tray_menu, screen_shot, session_bus, tray_host,
-    wait_until, windows_named,
+    tray_pixels, wait_until, windows_named,
 };
 use decode_tests::fake_openai::{FakeOpenAi, Script, Turn};
 use decode_tests::project::{decode_bin, TempProject};
@@ -66,8 +66,23 @@ async fn the_app_lives_in_the_tray_asks_natively_and_keeps_one_instance() -> any
 }
 
 async fn flows(app: &App, project: &TempProject) -> anyhow::Result<()> {
-    // 1. The tray switches the mode; the window's status bar and a
-    //    confirmation line follow.
+    tray_switches_the_mode(app)
+        .await
+        .context("step 1, the tray switches the mode")?;
+    native_dialog_answers(app, project)
+        .await
+        .context("step 2, the native dialog answers while the window is hidden")?;
+    first_answer_wins(app, project)
+        .await
+        .context("step 3, the window answers and the native dialog closes")?;
+    second_launch_hands_over(app, project)
+        .await
+        .context("step 4, a second launch lands in the running window")
+}
+
+/// The tray switches the mode; the window's status bar and a confirmation
+/// line follow.
+async fn tray_switches_the_mode(app: &App) -> anyhow::Result<()> {
     open_tray_menu()?;
     screen_shot("desktop-tray-menu")?;
     choose_menu_item(MODE_AUTO)?;
@@ -77,11 +92,23 @@ async fn flows(app: &App, project: &TempProject) -> anyhow::Result<()> {
     open_tray_menu()?;
     choose_menu_item(MODE_DEFAULT)?;
     app.wait_text("status-mode", "default", SHORT).await?;
+    Ok(())
+}
 
-    // 2. Hidden window: the ask pops a native dialog; answering there runs
-    //    the call and closes the window's modal.
+/// Waits until the tray's icon shows the pending badge, so the menu opened
+/// next has its "N pending approvals" item enabled.
+fn wait_for_badge(idle: &[u8]) -> anyhow::Result<()> {
+    wait_until(SHORT, || tray_pixels().is_ok_and(|p| p != idle))
+        .context("the tray icon shows no pending approval")
+}
+
+/// Hidden window: the ask pops a native dialog; answering there runs the call
+/// and closes the window's modal.
+async fn native_dialog_answers(app: &App, project: &TempProject) -> anyhow::Result<()> {
+    let idle = tray_pixels()?;
     app.send("native-one").await?;
     app.wait("approval-dialog", LONG).await?;
+    wait_for_badge(&idle)?;
     open_tray_menu()?;
     choose_menu_item(SHOW_HIDE_PENDING)?;
     wait_until(SHORT, || !windows_named(NATIVE).is_empty())
@@ -95,14 +122,21 @@ async fn flows(app: &App, project: &TempProject) -> anyhow::Result<()> {
     wait_until(SHORT, || windows_named(NATIVE).is_empty()).context("the native dialog stayed")?;
     app.wait_gone("approval-dialog", SHORT).await?;
     app.wait_text("message", "one done", LONG).await?;
+    wait_until(SHORT, || tray_pixels().is_ok_and(|p| p == idle))
+        .context("the tray icon kept its badge after the answer")?;
     open_tray_menu()?;
     choose_menu_item(SHOW_HIDE_NONE)?;
     app.wait_text("message", "one done", SHORT).await?;
+    Ok(())
+}
 
-    // 3. Both surfaces at once: the modal answers first, the native dialog
-    //    closes, the call runs exactly once.
+/// Both surfaces at once: the modal answers first, the native dialog closes,
+/// the call runs exactly once.
+async fn first_answer_wins(app: &App, project: &TempProject) -> anyhow::Result<()> {
+    let idle = tray_pixels()?;
     app.send("native-two").await?;
     app.wait("approval-dialog", LONG).await?;
+    wait_for_badge(&idle)?;
     open_tray_menu()?;
     choose_menu_item(SHOW_HIDE_PENDING)?;
     wait_until(SHORT, || !windows_named(NATIVE).is_empty())
@@ -122,9 +156,12 @@ async fn flows(app: &App, project: &TempProject) -> anyhow::Result<()> {
         cards.len() == 2 && cards.iter().all(|c| c.contains("allowed it once")),
         "the calls did not run exactly once each: {cards:?}"
     );
+    Ok(())
+}
 
-    // 4. A second launch on another folder exits at once and the running
-    //    window moves to that folder.
+/// A second launch on another folder exits at once and the running window
+/// moves to that folder.
+async fn second_launch_hands_over(app: &App, project: &TempProject) -> anyhow::Result<()> {
     let other = project
         .home
         .parent()

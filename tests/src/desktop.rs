@@ -124,22 +124,68 @@ pub fn click_at(x: i64, y: i64) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Opens the tray menu by clicking Decode's icon in trayer.
-pub fn open_tray_menu() -> anyhow::Result<()> {
+/// The tray host's window (the one holding an icon), waiting for it to appear.
+fn tray_window() -> anyhow::Result<(String, Geometry)> {
     let mut found = None;
     wait_until(Duration::from_secs(15), || {
         found = xdotool(&["search", "--class", "trayer"])
             .unwrap_or_default()
             .lines()
-            .filter_map(|w| geometry(w).ok())
-            .find(|g| g.width >= 16 && g.height >= 16);
+            .filter_map(|w| geometry(w).ok().map(|g| (w.to_string(), g)))
+            .find(|(_, g)| g.width >= 16 && g.height >= 16);
         found.is_some()
     })
     .context("the tray host has no icon")?;
-    let g = found.context("tray geometry")?;
+    found.context("tray geometry")
+}
+
+/// The pixels the tray shows now (Decode's icon, with or without its badge).
+pub fn tray_pixels() -> anyhow::Result<Vec<u8>> {
+    let (window, _) = tray_window()?;
+    let out = Command::new("import")
+        .args(["-window", &window, "rgb:-"])
+        .output()
+        .context("could not run import (install the Debian package imagemagick)")?;
+    ensure!(
+        out.status.success() && !out.stdout.is_empty(),
+        "import could not read the tray"
+    );
+    Ok(out.stdout)
+}
+
+/// The visible top-level windows, by id.
+fn visible_windows() -> Vec<String> {
+    let out = Command::new("xwininfo")
+        .args(["-root", "-children"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    out.lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|id| id.starts_with("0x"))
+        .filter(|id| {
+            Command::new("xwininfo")
+                .args(["-id", id])
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("IsViewable"))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Opens the tray menu by clicking Decode's icon in trayer, and waits until a
+/// new window (the menu) is on screen, so keys typed next reach the menu.
+pub fn open_tray_menu() -> anyhow::Result<()> {
+    let (_, g) = tray_window()?;
+    let before = visible_windows();
     // One icon, at the right end of the dock.
     click_at(g.x + g.width - 12, g.y + g.height / 2)?;
-    std::thread::sleep(Duration::from_millis(800));
+    wait_until(Duration::from_secs(10), || {
+        visible_windows().iter().any(|w| !before.contains(w))
+    })
+    .context("clicking the tray icon opened no menu")?;
+    // The menu takes the keyboard once it is drawn.
+    std::thread::sleep(Duration::from_millis(300));
     Ok(())
 }
 

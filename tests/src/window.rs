@@ -55,7 +55,7 @@ impl Driver {
     /// answers `/status`.
     pub fn start(project: &TempProject) -> anyhow::Result<Self> {
         if std::env::var_os("DISPLAY").is_none() {
-            bail!("the end-to-end suite needs a display: run it under xvfb-run (see the Makefile)");
+            bail!("the end-to-end suite needs a display: run it under xvfb-run (see dev.sh test)");
         }
         let native = Path::new("/usr/bin/WebKitWebDriver");
         if !native.exists() {
