@@ -5,58 +5,38 @@
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use tempfile::TempDir;
+use decode_test_support::TempProject;
 
 pub(crate) struct Env {
-    _tmp: TempDir,
-    pub home: PathBuf,
-    pub project: PathBuf,
+    tmp: TempProject,
+    pub(crate) home: PathBuf,
+    pub(crate) project: PathBuf,
 }
 
 impl Env {
     pub(crate) fn new() -> Env {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let home = tmp.path().join("home");
-        let project = tmp.path().join("proj");
-        std::fs::create_dir_all(&home).expect("home");
-        std::fs::create_dir_all(&project).expect("project");
+        let tmp = TempProject::new().expect("temp project");
         Env {
-            home: home.canonicalize().expect("home"),
-            project: project.canonicalize().expect("project"),
-            _tmp: tmp,
+            home: tmp.home.clone(),
+            project: tmp.project.clone(),
+            tmp,
         }
     }
 
     /// Writes a project file, creating its folders; returns its path.
     pub(crate) fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.project.join(rel);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&p, text).expect("write");
-        p
+        self.tmp.write(rel, text).expect("write")
     }
 
     /// A project file's text, if it exists.
     pub(crate) fn read(&self, rel: &str) -> Option<String> {
-        std::fs::read_to_string(self.project.join(rel)).ok()
+        self.tmp.read(rel)
     }
 
     /// `decode ARGS` in the project folder with the isolated environment.
     pub(crate) fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_decode"));
-        c.args(args)
-            .current_dir(&self.project)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .env("XDG_CONFIG_HOME", self.home.join(".config"))
-            .env("XDG_DATA_HOME", self.home.join(".local/share"))
-            .env("XDG_STATE_HOME", self.home.join(".local/state"))
-            .env("XDG_CACHE_HOME", self.home.join(".cache"))
-            .env(
-                "DBUS_SESSION_BUS_ADDRESS",
-                "unix:path=/nonexistent/decode-test-bus",
-            )
-            .stdin(Stdio::null());
+        let mut c = self.tmp.command(env!("CARGO_BIN_EXE_decode"));
+        c.args(args);
         c
     }
 

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
+use decode_test_support::wire::{openai_turn, sse, Call, Seq};
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::common;
 
@@ -22,62 +23,22 @@ fn sessions_dir(env: &Env) -> PathBuf {
 
 // -- A fake OpenAI-compatible server ------------------------------------------------
 
-fn chunk(delta: Value, finish: Value) -> String {
-    let c = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1_735_000_000,
-                   "model": "fake-coder", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
-    format!("data: {c}\n\n")
-}
-
-/// One streamed turn: text, then tool calls `(id, name, arguments)`.
+/// One streamed OpenAI turn: text, then tool calls `(id, name, arguments)`.
 fn turn(text: &str, calls: &[(&str, &str, Value)]) -> String {
-    let mut out = chunk(json!({"role": "assistant", "content": ""}), Value::Null);
-    for w in text.split_inclusive(' ') {
-        out += &chunk(json!({"content": w}), Value::Null);
-    }
-    for (i, (id, name, args)) in calls.iter().enumerate() {
-        let args = args.to_string();
-        let (a, b) = args.split_at(args.len() / 2);
-        out += &chunk(
-            json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": a}}]}),
-            Value::Null,
-        );
-        out += &chunk(
-            json!({"tool_calls": [{"index": i, "function": {"arguments": b}}]}),
-            Value::Null,
-        );
-    }
-    out += &chunk(
-        json!({}),
-        json!(if calls.is_empty() {
-            "stop"
-        } else {
-            "tool_calls"
-        }),
-    );
-    out += "data: {\"id\":\"chatcmpl-1\",\"choices\":[],\"usage\":{\"prompt_tokens\":50,\"completion_tokens\":10}}\n\n";
-    out += "data: [DONE]\n\n";
-    out
-}
-
-struct Turns(std::sync::Mutex<Vec<String>>);
-
-impl Respond for Turns {
-    fn respond(&self, _: &Request) -> ResponseTemplate {
-        let mut t = self.0.lock().unwrap();
-        let body = if t.len() > 1 {
-            t.remove(0)
-        } else {
-            t[0].clone()
-        };
-        ResponseTemplate::new(200).set_body_raw(body.into_bytes(), "text/event-stream")
-    }
+    let args: Vec<String> = calls.iter().map(|(_, _, a)| a.to_string()).collect();
+    let calls: Vec<Call<'_>> = calls
+        .iter()
+        .zip(&args)
+        .map(|((id, name, _), a)| (*id, *name, a.as_str()))
+        .collect();
+    openai_turn(text, &calls)
 }
 
 async fn fake_server(turns: Vec<String>) -> MockServer {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
-        .respond_with(Turns(std::sync::Mutex::new(turns)))
+        .respond_with(Seq::new(turns.into_iter().map(sse).collect()))
         .mount(&server)
         .await;
     server

@@ -16,7 +16,7 @@ use decode_core::providers::ModelClient;
 use decode_core::session::SessionStore;
 use decode_policy::Mode;
 use decode_protocol::{ChatStatus, ErrorKind};
-use fake_model::project;
+use fake_model::{project, TempProject};
 use serde_json::{json, Value};
 
 fn script(turns: Value) -> Arc<dyn ModelClient> {
@@ -27,7 +27,7 @@ fn script(turns: Value) -> Arc<dyn ModelClient> {
 fn chat(
     client: Option<Arc<dyn ModelClient>>,
     mode: Mode,
-) -> (tempfile::TempDir, tempfile::TempDir, Arc<ChatSession>) {
+) -> (TempProject, tempfile::TempDir, Arc<ChatSession>) {
     let (dir, active) = project(mode);
     let data = tempfile::tempdir().unwrap();
     let setup = match client {

@@ -601,6 +601,7 @@ async fn a_link_above_a_protected_path_is_put_back_too() {
     let real_config = p.home.join("dotfiles/config");
     std::fs::create_dir_all(real_config.join("decode")).unwrap();
     std::fs::write(real_config.join("decode/config.json"), "{}\n").unwrap();
+    std::fs::remove_dir_all(p.home.join(".config")).unwrap();
     std::os::unix::fs::symlink(&real_config, p.home.join(".config")).unwrap();
     let shared = p.home.join("shared-claude");
     std::fs::create_dir_all(shared.join("agents")).unwrap();

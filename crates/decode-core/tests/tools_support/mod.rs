@@ -12,25 +12,22 @@ use decode_core::settings::Settings;
 use decode_core::state::ActiveState;
 use decode_core::tools::{self, SessionState, ToolContext, ToolResult};
 use decode_policy::{Mode, Tool};
+use decode_test_support::TempProject;
 use serde_json::Value;
-use tempfile::TempDir;
 
 pub(crate) struct Project {
-    _dir: TempDir,
-    _home: TempDir,
-    pub root: PathBuf,
-    pub home: PathBuf,
+    _tmp: TempProject,
+    pub(crate) root: PathBuf,
+    pub(crate) home: PathBuf,
 }
 
 impl Project {
     pub(crate) fn new() -> Project {
-        let dir = tempfile::tempdir().unwrap();
-        let home = tempfile::tempdir().unwrap();
+        let tmp = TempProject::new().unwrap();
         Project {
-            root: dir.path().canonicalize().unwrap(),
-            home: home.path().canonicalize().unwrap(),
-            _dir: dir,
-            _home: home,
+            root: tmp.project.clone(),
+            home: tmp.home.clone(),
+            _tmp: tmp,
         }
     }
 
