@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 big="${1:-$PWD}"
-cargo run -q --release -p decode-core --example sandbox_cost -- "$big"
+cargo run -q --release -p decode-engine --example sandbox_cost -- "$big"

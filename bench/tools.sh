@@ -167,6 +167,6 @@ rm -rf "$OUT"
 # The tools in-process (no binary start-up), next to rg / fd: a cargo bench target.
 if [ "${INPROCESS:-1}" = 1 ] && command -v cargo >/dev/null; then
     echo >&2
-    echo "bench: in-process timings (cargo bench -p decode-core --bench tools) …" >&2
-    (cd "$ROOT" && HOME=$ORIG_HOME BENCH_TREE=$TREE RUNS=$RUNS cargo bench -q -p decode-core --bench tools 2>/dev/null)
+    echo "bench: in-process timings (cargo bench -p decode-engine --bench tools) …" >&2
+    (cd "$ROOT" && HOME=$ORIG_HOME BENCH_TREE=$TREE RUNS=$RUNS cargo bench -q -p decode-engine --bench tools 2>/dev/null)
 fi

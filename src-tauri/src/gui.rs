@@ -16,14 +16,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-use decode_core::channel::DecisionChannel;
-use decode_core::chat::{ChatSession, ChatSetup};
-use decode_core::config::{Config, KeyringStore, Overrides};
 use decode_core::dirs::Dirs;
 use decode_core::projects::ProjectStore;
-use decode_core::providers::ProviderKind;
-use decode_core::session::SessionStore;
 use decode_core::state::{parse_mode, ActiveState, Snapshot};
+use decode_engine::channel::DecisionChannel;
+use decode_engine::chat::{ChatSession, ChatSetup};
+use decode_engine::config::{Config, KeyringStore, Overrides};
+use decode_engine::providers::ProviderKind;
+use decode_engine::session::SessionStore;
 use decode_policy::Call;
 use decode_protocol::{
     ChannelEvent, ChatStatus, DecisionAnswer, DecisionId, DecisionRequest, ErrorKind, IpcError,
@@ -190,7 +190,7 @@ fn check_rules(
     let cwd = cwd
         .map(PathBuf::from)
         .unwrap_or_else(|| project.active.project_root().to_path_buf());
-    Ok(decode_core::rule_check::check_rules(
+    Ok(decode_engine::rule_check::check_rules(
         &project.active,
         &Call::new(tool, subject),
         &cwd,
@@ -703,12 +703,12 @@ pub(crate) fn switch_project(
 fn open_session_retrying(
     store: &SessionStore,
     id: &str,
-) -> Result<decode_core::session::ResumedSession, String> {
+) -> Result<decode_engine::session::ResumedSession, String> {
     let mut tries = 0;
     loop {
         match store.open(id) {
             Ok(r) => return Ok(r),
-            Err(decode_core::session::SessionError::Busy { .. }) if tries < 20 => {
+            Err(decode_engine::session::SessionError::Busy { .. }) if tries < 20 => {
                 tries += 1;
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }

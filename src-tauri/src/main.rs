@@ -14,10 +14,10 @@ use std::sync::Arc;
 
 use decode_cli::cli::{self, Command, OpenArgs, Parsed};
 use decode_cli::{commands, logging, output};
-use decode_core::channel::DecisionChannel;
-use decode_core::chat::ChatSession;
 use decode_core::dirs::Dirs;
-use decode_core::session::SessionStore;
+use decode_engine::channel::DecisionChannel;
+use decode_engine::chat::ChatSession;
+use decode_engine::session::SessionStore;
 
 fn main() -> ExitCode {
     let cli = match cli::parse(std::env::args_os()) {

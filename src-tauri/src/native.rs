@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
-use decode_core::channel::DecisionChannel;
 use decode_core::display::{one_line, sanitize};
+use decode_engine::channel::DecisionChannel;
 use decode_protocol::{DecisionAnswer, DecisionId, DecisionRequest};
 use serde::{Deserialize, Serialize};
 use tokio::io::AsyncWriteExt;

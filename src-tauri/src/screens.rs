@@ -1,17 +1,17 @@
 //! The commands of the screens around the chat: projects, the trust dialog,
 //! settings (provider, key, rules, test a call, session rules), sessions and the
-//! offline demo. Thin adapters over `decode_core::workspace`, `projects`,
+//! offline demo. Thin adapters over `decode_engine::workspace`, `projects`,
 //! `settings`, `trust`, `session` and `demo`.
 
 use std::path::{Path, PathBuf};
 
-use decode_core::chat::ChatSetup;
-use decode_core::config::{ApiKey, KeyringStore, Overrides, SecretStore};
 use decode_core::projects::ProjectStore;
-use decode_core::providers::ProviderKind;
-use decode_core::session::SessionStore;
 use decode_core::trust::TrustStore;
-use decode_core::workspace;
+use decode_engine::chat::ChatSetup;
+use decode_engine::config::{ApiKey, KeyringStore, Overrides, SecretStore};
+use decode_engine::providers::ProviderKind;
+use decode_engine::session::SessionStore;
+use decode_engine::workspace;
 use decode_protocol::{
     CallCheck, ErrorKind, IpcError, KeyStatus, ProjectRules, ProviderChoice, ProviderView,
     RecentProject, RuleList, SessionSummary, SessionView, TrustPreview,
@@ -407,9 +407,9 @@ pub(crate) fn resume_session(app: AppHandle, id: String) -> Result<(), IpcError>
 #[tauri::command]
 pub(crate) fn start_demo(app: AppHandle) -> Result<(), IpcError> {
     let state = app.state::<AppState>();
-    let base = decode_core::demo::base_dir(&state.dirs.home, |k| std::env::var_os(k));
+    let base = decode_engine::demo::base_dir(&state.dirs.home, |k| std::env::var_os(k));
     let (project, script) =
-        decode_core::demo::create(&base).map_err(|e| err(ErrorKind::Project, e))?;
+        decode_engine::demo::create(&base).map_err(|e| err(ErrorKind::Project, e))?;
     TrustStore::open(&state.dirs.data)
         .trust(&project)
         .map_err(|e| err(ErrorKind::Project, e))?;

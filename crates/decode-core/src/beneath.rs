@@ -13,7 +13,6 @@
 //! folder the gate judged.
 
 // Without the engine (the tools) only the settings writer uses it.
-#![cfg_attr(not(feature = "engine"), allow(dead_code))]
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -37,7 +36,7 @@ fn unique() -> u64 {
 
 /// A folder opened without following links, with the path it was opened as.
 #[derive(Debug)]
-pub(crate) struct Dir {
+pub struct Dir {
     fd: OwnedFd,
     path: PathBuf,
 }
@@ -66,7 +65,7 @@ const DIR_FLAGS: OFlag = OFlag::O_RDONLY
 /// Opens the folder `dir` (absolute, its links already resolved) one
 /// component at a time, never following a link. With `create`, missing
 /// folders are made (and then opened the same way).
-pub(crate) fn open_dir(dir: &Path, create: bool) -> io::Result<Dir> {
+pub fn open_dir(dir: &Path, create: bool) -> io::Result<Dir> {
     if !dir.is_absolute() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -118,7 +117,7 @@ fn is_link_at(dir: &OwnedFd, name: &OsStr) -> bool {
 
 /// Opens the file at `path` (absolute, links resolved) for reading without
 /// following any link on the way: the file, its folder's descriptor.
-pub(crate) fn open_read(path: &Path) -> io::Result<(File, Dir)> {
+pub fn open_read(path: &Path) -> io::Result<(File, Dir)> {
     let (parent, name) = split(path)?;
     let dir = open_dir(parent, false)?;
     let fd = openat(
@@ -151,12 +150,12 @@ impl Dir {
     /// A path that names `name` in this very folder (through the open folder's
     /// descriptor), for the calls that take a path: a folder renamed or replaced by
     /// a link since it was opened does not redirect it.
-    pub(crate) fn entry_path(&self, name: &OsStr) -> PathBuf {
+    pub fn entry_path(&self, name: &OsStr) -> PathBuf {
         use std::os::fd::AsRawFd;
         PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd())).join(name)
     }
 
-    pub(crate) fn lock(&self, name: &OsStr) -> io::Result<nix::fcntl::Flock<File>> {
+    pub fn lock(&self, name: &OsStr) -> io::Result<nix::fcntl::Flock<File>> {
         let fd = openat(
             &self.fd,
             name,
@@ -169,7 +168,7 @@ impl Dir {
     }
 
     /// The inode of `name` in this folder, itself (a link is not followed).
-    pub(crate) fn inode_of(&self, name: &OsStr) -> io::Result<u64> {
+    pub fn inode_of(&self, name: &OsStr) -> io::Result<u64> {
         nix::sys::stat::fstatat(&self.fd, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
             .map(|st| st.st_ino)
             .map_err(|e| io::Error::from_raw_os_error(e as i32))
@@ -192,7 +191,7 @@ impl Dir {
 
     /// Opens the regular file `name` in this folder for reading (see
     /// [`Dir::open_for_reading`]).
-    pub(crate) fn open_file(&self, name: &OsStr) -> io::Result<File> {
+    pub fn open_file(&self, name: &OsStr) -> io::Result<File> {
         let fd = self
             .open_for_reading(name)
             .map_err(|e| errno(e, &self.path.join(name)))?;
@@ -208,7 +207,7 @@ impl Dir {
 
     /// The current contents of `name` in this folder (`None` when there is
     /// none), never through a link, with its metadata.
-    pub(crate) fn read(&self, name: &OsStr) -> io::Result<Option<(Vec<u8>, std::fs::Metadata)>> {
+    pub fn read(&self, name: &OsStr) -> io::Result<Option<(Vec<u8>, std::fs::Metadata)>> {
         let fd = match self.open_for_reading(name) {
             Ok(fd) => fd,
             Err(nix::Error::ENOENT) => return Ok(None),
@@ -233,7 +232,7 @@ impl Dir {
     /// Replaces (or creates) `name` in this folder atomically: a new file
     /// beside it, written and synced, then renamed over it, all relative to
     /// the folder's descriptor. Keeps the permissions of a file it replaces.
-    pub(crate) fn atomic_write(&self, name: &OsStr, contents: &[u8]) -> io::Result<()> {
+    pub fn atomic_write(&self, name: &OsStr, contents: &[u8]) -> io::Result<()> {
         let keep =
             match nix::sys::stat::fstatat(&self.fd, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
             {
@@ -280,7 +279,7 @@ impl Dir {
     /// Whether this folder is still the one at the path it was opened as
     /// (not moved or exchanged since): the path's folder has the same
     /// device and inode as the descriptor.
-    pub(crate) fn still_in_place(&self) -> bool {
+    pub fn still_in_place(&self) -> bool {
         let Ok(here) = fstat(self.fd.as_fd()) else {
             return false;
         };

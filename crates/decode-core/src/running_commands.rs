@@ -28,13 +28,13 @@ use serde::{Deserialize, Serialize};
 
 /// What one running command watches (paths as resolved when it started).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Watched {
+pub struct Watched {
     /// The project the command runs in (as resolved).
-    pub(crate) root: PathBuf,
+    pub root: PathBuf,
     /// Protected paths that did not exist.
-    pub(crate) absent: Vec<PathBuf>,
+    pub absent: Vec<PathBuf>,
     /// Protected links and their targets.
-    pub(crate) links: Vec<(PathBuf, PathBuf)>,
+    pub links: Vec<(PathBuf, PathBuf)>,
 }
 
 /// A running command's record; removed (and its lock released) when dropped.
@@ -60,7 +60,7 @@ fn folder() -> Option<PathBuf> {
 }
 
 /// Where what a sandboxed command created at a protected path is moved.
-pub(crate) fn quarantine_folder() -> PathBuf {
+pub fn quarantine_folder() -> PathBuf {
     crate::dirs::Dirs::from_env()
         .map(|d| d.data.join("quarantine"))
         .unwrap_or_else(|_| std::env::temp_dir().join("decode-quarantine"))
@@ -69,7 +69,7 @@ pub(crate) fn quarantine_folder() -> PathBuf {
 /// Leaves the record of a command that is about to start. `None` (logged) when the
 /// record cannot be written: the command still runs sandboxed, only another
 /// Decode cannot see it.
-pub(crate) fn register(watched: &Watched) -> Option<Running> {
+pub fn register(watched: &Watched) -> Option<Running> {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let dir = folder()?;
     let result = (|| -> std::io::Result<Running> {
@@ -98,7 +98,7 @@ pub(crate) fn register(watched: &Watched) -> Option<Running> {
 /// The records of the commands running now. A record whose Decode died is taken
 /// care of on the way: what its command planted is taken back, then the record is
 /// removed.
-pub(crate) fn live() -> Vec<Watched> {
+pub fn live() -> Vec<Watched> {
     let Some(dir) = folder() else {
         return Vec::new();
     };
@@ -197,7 +197,7 @@ pub fn made_by_a_running_command(path: &Path) -> Option<PathBuf> {
 
 /// Takes away what a command created at the protected paths in `absent`, and puts
 /// back the protected `links` it replaced (see `sandbox::Plan::undo`).
-pub(crate) fn take_back(
+pub fn take_back(
     absent: &[PathBuf],
     links: &[(PathBuf, PathBuf)],
     quarantine: &Path,

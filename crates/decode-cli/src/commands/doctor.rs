@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use decode_core::dirs::Dirs;
-use decode_core::sandbox::{self, Plan, Support};
+use decode_engine::sandbox::{self, Plan, Support};
 use serde_json::json;
 
 use crate::cli::{DoctorArgs, SelectArgs};

@@ -12,8 +12,8 @@
 use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
 
-use decode_core::config::{ApiKey, KeyringStore, SecretStore};
-use decode_core::providers::ProviderKind;
+use decode_engine::config::{ApiKey, KeyringStore, SecretStore};
+use decode_engine::providers::ProviderKind;
 
 use crate::cli::{KeyAction, KeyArgs};
 use crate::output;

@@ -16,12 +16,12 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use decode_core::agent_loop::{AgentLoop, LoopConfig, LoopEvent, Outcome};
-use decode_core::config::{self, Config, KeyringStore, Overrides};
 use decode_core::dirs::Dirs;
-use decode_core::providers::{self, ProviderKind};
-use decode_core::session::{Session, SessionStore};
-use decode_core::tools::TerminalSurface;
+use decode_engine::agent_loop::{AgentLoop, LoopConfig, LoopEvent, Outcome};
+use decode_engine::config::{self, Config, KeyringStore, Overrides};
+use decode_engine::providers::{self, ProviderKind};
+use decode_engine::session::{Session, SessionStore};
+use decode_engine::tools::TerminalSurface;
 use decode_policy::Verdict;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -191,7 +191,7 @@ fn announce(
             "agent": snap.agent,
             "mode": snap.mode,
             "resumed": args.resume.is_some(),
-            "sandbox": decode_core::sandbox::problem().is_none(),
+            "sandbox": decode_engine::sandbox::problem().is_none(),
         });
         output::json(&line.to_string());
         return;
@@ -204,7 +204,7 @@ fn announce(
     } else {
         format!("session {}", session.id())
     };
-    let sandbox = decode_core::sandbox::problem();
+    let sandbox = decode_engine::sandbox::problem();
     output::err(&format!(
         "decode: {what} · {}/{} · agent {} · mode {} · {}",
         info.provider,

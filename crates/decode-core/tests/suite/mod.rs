@@ -1,29 +1,6 @@
-//! One module per part of the engine (see ../all.rs).
+//! One module per part of the core (see ../all.rs).
 
 mod agents;
-mod channel;
-mod chat_session;
 mod hostile_files;
-mod loop_ask;
-mod loop_session;
-mod providers_anthropic;
-mod providers_gemini;
-mod providers_openai;
-mod sandbox;
-mod session;
 mod settings;
 mod state;
-mod tool_races;
-mod tools_bash;
-mod tools_control;
-mod tools_edit;
-mod tools_glob;
-mod tools_grep;
-mod tools_past_the_gate;
-mod tools_read;
-mod tools_run_call;
-mod tools_terminal;
-mod tools_web_fetch;
-mod tools_write;
-mod window_answers;
-mod workspace;

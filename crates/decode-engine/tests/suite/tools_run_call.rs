@@ -1,0 +1,319 @@
+//! `run_call`: the one gated path — allow, deny, ask (once, always, deny with
+//! feedback, unavailable), capped calls, failed persistence, invalid input.
+
+use crate::tools_support;
+
+use decode_core::decision::{DecisionAnswer, DecisionRequest};
+use decode_engine::tools::{handler, run_call};
+use decode_policy::{Mode, Tool, Verdict};
+use serde_json::json;
+use tools_support::{Project, Scripted};
+
+#[tokio::test]
+async fn allowed_calls_run_without_asking() {
+    let p = Project::new();
+    p.write("a.txt", "hi\n");
+    let s = Scripted::new(vec![]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let o = run_call(handler(Tool::Read).as_ref(), json!({"path": "a.txt"}), &ctx).await;
+    assert_eq!(o.decision.verdict, Verdict::Allow);
+    assert!(o.ran);
+    assert!(o.answer.is_none());
+    assert_eq!(o.result.content, "     1\thi");
+    assert!(s.asked().is_empty());
+}
+
+#[tokio::test]
+async fn denied_calls_return_the_reason() {
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["bash(rm *)"]}}"#,
+    );
+    let s = Scripted::new(vec![]);
+    let ctx = p.ctx_with(Mode::Bypass, s.clone());
+    let o = run_call(
+        handler(Tool::Bash).as_ref(),
+        json!({"command": "rm -rf x"}),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Deny);
+    assert!(!o.ran);
+    assert!(o.result.is_error);
+    assert!(
+        o.result
+            .content
+            .starts_with("denied by the permission gate:"),
+        "{}",
+        o.result.content
+    );
+    assert!(o.result.content.contains(&o.decision.reason));
+    assert!(s.asked().is_empty());
+}
+
+#[tokio::test]
+async fn plan_mode_denies_edits_with_the_plan_reason() {
+    let p = Project::new();
+    let ctx = p.ctx(Mode::Plan);
+    let o = run_call(
+        handler(Tool::Write).as_ref(),
+        json!({"path": "x", "content": ""}),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Deny);
+    assert!(
+        o.result.content.contains("exit_plan_mode"),
+        "{}",
+        o.result.content
+    );
+    assert!(!p.path("x").exists());
+}
+
+#[tokio::test]
+async fn an_ask_answered_once_runs_and_asks_again_next_time() {
+    let p = Project::new();
+    let s = Scripted::new(vec![DecisionAnswer::AllowOnce, DecisionAnswer::AllowOnce]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let h = handler(Tool::Write);
+    let o = run_call(h.as_ref(), json!({"path": "n.txt", "content": "1\n"}), &ctx).await;
+    assert_eq!(o.decision.verdict, Verdict::Ask);
+    assert_eq!(o.answer, Some(DecisionAnswer::AllowOnce));
+    assert!(o.ran && !o.result.is_error, "{}", o.result.content);
+    assert_eq!(p.read("n.txt"), "1\n");
+    let asked = s.asked();
+    assert_eq!(asked.len(), 1);
+    let DecisionRequest::Permission {
+        tool,
+        subject,
+        input,
+        decision,
+        ..
+    } = &asked[0]
+    else {
+        panic!("not a permission ask")
+    };
+    assert_eq!(*tool, Tool::Write);
+    assert_eq!(subject, "n.txt");
+    assert_eq!(input["content"], "1\n");
+    assert_eq!(decision.verdict, Verdict::Ask);
+
+    let o = run_call(h.as_ref(), json!({"path": "n.txt", "content": "2\n"}), &ctx).await;
+    assert_eq!(o.decision.verdict, Verdict::Ask);
+    assert_eq!(s.asked().len(), 2);
+    assert!(!p.path(".decode/settings.json").exists());
+}
+
+#[tokio::test]
+async fn always_allow_saves_the_rule_and_the_next_call_is_not_asked() {
+    let p = Project::new();
+    p.write(".decode/settings.json", "{\"model\": \"keep me\"}\n");
+    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        rules: vec!["bash(echo hello)".into()],
+    }]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let h = handler(Tool::Bash);
+    let o = run_call(h.as_ref(), json!({"command": "echo hello"}), &ctx).await;
+    assert_eq!(o.decision.verdict, Verdict::Ask);
+    assert!(o.ran, "{}", o.result.content);
+    assert_eq!(o.result.content, "hello");
+    let note = o.note.unwrap();
+    assert!(note.contains("bash(echo hello)"), "{note}");
+
+    let saved: serde_json::Value = serde_json::from_str(&p.read(".decode/settings.json")).unwrap();
+    assert_eq!(saved["permissions"]["allow"], json!(["bash(echo hello)"]));
+    assert_eq!(saved["model"], "keep me");
+
+    let o = run_call(h.as_ref(), json!({"command": "echo hello"}), &ctx).await;
+    assert_eq!(o.decision.verdict, Verdict::Allow);
+    assert!(o.ran);
+    assert_eq!(
+        s.asked().len(),
+        1,
+        "the second identical call was not asked"
+    );
+}
+
+#[tokio::test]
+async fn always_allow_uses_the_gates_rules_when_none_are_given() {
+    let p = Project::new();
+    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow { rules: vec![] }]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let o = run_call(
+        handler(Tool::Bash).as_ref(),
+        json!({"command": "echo hi"}),
+        &ctx,
+    )
+    .await;
+    assert!(o.ran);
+    let expected = o.decision.always_allow_rules.clone();
+    assert!(!expected.is_empty());
+    let saved: serde_json::Value = serde_json::from_str(&p.read(".decode/settings.json")).unwrap();
+    assert_eq!(saved["permissions"]["allow"], json!(expected));
+}
+
+#[tokio::test]
+async fn a_malformed_settings_file_degrades_always_to_once() {
+    let p = Project::new();
+    let broken = "{\"permissions\": {\"allow\": [\n";
+    p.write(".decode/settings.json", broken);
+    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        rules: vec!["bash(echo hi)".into()],
+    }]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let o = run_call(
+        handler(Tool::Bash).as_ref(),
+        json!({"command": "echo hi"}),
+        &ctx,
+    )
+    .await;
+    assert!(o.ran, "it runs once anyway");
+    assert_eq!(o.result.content, "hi");
+    let note = o.note.unwrap();
+    assert!(note.contains("not saved"), "{note}");
+    assert!(note.contains("allowed once"), "{note}");
+    assert_eq!(
+        p.read(".decode/settings.json"),
+        broken,
+        "nothing in the file is lost"
+    );
+}
+
+#[tokio::test]
+async fn a_denial_carries_the_persons_feedback() {
+    let p = Project::new();
+    let s = Scripted::new(vec![DecisionAnswer::Deny {
+        feedback: Some("use the staging folder".into()),
+    }]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let o = run_call(
+        handler(Tool::Write).as_ref(),
+        json!({"path": "x.txt", "content": "x"}),
+        &ctx,
+    )
+    .await;
+    assert!(!o.ran);
+    assert!(o.result.is_error);
+    assert!(
+        o.result.content.starts_with("denied by the person: "),
+        "{}",
+        o.result.content
+    );
+    assert!(o.result.content.contains("use the staging folder"));
+    assert!(!p.path("x.txt").exists());
+}
+
+#[tokio::test]
+async fn nobody_to_answer_says_how_to_allow_it() {
+    let p = Project::new();
+    let ctx = p.ctx(Mode::Default);
+    let o = run_call(
+        handler(Tool::Write).as_ref(),
+        json!({"path": "x.txt", "content": "x"}),
+        &ctx,
+    )
+    .await;
+    assert!(!o.ran);
+    assert!(o.result.is_error);
+    assert!(matches!(o.answer, Some(DecisionAnswer::Unavailable { .. })));
+    let text = &o.result.content;
+    assert!(text.contains("no one is here in tests"), "{text}");
+    assert!(text.contains("edit mode"), "{text}");
+    assert!(text.contains("permissions.allow"), "{text}");
+    for rule in &o.decision.always_allow_rules {
+        assert!(text.contains(rule.as_str()), "{text}");
+    }
+    assert!(!p.path("x.txt").exists());
+}
+
+#[tokio::test]
+async fn capped_calls_never_save_a_rule() {
+    let p = Project::new();
+    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        rules: vec!["bash(git push)".into()],
+    }]);
+    let ctx = p.ctx_with(Mode::Edit, s.clone());
+    // `git push` is capped (external effects): allow once only.
+    let o = run_call(
+        handler(Tool::Bash).as_ref(),
+        json!({"command": "git push 2>/dev/null; true"}),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask);
+    assert!(o.decision.capped);
+    assert!(o.ran);
+    assert!(o.note.unwrap().contains("capped"));
+    assert!(!p.path(".decode/settings.json").exists());
+
+    let o = run_call(
+        handler(Tool::Bash).as_ref(),
+        json!({"command": "git push"}),
+        &p.ctx(Mode::Edit),
+    )
+    .await;
+    assert!(o.result.content.contains("capped"), "{}", o.result.content);
+}
+
+#[tokio::test]
+async fn control_tools_are_not_gated() {
+    let p = Project::new();
+    let ctx = p.ctx(Mode::Plan);
+    let o = run_call(handler(Tool::Sleep).as_ref(), json!({"seconds": 0}), &ctx).await;
+    assert_eq!(o.decision.verdict, Verdict::Allow);
+    assert!(o.ran && !o.result.is_error);
+}
+
+#[tokio::test]
+async fn tools_outside_the_agent_are_denied() {
+    let p = Project::new();
+    let ctx = p.ctx(Mode::Default);
+    ctx.active.select_agent("explore").unwrap();
+    let o = run_call(handler(Tool::Bash).as_ref(), json!({"command": "ls"}), &ctx).await;
+    assert_eq!(o.decision.verdict, Verdict::Deny);
+    assert!(
+        o.result.content.contains("not available"),
+        "{}",
+        o.result.content
+    );
+}
+
+#[tokio::test]
+async fn invalid_input_is_not_run_nor_asked() {
+    let p = Project::new();
+    let s = Scripted::new(vec![DecisionAnswer::AllowOnce]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let o = run_call(
+        handler(Tool::Write).as_ref(),
+        json!({"path": "x.txt"}),
+        &ctx,
+    )
+    .await;
+    assert!(!o.ran);
+    assert!(o.result.is_error);
+    assert!(o.result.content.contains("content"), "{}", o.result.content);
+    assert!(s.asked().is_empty());
+}
+
+#[tokio::test]
+async fn the_gate_judges_bash_in_the_sessions_working_directory() {
+    // After a `cd .git` that stays in the session, `hooks/pre-commit` names git
+    // internals: never automatic, even in auto mode (the gate resolves relative paths
+    // against the session's directory, not the project root).
+    let p = Project::new();
+    std::fs::create_dir_all(p.path(".git/hooks")).expect("mkdir");
+    let s = Scripted::new(vec![DecisionAnswer::Deny { feedback: None }]);
+    let ctx = p.ctx_with(Mode::Auto, s.clone());
+    ctx.session.set_cwd(p.path(".git"));
+    let o = run_call(
+        handler(Tool::Bash).as_ref(),
+        json!({"command": "echo x > hooks/pre-commit"}),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask, "{}", o.decision.reason);
+    assert!(o.decision.capped);
+    assert!(!o.ran);
+    assert!(!p.path(".git/hooks/pre-commit").exists());
+}

@@ -1,0 +1,245 @@
+//! The terminal decision surface: permission asks (once / always / deny with
+//! feedback / capped), questions, plan approvals, end of input.
+
+use crate::tools_support;
+
+use std::io::{Cursor, Write};
+use std::sync::{Arc, Mutex};
+
+use decode_core::decision::{DecisionAnswer, DecisionRequest, DecisionSurface};
+use decode_engine::tools::{handler, run_call, TerminalSurface};
+use decode_policy::{Call, Mode, Tool};
+use serde_json::json;
+use tools_support::Project;
+
+/// A writer whose bytes the test can read afterwards.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Shared {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+fn surface(input: &str) -> (TerminalSurface, Shared) {
+    let out = Shared::default();
+    let s = TerminalSurface::new(
+        Box::new(Cursor::new(input.as_bytes().to_vec())),
+        Box::new(out.clone()),
+    );
+    (s, out)
+}
+
+fn permission(p: &Project, mode: Mode, tool: Tool, subject: &str) -> DecisionRequest {
+    let state = p.state(mode);
+    let decision = state.decide(&Call::new(tool, subject));
+    DecisionRequest::Permission {
+        tool,
+        subject: subject.to_string(),
+        input: json!({}),
+        decision,
+        cwd: None,
+        diff: None,
+        suggested_rules: Vec::new(),
+        edited: false,
+    }
+}
+
+#[tokio::test]
+async fn permission_answers() {
+    let p = Project::new();
+    let req = permission(&p, Mode::Default, Tool::Bash, "cargo test");
+
+    let (s, out) = surface("y\n");
+    assert_eq!(s.ask(req.clone()).await, DecisionAnswer::AllowOnce);
+    let shown = out.text();
+    assert!(
+        shown.contains("permission needed for bash:\n  │ cargo test\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("why: "), "{shown}");
+    assert!(
+        shown.contains("always allow would save: bash(cargo test)"),
+        "{shown}"
+    );
+
+    let (s, _) = surface("a\n");
+    assert_eq!(
+        s.ask(req.clone()).await,
+        DecisionAnswer::AlwaysAllow {
+            rules: vec!["bash(cargo test)".into()]
+        }
+    );
+
+    let (s, out) = surface("what\nn\nnot like that\n");
+    assert_eq!(
+        s.ask(req.clone()).await,
+        DecisionAnswer::Deny {
+            feedback: Some("not like that".into())
+        }
+    );
+    assert!(out.text().contains("please answer"));
+
+    let (s, _) = surface("n\n\n");
+    assert_eq!(
+        s.ask(req.clone()).await,
+        DecisionAnswer::Deny { feedback: None }
+    );
+
+    let (s, _) = surface("");
+    assert!(matches!(
+        s.ask(req).await,
+        DecisionAnswer::Unavailable { .. }
+    ));
+}
+
+#[tokio::test]
+async fn capped_asks_offer_no_always() {
+    let p = Project::new();
+    let req = permission(&p, Mode::Edit, Tool::Bash, "git push");
+    let (s, out) = surface("a\ny\n");
+    assert_eq!(s.ask(req).await, DecisionAnswer::AllowOnce);
+    let shown = out.text();
+    assert!(
+        shown.contains("capped: only \"allow once\" is offered"),
+        "{shown}"
+    );
+    assert!(!shown.contains("[a] always"), "{shown}");
+}
+
+#[tokio::test]
+async fn questions_and_plans() {
+    let (s, out) = surface("\n2\n");
+    let a = s
+        .ask(DecisionRequest::Question {
+            question: "Which?".into(),
+            options: vec!["red".into(), "blue".into()],
+        })
+        .await;
+    assert_eq!(
+        a,
+        DecisionAnswer::Answer {
+            text: "blue".into()
+        }
+    );
+    assert!(out.text().contains("1. red"));
+
+    let (s, _) = surface("my own words\n");
+    let a = s
+        .ask(DecisionRequest::Question {
+            question: "Q?".into(),
+            options: vec![],
+        })
+        .await;
+    assert_eq!(
+        a,
+        DecisionAnswer::Answer {
+            text: "my own words".into()
+        }
+    );
+
+    let (s, out) = surface("y\n");
+    let a = s
+        .ask(DecisionRequest::PlanApproval {
+            plan: "1. a\n2. b".into(),
+        })
+        .await;
+    assert_eq!(a, DecisionAnswer::PlanApproved { mode: Mode::Edit });
+    assert!(out.text().contains("  │ 2. b"));
+
+    let (s, _) = surface("a\n");
+    let a = s
+        .ask(DecisionRequest::PlanApproval { plan: "p".into() })
+        .await;
+    assert_eq!(a, DecisionAnswer::PlanApproved { mode: Mode::Auto });
+
+    let (s, _) = surface("n\nmore tests\n");
+    let a = s
+        .ask(DecisionRequest::PlanApproval { plan: "p".into() })
+        .await;
+    assert_eq!(
+        a,
+        DecisionAnswer::PlanRejected {
+            feedback: Some("more tests".into())
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_terminal_answer_drives_run_call() {
+    let p = Project::new();
+    let (s, _) = surface("a\n");
+    let ctx = p.ctx_with(Mode::Default, Arc::new(s));
+    let o = run_call(
+        handler(Tool::Write).as_ref(),
+        json!({"path": "t.txt", "content": "x\n"}),
+        &ctx,
+    )
+    .await;
+    assert!(o.ran, "{}", o.result.content);
+    assert_eq!(p.read("t.txt"), "x\n");
+    assert!(p.read(".decode/settings.json").contains("t.txt"));
+}
+
+#[tokio::test]
+async fn what_the_model_wrote_never_reaches_the_terminal_raw() {
+    let p = Project::new();
+    // A command that tries to redraw the prompt as a harmless `ls -la`.
+    let evil = "rm -rf ~\r\x1b[2K\x1b]0;title\x07ls -la\n\ndecode: permission needed for bash:\n  \u{202e}ls";
+    let req = permission(&p, Mode::Default, Tool::Bash, evil);
+    let (s, out) = surface("n\n\n");
+    let _ = s.ask(req).await;
+    let shown = out.text();
+    assert!(
+        !shown.contains('\x1b') && !shown.contains('\r') && !shown.contains('\x07'),
+        "{shown:?}"
+    );
+    assert!(!shown.contains('\u{202e}'), "{shown:?}");
+    assert!(
+        shown.contains("rm -rf ~\\r\\x1b[2K\\x1b]0;title\\x07ls -la"),
+        "{shown}"
+    );
+    // Every line of the command sits behind the gutter.
+    assert!(
+        shown.contains("\n  │ decode: permission needed for bash:"),
+        "{shown}"
+    );
+    assert_eq!(
+        shown.matches("\ndecode: permission needed").count(),
+        1,
+        "{shown}"
+    );
+
+    let (s, out) = surface("x\n");
+    let _ = s
+        .ask(DecisionRequest::Question {
+            question: "pick\x1b]52;c;aGk=\x07".into(),
+            options: vec!["a\nfake".into(), "\x1b[31mred".into()],
+        })
+        .await;
+    let shown = out.text();
+    assert!(
+        !shown.contains('\x1b') && !shown.contains('\x07'),
+        "{shown:?}"
+    );
+    assert!(shown.contains("  1. a\\nfake"), "{shown}");
+
+    let (s, out) = surface("n\n\n");
+    let _ = s
+        .ask(DecisionRequest::PlanApproval {
+            plan: "step\x1b[2J\x1b]8;;https://x\x1b\\link".into(),
+        })
+        .await;
+    assert!(!out.text().contains('\x1b'), "{:?}", out.text());
+}

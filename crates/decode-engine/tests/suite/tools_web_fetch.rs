@@ -1,0 +1,249 @@
+//! `web_fetch` against a local wiremock server: HTML → Markdown, text types, the size
+//! cap, redirects (loops, other hosts), timeouts, refused types, HTTP errors.
+
+use crate::tools_support;
+
+use std::time::{Duration, Instant};
+
+use decode_engine::tools::{ToolHandler, WebFetchTool, WEB_FETCH_MAX_BYTES};
+use decode_policy::Mode;
+use serde_json::json;
+use tools_support::Project;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+async fn fetch(tool: &WebFetchTool, url: &str) -> decode_engine::tools::ToolResult {
+    let p = Project::new();
+    tool.execute(json!({ "url": url }), &p.ctx(Mode::Default))
+        .await
+}
+
+#[tokio::test]
+async fn html_becomes_markdown() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/page"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(
+            "<!doctype html><html><head><title>T</title><style>p{}</style><script>evil()</script></head>\
+             <body><h1>Title</h1><p>Some <strong>bold</strong> text and a <a href=\"https://x.test/a\">link</a>.</p>\
+             <ul><li>one</li><li>two</li></ul></body></html>",
+            "text/html; charset=utf-8",
+        ))
+        .mount(&server)
+        .await;
+    let r = fetch(&WebFetchTool::new(), &format!("{}/page", server.uri())).await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(r.content.contains("# Title"), "{}", r.content);
+    assert!(r.content.contains("**bold**"), "{}", r.content);
+    assert!(
+        r.content.contains("[link](https://x.test/a)"),
+        "{}",
+        r.content
+    );
+    assert!(r.content.contains("one") && r.content.contains("two"));
+    assert!(!r.content.contains("evil()"), "{}", r.content);
+    assert!(!r.content.contains("<p>"), "{}", r.content);
+}
+
+#[tokio::test]
+async fn json_and_text_pass_through() {
+    let server = MockServer::start().await;
+    Mock::given(path("/data.json"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(r#"{"a": [1, 2]}"#, "application/json"),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(path("/plain"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw("<b>not html</b>", "text/plain"))
+        .mount(&server)
+        .await;
+    let tool = WebFetchTool::new();
+    let r = fetch(&tool, &format!("{}/data.json", server.uri())).await;
+    assert!(!r.is_error);
+    assert!(r.content.ends_with(r#"{"a": [1, 2]}"#), "{}", r.content);
+    let r = fetch(&tool, &format!("{}/plain", server.uri())).await;
+    assert!(r.content.ends_with("<b>not html</b>"), "{}", r.content);
+}
+
+#[tokio::test]
+async fn other_types_are_refused() {
+    let server = MockServer::start().await;
+    Mock::given(path("/img.png"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_raw(vec![0x89u8, b'P', b'N', b'G', 0, 0], "image/png"),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(path("/blob"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(vec![1u8, 0, 2, 0], "application/octet-stream"),
+        )
+        .mount(&server)
+        .await;
+    let tool = WebFetchTool::new();
+    let r = fetch(&tool, &format!("{}/img.png", server.uri())).await;
+    assert!(r.is_error);
+    assert!(r.content.contains("image/png"), "{}", r.content);
+    let r = fetch(&tool, &format!("{}/blob", server.uri())).await;
+    assert!(r.is_error);
+    assert!(r.content.contains("binary"), "{}", r.content);
+}
+
+#[tokio::test]
+async fn big_bodies_stop_at_the_cap() {
+    let server = MockServer::start().await;
+    let body = "a".repeat(WEB_FETCH_MAX_BYTES + 1024 * 1024);
+    Mock::given(path("/big"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "text/plain"))
+        .mount(&server)
+        .await;
+    let r = fetch(&WebFetchTool::new(), &format!("{}/big", server.uri())).await;
+    assert!(!r.is_error, "{}", &r.content[..200]);
+    assert!(
+        r.content.contains("larger than 5 MB"),
+        "{}",
+        &r.content[r.content.len() - 300..]
+    );
+    assert!(r.content.contains("content cut at 100000 characters"));
+    assert!(r.content.len() < 200_000);
+}
+
+#[tokio::test]
+async fn redirect_loops_fail_clearly() {
+    let server = MockServer::start().await;
+    Mock::given(path("/loop"))
+        .respond_with(ResponseTemplate::new(302).insert_header("location", "/loop"))
+        .mount(&server)
+        .await;
+    let r = fetch(&WebFetchTool::new(), &format!("{}/loop", server.uri())).await;
+    assert!(r.is_error);
+    assert!(r.content.contains("too many redirects"), "{}", r.content);
+}
+
+/// Every redirect is judged by the gate before it is followed: allowed ones are
+/// followed, denied ones stop the call, asked ones go back to the model.
+#[tokio::test]
+async fn every_redirect_is_judged_by_the_gate() {
+    let server = MockServer::start().await;
+    Mock::given(path("/old"))
+        .respond_with(ResponseTemplate::new(301).insert_header("location", "/new"))
+        .mount(&server)
+        .await;
+    Mock::given(path("/new"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw("arrived", "text/plain"))
+        .mount(&server)
+        .await;
+    Mock::given(path("/redir"))
+        .respond_with(ResponseTemplate::new(302).insert_header("location", "/private/x"))
+        .mount(&server)
+        .await;
+    Mock::given(path("/private/x"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw("secret", "text/plain"))
+        .mount(&server)
+        .await;
+    Mock::given(path("/asked"))
+        .respond_with(ResponseTemplate::new(302).insert_header("location", "/review/x"))
+        .mount(&server)
+        .await;
+    let base = server.uri();
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        &json!({"permissions": {
+            "deny": [format!("web_fetch({base}/private/*)")],
+            "ask": [format!("web_fetch({base}/review/*)")],
+        }})
+        .to_string(),
+    );
+    let tool = WebFetchTool::new();
+    let ctx = p.ctx(Mode::Auto);
+    let run = |url: String| {
+        let ctx = ctx.clone();
+        let tool = &tool;
+        async move { tool.execute(json!({ "url": url }), &ctx).await }
+    };
+    let r = run(format!("{base}/old")).await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(r.content.ends_with("arrived"), "{}", r.content);
+    assert!(
+        r.content.contains("/new"),
+        "the final URL is shown: {}",
+        r.content
+    );
+
+    // A same-host redirect into a denied path is not followed.
+    let r = run(format!("{base}/redir")).await;
+    assert!(r.is_error, "{}", r.content);
+    assert!(r.content.contains("denies"), "{}", r.content);
+    assert!(!r.content.contains("secret"), "{}", r.content);
+
+    // One the gate asks about goes back to the model as a new call to make.
+    let r = run(format!("{base}/asked")).await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(
+        r.content.contains(&format!("{base}/review/x")),
+        "{}",
+        r.content
+    );
+    assert!(r.content.contains("asks"), "{}", r.content);
+
+    // Another port on the same host counts as another URL too.
+    let other = MockServer::start().await;
+    Mock::given(path("/hop"))
+        .respond_with(
+            ResponseTemplate::new(302).insert_header("location", format!("{base}/private/x")),
+        )
+        .mount(&other)
+        .await;
+    let r = run(format!("{}/hop", other.uri())).await;
+    assert!(r.is_error && !r.content.contains("secret"), "{}", r.content);
+}
+
+#[tokio::test]
+async fn slow_servers_time_out() {
+    let server = MockServer::start().await;
+    Mock::given(path("/slow"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_raw("late", "text/plain")
+                .set_delay(Duration::from_secs(5)),
+        )
+        .mount(&server)
+        .await;
+    let started = Instant::now();
+    let r = fetch(
+        &WebFetchTool::with_timeout(Duration::from_millis(500)),
+        &format!("{}/slow", server.uri()),
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert!(r.is_error);
+    assert!(r.content.contains("timed out"), "{}", r.content);
+}
+
+#[tokio::test]
+async fn http_errors_and_bad_urls_are_errors() {
+    let server = MockServer::start().await;
+    Mock::given(path("/missing"))
+        .respond_with(ResponseTemplate::new(404).set_body_raw("no such page", "text/plain"))
+        .mount(&server)
+        .await;
+    let tool = WebFetchTool::new();
+    let r = fetch(&tool, &format!("{}/missing", server.uri())).await;
+    assert!(r.is_error);
+    assert!(r.content.contains("404"), "{}", r.content);
+    assert!(r.content.contains("no such page"));
+
+    let r = fetch(&tool, "ftp://example.com/file").await;
+    assert!(r.is_error);
+    assert!(r.content.contains("only http and https"), "{}", r.content);
+    assert!(tool
+        .validate(&json!({"url": "file:///etc/passwd"}))
+        .is_err());
+
+    // Nothing listens there.
+    let r = fetch(&tool, "http://127.0.0.1:9/").await;
+    assert!(r.is_error);
+}

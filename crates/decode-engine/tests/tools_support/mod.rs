@@ -1,0 +1,115 @@
+//! Shared helpers for the tools tests: a temp project with its own home folder, an
+//! active state in a chosen mode, and a scripted decision surface.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use decode_core::agents::Catalog;
+use decode_core::decision::{DecisionAnswer, DecisionRequest, DecisionSurface, NoSurface};
+use decode_core::settings::Settings;
+use decode_core::state::ActiveState;
+use decode_engine::tools::{self, SessionState, ToolContext, ToolResult};
+use decode_policy::{Mode, Tool};
+use decode_test_support::TempProject;
+use serde_json::Value;
+
+pub(crate) struct Project {
+    _tmp: TempProject,
+    pub(crate) root: PathBuf,
+    pub(crate) home: PathBuf,
+}
+
+impl Project {
+    pub(crate) fn new() -> Project {
+        let tmp = TempProject::new().unwrap();
+        Project {
+            root: tmp.project.clone(),
+            home: tmp.home.clone(),
+            _tmp: tmp,
+        }
+    }
+
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    pub(crate) fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    pub(crate) fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    /// The active state (trusted project, built-in agents, settings from disk).
+    pub(crate) fn state(&self, mode: Mode) -> Arc<ActiveState> {
+        let (settings, _) = Settings::load(&self.root);
+        let (state, _) =
+            ActiveState::new(&self.root, Catalog::builtin(), settings, true, &self.home);
+        state.set_mode(mode);
+        Arc::new(state)
+    }
+
+    pub(crate) fn ctx(&self, mode: Mode) -> ToolContext {
+        self.ctx_with(
+            mode,
+            Arc::new(NoSurface {
+                reason: "no one is here in tests".into(),
+            }),
+        )
+    }
+
+    pub(crate) fn ctx_with(&self, mode: Mode, surface: Arc<dyn DecisionSurface>) -> ToolContext {
+        ToolContext::new(self.state(mode), surface)
+    }
+
+    pub(crate) fn one_shot_ctx(&self, mode: Mode) -> ToolContext {
+        let ctx = self.ctx(mode);
+        let session = Arc::new(SessionState::one_shot(&self.root));
+        ctx.with_session(session)
+    }
+}
+
+/// Runs a tool directly (no gate).
+pub(crate) async fn exec(ctx: &ToolContext, tool: Tool, input: Value) -> ToolResult {
+    tools::handler(tool).execute(input, ctx).await
+}
+
+/// Answers asks from a script, in order, and records every request.
+#[derive(Default)]
+pub(crate) struct Scripted {
+    answers: Mutex<VecDeque<DecisionAnswer>>,
+    pub asked: Mutex<Vec<DecisionRequest>>,
+}
+
+impl Scripted {
+    pub(crate) fn new(answers: Vec<DecisionAnswer>) -> Arc<Scripted> {
+        Arc::new(Scripted {
+            answers: Mutex::new(answers.into()),
+            asked: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub(crate) fn asked(&self) -> Vec<DecisionRequest> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+#[async_trait]
+impl DecisionSurface for Scripted {
+    async fn ask(&self, request: DecisionRequest) -> DecisionAnswer {
+        self.asked.lock().unwrap().push(request);
+        self.answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(DecisionAnswer::Unavailable {
+                reason: "the script has no more answers".into(),
+            })
+    }
+}
