@@ -106,13 +106,32 @@ impl Driver {
             serde_json::json!({ "application": app, "args": args }),
         );
         caps.insert("browserName".into(), serde_json::json!("wry"));
-        let client = ClientBuilder::rustls()
-            .context("TLS set-up for the WebDriver client")?
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{}", self.port))
-            .await
-            .context("could not open a WebDriver session on the app")?;
-        Ok(client)
+        // tauri-driver listens before the WebKitWebDriver behind it does (on a
+        // loaded machine by seconds): a refused session is tried again.
+        let start = Instant::now();
+        loop {
+            let attempt = ClientBuilder::rustls()
+                .context("TLS set-up for the WebDriver client")?
+                .capabilities(caps.clone())
+                .connect(&format!("http://127.0.0.1:{}", self.port))
+                .await;
+            match attempt {
+                Ok(client) => return Ok(client),
+                Err(e) if start.elapsed() < Duration::from_secs(30) => {
+                    note_refused(&e);
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                Err(e) => return Err(e).context("could not open a WebDriver session on the app"),
+            }
+        }
+    }
+}
+
+/// Says on stderr that a session attempt failed and will be tried again.
+fn note_refused(e: &fantoccini::error::NewSessionError) {
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("e2e: the WebDriver session was refused ({e}); trying again");
     }
 }
 

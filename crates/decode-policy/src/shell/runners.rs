@@ -429,7 +429,7 @@ pub(super) fn runner_start(
         if t.starts_with("--") {
             if t.contains('=') || known_flags.contains(&t) {
                 j += 1;
-            } else if long_value.contains(&t) {
+            } else if long_value.contains(&t) || super::wrappers::abbreviates(t, long_value) {
                 j += 2;
             } else {
                 // Unknown: a flag here; the word after it may be its value.

@@ -1,23 +1,13 @@
 //! The regular wrappers and runners, as a table: a name (and the sub-command
-//! words that make it a runner, `uv run`), the options that take a value, and
-//! the positional words before the command it runs. Each row carries an example
-//! that a test checks. Wrappers with irregular rules (`flock`, `xargs`, `find`,
-//! `sudo`, `env`, `time`, package managers…) stay as code in `wrappers.rs`.
+//! words that make it a runner, `uv run`), the options that take a value, those
+//! known to take none, and the positional words before the command it runs.
+//! Each row carries an example that a test checks. Wrappers with irregular rules
+//! (`flock`, `xargs`, `find`, `sudo`, `env`, `time`, package managers…) stay as
+//! code in `wrappers.rs`.
 
 use super::runners;
 use super::words::Word;
-use super::wrappers::{skip_opts, Analysis};
-
-/// How the options before the command are read.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Options {
-    /// Every option is skipped; the listed ones take a value.
-    Skip,
-    /// A runner: options not in `flags` and not known to take a value may take
-    /// one, so the word after such an option is a possible command too (the
-    /// command is then opaque unless every reading agrees).
-    Runner { flags: &'static [&'static str] },
-}
+use super::wrappers::Analysis;
 
 /// One wrapper or runner the gate sees through.
 #[derive(Debug)]
@@ -30,7 +20,10 @@ pub(super) struct WrapperSpec {
     pub short_value: &'static str,
     /// Long options that take a value (`--opt=v` or `--opt v`).
     pub long_value: &'static [&'static str],
-    pub options: Options,
+    /// Options known to take no value. Any other option may take one, so the
+    /// word after it is judged as a possible start of the command too (fail
+    /// closed: an option the gate does not know never hides a command).
+    pub flags: &'static [&'static str],
     /// Words between the options and the command (`timeout 30`, `chrt 10`).
     pub positionals: usize,
     /// A command line using it, and the command it runs (checked by this
@@ -53,26 +46,19 @@ impl WrapperSpec {
     /// Where the command it runs starts (`None`: it runs none the gate can place).
     pub(super) fn start(&self, words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
         let from = i + 1 + self.sub.len();
-        match self.options {
-            Options::Skip => {
-                Some(skip_opts(words, from, self.short_value, self.long_value) + self.positionals)
-            }
-            Options::Runner { flags } => {
-                let at = runners::runner_start(
-                    words,
-                    from,
-                    self.short_value,
-                    self.long_value,
-                    flags,
-                    a,
-                )?;
-                if self.positionals == 0 {
-                    return Some(at);
-                }
-                let at = at + self.positionals;
-                (at < words.len()).then_some(at)
-            }
+        let at = runners::runner_start(
+            words,
+            from,
+            self.short_value,
+            self.long_value,
+            self.flags,
+            a,
+        )?;
+        if self.positionals == 0 {
+            return Some(at);
         }
+        let at = at + self.positionals;
+        (at < words.len()).then_some(at)
     }
 }
 
@@ -127,9 +113,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &["run"],
         short_value: "p",
         long_value: UV_RUN_VALUE,
-        options: Options::Runner {
-            flags: UV_RUN_FLAGS,
-        },
+        flags: UV_RUN_FLAGS,
         positionals: 0,
         example: ("uv run --with rich -q pytest -x", "pytest -x"),
     },
@@ -138,9 +122,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &["tool", "run"],
         short_value: "p",
         long_value: UV_TOOL_VALUE,
-        options: Options::Runner {
-            flags: UV_TOOL_FLAGS,
-        },
+        flags: UV_TOOL_FLAGS,
         positionals: 0,
         example: ("uv tool run --from ruff ruff check", "ruff check"),
     },
@@ -149,9 +131,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "p",
         long_value: UV_TOOL_VALUE,
-        options: Options::Runner {
-            flags: UV_TOOL_FLAGS,
-        },
+        flags: UV_TOOL_FLAGS,
         positionals: 0,
         example: ("uvx -p 3.12 black .", "black ."),
     },
@@ -160,9 +140,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &["run"],
         short_value: "",
         long_value: &["--spec", "--python", "--pip-args", "--index-url"],
-        options: Options::Runner {
-            flags: &["--no-cache", "--verbose", "--quiet"],
-        },
+        flags: &["--no-cache", "--verbose", "--quiet"],
         positionals: 0,
         example: ("pipx run --spec black==24 black src", "black src"),
     },
@@ -171,7 +149,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &["run"],
         short_value: "",
         long_value: &["--directory", "-C"],
-        options: Options::Runner { flags: &[] },
+        flags: &[],
         positionals: 0,
         example: ("poetry run --directory app pytest", "pytest"),
     },
@@ -180,9 +158,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &["run"],
         short_value: "np",
         long_value: &["--name", "--prefix", "--cwd"],
-        options: Options::Runner {
-            flags: &["--no-capture-output", "--live-stream"],
-        },
+        flags: &["--no-capture-output", "--live-stream"],
         positionals: 0,
         example: ("conda run -n base --live-stream python -V", "python -V"),
     },
@@ -192,9 +168,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "tw",
         long_value: &[],
-        options: Options::Runner {
-            flags: &["-d", "-i", "-m", "-s", "-u"],
-        },
+        flags: &["-d", "-i", "-m", "-s", "-u"],
         positionals: 0,
         example: ("caffeinate -i -t 60 make", "make"),
     },
@@ -202,8 +176,8 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         names: &["chroot"],
         sub: &[],
         short_value: "",
-        long_value: &[],
-        options: Options::Runner { flags: &[] },
+        long_value: &["--userspec", "--groups"],
+        flags: &[],
         positionals: 1,
         example: ("chroot /srv/root ls -l", "ls -l"),
     },
@@ -212,39 +186,37 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "SGRw",
         long_value: &["--setuid", "--setgid", "--root", "--wd"],
-        options: Options::Runner {
-            flags: &[
-                "-m",
-                "-u",
-                "-i",
-                "-n",
-                "-p",
-                "-U",
-                "-C",
-                "-T",
-                "-f",
-                "-r",
-                "--fork",
-                "--mount",
-                "--user",
-                "--pid",
-                "--net",
-                "--map-root-user",
-            ],
-        },
+        flags: &[
+            "-m",
+            "-u",
+            "-i",
+            "-n",
+            "-p",
+            "-U",
+            "-C",
+            "-T",
+            "-f",
+            "-r",
+            "--fork",
+            "--mount",
+            "--user",
+            "--pid",
+            "--net",
+            "--map-root-user",
+        ],
         positionals: 0,
         example: ("unshare -r -n --wd /tmp id -u", "id -u"),
     },
     WrapperSpec {
         names: &["nsenter"],
         sub: &[],
-        short_value: "tSGrw",
-        long_value: &["--target", "--setuid", "--setgid", "--root", "--wd"],
-        options: Options::Runner {
-            flags: &[
-                "-a", "-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "-F", "--all",
-            ],
-        },
+        // `-r`/`-w` (`--root`, `--wd`) take a value only when attached.
+        short_value: "tSG",
+        long_value: &["--target", "--setuid", "--setgid"],
+        flags: &[
+            "-a", "-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "-F", "-r", "-w", "--all",
+            "--root", "--wd",
+        ],
         positionals: 0,
         example: ("nsenter -t 1 -m ip addr", "ip addr"),
     },
@@ -253,9 +225,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "",
         long_value: &[],
-        options: Options::Runner {
-            flags: &["-q", "--quiet", "-v"],
-        },
+        flags: &["-q", "--quiet", "-v"],
         positionals: 0,
         example: ("valgrind -q node app.js", "node app.js"),
     },
@@ -275,21 +245,19 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
             "--nice",
             "--working-directory",
         ],
-        options: Options::Runner {
-            flags: &[
-                "--user",
-                "--scope",
-                "--wait",
-                "--pty",
-                "-t",
-                "-q",
-                "--quiet",
-                "-G",
-                "--collect",
-                "--same-dir",
-                "-d",
-            ],
-        },
+        flags: &[
+            "--user",
+            "--scope",
+            "--wait",
+            "--pty",
+            "-t",
+            "-q",
+            "--quiet",
+            "-G",
+            "--collect",
+            "--same-dir",
+            "-d",
+        ],
         positionals: 0,
         example: (
             "systemd-run --user --scope -p MemoryMax=1G make -j2",
@@ -308,9 +276,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
             "--xauth-protocol",
             "--wait",
         ],
-        options: Options::Runner {
-            flags: &["-a", "--auto-servernum"],
-        },
+        flags: &["-a", "--auto-servernum"],
         positionals: 0,
         example: ("xvfb-run -a -s -ac cargo test", "cargo test"),
     },
@@ -319,7 +285,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "",
         long_value: &["--config-file", "--dbus-daemon"],
-        options: Options::Runner { flags: &[] },
+        flags: &[],
         positionals: 0,
         example: (
             "dbus-run-session -- gnome-keyring-daemon --unlock",
@@ -332,7 +298,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "",
         long_value: &[],
-        options: Options::Skip,
+        flags: &["-p", "-v", "-V"],
         positionals: 0,
         example: ("command -p ls -a", "ls -a"),
     },
@@ -341,7 +307,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "",
         long_value: &[],
-        options: Options::Skip,
+        flags: &[],
         positionals: 0,
         example: ("busybox rm -f x", "rm -f x"),
     },
@@ -350,7 +316,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "a",
         long_value: &[],
-        options: Options::Skip,
+        flags: &["-c", "-l"],
         positionals: 0,
         example: ("exec -a name cat notes.txt", "cat notes.txt"),
     },
@@ -359,7 +325,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "",
         long_value: &[],
-        options: Options::Skip,
+        flags: &["-c", "-f", "-w", "-p", "--ctty", "--fork", "--wait"],
         positionals: 0,
         example: ("setsid -f npm start", "npm start"),
     },
@@ -368,7 +334,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "n",
         long_value: &["--adjustment"],
-        options: Options::Skip,
+        flags: &[],
         positionals: 0,
         example: ("nice -n 5 make", "make"),
     },
@@ -377,7 +343,14 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "sk",
         long_value: &["--signal", "--kill-after"],
-        options: Options::Skip,
+        flags: &[
+            "-f",
+            "-p",
+            "-v",
+            "--foreground",
+            "--preserve-status",
+            "--verbose",
+        ],
         positionals: 1,
         example: ("timeout -s KILL 30 npm test", "npm test"),
     },
@@ -386,7 +359,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "ioe",
         long_value: &["--input", "--output", "--error"],
-        options: Options::Skip,
+        flags: &[],
         positionals: 0,
         example: ("stdbuf -o L grep x log.txt", "grep x log.txt"),
     },
@@ -395,7 +368,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "cnPpu",
         long_value: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
-        options: Options::Skip,
+        flags: &["-t", "--ignore"],
         positionals: 0,
         example: ("ionice -c 3 rsync -a a/ b/", "rsync -a a/ b/"),
     },
@@ -404,7 +377,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "",
         long_value: &[],
-        options: Options::Skip,
+        flags: &["-a", "-c", "-p", "--all-tasks", "--cpu-list", "--pid"],
         positionals: 1,
         example: ("taskset -c 0-1 make -j2", "make -j2"),
     },
@@ -413,7 +386,32 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "TPD",
         long_value: &["--sched-runtime", "--sched-period", "--sched-deadline"],
-        options: Options::Skip,
+        flags: &[
+            "-a",
+            "-b",
+            "-d",
+            "-e",
+            "-f",
+            "-i",
+            "-o",
+            "-r",
+            "-R",
+            "-m",
+            "-p",
+            "-v",
+            "--all-tasks",
+            "--batch",
+            "--deadline",
+            "--ext",
+            "--fifo",
+            "--idle",
+            "--other",
+            "--rr",
+            "--reset-on-fork",
+            "--max",
+            "--pid",
+            "--verbose",
+        ],
         positionals: 1,
         example: ("chrt -f 10 make bench", "make bench"),
     },
@@ -422,7 +420,47 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "abeEIoOpPsSuXU",
         long_value: TRACE_VALUE,
-        options: Options::Skip,
+        flags: &[
+            "-f",
+            "-F",
+            "-c",
+            "-C",
+            "-q",
+            "-v",
+            "-y",
+            "-Y",
+            "-T",
+            "-t",
+            "-r",
+            "-x",
+            "-n",
+            "-k",
+            "-i",
+            "-w",
+            "-z",
+            "-Z",
+            "-d",
+            "-D",
+            "-h",
+            "-V",
+            "--follow-forks",
+            "--output-separately",
+            "--summary-only",
+            "--summary",
+            "--summary-wall-clock",
+            "--syscall-times",
+            "--relative-timestamps",
+            "--instruction-pointer",
+            "--stack-trace",
+            "--no-abbrev",
+            "--successful-only",
+            "--failed-only",
+            "--daemonize",
+            "--seccomp-bpf",
+            "--debug",
+            "--help",
+            "--version",
+        ],
         positionals: 0,
         example: ("strace -f -o trace.txt node app.js", "node app.js"),
     },
@@ -431,7 +469,23 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         sub: &[],
         short_value: "aADeFlnopsuwxL",
         long_value: TRACE_VALUE,
-        options: Options::Skip,
+        flags: &[
+            "-f",
+            "-S",
+            "-C",
+            "-i",
+            "-c",
+            "-r",
+            "-t",
+            "-T",
+            "-b",
+            "-h",
+            "-V",
+            "--demangle",
+            "--no-signals",
+            "--help",
+            "--version",
+        ],
         positionals: 0,
         example: ("ltrace -e malloc ls -l", "ls -l"),
     },

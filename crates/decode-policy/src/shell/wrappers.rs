@@ -53,6 +53,21 @@ pub(crate) struct Analysis {
 /// innermost command is (the command is then opaque).
 pub(crate) const MAX_SEE_THROUGH: usize = 16;
 
+/// Tools whose `run` sub-command runs a command (the table reads `NAME run …`).
+const RUN_TOOLS: &[&str] = &[
+    "uv",
+    "uvx",
+    "pipx",
+    "poetry",
+    "pdm",
+    "hatch",
+    "rye",
+    "pipenv",
+    "conda",
+    "mamba",
+    "micromamba",
+];
+
 /// Wrappers allow rules may look past.
 const HARMLESS: &[&str] = &["timeout", "time", "nice", "nohup"];
 
@@ -191,7 +206,7 @@ pub(super) fn skip_opts(words: &[Word], mut i: usize, short_arg: &str, long_arg:
         if let Some(long) = t.strip_prefix("--") {
             if long.contains('=') {
                 i += 1;
-            } else if long_arg.contains(&t) {
+            } else if long_arg.contains(&t) || abbreviates(t, long_arg) {
                 i += 2;
             } else {
                 i += 1;
@@ -214,6 +229,12 @@ pub(super) fn skip_opts(words: &[Word], mut i: usize, short_arg: &str, long_arg:
         return i;
     }
     i
+}
+
+/// Whether `--x` is a GNU abbreviation of one of `long` (getopt accepts any
+/// unique prefix; an ambiguous one is an error, so nothing runs either way).
+pub(super) fn abbreviates(t: &str, long: &[&str]) -> bool {
+    t.len() > 2 && long.iter().any(|l| l.len() > t.len() && l.starts_with(t))
 }
 
 /// Analyses one simple command.
@@ -426,7 +447,36 @@ fn see_through(
     a: &mut Analysis,
 ) -> Option<usize> {
     if let Some(spec) = WRAPPERS.iter().find(|w| w.matches(name, words, i)) {
-        return spec.start(words, i, a);
+        let start = spec.start(words, i, a);
+        // `hatch run ENV:CMD` runs CMD in ENV.
+        if let Some(j) = start.filter(|&j| name == "hatch" && words[j].text.contains(':')) {
+            a.dynamic = Some(
+                "`hatch run ENV:COMMAND` names an environment and a command in one word".into(),
+            );
+            if let Some((_, cmd)) = words[j].text.split_once(':') {
+                let mut ws = vec![Word::raw(cmd)];
+                ws.extend_from_slice(&words[j + 1..]);
+                a.derived.push(Derived::Words(ws, Role::Checked));
+            }
+        }
+        return start;
+    }
+    if let Some(r) = words[i + 1..].iter().position(|w| w.text == "run") {
+        if RUN_TOOLS.contains(&name) {
+            // `uv -q run …`, `poetry -C dir run …`, `hatch env run …`: global
+            // options (or other words) before `run`, whose arity the gate does not
+            // know. Opaque; and what `NAME run …` would run is judged too, so deny
+            // rules and the critical-removal cap see it (bypass included).
+            a.dynamic = Some(format!(
+                "`{name}` runs a command after options or words the gate does not read"
+            ));
+            if !a.deep {
+                let mut ws = vec![words[i].clone(), words[i + 1 + r].clone()];
+                ws.extend_from_slice(&words[i + 2 + r..]);
+                a.derived.push(Derived::Words(ws, Role::Checked));
+            }
+            return None;
+        }
     }
     let sub = |k: usize| words.get(i + k).map(|w| w.text.as_str());
     match name {
@@ -555,12 +605,47 @@ fn see_through(
             )
         }
         "npm" | "pnpm" | "yarn" | "bun" => {
+            // npm's `-w` takes a workspace; pnpm's and bun's take none, so for
+            // them both readings are candidates.
+            let with_arg: Vec<&str> = crate::caps::PKG_WITH_ARG
+                .iter()
+                .copied()
+                .filter(|o| *o != "-w" || !matches!(name, "pnpm" | "bun"))
+                .collect();
             let subs = crate::caps::subcommand_candidates(
                 &words.iter().map(|w| w.text.clone()).collect::<Vec<_>>()[i + 1..],
-                crate::caps::PKG_WITH_ARG,
+                &with_arg,
             );
+            let exec_like = |w: &str| {
+                (name == "npm" && crate::aliases::npm_command(w) == Some("exec"))
+                    || matches!(
+                        (name, w),
+                        ("pnpm", "exec" | "dlx") | ("yarn", "exec" | "dlx") | ("bun", "x" | "exec")
+                    )
+            };
+            // An option of unknown arity before the sub-command (`pnpm -w exec`,
+            // where `-w` takes no value but npm's does): if any reading runs a
+            // command, where it starts is not known.
+            if subs
+                .iter()
+                .skip(1)
+                .any(|&k| exec_like(words[i + 1 + k].text.as_str()))
+            {
+                a.dynamic = Some(format!(
+                    "`{name}`: an option before the sub-command may or may not take a value, and one reading runs a command"
+                ));
+                return None;
+            }
             let &k = subs.first()?;
             let at = i + 1 + k;
+            if name == "bun" && words[at].text == "exec" {
+                // `bun exec "…"` runs the string in Bun's shell.
+                if at + 1 < words.len() {
+                    a.derived
+                        .push(Derived::Source(join(&words[at + 1..], ""), Role::Checked));
+                }
+                return None;
+            }
             match (name, words[at].text.as_str()) {
                 (n, w)
                     if (n == "npm" && crate::aliases::npm_command(w) == Some("exec"))
@@ -622,15 +707,21 @@ fn see_through(
             }
         }
         "sg" => {
-            if sub(2) == Some("-c") {
-                if let Some(w) = words.get(i + 3) {
-                    a.derived
-                        .push(Derived::Source(w.text.clone(), Role::Checked));
-                }
-                None
-            } else {
-                (i + 2 < words.len()).then_some(i + 2)
+            // `sg [-] GROUP [-c] COMMAND`: the command is a string `/bin/sh -c` runs,
+            // with or without `-c`.
+            let mut j = i + 1;
+            if sub(1) == Some("-") {
+                j += 1;
             }
+            j += 1;
+            if words.get(j).is_some_and(|w| w.text == "-c") {
+                j += 1;
+            }
+            if j < words.len() {
+                a.derived
+                    .push(Derived::Source(join(&words[j..], ""), Role::Checked));
+            }
+            None
         }
         "env" => env_next(words, i, a),
         "time" => {
@@ -662,11 +753,13 @@ fn see_through(
                     a.derived.push(Derived::Source(c, Role::Checked));
                     return None;
                 }
+                if t == "--" {
+                    // After `--`: the file (unless it came before), then the command.
+                    let at = if file_seen { j + 1 } else { j + 2 };
+                    return (at < words.len()).then_some(at);
+                }
                 if t.starts_with('-') && t.len() > 1 {
                     j = skip_opts(words, j, short, &long).max(j + 1);
-                    if t == "--" {
-                        return (j < words.len()).then_some(j);
-                    }
                     continue;
                 }
                 if file_seen {
@@ -728,7 +821,6 @@ fn see_through(
                 &[
                     "--arg-file",
                     "--delimiter",
-                    "--eof",
                     "--max-args",
                     "--max-procs",
                     "--max-chars",
@@ -1173,15 +1265,46 @@ fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
             continue;
         }
         if t.starts_with("--") {
+            let name = t.split('=').next().unwrap_or(t);
+            match name {
+                "--ignore-environment"
+                | "--null"
+                | "--debug"
+                | "--list-signal-handling"
+                | "--ignore-signal"
+                | "--default-signal"
+                | "--block-signal"
+                | "--unset"
+                | "--argv0" => {}
+                _ => {
+                    // An abbreviation (`--ch DIR`) or an option of another env:
+                    // where the command starts is not known.
+                    a.dynamic = Some(format!(
+                        "`env {name}`: an option the gate does not know, so where the command starts is not known"
+                    ));
+                }
+            }
+            // `--argv0 NAME` (newer coreutils) takes the next word.
+            j += if t == "--argv0" { 2 } else { 1 };
+            continue;
+        }
+        if t == "-" {
+            // A lone `-` is `-i`.
             j += 1;
             continue;
         }
         if t.starts_with('-') && t.len() > 1 {
-            // A cluster (`-iu NAME`, `-iS'…'`): `u`, `C` and `S` take a value,
-            // the rest of the cluster or the next word.
+            // A cluster (`-iu NAME`, `-iS'…'`): `u`, `C`, `S`, `a` (argv0) and `P`
+            // (BSD's search path) take a value, the rest of the cluster or the
+            // next word; a letter the gate does not know makes the start unknown.
             let mut consumed = 1;
             for (pos, c) in t[1..].char_indices() {
-                if matches!(c, 'u' | 'C' | 'S') {
+                if !matches!(c, 'i' | '0' | 'v' | 'u' | 'C' | 'S' | 'a' | 'P') {
+                    a.dynamic = Some(format!(
+                        "`env -{c}`: an option the gate does not know, so where the command starts is not known"
+                    ));
+                }
+                if matches!(c, 'u' | 'C' | 'S' | 'a' | 'P') {
                     let rest = &t[1 + pos + 1..];
                     let value = if rest.is_empty() {
                         consumed = 2;

@@ -5,4 +5,5 @@ mod invariants;
 mod oracle;
 mod review2;
 mod round2;
+mod round3;
 mod spec;
