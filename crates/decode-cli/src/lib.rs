@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod logging;
 pub mod output;
+pub mod terminal;
 
 use std::process::ExitCode;
 

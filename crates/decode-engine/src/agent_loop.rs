@@ -6,7 +6,7 @@
 //! agent's tools ([`tools::for_agent`] of [`ActiveState::offered_tools`]). So a mode or
 //! agent switch made while the loop runs applies at the next gate call or model turn.
 //!
-//! Every tool call goes through [`tools::run_call`] — the one gated path: allow runs
+//! Every tool call goes through [`tools::call_tool`] — the one gated path: allow runs
 //! it, deny returns the reason to the model as the tool result, ask goes to the
 //! decision surface and waits. Consecutive read-only calls of one turn run in
 //! parallel; every other call runs alone, in order. Arguments that are not valid JSON
@@ -576,7 +576,7 @@ impl AgentLoop {
             .with_session_rules(Arc::clone(&self.session_rules))
             .with_cancel(cancel.child_token())
             .with_progress(progress);
-        let outcome = tools::run_call(&*handler, call.input.clone(), &ctx).await;
+        let outcome = tools::call_tool(&*handler, call.input.clone(), &ctx).await;
 
         let denied = !outcome.ran
             && (outcome.decision.verdict == Verdict::Deny

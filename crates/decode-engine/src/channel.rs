@@ -15,7 +15,7 @@
 //! a request whose asker gave up (its future was dropped) leaves the queue by itself.
 //!
 //! The channel only carries answers: "always allow" is persisted by the tool-call
-//! path (`tools::run_call` → `settings::append_allow_rules`), so the gate's own code
+//! path (`tools::call_tool` → `settings::append_allow_rules`), so the gate's own code
 //! decides what is written.
 
 use std::collections::VecDeque;

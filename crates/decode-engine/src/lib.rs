@@ -32,5 +32,5 @@ pub mod workspace;
 
 // The core's modules, so the engine's own paths (`crate::state`, …) read as one crate.
 pub(crate) use decode_core::{
-    beneath, decision, display, fsutil, projects, running_commands, settings, state,
+    beneath, decision, fsutil, projects, running_commands, settings, state,
 };

@@ -16,12 +16,12 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
+use crate::terminal::TerminalSurface;
 use decode_core::dirs::Dirs;
 use decode_engine::agent_loop::{AgentLoop, LoopConfig, LoopEvent, Outcome};
 use decode_engine::config::{self, Config, KeyringStore, Overrides};
 use decode_engine::providers::{self, ProviderKind};
 use decode_engine::session::{Session, SessionStore};
-use decode_engine::tools::TerminalSurface;
 use decode_policy::Verdict;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;

@@ -1,5 +1,5 @@
 //! `decode tool` (README, "Command line"): one tool call through the gate, exactly as the agent
-//! makes it (`decode_engine::tools::run_call`). An ask is answered on the terminal when
+//! makes it (`decode_engine::tools::call_tool`). An ask is answered on the terminal when
 //! there is one and denied when there is not. Prints the tool's result (and diff).
 //!
 //! Exit codes: 0 the tool ran without error; 1 the tool failed or the call was denied;
@@ -10,7 +10,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use decode_core::dirs::Dirs;
-use decode_engine::tools::{self, run_call, SessionState, TerminalSurface, ToolContext};
+use decode_engine::tools::{self, call_tool, SessionState, ToolContext};
+
+use crate::terminal::TerminalSurface;
 use serde_json::{json, Value};
 
 use super::{open_state, tool_from_name};
@@ -67,7 +69,7 @@ pub fn run(args: ToolArgs, dirs: &Dirs) -> ExitCode {
                 cancel.cancel();
             }
         });
-        let outcome = run_call(handler.as_ref(), input, &ctx).await;
+        let outcome = call_tool(handler.as_ref(), input, &ctx).await;
         watcher.abort();
         outcome
     });

@@ -4,4 +4,5 @@ mod cli;
 mod hook_cli;
 mod run_cli;
 mod sandbox_cli;
+mod terminal;
 mod tool_cli;

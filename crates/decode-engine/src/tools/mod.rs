@@ -1,13 +1,13 @@
 //! The tools the agent calls (docs/permissions.md; docs/agents.md). Each implements [`ToolHandler`]; the agent
-//! loop and `decode tool` run every call through the gate first (see [`run_call`]).
+//! loop and `decode tool` run every call through the gate first (see [`call_tool`]).
 //!
 //! - [`registry`] gives every handler, [`for_agent`] exactly an agent's tools in order;
-//! - [`run_call`] is the one gated path: gate → (ask the person) → execute;
+//! - [`call_tool`] is the one gated path: gate → (ask the person) → execute;
 //! - [`SessionState`] is what one conversation keeps between calls: the shell's working
 //!   folder, what was read (for edit's staleness check) and the todo list;
-//! - [`TerminalSurface`] answers asks on a terminal (`decode tool`, `decode run`).
 
 mod bash;
+mod call;
 mod control;
 mod edit;
 mod files;
@@ -15,9 +15,7 @@ mod glob;
 mod grep;
 mod paths;
 mod read;
-mod run;
 pub mod session;
-pub mod terminal;
 mod todo;
 mod web_fetch;
 mod write;
@@ -35,14 +33,13 @@ use crate::session_rules::SessionRules;
 use crate::state::ActiveState;
 
 pub use bash::{BashTool, DEFAULT_TIMEOUT_SECS, MAX_OUTPUT_CHARS, MAX_TIMEOUT_SECS};
+pub use call::{call_tool, CallOutcome};
 pub use control::{AskUserTool, EnterPlanModeTool, ExitPlanModeTool, SleepTool};
 pub use edit::EditTool;
 pub use glob::{GlobTool, GLOB_MAX_RESULTS};
 pub use grep::GrepTool;
 pub use read::{ReadTool, READ_DEFAULT_LIMIT, READ_MAX_LINE_CHARS};
-pub use run::{run_call, CallOutcome};
 pub use session::{SessionState, TodoItem, TodoStatus};
-pub use terminal::TerminalSurface;
 pub use todo::TodoWriteTool;
 pub use web_fetch::{WebFetchTool, WEB_FETCH_MAX_BYTES, WEB_FETCH_MAX_REDIRECTS};
 pub use write::WriteTool;

@@ -291,7 +291,7 @@ async fn call(
     if let Some(prev) = ctx_rules {
         ctx = ctx.with_session_rules(prev.session_rules.clone());
     }
-    let out = tools::run_call(
+    let out = tools::call_tool(
         tools::handler(Tool::Bash).as_ref(),
         json!({ "command": command }),
         &ctx,
@@ -693,7 +693,7 @@ async fn an_answer_through_the_decision_channel_runs_that_call_outside() {
     }));
     let ctx = p.ctx_with(Mode::Default, channel.clone());
     let write = "python3 -c \"open('.decode/settings.json','a').write(' ')\"";
-    let out = tools::run_call(
+    let out = tools::call_tool(
         tools::handler(Tool::Bash).as_ref(),
         json!({ "command": write }),
         &ctx,

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use decode_engine::tools::{handler, run_call};
+use decode_engine::tools::{call_tool, handler};
 use decode_policy::{Mode, Tool};
 use nix::fcntl::{renameat2, RenameFlags, AT_FDCWD};
 use serde_json::json;
@@ -98,7 +98,7 @@ async fn writes_never_land_in_permission_files_through_a_swapped_folder() {
         } else {
             json!({"path": "d/settings.json", "old_string": "", "new_string": "{}"})
         };
-        let o = run_call(handler(tool).as_ref(), input, &ctx).await;
+        let o = call_tool(handler(tool).as_ref(), input, &ctx).await;
         if o.ran && !o.result.is_error {
             ran += 1;
         } else {
@@ -125,7 +125,7 @@ async fn reads_never_return_a_denied_file_through_a_swapped_folder() {
     let (mut shown, mut refused) = (0, 0);
     for _ in 0..tries() {
         let ctx = p.ctx(Mode::Auto);
-        let o = run_call(handler(Tool::Read).as_ref(), json!({"path": "r/key"}), &ctx).await;
+        let o = call_tool(handler(Tool::Read).as_ref(), json!({"path": "r/key"}), &ctx).await;
         assert!(
             !o.result.content.contains("SECRET-VALUE"),
             "a denied file was read: {}",
@@ -158,7 +158,7 @@ async fn edit_mode_writes_never_reach_the_home_folder_through_a_swapped_folder()
         } else {
             json!({"path": "e/authorized_keys", "old_string": "", "new_string": "x"})
         };
-        run_call(handler(tool).as_ref(), input, &ctx).await;
+        call_tool(handler(tool).as_ref(), input, &ctx).await;
     }
     let swaps = swapper.finish(&folder, &link);
     assert_eq!(
@@ -204,7 +204,7 @@ async fn searches_never_show_a_denied_file_through_a_swapped_folder() {
             ),
             _ => (Tool::Glob, json!({"pattern": "**/*"})),
         };
-        let o = run_call(handler(tool).as_ref(), input, &ctx).await;
+        let o = call_tool(handler(tool).as_ref(), input, &ctx).await;
         let c = &o.result.content;
         assert!(
             !c.contains("SECRET-VALUE") && !c.contains("hidden-name") && !c.contains("id_rsa"),

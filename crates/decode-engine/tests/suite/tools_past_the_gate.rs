@@ -4,7 +4,7 @@
 
 use crate::tools_support;
 
-use decode_engine::tools::{handler, run_call};
+use decode_engine::tools::{call_tool, handler};
 use decode_policy::{Mode, Tool, Verdict};
 use serde_json::json;
 use tools_support::{exec, Project, Scripted};
@@ -46,7 +46,7 @@ async fn grep_never_shows_a_denied_file() {
     }
     // Searching the denied file itself is denied by the gate.
     let ctx = p.ctx(Mode::Auto);
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Grep).as_ref(),
         json!({"pattern": "TOKEN", "path": ".env"}),
         &ctx,
@@ -79,7 +79,7 @@ async fn glob_never_lists_a_denied_file() {
         r.content
     );
     // Globbing inside the denied folder is denied outright.
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Glob).as_ref(),
         json!({"pattern": "secrets/*"}),
         &ctx,
@@ -95,7 +95,7 @@ async fn glob_patterns_outside_the_root_are_judged_as_reads_of_their_folder() {
     let s = Scripted::new(vec![]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
     for pattern in ["/etc/pass*", "../../etc/pass*", "../*"] {
-        let o = run_call(
+        let o = call_tool(
             handler(Tool::Glob).as_ref(),
             json!({"pattern": pattern}),
             &ctx,
@@ -111,7 +111,7 @@ async fn glob_patterns_outside_the_root_are_judged_as_reads_of_their_folder() {
     }
     assert_eq!(s.asked().len(), 3);
     // Inside the root: allowed, and the tool searches exactly that folder.
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Glob).as_ref(),
         json!({"pattern": "src/*.rs"}),
         &ctx,
@@ -125,7 +125,7 @@ async fn glob_patterns_outside_the_root_are_judged_as_reads_of_their_folder() {
 async fn a_padded_path_is_used_exactly_as_judged() {
     let p = Project::new();
     let ctx = p.one_shot_ctx(Mode::Auto);
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Write).as_ref(),
         json!({"path": " ~/.bashrc", "content": "x\n"}),
         &ctx,
@@ -138,7 +138,7 @@ async fn a_padded_path_is_used_exactly_as_judged() {
         "x\n"
     );
     // The untrimmed path asks (a shell start-up file).
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Write).as_ref(),
         json!({"path": "~/.bashrc", "content": "x\n"}),
         &ctx,

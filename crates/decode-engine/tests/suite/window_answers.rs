@@ -8,7 +8,7 @@ use std::path::Path;
 
 use decode_core::decision::{DecisionAnswer, DecisionRequest};
 use decode_engine::rule_check::{check_rules, suggest_broader};
-use decode_engine::tools::{handler, run_call};
+use decode_engine::tools::{call_tool, handler};
 use decode_policy::{Call, Mode, Tool, Verdict};
 use serde_json::json;
 use tools_support::{Project, Scripted};
@@ -24,7 +24,7 @@ async fn allow_for_session_covers_the_same_call_in_this_session_and_writes_nothi
     let ctx = p.ctx_with(Mode::Default, s.clone());
     let h = handler(Tool::Bash);
 
-    let first = run_call(h.as_ref(), bash("echo one"), &ctx).await;
+    let first = call_tool(h.as_ref(), bash("echo one"), &ctx).await;
     assert!(first.ran, "{}", first.result.content);
     assert!(first
         .note
@@ -33,7 +33,7 @@ async fn allow_for_session_covers_the_same_call_in_this_session_and_writes_nothi
         .contains("allowed for this session"));
     assert_eq!(ctx.session_rules.list(), ["bash(echo one)"]);
 
-    let second = run_call(h.as_ref(), bash("echo one"), &ctx).await;
+    let second = call_tool(h.as_ref(), bash("echo one"), &ctx).await;
     assert!(second.ran);
     assert_eq!(second.decision.verdict, Verdict::Ask);
     assert!(second.answer.is_none(), "asked again: {:?}", second.answer);
@@ -41,11 +41,11 @@ async fn allow_for_session_covers_the_same_call_in_this_session_and_writes_nothi
     assert!(!p.path(".decode/settings.json").exists());
 
     // Another command still asks; another session knows nothing of the rule.
-    let other = run_call(h.as_ref(), bash("echo two"), &ctx).await;
+    let other = call_tool(h.as_ref(), bash("echo two"), &ctx).await;
     assert!(!other.ran);
     assert_eq!(s.asked().len(), 2);
     let fresh = p.ctx_with(Mode::Default, Scripted::new(vec![]));
-    assert!(!run_call(h.as_ref(), bash("echo one"), &fresh).await.ran);
+    assert!(!call_tool(h.as_ref(), bash("echo one"), &fresh).await.ran);
 }
 
 #[tokio::test]
@@ -54,12 +54,12 @@ async fn session_rules_never_lift_a_capped_call() {
     let s = Scripted::new(vec![]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
     ctx.session_rules.add(&["bash(git *)".to_string()]);
-    let o = run_call(handler(Tool::Bash).as_ref(), bash("git push"), &ctx).await;
+    let o = call_tool(handler(Tool::Bash).as_ref(), bash("git push"), &ctx).await;
     assert!(o.decision.capped);
     assert!(!o.ran);
     assert_eq!(s.asked().len(), 1, "a capped call must be asked");
     // An uncapped one is lifted.
-    let o = run_call(handler(Tool::Bash).as_ref(), bash("git status"), &ctx).await;
+    let o = call_tool(handler(Tool::Bash).as_ref(), bash("git status"), &ctx).await;
     assert!(o.ran);
     assert_eq!(s.asked().len(), 1);
 }
@@ -74,7 +74,7 @@ async fn an_edited_command_is_judged_again_and_runs_as_edited() {
         DecisionAnswer::AllowOnce,
     ]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
-    let o = run_call(handler(Tool::Bash).as_ref(), bash("echo original"), &ctx).await;
+    let o = call_tool(handler(Tool::Bash).as_ref(), bash("echo original"), &ctx).await;
     assert!(o.ran, "{}", o.result.content);
     assert_eq!(o.edited_command.as_deref(), Some("echo edited"));
     assert!(
@@ -111,7 +111,7 @@ async fn an_edit_into_a_denied_command_is_denied_without_asking_again() {
         command: "rm -rf build".into(),
     }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
-    let o = run_call(handler(Tool::Bash).as_ref(), bash("ls"), &ctx).await;
+    let o = call_tool(handler(Tool::Bash).as_ref(), bash("ls"), &ctx).await;
     assert!(!o.ran);
     assert_eq!(o.decision.verdict, Verdict::Deny);
     assert!(o.result.content.contains("denied by the permission gate"));
@@ -126,7 +126,7 @@ async fn always_allow_refuses_runner_wildcards_and_rules_that_do_not_cover() {
             rules: rules.iter().map(|r| r.to_string()).collect(),
         }]);
         let ctx = p.ctx_with(Mode::Default, s);
-        let o = run_call(handler(Tool::Bash).as_ref(), bash("echo hi"), &ctx).await;
+        let o = call_tool(handler(Tool::Bash).as_ref(), bash("echo hi"), &ctx).await;
         assert!(o.ran, "the person allowed it: it runs once");
         let note = o.note.unwrap();
         assert!(note.starts_with("not saved"), "{rules:?}: {note}");
@@ -144,7 +144,7 @@ async fn always_allow_saves_a_broader_rule_that_passes_the_check() {
         rules: vec!["bash(npm run *)".into()],
     }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Bash).as_ref(),
         bash("npm run lint --if-present"),
         &ctx,
@@ -167,7 +167,7 @@ async fn a_write_ask_carries_the_diff_it_would_make() {
     p.write("a.txt", "one\n");
     let s = Scripted::new(vec![DecisionAnswer::Deny { feedback: None }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
-    run_call(
+    call_tool(
         handler(Tool::Write).as_ref(),
         json!({"path": "a.txt", "content": "two\n"}),
         &ctx,

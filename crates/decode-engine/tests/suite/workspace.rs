@@ -17,7 +17,7 @@ use decode_core::TrustStore;
 use decode_engine::config::{ApiKey, KeyError, SecretStore};
 use decode_engine::providers::ProviderKind;
 use decode_engine::session::SessionStore;
-use decode_engine::tools::{handler, run_call, ToolContext};
+use decode_engine::tools::{call_tool, handler, ToolContext};
 use decode_engine::workspace;
 use decode_policy::{Call, Mode, Tool, Verdict};
 use decode_protocol::{ProviderChoice, RuleList, RuleSource};
@@ -323,7 +323,7 @@ async fn an_always_allow_answer_is_recorded_for_the_settings_screen() {
     );
     let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow { rules: vec![] }]);
     let ctx = ToolContext::new(state, s);
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Write).as_ref(),
         json!({"path": "a.txt", "content": "x"}),
         &ctx,

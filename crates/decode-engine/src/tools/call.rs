@@ -1,4 +1,4 @@
-//! [`run_call`]: the one gated path every tool call takes — from the agent loop and
+//! [`call_tool`]: the one gated path every tool call takes — from the agent loop and
 //! from `decode tool` alike.
 
 use std::path::Path;
@@ -51,7 +51,7 @@ const MAX_EDITS: usize = 10;
 ///    the person's feedback; nobody to answer returns the reason and how to allow such
 ///    a call;
 /// 5. allow → the tool runs.
-pub async fn run_call(
+pub async fn call_tool(
     handler: &dyn ToolHandler,
     input: serde_json::Value,
     ctx: &ToolContext,

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use decode_policy::Mode;
 
-use crate::decision::{DecisionAnswer, DecisionRequest, DecisionSurface, NoSurface};
-use crate::display::{one_line, sanitize};
+use decode_core::decision::{DecisionAnswer, DecisionRequest, DecisionSurface, NoSurface};
+use decode_core::display::{one_line, sanitize};
 
 /// Why nobody can answer when there is no terminal.
 pub const NO_TERMINAL_REASON: &str =

@@ -1,10 +1,10 @@
-//! `run_call`: the one gated path — allow, deny, ask (once, always, deny with
+//! `call_tool`: the one gated path — allow, deny, ask (once, always, deny with
 //! feedback, unavailable), capped calls, failed persistence, invalid input.
 
 use crate::tools_support;
 
 use decode_core::decision::{DecisionAnswer, DecisionRequest};
-use decode_engine::tools::{handler, run_call};
+use decode_engine::tools::{call_tool, handler};
 use decode_policy::{Mode, Tool, Verdict};
 use serde_json::json;
 use tools_support::{Project, Scripted};
@@ -15,7 +15,7 @@ async fn allowed_calls_run_without_asking() {
     p.write("a.txt", "hi\n");
     let s = Scripted::new(vec![]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
-    let o = run_call(handler(Tool::Read).as_ref(), json!({"path": "a.txt"}), &ctx).await;
+    let o = call_tool(handler(Tool::Read).as_ref(), json!({"path": "a.txt"}), &ctx).await;
     assert_eq!(o.decision.verdict, Verdict::Allow);
     assert!(o.ran);
     assert!(o.answer.is_none());
@@ -32,7 +32,7 @@ async fn denied_calls_return_the_reason() {
     );
     let s = Scripted::new(vec![]);
     let ctx = p.ctx_with(Mode::Bypass, s.clone());
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Bash).as_ref(),
         json!({"command": "rm -rf x"}),
         &ctx,
@@ -56,7 +56,7 @@ async fn denied_calls_return_the_reason() {
 async fn plan_mode_denies_edits_with_the_plan_reason() {
     let p = Project::new();
     let ctx = p.ctx(Mode::Plan);
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Write).as_ref(),
         json!({"path": "x", "content": ""}),
         &ctx,
@@ -77,7 +77,7 @@ async fn an_ask_answered_once_runs_and_asks_again_next_time() {
     let s = Scripted::new(vec![DecisionAnswer::AllowOnce, DecisionAnswer::AllowOnce]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
     let h = handler(Tool::Write);
-    let o = run_call(h.as_ref(), json!({"path": "n.txt", "content": "1\n"}), &ctx).await;
+    let o = call_tool(h.as_ref(), json!({"path": "n.txt", "content": "1\n"}), &ctx).await;
     assert_eq!(o.decision.verdict, Verdict::Ask);
     assert_eq!(o.answer, Some(DecisionAnswer::AllowOnce));
     assert!(o.ran && !o.result.is_error, "{}", o.result.content);
@@ -99,7 +99,7 @@ async fn an_ask_answered_once_runs_and_asks_again_next_time() {
     assert_eq!(input["content"], "1\n");
     assert_eq!(decision.verdict, Verdict::Ask);
 
-    let o = run_call(h.as_ref(), json!({"path": "n.txt", "content": "2\n"}), &ctx).await;
+    let o = call_tool(h.as_ref(), json!({"path": "n.txt", "content": "2\n"}), &ctx).await;
     assert_eq!(o.decision.verdict, Verdict::Ask);
     assert_eq!(s.asked().len(), 2);
     assert!(!p.path(".decode/settings.json").exists());
@@ -114,7 +114,7 @@ async fn always_allow_saves_the_rule_and_the_next_call_is_not_asked() {
     }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
     let h = handler(Tool::Bash);
-    let o = run_call(h.as_ref(), json!({"command": "echo hello"}), &ctx).await;
+    let o = call_tool(h.as_ref(), json!({"command": "echo hello"}), &ctx).await;
     assert_eq!(o.decision.verdict, Verdict::Ask);
     assert!(o.ran, "{}", o.result.content);
     assert_eq!(o.result.content, "hello");
@@ -125,7 +125,7 @@ async fn always_allow_saves_the_rule_and_the_next_call_is_not_asked() {
     assert_eq!(saved["permissions"]["allow"], json!(["bash(echo hello)"]));
     assert_eq!(saved["model"], "keep me");
 
-    let o = run_call(h.as_ref(), json!({"command": "echo hello"}), &ctx).await;
+    let o = call_tool(h.as_ref(), json!({"command": "echo hello"}), &ctx).await;
     assert_eq!(o.decision.verdict, Verdict::Allow);
     assert!(o.ran);
     assert_eq!(
@@ -140,7 +140,7 @@ async fn always_allow_uses_the_gates_rules_when_none_are_given() {
     let p = Project::new();
     let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow { rules: vec![] }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Bash).as_ref(),
         json!({"command": "echo hi"}),
         &ctx,
@@ -162,7 +162,7 @@ async fn a_malformed_settings_file_degrades_always_to_once() {
         rules: vec!["bash(echo hi)".into()],
     }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Bash).as_ref(),
         json!({"command": "echo hi"}),
         &ctx,
@@ -187,7 +187,7 @@ async fn a_denial_carries_the_persons_feedback() {
         feedback: Some("use the staging folder".into()),
     }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Write).as_ref(),
         json!({"path": "x.txt", "content": "x"}),
         &ctx,
@@ -208,7 +208,7 @@ async fn a_denial_carries_the_persons_feedback() {
 async fn nobody_to_answer_says_how_to_allow_it() {
     let p = Project::new();
     let ctx = p.ctx(Mode::Default);
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Write).as_ref(),
         json!({"path": "x.txt", "content": "x"}),
         &ctx,
@@ -235,7 +235,7 @@ async fn capped_calls_never_save_a_rule() {
     }]);
     let ctx = p.ctx_with(Mode::Edit, s.clone());
     // `git push` is capped (external effects): allow once only.
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Bash).as_ref(),
         json!({"command": "git push 2>/dev/null; true"}),
         &ctx,
@@ -247,7 +247,7 @@ async fn capped_calls_never_save_a_rule() {
     assert!(o.note.unwrap().contains("capped"));
     assert!(!p.path(".decode/settings.json").exists());
 
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Bash).as_ref(),
         json!({"command": "git push"}),
         &p.ctx(Mode::Edit),
@@ -260,7 +260,7 @@ async fn capped_calls_never_save_a_rule() {
 async fn control_tools_are_not_gated() {
     let p = Project::new();
     let ctx = p.ctx(Mode::Plan);
-    let o = run_call(handler(Tool::Sleep).as_ref(), json!({"seconds": 0}), &ctx).await;
+    let o = call_tool(handler(Tool::Sleep).as_ref(), json!({"seconds": 0}), &ctx).await;
     assert_eq!(o.decision.verdict, Verdict::Allow);
     assert!(o.ran && !o.result.is_error);
 }
@@ -270,7 +270,7 @@ async fn tools_outside_the_agent_are_denied() {
     let p = Project::new();
     let ctx = p.ctx(Mode::Default);
     ctx.active.select_agent("explore").unwrap();
-    let o = run_call(handler(Tool::Bash).as_ref(), json!({"command": "ls"}), &ctx).await;
+    let o = call_tool(handler(Tool::Bash).as_ref(), json!({"command": "ls"}), &ctx).await;
     assert_eq!(o.decision.verdict, Verdict::Deny);
     assert!(
         o.result.content.contains("not available"),
@@ -284,7 +284,7 @@ async fn invalid_input_is_not_run_nor_asked() {
     let p = Project::new();
     let s = Scripted::new(vec![DecisionAnswer::AllowOnce]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Write).as_ref(),
         json!({"path": "x.txt"}),
         &ctx,
@@ -306,7 +306,7 @@ async fn the_gate_judges_bash_in_the_sessions_working_directory() {
     let s = Scripted::new(vec![DecisionAnswer::Deny { feedback: None }]);
     let ctx = p.ctx_with(Mode::Auto, s.clone());
     ctx.session.set_cwd(p.path(".git"));
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Bash).as_ref(),
         json!({"command": "echo x > hooks/pre-commit"}),
         &ctx,

@@ -1,16 +1,48 @@
 //! The terminal decision surface: permission asks (once / always / deny with
 //! feedback / capped), questions, plan approvals, end of input.
 
-use crate::tools_support;
-
 use std::io::{Cursor, Write};
 use std::sync::{Arc, Mutex};
 
+use decode_cli::terminal::TerminalSurface;
+use decode_core::agents::Catalog;
 use decode_core::decision::{DecisionAnswer, DecisionRequest, DecisionSurface};
-use decode_engine::tools::{handler, run_call, TerminalSurface};
+use decode_core::settings::Settings;
+use decode_core::state::ActiveState;
+use decode_engine::tools::{call_tool, handler, ToolContext};
 use decode_policy::{Call, Mode, Tool};
+use decode_test_support::TempProject;
 use serde_json::json;
-use tools_support::Project;
+
+/// A temp project beside an isolated home, and the tool context a call runs in.
+struct Project {
+    tmp: TempProject,
+}
+
+impl Project {
+    fn new() -> Project {
+        Project {
+            tmp: TempProject::new().unwrap(),
+        }
+    }
+
+    /// The active state (trusted project, built-in agents, settings from disk).
+    fn state(&self, mode: Mode) -> Arc<ActiveState> {
+        let root = &self.tmp.project;
+        let (settings, _) = Settings::load(root);
+        let (state, _) = ActiveState::new(root, Catalog::builtin(), settings, true, &self.tmp.home);
+        state.set_mode(mode);
+        Arc::new(state)
+    }
+
+    fn ctx_with(&self, mode: Mode, surface: Arc<dyn DecisionSurface>) -> ToolContext {
+        ToolContext::new(self.state(mode), surface)
+    }
+
+    fn read(&self, rel: &str) -> String {
+        self.tmp.read(rel).unwrap()
+    }
+}
 
 /// A writer whose bytes the test can read afterwards.
 #[derive(Clone, Default)]
@@ -181,7 +213,7 @@ async fn a_terminal_answer_drives_run_call() {
     let p = Project::new();
     let (s, _) = surface("a\n");
     let ctx = p.ctx_with(Mode::Default, Arc::new(s));
-    let o = run_call(
+    let o = call_tool(
         handler(Tool::Write).as_ref(),
         json!({"path": "t.txt", "content": "x\n"}),
         &ctx,
