@@ -450,7 +450,10 @@ pub(super) fn runner_start(
                 break;
             }
             if !known_flags.iter().any(|f| f.len() == 2 && f.ends_with(c)) {
+                // An unknown letter (or a value glued to an optional-value letter,
+                // `nsenter -m/proc/1/ns/mnt`): the rest of the cluster is not read.
                 known = false;
+                break;
             }
         }
         if !known && consumed == 1 {

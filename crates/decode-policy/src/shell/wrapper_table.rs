@@ -467,9 +467,10 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
     WrapperSpec {
         names: &["ltrace"],
         sub: &[],
-        short_value: "aADeFlnopsuwxL",
+        short_value: "aADeFlnopsuwx",
         long_value: TRACE_VALUE,
         flags: &[
+            "-L",
             "-f",
             "-S",
             "-C",

@@ -68,6 +68,131 @@ const RUN_TOOLS: &[&str] = &[
     "micromamba",
 ];
 
+/// pnpm's own commands (any other word is run with `pnpm exec`).
+const PNPM_COMMANDS: &[&str] = &[
+    "add",
+    "i",
+    "install",
+    "ci",
+    "update",
+    "up",
+    "upgrade",
+    "remove",
+    "rm",
+    "uninstall",
+    "un",
+    "link",
+    "ln",
+    "unlink",
+    "import",
+    "rebuild",
+    "rb",
+    "prune",
+    "fetch",
+    "patch",
+    "patch-commit",
+    "patch-remove",
+    "audit",
+    "list",
+    "ls",
+    "ll",
+    "la",
+    "outdated",
+    "why",
+    "licenses",
+    "run",
+    "run-script",
+    "test",
+    "t",
+    "tst",
+    "start",
+    "exec",
+    "dlx",
+    "create",
+    "publish",
+    "pack",
+    "store",
+    "root",
+    "bin",
+    "env",
+    "setup",
+    "init",
+    "deploy",
+    "doctor",
+    "config",
+    "c",
+    "get",
+    "set",
+    "server",
+    "recursive",
+    "multi",
+    "m",
+    "help",
+    "cache",
+    "self-update",
+    "approve-builds",
+    "ignored-builds",
+    "cat-file",
+    "cat-index",
+    "find-hash",
+    "dedupe",
+    "sbom",
+    "version",
+    "catalog",
+    "restart",
+    "stop",
+    "owner",
+    "whoami",
+    "login",
+    "logout",
+    "adduser",
+    "dist-tag",
+    "deprecate",
+    "docs",
+    "search",
+    "view",
+    "info",
+    "show",
+    "unpublish",
+    "x",
+];
+
+/// bun's own commands (any other word, and `bun run NAME` without such a script,
+/// runs a program from PATH).
+const BUN_COMMANDS: &[&str] = &[
+    "run",
+    "test",
+    "x",
+    "exec",
+    "install",
+    "i",
+    "add",
+    "a",
+    "remove",
+    "rm",
+    "update",
+    "outdated",
+    "link",
+    "unlink",
+    "pm",
+    "build",
+    "init",
+    "create",
+    "c",
+    "upgrade",
+    "publish",
+    "patch",
+    "patch-commit",
+    "audit",
+    "info",
+    "why",
+    "repl",
+    "help",
+    "completions",
+    "feedback",
+    "ci",
+];
+
 /// Wrappers allow rules may look past.
 const HARMLESS: &[&str] = &["timeout", "time", "nice", "nohup"];
 
@@ -197,7 +322,19 @@ fn is_assignment(s: &str) -> bool {
 /// Skips options from `i`: short options in `short_arg` and long options in
 /// `long_arg` take a value (attached or the next word). Returns the index of
 /// the first non-option word.
-pub(super) fn skip_opts(words: &[Word], mut i: usize, short_arg: &str, long_arg: &[&str]) -> usize {
+pub(super) fn skip_opts(words: &[Word], i: usize, short_arg: &str, long_arg: &[&str]) -> usize {
+    skip_opts_glued(words, i, short_arg, "", long_arg)
+}
+
+/// [`skip_opts`], where the letters of `glued` take an optional value that
+/// can only be attached (`xargs -eEOF`, `-i{}`): the rest of the cluster is it.
+fn skip_opts_glued(
+    words: &[Word],
+    mut i: usize,
+    short_arg: &str,
+    glued: &str,
+    long_arg: &[&str],
+) -> usize {
     while i < words.len() {
         let t = words[i].text.as_str();
         if t == "--" {
@@ -216,6 +353,9 @@ pub(super) fn skip_opts(words: &[Word], mut i: usize, short_arg: &str, long_arg:
         if t.len() > 1 && t.starts_with('-') {
             let mut consumed = 1;
             for (pos, c) in t[1..].char_indices() {
+                if glued.contains(c) {
+                    break;
+                }
                 if short_arg.contains(c) {
                     if pos + c.len_utf8() == t.len() - 1 {
                         consumed = 2;
@@ -646,6 +786,57 @@ fn see_through(
                 }
                 return None;
             }
+            let sub_word = words[at].text.as_str();
+            // The first word after the sub-command's own options.
+            let operand = |from: usize| {
+                let mut j = from;
+                while j < words.len() && words[j].text.starts_with('-') {
+                    j += 1;
+                    if words[j - 1].text == "--" {
+                        break;
+                    }
+                }
+                j
+            };
+            if name == "pnpm" && exec_like(sub_word) {
+                // Shell mode (`pnpm -c exec 'CMD'`, `-rc`, `--shell-mode`, before or
+                // after `exec`): the command is a string for the shell.
+                let shell_mode = words[i + 1..]
+                    .iter()
+                    .take_while(|w| w.text != "--")
+                    .filter(|w| w.text.starts_with('-'))
+                    .any(|w| {
+                        w.text == "--shell-mode"
+                            || (!w.text.starts_with("--") && w.text[1..].contains('c'))
+                    });
+                if shell_mode {
+                    let j = operand(at + 1);
+                    if j < words.len() {
+                        a.derived
+                            .push(Derived::Source(join(&words[j..], ""), Role::Checked));
+                    }
+                    return None;
+                }
+            }
+            // pnpm runs a command it does not know with `exec`; bun runs one (and
+            // `bun run NAME` without such a script) from PATH.
+            let runs_program = match name {
+                "pnpm" => !PNPM_COMMANDS.contains(&sub_word) && !exec_like(sub_word),
+                "bun" => !BUN_COMMANDS.contains(&sub_word) || sub_word == "run",
+                _ => false,
+            };
+            if runs_program && !a.deep {
+                let j = if sub_word == "run" {
+                    operand(at + 1)
+                } else {
+                    at
+                };
+                if j < words.len() {
+                    a.derived
+                        .push(Derived::Words(words[j..].to_vec(), Role::Checked));
+                }
+                return None;
+            }
             match (name, words[at].text.as_str()) {
                 (n, w)
                     if (n == "npm" && crate::aliases::npm_command(w) == Some("exec"))
@@ -814,10 +1005,12 @@ fn see_through(
             Some(i + 1)
         }
         "xargs" => {
-            let j = skip_opts(
+            // `-e[EOF]`, `-i[R]`, `-l[N]`: optional values, attached only.
+            let j = skip_opts_glued(
                 words,
                 i + 1,
                 "adEILnPs",
+                "eil",
                 &[
                     "--arg-file",
                     "--delimiter",
@@ -1225,6 +1418,40 @@ fn sed_runs_commands(script: &str) -> bool {
 }
 
 /// `env [OPTIONS] [NAME=VALUE]… COMMAND`; `-S STRING` is split and run.
+/// The command line `env -S STRING REST…` runs, as the shell reads it: env's own
+/// escapes are applied where they change words (`\_` is a space, a `#` starting a
+/// word ends the string, before REST is appended). A string with any escape,
+/// comment or variable is opaque too: env's reading is not bash's.
+fn env_split_line(s: &str, rest: &str, a: &mut Analysis) -> String {
+    if s.contains(['\\', '#', '$']) {
+        a.dynamic = Some(
+            "`env -S` with escapes, comments or variables: env splits the string its own way"
+                .into(),
+        );
+    }
+    let mut line = String::new();
+    let mut chars = s.chars().peekable();
+    let mut word_start = true;
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.peek() == Some(&'_') {
+            chars.next();
+            line.push(' ');
+            word_start = true;
+            continue;
+        }
+        if c == '#' && word_start {
+            break;
+        }
+        word_start = c.is_whitespace();
+        line.push(c);
+    }
+    if !rest.is_empty() {
+        line.push(' ');
+        line.push_str(rest);
+    }
+    line
+}
+
 fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
     let mut j = i + 1;
     while j < words.len() {
@@ -1243,12 +1470,8 @@ fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
                 .map(str::to_string)
         };
         if let Some(s) = split {
-            let mut line = s;
             let rest = join(&words[(j + 1).min(words.len())..], "");
-            if !rest.is_empty() {
-                line.push(' ');
-                line.push_str(&rest);
-            }
+            let line = env_split_line(&s, &rest, a);
             a.derived.push(Derived::Source(line, Role::Checked));
             return None;
         }
@@ -1316,12 +1539,8 @@ fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
                         a.chdir = value.clone();
                     }
                     if c == 'S' {
-                        let mut line = value.unwrap_or_default();
                         let rest = join(&words[(j + consumed).min(words.len())..], "");
-                        if !rest.is_empty() {
-                            line.push(' ');
-                            line.push_str(&rest);
-                        }
+                        let line = env_split_line(&value.unwrap_or_default(), &rest, a);
                         a.derived.push(Derived::Source(line, Role::Checked));
                         return None;
                     }

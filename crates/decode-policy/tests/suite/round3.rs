@@ -149,3 +149,87 @@ fn r05_ordinary_wrapped_commands_stay_allowed() {
         ],
     );
 }
+
+#[test]
+fn r06_second_round_env_split_xargs_nsenter_ltrace() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &["bash(rm -rf /)", "bash(curl *)"]);
+    let mut cases = Vec::new();
+    for c in [
+        "env -S 'git\\_push'",
+        "env -S '#' git push",
+        "env -S 'git #x' push",
+        "timeout 5 env -S '#' git push",
+        "env -S 'sh\\_-c\\_\"git push\"'",
+        "xargs -eE git push",
+        "xargs -ea git push origin main",
+        "echo x | xargs -iP git push",
+        "xargs -0iP git push",
+        "nsenter -m/proc/1/ns/mnt git push",
+        "nsenter -t 1 -m/proc/1/ns/mnt git push",
+        "nsenter -U/xt git push",
+        "ltrace -L git push",
+        "command ltrace -L git push",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    for (c, want) in [
+        ("env -S 'curl\\_x'", "deny"),
+        ("env -S 'rm\\_-rf\\_/'", "deny"),
+        ("env -S 'rm -rf #' ~", "ask"),
+        ("xargs -eE rm -rf /", "deny"),
+        ("xargs -iP rm -rf ~", "ask"),
+        ("nsenter -m/proc/self/ns/mnt rm -rf ~", "ask"),
+        ("ltrace -L rm -rf /", "deny"),
+        ("ltrace -L sh -c 'rm -rf ~'", "ask"),
+    ] {
+        cases.push(("bypass", "bash", c, want));
+    }
+    run(&p, &g, &cases);
+}
+
+#[test]
+fn r07_pnpm_and_bun_run_programs() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &["bash(curl *)"]);
+    let mut cases = Vec::new();
+    for c in [
+        "pnpm git push",
+        "pnpm -r git push",
+        "pnpm --filter x git push",
+        "pnpm sh -c 'git push'",
+        "pnpm -c exec 'git push'",
+        "pnpm -rc exec 'git push'",
+        "pnpm --shell-mode exec 'git push'",
+        "pnpm exec --shell-mode 'git push'",
+        "bun run git push",
+        "bun git push",
+        "bun --bun run git push",
+        "bun run --if-present git push",
+        "bun run sh -c 'git push'",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    cases.push(("auto", "bash", "pnpm curl x", "deny"));
+    cases.push(("auto", "bash", "bun curl x", "deny"));
+    for c in [
+        "pnpm sh -c 'rm -rf ~'",
+        "pnpm -rc exec 'rm -rf ~'",
+        "bun run sh -c 'rm -rf ~'",
+        "bun sh -c 'rm -rf ~'",
+    ] {
+        cases.push(("bypass", "bash", c, "ask"));
+    }
+    // Guards: their own commands and scripts stay allowed.
+    for c in [
+        "pnpm install",
+        "pnpm test",
+        "pnpm run build",
+        "bun install",
+        "bun test",
+        "bun run dev",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
