@@ -838,13 +838,8 @@ fn see_through(
                 return None;
             }
             match (name, words[at].text.as_str()) {
-                (n, w)
-                    if (n == "npm" && crate::aliases::npm_command(w) == Some("exec"))
-                        || matches!(
-                            (n, w),
-                            ("pnpm", "exec" | "dlx") | ("yarn", "exec" | "dlx") | ("bun", "x")
-                        ) =>
-                {
+                // (`bun exec` returned above: its string is judged.)
+                (_, w) if exec_like(w) => {
                     let mut j = at + 1;
                     while j < words.len() && words[j].text.starts_with('-') {
                         let t = words[j].text.as_str();
