@@ -82,6 +82,25 @@ impl Word {
                     let rest = t.find('/').map_or("", |k| &t[k..]);
                     push_live(&mut out, rest, true);
                 }
+                Seg::Live(t) if i == 0 && tilde && assignment_shaped(t) => {
+                    // `NAME=~/x` (and `NAME=a:~/b`): bash expands these tildes in
+                    // an argument that looks like an assignment too.
+                    let eq = t.find('=').unwrap_or(0);
+                    push_escaped(&mut out, &t[..=eq]);
+                    for (k, part) in t[eq + 1..].split(':').enumerate() {
+                        if k > 0 {
+                            push_escaped(&mut out, ":");
+                        }
+                        if part.starts_with('~') {
+                            if !out.ends_with('*') || out.ends_with("\\*") {
+                                out.push('*');
+                            }
+                            push_live(&mut out, part.find('/').map_or("", |j| &part[j..]), true);
+                        } else {
+                            push_live(&mut out, part, true);
+                        }
+                    }
+                }
                 Seg::Live(t) => push_live(&mut out, t, tilde),
                 Seg::Lit(t) => push_escaped(&mut out, t),
                 Seg::Dyn { .. } | Seg::Ifs => {
@@ -147,6 +166,20 @@ impl Word {
 
 /// Unquoted text: escaped as [`push_escaped`], or with `globs` its glob
 /// characters (`*`, `?`, a closed `[...]`) as `*` (they may match several words).
+/// `NAME=…` with a `~` after the `=` or a `:`: bash expands those tildes even
+/// in an argument (outside POSIX mode).
+fn assignment_shaped(t: &str) -> bool {
+    let Some((name, value)) = t.split_once('=') else {
+        return false;
+    };
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && value.split(':').any(|p| p.starts_with('~'))
+}
+
 fn push_live(out: &mut String, s: &str, globs: bool) {
     if !globs {
         push_escaped(out, s);
