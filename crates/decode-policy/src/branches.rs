@@ -6,6 +6,7 @@
 //! known, it counts as protected.
 
 use crate::caps::git_subcommand;
+use crate::options::{self, OptionSpec};
 
 /// The branch checked out when a fragment runs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -67,24 +68,15 @@ fn branch_name(r: &str) -> String {
 /// Positional words after the subcommand, skipping options (`with_value`
 /// take the next word).
 fn positionals<'a>(rest: &'a [String], with_value: &[&str]) -> Vec<(usize, &'a str)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    let mut done = false;
-    while i < rest.len() {
-        let a = rest[i].as_str();
-        if !done && a == "--" {
-            done = true;
-            i += 1;
-            continue;
-        }
-        if !done && a.starts_with('-') && a.len() > 1 {
-            i += if with_value.contains(&a) { 2 } else { 1 };
-            continue;
-        }
-        out.push((i, a));
-        i += 1;
-    }
-    out
+    let spec = OptionSpec {
+        value: with_value,
+        complete: true,
+        ..OptionSpec::default()
+    };
+    options::operands(rest, &spec)
+        .into_iter()
+        .map(|k| (k, rest[k].as_str()))
+        .collect()
 }
 
 /// The changes to branches a fragment makes. `dynamic[k]`: `core[k]` is

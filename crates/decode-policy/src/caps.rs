@@ -2,90 +2,133 @@
 //! git config writes, container removal,
 //! removal targets. Path-based caps live in `decide`.
 
-/// The positional words of `args`, skipping options; options listed in
-/// `with_arg` take the next word as their value.
-fn positionals<'a>(args: &'a [String], with_arg: &[&str], max: usize) -> Vec<&'a str> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() && out.len() < max {
-        let a = args[i].as_str();
-        if a == "--" {
-            out.extend(
-                args[i + 1..]
-                    .iter()
-                    .take(max - out.len())
-                    .map(String::as_str),
-            );
-            break;
-        }
-        if a.starts_with('-') && a.len() > 1 {
-            i += if with_arg.contains(&a) { 2 } else { 1 };
-            continue;
-        }
-        out.push(a);
-        i += 1;
-    }
-    out
-}
+use crate::options::{self, OptionSpec, Step};
 
-const GIT_GLOBAL_WITH_ARG: &[&str] = &[
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--super-prefix",
-    "--config-env",
-    "--exec-path",
-    "--list-cmds",
-    "--attr-source",
-];
-
-/// `git [global options] SUB REST…` → `(SUB, REST)`.
-pub(crate) fn git_subcommand(core: &[String]) -> Option<(&str, &[String])> {
-    if core.first().map(String::as_str) != Some("git") {
-        return None;
-    }
-    let mut i = 1;
-    while i < core.len() {
-        let a = core[i].as_str();
-        if a.starts_with('-') {
-            i += if GIT_GLOBAL_WITH_ARG.contains(&a) {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        return Some((a, &core[i + 1..]));
-    }
-    None
-}
-
-const DOCKER_WITH_ARG: &[&str] = &[
-    "-H",
-    "--host",
-    "-c",
-    "--context",
-    "--config",
-    "-l",
-    "--log-level",
-    "--tlscacert",
-    "--tlscert",
-    "--tlskey",
-    // docker compose options
+/// Options that never take a value, whatever the program.
+const COMMON_FLAGS: &[&str] = &[
+    "-v",
+    "-q",
+    "-h",
+    "-y",
     "-f",
-    "--file",
-    "-p",
-    "--project-name",
-    "--profile",
-    "--env-file",
-    "--project-directory",
-    "--ansi",
-    "--parallel",
-    "--progress",
+    "-n",
+    "--verbose",
+    "--quiet",
+    "--silent",
+    "--help",
+    "--version",
+    "--dry-run",
+    "--force",
+    "--yes",
+    "--no-color",
+    "--color",
+    "--debug",
+    "--json",
+    "--all",
+    "--recursive",
+    "-r",
+    "--frozen",
+    "--locked",
+    "--offline",
 ];
 
+/// The options before a program's sub-command when the gate knows only
+/// those in `value` take a value: the common flags take none, any other
+/// option is read both ways.
+pub(crate) const fn global_options<'a>(value: &'a [&'a str]) -> OptionSpec<'a> {
+    OptionSpec {
+        short_value: "",
+        glued: "",
+        value,
+        flags: COMMON_FLAGS,
+        complete: false,
+    }
+}
+
+/// git's global options (`git [OPTIONS] SUB`). One it does not know is read
+/// both ways: a newer git may have an option this list lacks.
+pub(crate) const GIT: OptionSpec<'static> = OptionSpec {
+    short_value: "",
+    glued: "",
+    value: &[
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--super-prefix",
+        "--config-env",
+        "--attr-source",
+    ],
+    flags: &[
+        "-p",
+        "-P",
+        "-v",
+        "-h",
+        "--paginate",
+        "--no-pager",
+        "--bare",
+        "--exec-path",
+        "--html-path",
+        "--man-path",
+        "--info-path",
+        "--no-replace-objects",
+        "--no-lazy-fetch",
+        "--no-optional-locks",
+        "--no-advice",
+        "--literal-pathspecs",
+        "--glob-pathspecs",
+        "--noglob-pathspecs",
+        "--icase-pathspecs",
+        "--version",
+        "--help",
+    ],
+    complete: false,
+};
+
+/// docker's (and podman's, and compose's) options before the sub-command.
+pub(crate) const DOCKER: OptionSpec<'static> = OptionSpec {
+    short_value: "",
+    glued: "",
+    value: &[
+        "-H",
+        "--host",
+        "-c",
+        "--context",
+        "--config",
+        "-l",
+        "--log-level",
+        "--tlscacert",
+        "--tlscert",
+        "--tlskey",
+        // docker compose options
+        "-f",
+        "--file",
+        "-p",
+        "--project-name",
+        "--profile",
+        "--env-file",
+        "--project-directory",
+        "--ansi",
+        "--parallel",
+        "--progress",
+    ],
+    flags: &[
+        "-D",
+        "--debug",
+        "--tls",
+        "--tlsverify",
+        "-v",
+        "--version",
+        "--help",
+        "--dry-run",
+        "--compatibility",
+    ],
+    complete: false,
+};
+
+/// The npm family's options before the sub-command that take a value
+/// (npm's `-w` takes a workspace; pnpm's and bun's take none).
 pub(crate) const PKG_WITH_ARG: &[&str] = &[
     "--registry",
     "-w",
@@ -103,81 +146,22 @@ pub(crate) const PKG_WITH_ARG: &[&str] = &[
     "--userconfig",
 ];
 
-/// Where a subcommand may stand in `args` (the words after the program),
-/// skipping options: `with_arg` options take the next word; options the
-/// table does not know may take one or not, and both readings count, so a
-/// subcommand cannot hide behind an option's value (`npm --tag beta
-/// publish`). Indexes in order, at most 8.
-pub(crate) fn subcommand_candidates(args: &[String], with_arg: &[&str]) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut at: Vec<usize> = vec![0];
-    let mut seen = std::collections::HashSet::new();
-    while let Some(i) = at.pop() {
-        if i >= args.len() || !seen.insert(i) || out.len() >= 8 {
-            continue;
-        }
-        let a = args[i].as_str();
-        if a == "--" {
-            if i + 1 < args.len() && !out.contains(&(i + 1)) {
-                out.push(i + 1);
-            }
-            continue;
-        }
-        if a.starts_with('-') && a.len() > 1 {
-            if a.contains('=')
-                || (a.starts_with('-')
-                    && !a.starts_with("--")
-                    && a.len() > 2
-                    && !with_arg.contains(&a))
-            {
-                // `--opt=value`, or a cluster of short flags (`-la`).
-                at.push(i + 1);
-            } else if with_arg.contains(&a) {
-                at.push(i + 2);
-            } else if is_flag(a) {
-                at.push(i + 1);
-            } else {
-                at.push(i + 2);
-                at.push(i + 1);
-            }
-            continue;
-        }
-        if !out.contains(&i) {
-            out.push(i);
-        }
+/// `git [global options] SUB REST…` → `(SUB, REST)` (an option the gate
+/// does not know read as taking no value).
+pub(crate) fn git_subcommand(core: &[String]) -> Option<(&str, &[String])> {
+    if core.first().map(String::as_str) != Some("git") {
+        return None;
     }
-    out.sort_unstable();
-    out
+    let i = 1 + options::scan(&core[1..], 0, &GIT).start;
+    let sub = core.get(i)?;
+    Some((sub.as_str(), &core[i + 1..]))
 }
 
-/// Options that never take a value, whatever the program.
-fn is_flag(a: &str) -> bool {
-    matches!(
-        a,
-        "-v" | "-q"
-            | "-h"
-            | "-y"
-            | "-f"
-            | "-n"
-            | "--verbose"
-            | "--quiet"
-            | "--silent"
-            | "--help"
-            | "--version"
-            | "--dry-run"
-            | "--force"
-            | "--yes"
-            | "--no-color"
-            | "--color"
-            | "--debug"
-            | "--json"
-            | "--all"
-            | "--recursive"
-            | "-r"
-            | "--frozen"
-            | "--locked"
-            | "--offline"
-    )
+/// Where a subcommand may stand in `args` (the words after the program):
+/// every reading of the options counts, so a subcommand cannot hide behind
+/// an option's value (`npm --tag beta publish`). Indexes in order, at most 8.
+pub(crate) fn subcommand_candidates(args: &[String], spec: &OptionSpec<'_>) -> Vec<usize> {
+    options::candidates(args, spec)
 }
 
 /// `git config` that sets or removes a value, and `git -c
@@ -203,14 +187,10 @@ pub(crate) fn git_config_write(core: &[String]) -> Option<&'static str> {
         if kv.is_some_and(|kv| kv.starts_with("core.hookspath")) {
             return Some(REPO);
         }
-        if !a.starts_with('-') {
-            break;
+        match GIT.step(a) {
+            Step::Option { width, .. } => i += width,
+            Step::Operand | Step::EndOfOptions => break,
         }
-        i += if GIT_GLOBAL_WITH_ARG.contains(&a) {
-            2
-        } else {
-            1
-        };
     }
     let (sub, rest) = git_subcommand(core)?;
     match sub {
@@ -369,27 +349,54 @@ pub(crate) fn container_removal(core: &[String]) -> Option<String> {
                 || (a.starts_with('-') && !a.starts_with("--") && a.contains('v'))
         })
     };
-    let p = match name {
-        "docker" | "podman" => positionals(args, DOCKER_WITH_ARG, 2),
+    // Every reading of the options: `docker --unknown x rm c` may remove `c`.
+    let pairs = || {
+        subcommand_candidates(args, &DOCKER).into_iter().map(|k| {
+            let rest = &args[k + 1..];
+            let second: Vec<&str> = subcommand_candidates(rest, &DOCKER)
+                .into_iter()
+                .map(|j| rest[j].as_str())
+                .collect();
+            (args[k].as_str(), second)
+        })
+    };
+    match name {
+        "docker" | "podman" => {}
         "docker-compose" | "podman-compose" => {
-            let p = positionals(args, DOCKER_WITH_ARG, 1);
-            if p.first() == Some(&"down") && volumes(args) {
-                return Some(format!("`{name} down -v` removes containers and volumes"));
-            }
-            return None;
+            return (pairs().any(|(first, _)| first == "down") && volumes(args))
+                .then(|| format!("`{name} down -v` removes containers and volumes"));
         }
         _ => return None,
-    };
-    let what = match p.as_slice() {
-        ["rm", ..] => "removes containers",
-        ["container", "rm" | "remove" | "prune"] => "removes containers",
-        ["volume", "rm" | "remove" | "prune"] => "removes volumes",
-        ["system", "prune"] => "removes containers, images and volumes",
-        ["compose", "down"] if volumes(args) => "removes containers and volumes",
-        _ => return None,
-    };
-    let shown = p.join(" ");
-    Some(format!("`{name} {shown}` {what}"))
+    }
+    for (first, second) in pairs() {
+        let found = |words: &[&str]| second.iter().find(|s| words.contains(s)).copied();
+        let (shown, what) = match first {
+            "rm" => (None, "removes containers"),
+            "container" => match found(&["rm", "remove", "prune"]) {
+                Some(s) => (Some(s), "removes containers"),
+                None => continue,
+            },
+            "volume" => match found(&["rm", "remove", "prune"]) {
+                Some(s) => (Some(s), "removes volumes"),
+                None => continue,
+            },
+            "system" => match found(&["prune"]) {
+                Some(s) => (Some(s), "removes containers, images and volumes"),
+                None => continue,
+            },
+            "compose" if volumes(args) => match found(&["down"]) {
+                Some(s) => (Some(s), "removes containers and volumes"),
+                None => continue,
+            },
+            _ => continue,
+        };
+        let shown = match shown {
+            Some(s) => format!("{first} {s}"),
+            None => first.to_string(),
+        };
+        return Some(format!("`{name} {shown}` {what}"));
+    }
+    None
 }
 
 /// The targets of `rm` / `rmdir`.
@@ -398,18 +405,12 @@ pub(crate) fn removal_targets(core: &[String]) -> Vec<&str> {
         Some("rm" | "rmdir") => {}
         _ => return Vec::new(),
     }
-    let mut out = Vec::new();
-    let mut options_done = false;
-    for a in &core[1..] {
-        if !options_done && a == "--" {
-            options_done = true;
-            continue;
-        }
-        if options_done || !a.starts_with('-') || a == "-" {
-            out.push(a.as_str());
-        }
-    }
-    out
+    // rm and rmdir have no option that takes a separate value.
+    let args = &core[1..];
+    options::operands(args, &OptionSpec::FLAGS_ONLY)
+        .into_iter()
+        .map(|k| args[k].as_str())
+        .collect()
 }
 
 #[cfg(test)]

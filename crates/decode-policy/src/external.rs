@@ -6,49 +6,15 @@
 //! the gate does not know (both readings count), and a word only known when
 //! the command runs counts as every subcommand.
 
-use crate::caps::{subcommand_candidates, PKG_WITH_ARG};
+use crate::caps::{global_options, subcommand_candidates, DOCKER, GIT, PKG_WITH_ARG};
+use crate::options::OptionSpec;
 
 /// Privilege wrappers and programs that switch users.
 pub(crate) const PRIVILEGE: &[&str] = &[
     "sudo", "sudoedit", "doas", "su", "pkexec", "run0", "runuser", "setpriv",
 ];
 
-const GIT_GLOBAL_WITH_ARG: &[&str] = &[
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--super-prefix",
-    "--config-env",
-    "--list-cmds",
-    "--attr-source",
-];
-
-const DOCKER_WITH_ARG: &[&str] = &[
-    "-H",
-    "--host",
-    "-c",
-    "--context",
-    "--config",
-    "-l",
-    "--log-level",
-    "--tlscacert",
-    "--tlscert",
-    "--tlskey",
-    "-f",
-    "--file",
-    "-p",
-    "--project-name",
-    "--profile",
-    "--env-file",
-    "--project-directory",
-    "--ansi",
-    "--parallel",
-    "--progress",
-];
-
-const KUBE_WITH_ARG: &[&str] = &[
+const KUBE: OptionSpec<'static> = global_options(&[
     "-n",
     "--namespace",
     "--context",
@@ -68,7 +34,7 @@ const KUBE_WITH_ARG: &[&str] = &[
     "--registry-config",
     "-o",
     "--output",
-];
+]);
 
 /// Task runners run the project's own scripts: `make deploy` is not a deploy
 /// by itself (settings `caps.external` can make it one).
@@ -363,14 +329,14 @@ impl Args<'_> {
         }
     }
 
-    fn subs(&self, with_arg: &[&str]) -> Vec<usize> {
-        subcommand_candidates(self.words, with_arg)
+    fn subs(&self, spec: &OptionSpec<'_>) -> Vec<usize> {
+        subcommand_candidates(self.words, spec)
     }
 
     /// Some candidate subcommand is one of `first`, followed by a candidate
     /// second word in `second` (empty `second`: the first alone).
-    fn pair(&self, with_arg: &[&str], first: &[&str], second: &[&str]) -> Option<String> {
-        for k in self.subs(with_arg) {
+    fn pair(&self, spec: &OptionSpec<'_>, first: &[&str], second: &[&str]) -> Option<String> {
+        for k in self.subs(spec) {
             if !self.is_any(k, first) {
                 continue;
             }
@@ -379,7 +345,7 @@ impl Args<'_> {
                 return Some(f);
             }
             let rest = self.rest(k + 1);
-            for j in rest.subs(with_arg) {
+            for j in rest.subs(spec) {
                 if rest.is_any(j, second) {
                     let s = rest.words.get(j).cloned().unwrap_or_default();
                     return Some(format!("{f} {s}"));
@@ -419,8 +385,11 @@ fn runner_target(core: &[String]) -> Option<Vec<String>> {
     let name = core.first()?.as_str();
     let args = &core[1..];
     let runner_opts: &[&str] = &["-p", "--package", "-c", "--call", "--registry", "--cache"];
-    let first_positional =
-        |args: &[String], with: &[&str]| subcommand_candidates(args, with).first().copied();
+    let first_positional = |args: &[String], with: &[&str]| {
+        subcommand_candidates(args, &global_options(with))
+            .first()
+            .copied()
+    };
     let start = match name {
         "npx" | "bunx" | "pnpx" => first_positional(args, runner_opts)?,
         "npm" | "pnpm" | "yarn" | "bun" => {
@@ -471,31 +440,43 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
     match name {
         "git-push" | "git-send-pack" => return hit(name),
         "git" => {
-            if let Some(w) = a.pair(GIT_GLOBAL_WITH_ARG, &["push", "send-pack"], &[]) {
+            if let Some(w) = a.pair(&GIT, &["push", "send-pack"], &[]) {
                 return hit(&format!("git {w}"));
             }
-            if let Some(w) = a.pair(GIT_GLOBAL_WITH_ARG, &["subtree", "lfs"], &["push"]) {
+            if let Some(w) = a.pair(&GIT, &["subtree", "lfs"], &["push"]) {
                 return hit(&format!("git {w}"));
             }
         }
         "gh" => {
             let with = &["-R", "--repo"];
-            if let Some(w) = a.pair(with, &["pr"], &["create", "new", "merge"]) {
+            if let Some(w) = a.pair(&global_options(with), &["pr"], &["create", "new", "merge"]) {
                 return hit(&format!("gh {w}"));
             }
-            if let Some(w) = a.pair(with, &["release"], &["create", "new", "upload"]) {
+            if let Some(w) = a.pair(
+                &global_options(with),
+                &["release"],
+                &["create", "new", "upload"],
+            ) {
                 return hit(&format!("gh {w}"));
             }
-            if let Some(w) = a.pair(with, &["repo"], &["create", "new", "delete"]) {
+            if let Some(w) = a.pair(
+                &global_options(with),
+                &["repo"],
+                &["create", "new", "delete"],
+            ) {
                 return hit(&format!("gh {w}"));
             }
         }
         "glab" => {
             let with = &["-R", "--repo"];
-            if let Some(w) = a.pair(with, &["mr"], &["merge", "accept"]) {
+            if let Some(w) = a.pair(&global_options(with), &["mr"], &["merge", "accept"]) {
                 return hit(&format!("glab {w}"));
             }
-            if let Some(w) = a.pair(with, &["release"], &["create", "new", "upload"]) {
+            if let Some(w) = a.pair(
+                &global_options(with),
+                &["release"],
+                &["create", "new", "upload"],
+            ) {
                 return hit(&format!("glab {w}"));
             }
         }
@@ -504,7 +485,7 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
             let skip =
                 usize::from(name == "cargo" && a.words.first().is_some_and(|x| x.starts_with('+')));
             let a = a.rest(skip);
-            for k in a.subs(PKG_WITH_ARG) {
+            for k in a.subs(&global_options(PKG_WITH_ARG)) {
                 let w = a.words.get(k).map(String::as_str).unwrap_or("");
                 let canonical = if name == "npm" { npm_canonical(w) } else { w };
                 if canonical == "publish" || a.dynamic.get(k) == Some(&true) {
@@ -513,7 +494,7 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
                 if name == "yarn" && w == "npm" {
                     let rest = a.rest(k + 1);
                     if rest
-                        .subs(PKG_WITH_ARG)
+                        .subs(&global_options(PKG_WITH_ARG))
                         .into_iter()
                         .any(|j| rest.is(j, "publish"))
                     {
@@ -523,7 +504,7 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
             }
         }
         "twine" => {
-            if a.pair(&[], &["upload"], &[]).is_some() {
+            if a.pair(&global_options(&[]), &["upload"], &[]).is_some() {
                 return hit("twine upload");
             }
         }
@@ -532,30 +513,26 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
                 .words
                 .iter()
                 .any(|x| x == "--push" || x == "--push=true" || x.contains("type=registry"));
-            if let Some(w) = a.pair(DOCKER_WITH_ARG, &["push"], &[]) {
+            if let Some(w) = a.pair(&DOCKER, &["push"], &[]) {
                 return hit(&format!("{name} {w}"));
             }
-            if let Some(w) = a.pair(
-                DOCKER_WITH_ARG,
-                &["image", "manifest", "compose"],
-                &["push"],
-            ) {
+            if let Some(w) = a.pair(&DOCKER, &["image", "manifest", "compose"], &["push"]) {
                 return hit(&format!("{name} {w}"));
             }
             if pushes {
-                if let Some(w) = a.pair(DOCKER_WITH_ARG, &["build", "buildx", "image"], &[]) {
+                if let Some(w) = a.pair(&DOCKER, &["build", "buildx", "image"], &[]) {
                     return hit(&format!("{name} {w} --push"));
                 }
             }
         }
         "docker-compose" | "podman-compose" => {
-            if a.pair(DOCKER_WITH_ARG, &["push"], &[]).is_some() {
+            if a.pair(&DOCKER, &["push"], &[]).is_some() {
                 return hit(&format!("{name} push"));
             }
         }
         "kubectl" | "oc" => {
             if let Some(w) = a.pair(
-                KUBE_WITH_ARG,
+                &KUBE,
                 &[
                     "apply", "create", "delete", "rollout", "replace", "patch", "scale", "set",
                     "edit",
@@ -567,7 +544,7 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
         }
         "helm" => {
             if let Some(w) = a.pair(
-                KUBE_WITH_ARG,
+                &KUBE,
                 &[
                     "install",
                     "upgrade",
@@ -582,13 +559,17 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
             }
         }
         "terraform" | "tofu" | "terragrunt" => {
-            if let Some(w) = a.pair(&["-chdir"], &["apply", "destroy", "import"], &[]) {
+            if let Some(w) = a.pair(
+                &global_options(&["-chdir"]),
+                &["apply", "destroy", "import"],
+                &[],
+            ) {
                 return hit(&format!("{name} {w}"));
             }
         }
         "pulumi" => {
             if let Some(w) = a.pair(
-                &["-s", "--stack", "-C", "--cwd"],
+                &global_options(&["-s", "--stack", "-C", "--cwd"]),
                 &["up", "destroy", "update"],
                 &[],
             ) {
@@ -612,7 +593,7 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
                 "-S",
                 "-Q",
             ];
-            let subs = a.subs(with);
+            let subs = a.subs(&global_options(with));
             const READ_ONLY: &[&str] = &[
                 "help",
                 "ls",
@@ -656,7 +637,11 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
                 "--site",
                 "-s",
             ];
-            if let Some(w) = a.pair(with, &["deploy", "publish", "release"], &[]) {
+            if let Some(w) = a.pair(
+                &global_options(with),
+                &["deploy", "publish", "release"],
+                &[],
+            ) {
                 return hit(&format!("{name} {w}"));
             }
         }
@@ -690,7 +675,7 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
             // Any other program: `push`, `publish`, `deploy`, `upload`
             // (or `gh-deploy`) as its first subcommand word, or after a
             // known group (`jj git push`, `dotnet nuget push`).
-            let subs = a.subs(&[]);
+            let subs = a.subs(&global_options(&[]));
             for &k in &subs {
                 let known = a.dynamic.get(k) != Some(&true);
                 if known
@@ -702,7 +687,7 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
                 }
                 if a.is_any(k, &["git", "nuget", "lfs", "release"]) && known {
                     let rest = a.rest(k + 1);
-                    for j in rest.subs(&[]) {
+                    for j in rest.subs(&global_options(&[])) {
                         if rest
                             .words
                             .get(j)

@@ -13,6 +13,7 @@ mod globx;
 pub mod input;
 mod matcher;
 pub mod mode;
+mod options;
 pub mod paths;
 pub mod rules;
 mod shell;

@@ -1533,7 +1533,8 @@ impl Walker<'_> {
         // `env -C DIR`, `git -C DIR`: the command runs in DIR.
         let cwd = match &analysis.chdir {
             None => self.cwd.clone(),
-            Some(d) => match self.expand_static(d) {
+            Some(wrappers::Workdir::Unknown) => None,
+            Some(wrappers::Workdir::At(d)) => match self.expand_static(d) {
                 Some(Some(e)) => self.cwd.as_ref().map(|c| paths::lexical(c, &e)),
                 _ => None,
             },

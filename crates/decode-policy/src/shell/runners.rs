@@ -9,6 +9,7 @@
 use super::words::Word;
 use super::wrappers::{Analysis, Derived};
 use super::{Redir, Role};
+use crate::options::{self, OptionSpec, Scan};
 
 /// Variables whose value is a command some program runs.
 const COMMAND_VARS: &[&str] = &[
@@ -404,63 +405,20 @@ pub(super) fn ssh(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
     }
 }
 
-/// A runner's command start: skips its options (`with_value` take the next
-/// word). Options the table does not know could take a value too: each such
-/// reading's command is judged as well (deny rules, ask rules and caps).
+/// A runner's command start: skips its options as `spec` reads them. Options
+/// the spec does not know could take a value too: each such reading's command
+/// is judged as well (deny rules, ask rules and caps).
 pub(super) fn runner_start(
     words: &[Word],
     from: usize,
-    short_value: &str,
-    long_value: &[&str],
-    known_flags: &[&str],
+    spec: &OptionSpec<'_>,
     a: &mut Analysis,
 ) -> Option<usize> {
-    let mut j = from;
-    let mut alternatives = Vec::new();
-    while j < words.len() {
-        let t = words[j].text.as_str();
-        if t == "--" {
-            j += 1;
-            break;
-        }
-        if !t.starts_with('-') || t == "-" {
-            break;
-        }
-        if t.starts_with("--") {
-            if t.contains('=') || known_flags.contains(&t) {
-                j += 1;
-            } else if long_value.contains(&t) || super::wrappers::abbreviates(t, long_value) {
-                j += 2;
-            } else {
-                // Unknown: a flag here; the word after it may be its value.
-                alternatives.push(j + 2);
-                j += 1;
-            }
-            continue;
-        }
-        // A short cluster: a letter taking a value ends it.
-        let body = &t[1..];
-        let mut consumed = 1;
-        let mut known = true;
-        for (pos, c) in body.char_indices() {
-            if short_value.contains(c) {
-                if pos + c.len_utf8() == body.len() {
-                    consumed = 2;
-                }
-                break;
-            }
-            if !known_flags.iter().any(|f| f.len() == 2 && f.ends_with(c)) {
-                // An unknown letter (or a value glued to an optional-value letter,
-                // `nsenter -m/proc/1/ns/mnt`): the rest of the cluster is not read.
-                known = false;
-                break;
-            }
-        }
-        if !known && consumed == 1 {
-            alternatives.push(j + 2);
-        }
-        j += consumed;
-    }
+    let Scan {
+        start: j,
+        mut alternatives,
+        ..
+    } = options::scan(words, from, spec);
     // Beyond a few options of unknown arity the readings multiply: opaque.
     if alternatives.len() > 4 {
         a.over_budget =

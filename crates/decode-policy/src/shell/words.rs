@@ -47,6 +47,12 @@ pub(crate) struct Word {
     pub segs: Vec<Seg>,
 }
 
+impl AsRef<str> for Word {
+    fn as_ref(&self) -> &str {
+        &self.text
+    }
+}
+
 impl Word {
     pub(crate) fn raw(s: &str) -> Word {
         Word {

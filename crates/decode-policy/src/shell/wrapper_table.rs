@@ -7,7 +7,8 @@
 
 use super::runners;
 use super::words::Word;
-use super::wrappers::Analysis;
+use super::wrappers::{Analysis, Workdir};
+use crate::options::{self, OptionSpec};
 
 /// One wrapper or runner the gate sees through.
 #[derive(Debug)]
@@ -26,10 +27,26 @@ pub(super) struct WrapperSpec {
     pub flags: &'static [&'static str],
     /// Words between the options and the command (`timeout 30`, `chrt 10`).
     pub positionals: usize,
+    /// Whether the command runs in another folder.
+    pub moves: Moves,
     /// A command line using it, and the command it runs (checked by this
     /// module's test; the table is its documentation).
     #[cfg_attr(not(test), allow(dead_code))]
     pub example: (&'static str, &'static str),
+}
+
+/// Where a wrapper runs its command.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Moves {
+    /// In the wrapper's own folder, unless an option the gate does not know
+    /// names a folder or a root (`--private-cwd=…`, `--root …`): then where
+    /// is not known.
+    Here,
+    /// In the value of one of these options (`uv run --directory DIR`).
+    To(&'static [&'static str]),
+    /// Somewhere the gate cannot place: a new root or namespaces (`chroot`,
+    /// `nsenter`).
+    Unknown,
 }
 
 impl WrapperSpec {
@@ -46,14 +63,36 @@ impl WrapperSpec {
     /// Where the command it runs starts (`None`: it runs none the gate can place).
     pub(super) fn start(&self, words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
         let from = i + 1 + self.sub.len();
-        let at = runners::runner_start(
-            words,
-            from,
-            self.short_value,
-            self.long_value,
-            self.flags,
-            a,
-        )?;
+        let spec = OptionSpec {
+            short_value: self.short_value,
+            value: self.long_value,
+            flags: self.flags,
+            ..OptionSpec::default()
+        };
+        let at = runners::runner_start(words, from, &spec, a)?;
+        let given = &words[from..at];
+        let known: &[&str] = match self.moves {
+            Moves::Here => &[],
+            Moves::To(options) => options,
+            Moves::Unknown => {
+                a.move_to(Workdir::Unknown);
+                &[]
+            }
+        };
+        for v in options::values(given, &spec, known) {
+            a.move_to(Workdir::At(v.text));
+        }
+        let names_a_folder = given.iter().any(|w| {
+            let name = w.text.split('=').next().unwrap_or("");
+            name.starts_with("--")
+                && !known.contains(&name)
+                && ["dir", "cwd", "wd", "root"]
+                    .iter()
+                    .any(|d| name.contains(d))
+        });
+        if names_a_folder {
+            a.move_to(Workdir::Unknown);
+        }
         if self.positionals == 0 {
             return Some(at);
         }
@@ -84,7 +123,14 @@ const UV_RUN_FLAGS: &[&str] = &[
     "--all-extras",
     "--no-project",
 ];
-const UV_TOOL_VALUE: &[&str] = &["--with", "--python", "--from", "--index", "--index-url"];
+const UV_TOOL_VALUE: &[&str] = &[
+    "--with",
+    "--python",
+    "--from",
+    "--index",
+    "--index-url",
+    "--directory",
+];
 const UV_TOOL_FLAGS: &[&str] = &["--quiet", "-q", "--isolated"];
 const TRACE_VALUE: &[&str] = &[
     "--output",
@@ -115,6 +161,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: UV_RUN_VALUE,
         flags: UV_RUN_FLAGS,
         positionals: 0,
+        moves: Moves::To(&["--directory"]),
         example: ("uv run --with rich -q pytest -x", "pytest -x"),
     },
     WrapperSpec {
@@ -124,6 +171,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: UV_TOOL_VALUE,
         flags: UV_TOOL_FLAGS,
         positionals: 0,
+        moves: Moves::To(&["--directory"]),
         example: ("uv tool run --from ruff ruff check", "ruff check"),
     },
     WrapperSpec {
@@ -133,6 +181,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: UV_TOOL_VALUE,
         flags: UV_TOOL_FLAGS,
         positionals: 0,
+        moves: Moves::To(&["--directory"]),
         example: ("uvx -p 3.12 black .", "black ."),
     },
     WrapperSpec {
@@ -142,6 +191,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &["--spec", "--python", "--pip-args", "--index-url"],
         flags: &["--no-cache", "--verbose", "--quiet"],
         positionals: 0,
+        moves: Moves::Here,
         example: ("pipx run --spec black==24 black src", "black src"),
     },
     WrapperSpec {
@@ -151,6 +201,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &["--directory", "-C"],
         flags: &[],
         positionals: 0,
+        moves: Moves::To(&["--directory", "-C"]),
         example: ("poetry run --directory app pytest", "pytest"),
     },
     WrapperSpec {
@@ -160,6 +211,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &["--name", "--prefix", "--cwd"],
         flags: &["--no-capture-output", "--live-stream"],
         positionals: 0,
+        moves: Moves::To(&["--cwd"]),
         example: ("conda run -n base --live-stream python -V", "python -V"),
     },
     // Runners of the system: sandboxes, namespaces, sessions, displays.
@@ -170,6 +222,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &[],
         flags: &["-d", "-i", "-m", "-s", "-u"],
         positionals: 0,
+        moves: Moves::Here,
         example: ("caffeinate -i -t 60 make", "make"),
     },
     WrapperSpec {
@@ -179,6 +232,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &["--userspec", "--groups"],
         flags: &[],
         positionals: 1,
+        moves: Moves::Unknown,
         example: ("chroot /srv/root ls -l", "ls -l"),
     },
     WrapperSpec {
@@ -205,6 +259,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
             "--map-root-user",
         ],
         positionals: 0,
+        moves: Moves::To(&["-w", "--wd"]),
         example: ("unshare -r -n --wd /tmp id -u", "id -u"),
     },
     WrapperSpec {
@@ -218,6 +273,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
             "--root", "--wd",
         ],
         positionals: 0,
+        moves: Moves::Unknown,
         example: ("nsenter -t 1 -m ip addr", "ip addr"),
     },
     WrapperSpec {
@@ -227,6 +283,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &[],
         flags: &["-q", "--quiet", "-v"],
         positionals: 0,
+        moves: Moves::Here,
         example: ("valgrind -q node app.js", "node app.js"),
     },
     WrapperSpec {
@@ -259,6 +316,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
             "-d",
         ],
         positionals: 0,
+        moves: Moves::To(&["--working-directory"]),
         example: (
             "systemd-run --user --scope -p MemoryMax=1G make -j2",
             "make -j2",
@@ -278,6 +336,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         ],
         flags: &["-a", "--auto-servernum"],
         positionals: 0,
+        moves: Moves::Here,
         example: ("xvfb-run -a -s -ac cargo test", "cargo test"),
     },
     WrapperSpec {
@@ -287,6 +346,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &["--config-file", "--dbus-daemon"],
         flags: &[],
         positionals: 0,
+        moves: Moves::Here,
         example: (
             "dbus-run-session -- gnome-keyring-daemon --unlock",
             "gnome-keyring-daemon --unlock",
@@ -300,6 +360,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &[],
         flags: &["-p", "-v", "-V"],
         positionals: 0,
+        moves: Moves::Here,
         example: ("command -p ls -a", "ls -a"),
     },
     WrapperSpec {
@@ -309,6 +370,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &[],
         flags: &[],
         positionals: 0,
+        moves: Moves::Here,
         example: ("busybox rm -f x", "rm -f x"),
     },
     WrapperSpec {
@@ -318,6 +380,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &[],
         flags: &["-c", "-l"],
         positionals: 0,
+        moves: Moves::Here,
         example: ("exec -a name cat notes.txt", "cat notes.txt"),
     },
     WrapperSpec {
@@ -327,6 +390,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &[],
         flags: &["-c", "-f", "-w", "-p", "--ctty", "--fork", "--wait"],
         positionals: 0,
+        moves: Moves::Here,
         example: ("setsid -f npm start", "npm start"),
     },
     WrapperSpec {
@@ -336,6 +400,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &["--adjustment"],
         flags: &[],
         positionals: 0,
+        moves: Moves::Here,
         example: ("nice -n 5 make", "make"),
     },
     WrapperSpec {
@@ -352,6 +417,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
             "--verbose",
         ],
         positionals: 1,
+        moves: Moves::Here,
         example: ("timeout -s KILL 30 npm test", "npm test"),
     },
     WrapperSpec {
@@ -361,6 +427,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &["--input", "--output", "--error"],
         flags: &[],
         positionals: 0,
+        moves: Moves::Here,
         example: ("stdbuf -o L grep x log.txt", "grep x log.txt"),
     },
     WrapperSpec {
@@ -370,6 +437,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
         flags: &["-t", "--ignore"],
         positionals: 0,
+        moves: Moves::Here,
         example: ("ionice -c 3 rsync -a a/ b/", "rsync -a a/ b/"),
     },
     WrapperSpec {
@@ -379,6 +447,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         long_value: &[],
         flags: &["-a", "-c", "-p", "--all-tasks", "--cpu-list", "--pid"],
         positionals: 1,
+        moves: Moves::Here,
         example: ("taskset -c 0-1 make -j2", "make -j2"),
     },
     WrapperSpec {
@@ -413,6 +482,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
             "--verbose",
         ],
         positionals: 1,
+        moves: Moves::Here,
         example: ("chrt -f 10 make bench", "make bench"),
     },
     WrapperSpec {
@@ -462,6 +532,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
             "--version",
         ],
         positionals: 0,
+        moves: Moves::Here,
         example: ("strace -f -o trace.txt node app.js", "node app.js"),
     },
     WrapperSpec {
@@ -488,6 +559,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
             "--version",
         ],
         positionals: 0,
+        moves: Moves::Here,
         example: ("ltrace -e malloc ls -l", "ls -l"),
     },
 ];

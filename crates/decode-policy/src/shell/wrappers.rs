@@ -6,6 +6,7 @@ use super::runners::{self, Script};
 use super::words::Word;
 use super::wrapper_table::WRAPPERS;
 use super::{Redir, Role};
+use crate::options::{self, OptionSpec};
 
 /// A command that a fragment runs besides itself.
 #[derive(Debug, Clone)]
@@ -41,12 +42,37 @@ pub(crate) struct Analysis {
     pub core_dyn: Vec<bool>,
     /// For each word of `core`: some part of it is quoted or escaped.
     pub core_quoted: Vec<bool>,
-    /// The folder the command runs in (`env -C DIR`, `git -C DIR`).
-    pub chdir: Option<String>,
+    /// The folder the command runs in (`env -C DIR`, `git -C DIR`), when a
+    /// wrapper moves it.
+    pub chdir: Option<Workdir>,
     /// `find`'s starting points.
     pub find_roots: Option<Vec<Option<String>>>,
     /// Judging it would exceed a budget: opaque, and asks even in bypass.
     pub over_budget: Option<String>,
+}
+
+/// Where a wrapper makes the command it runs start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Workdir {
+    /// This folder (relative to the one the wrapper itself runs in).
+    At(String),
+    /// A folder or root the gate cannot place (`chroot DIR`, `nsenter`, a
+    /// directory option it does not know).
+    Unknown,
+}
+
+impl Analysis {
+    /// A wrapper moves the command into `dir` (one wrapper inside another:
+    /// `sudo -D a env -C b` runs in `a/b`).
+    pub(super) fn move_to(&mut self, dir: Workdir) {
+        self.chdir = match (self.chdir.take(), dir) {
+            (Some(Workdir::Unknown), _) | (_, Workdir::Unknown) => Some(Workdir::Unknown),
+            (Some(Workdir::At(base)), Workdir::At(d)) if !d.starts_with(['/', '~']) => {
+                Some(Workdir::At(format!("{}/{d}", base.trim_end_matches('/'))))
+            }
+            (_, d) => Some(d),
+        };
+    }
 }
 
 /// Wrapper levels seen through with every form recorded; beyond, only the
@@ -237,18 +263,6 @@ fn system_bin(dir: &str) -> bool {
         .is_some_and(|k| !writable[k])
 }
 
-/// git's global options that take a value.
-const GIT_WITH_ARG: &[&str] = &[
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--super-prefix",
-    "--config-env",
-    "--attr-source",
-];
-
 const SHELLS: &[&str] = &[
     "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh",
 ];
@@ -320,61 +334,16 @@ fn is_assignment(s: &str) -> bool {
 }
 
 /// Skips options from `i`: short options in `short_arg` and long options in
-/// `long_arg` take a value (attached or the next word). Returns the index of
-/// the first non-option word.
+/// `long_arg` take a value (attached or the next word), any other takes none.
+/// Returns the index of the first non-option word.
 pub(super) fn skip_opts(words: &[Word], i: usize, short_arg: &str, long_arg: &[&str]) -> usize {
-    skip_opts_glued(words, i, short_arg, "", long_arg)
-}
-
-/// [`skip_opts`], where the letters of `glued` take an optional value that
-/// can only be attached (`xargs -eEOF`, `-i{}`): the rest of the cluster is it.
-fn skip_opts_glued(
-    words: &[Word],
-    mut i: usize,
-    short_arg: &str,
-    glued: &str,
-    long_arg: &[&str],
-) -> usize {
-    while i < words.len() {
-        let t = words[i].text.as_str();
-        if t == "--" {
-            return i + 1;
-        }
-        if let Some(long) = t.strip_prefix("--") {
-            if long.contains('=') {
-                i += 1;
-            } else if long_arg.contains(&t) || abbreviates(t, long_arg) {
-                i += 2;
-            } else {
-                i += 1;
-            }
-            continue;
-        }
-        if t.len() > 1 && t.starts_with('-') {
-            let mut consumed = 1;
-            for (pos, c) in t[1..].char_indices() {
-                if glued.contains(c) {
-                    break;
-                }
-                if short_arg.contains(c) {
-                    if pos + c.len_utf8() == t.len() - 1 {
-                        consumed = 2;
-                    }
-                    break;
-                }
-            }
-            i += consumed;
-            continue;
-        }
-        return i;
-    }
-    i
-}
-
-/// Whether `--x` is a GNU abbreviation of one of `long` (getopt accepts any
-/// unique prefix; an ambiguous one is an error, so nothing runs either way).
-pub(super) fn abbreviates(t: &str, long: &[&str]) -> bool {
-    t.len() > 2 && long.iter().any(|l| l.len() > t.len() && l.starts_with(t))
+    let spec = OptionSpec {
+        short_value: short_arg,
+        value: long_arg,
+        complete: true,
+        ..OptionSpec::default()
+    };
+    options::scan(words, i, &spec).start
 }
 
 /// Analyses one simple command.
@@ -681,7 +650,13 @@ fn see_through(
             let skip = usize::from(texts.first().is_some_and(|t| t.starts_with('+')));
             if let Some(&k) = crate::caps::subcommand_candidates(
                 &texts[skip..],
-                &["--config", "-Z", "-C", "--color", "--manifest-path"],
+                &crate::caps::global_options(&[
+                    "--config",
+                    "-Z",
+                    "-C",
+                    "--color",
+                    "--manifest-path",
+                ]),
             )
             .first()
             {
@@ -729,20 +704,19 @@ fn see_through(
                 }
                 j += 1;
             }
-            runners::runner_start(
-                words,
-                i + 1,
-                "p",
-                &[
+            let spec = OptionSpec {
+                short_value: "p",
+                value: &[
                     "--package",
                     "--registry",
                     "--cache",
                     "--userconfig",
                     "--prefix",
                 ],
-                &["--yes", "-y", "--no", "--quiet", "-q", "--ignore-existing"],
-                a,
-            )
+                flags: &["--yes", "-y", "--no", "--quiet", "-q", "--ignore-existing"],
+                ..OptionSpec::default()
+            };
+            runners::runner_start(words, i + 1, &spec, a)
         }
         "npm" | "pnpm" | "yarn" | "bun" => {
             // npm's `-w` takes a workspace; pnpm's and bun's take none, so for
@@ -754,7 +728,7 @@ fn see_through(
                 .collect();
             let subs = crate::caps::subcommand_candidates(
                 &words.iter().map(|w| w.text.clone()).collect::<Vec<_>>()[i + 1..],
-                &with_arg,
+                &crate::caps::global_options(&with_arg),
             );
             let exec_like = |w: &str| {
                 (name == "npm" && crate::aliases::npm_command(w) == Some("exec"))
@@ -778,6 +752,13 @@ fn see_through(
             }
             let &k = subs.first()?;
             let at = i + 1 + k;
+            // `npm --prefix DIR`, `pnpm -C DIR`, `yarn --cwd DIR`: what it runs
+            // runs there.
+            let spec = crate::caps::global_options(&with_arg);
+            let dirs = ["--prefix", "-C", "--dir", "--cwd"];
+            for v in options::values(&words[i + 1..at], &spec, &dirs) {
+                a.move_to(Workdir::At(v.text));
+            }
             if name == "bun" && words[at].text == "exec" {
                 // `bun exec "…"` runs the string in Bun's shell.
                 if at + 1 < words.len() {
@@ -855,21 +836,20 @@ fn see_through(
                         }
                         j += 1;
                     }
-                    runners::runner_start(
-                        words,
-                        at + 1,
-                        "p",
-                        &[
+                    // (`-w` takes a workspace in npm and none in pnpm: read both ways.)
+                    let spec = OptionSpec {
+                        short_value: "p",
+                        value: &[
                             "--package",
                             "--registry",
                             "--cache",
                             "--filter",
                             "--workspace",
-                            "-w",
                         ],
-                        &["--yes", "-y", "--no", "--quiet", "-q", "--recursive", "-r"],
-                        a,
-                    )
+                        flags: &["--yes", "-y", "--no", "--quiet", "-q", "--recursive", "-r"],
+                        ..OptionSpec::default()
+                    };
+                    runners::runner_start(words, at + 1, &spec, a)
                 }
                 ("yarn", "workspace") if at + 2 < words.len() => {
                     let mut ws = vec![words[i].clone()];
@@ -1001,12 +981,10 @@ fn see_through(
         }
         "xargs" => {
             // `-e[EOF]`, `-i[R]`, `-l[N]`: optional values, attached only.
-            let j = skip_opts_glued(
-                words,
-                i + 1,
-                "adEILnPs",
-                "eil",
-                &[
+            let spec = OptionSpec {
+                short_value: "adEILnPs",
+                glued: "eil",
+                value: &[
                     "--arg-file",
                     "--delimiter",
                     "--max-args",
@@ -1014,7 +992,10 @@ fn see_through(
                     "--max-chars",
                     "--process-slot-var",
                 ],
-            );
+                complete: true,
+                ..OptionSpec::default()
+            };
+            let j = options::scan(words, i + 1, &spec).start;
             if j < words.len() && !a.deep {
                 a.derived.push(Derived::Words(words[j..].to_vec(), role));
             }
@@ -1058,6 +1039,19 @@ fn see_through(
                 ),
             };
             let mut j = skip_opts(words, i + 1, short, long);
+            // `sudo -D DIR`, `run0 --chdir DIR`; `sudo -R ROOT` re-roots it.
+            let spec = OptionSpec {
+                short_value: short,
+                value: long,
+                complete: true,
+                ..OptionSpec::default()
+            };
+            for v in options::values(&words[i + 1..j], &spec, &["-D", "--chdir"]) {
+                a.move_to(Workdir::At(v.text));
+            }
+            if !options::values(&words[i + 1..j], &spec, &["-R", "--chroot"]).is_empty() {
+                a.move_to(Workdir::Unknown);
+            }
             while j < words.len() && is_assignment(&words[j].text) {
                 j += 1;
             }
@@ -1206,11 +1200,13 @@ fn see_through(
         }
         "git" => {
             runners::git(words, i, role, a);
-            if let Some(k) = words[i + 1..].iter().position(|w| w.text == "-C") {
-                a.chdir = words.get(i + 2 + k).map(|w| w.text.clone());
-            }
             let texts: Vec<String> = words[i + 1..].iter().map(|w| w.text.clone()).collect();
-            if let Some(&k) = crate::caps::subcommand_candidates(&texts, GIT_WITH_ARG).first() {
+            let globals = options::scan(&texts, 0, &crate::caps::GIT).start;
+            for v in options::values(&texts[..globals], &crate::caps::GIT, &["-C"]) {
+                a.move_to(Workdir::At(v.text));
+            }
+            if let Some(&k) = crate::caps::subcommand_candidates(&texts, &crate::caps::GIT).first()
+            {
                 let at = i + 1 + k;
                 if let Some(exp) = config.git_alias(&words[at].text) {
                     let rest: Vec<&str> = words[at + 1..].iter().map(|w| w.text.as_str()).collect();
@@ -1471,14 +1467,14 @@ fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
             return None;
         }
         if matches!(t, "--unset" | "--chdir") {
-            if t == "--chdir" {
-                a.chdir = words.get(j + 1).map(|w| w.text.clone());
+            if let Some(d) = words.get(j + 1).filter(|_| t == "--chdir") {
+                a.move_to(Workdir::At(d.text.clone()));
             }
             j += 2;
             continue;
         }
         if let Some(d) = t.strip_prefix("--chdir=") {
-            a.chdir = Some(d.to_string());
+            a.move_to(Workdir::At(d.to_string()));
             j += 1;
             continue;
         }
@@ -1530,8 +1526,8 @@ fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
                     } else {
                         Some(rest.to_string())
                     };
-                    if c == 'C' {
-                        a.chdir = value.clone();
+                    if let Some(d) = value.clone().filter(|_| c == 'C') {
+                        a.move_to(Workdir::At(d));
                     }
                     if c == 'S' {
                         let rest = join(&words[(j + consumed).min(words.len())..], "");

@@ -5,6 +5,7 @@
 //! same command made — counts as naming a protected file.
 
 use super::Redir;
+use crate::options::{self, OptionSpec};
 
 /// One place a command writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,42 +36,189 @@ impl Target {
     }
 }
 
-/// sed scripts: the `-e`/`--expression` values, else the first positional
-/// word; `None` when a script comes from a file (`-f`).
-fn sed_scripts(args: &[String]) -> Option<Vec<String>> {
-    let mut scripts = Vec::new();
-    let mut i = 0;
-    let mut first_positional = None;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if a == "-f"
-            || a == "--file"
-            || a.starts_with("--file=")
-            || (a.starts_with("-f") && a.len() > 2 && !a.starts_with("--"))
-        {
-            return None;
-        }
-        if a == "-e" || a == "--expression" {
-            scripts.extend(args.get(i + 1).cloned());
-            i += 2;
-            continue;
-        }
-        if let Some(v) = a.strip_prefix("--expression=") {
-            scripts.push(v.to_string());
-        } else if let Some(v) = a
-            .strip_prefix("-e")
-            .filter(|v| !v.is_empty() && !a.starts_with("--"))
-        {
-            scripts.push(v.to_string());
-        } else if matches!(a, "-l" | "--line-length") {
-            i += 1;
-        } else if (!a.starts_with('-') || a == "-") && first_positional.is_none() {
-            first_positional = Some(a.to_string());
-        }
-        i += 1;
+/// A program whose options are all known: `short` letters and `value` words
+/// take a value, every other option takes none.
+const fn known(short_value: &'static str, value: &'static [&'static str]) -> OptionSpec<'static> {
+    OptionSpec {
+        short_value,
+        glued: "",
+        value,
+        flags: &[],
+        complete: true,
     }
+}
+
+/// A program with more options than listed here: an option it does not know
+/// may take the next word, which then counts as an operand too.
+const fn partial(short_value: &'static str, value: &'static [&'static str]) -> OptionSpec<'static> {
+    OptionSpec {
+        short_value,
+        glued: "",
+        value,
+        flags: &[],
+        complete: false,
+    }
+}
+
+// The GNU coreutils options that take a value (`--backup[=C]` and the like
+// take one only attached, so they are not listed).
+const CP: OptionSpec<'static> = known(
+    "St",
+    &[
+        "--suffix",
+        "--target-directory",
+        "--no-preserve",
+        "--sparse",
+    ],
+);
+const MV: OptionSpec<'static> = known("St", &["--suffix", "--target-directory"]);
+const INSTALL: OptionSpec<'static> = known(
+    "mogSt",
+    &[
+        "--mode",
+        "--owner",
+        "--group",
+        "--suffix",
+        "--target-directory",
+        "--strip-program",
+    ],
+);
+const LN: OptionSpec<'static> = known("St", &["--suffix", "--target-directory"]);
+const RSYNC: OptionSpec<'static> = partial(
+    "efBTM",
+    &[
+        "--rsh",
+        "--rsync-path",
+        "--exclude",
+        "--include",
+        "--filter",
+        "--log-file",
+        "--password-file",
+        "--exclude-from",
+        "--include-from",
+        "--files-from",
+        "--chmod",
+        "--chown",
+        "--backup-dir",
+        "--partial-dir",
+        "--temp-dir",
+        "--suffix",
+        "--compare-dest",
+        "--copy-dest",
+        "--link-dest",
+        "--block-size",
+        "--remote-option",
+        "--max-size",
+        "--min-size",
+        "--bwlimit",
+        "--timeout",
+        "--port",
+    ],
+);
+const TEE: OptionSpec<'static> = known("", &[]);
+const TOUCH: OptionSpec<'static> = known("drt", &["--date", "--reference", "--time"]);
+const TRUNCATE: OptionSpec<'static> = known("rs", &["--reference", "--size"]);
+const MKDIR: OptionSpec<'static> = known("m", &["--mode"]);
+const SORT: OptionSpec<'static> = known(
+    "koSTt",
+    &[
+        "--output",
+        "--key",
+        "--field-separator",
+        "--buffer-size",
+        "--temporary-directory",
+        "--batch-size",
+        "--compress-program",
+        "--files0-from",
+        "--parallel",
+        "--random-source",
+        "--sort",
+    ],
+);
+const CURL: OptionSpec<'static> = partial(
+    "AbcCdDeEFHKmoPQrtTuUwxXyYz",
+    &[
+        "--output",
+        "--dump-header",
+        "--cookie-jar",
+        "--trace",
+        "--trace-ascii",
+        "--stderr",
+        "--output-dir",
+        "--data",
+        "--header",
+        "--request",
+        "--user",
+        "--user-agent",
+        "--cookie",
+        "--form",
+        "--config",
+        "--upload-file",
+        "--write-out",
+        "--proxy",
+        "--referer",
+        "--range",
+        "--max-time",
+    ],
+);
+const WGET: OptionSpec<'static> = OptionSpec {
+    // `-nv`, `-nc`, `-nd`: `-n` and one letter.
+    glued: "n",
+    ..partial(
+        "eoaiBtOTwQPlARDIXU",
+        &[
+            "--output-document",
+            "--directory-prefix",
+            "--output-file",
+            "--append-output",
+            "--input-file",
+            "--execute",
+            "--tries",
+            "--timeout",
+            "--user-agent",
+            "--header",
+            "--level",
+        ],
+    )
+};
+const SED: OptionSpec<'static> = OptionSpec {
+    // `-i[SUFFIX]`: a suffix only attached.
+    glued: "i",
+    ..known("efl", &["--expression", "--file", "--line-length"])
+};
+const TAR: OptionSpec<'static> = partial(
+    "bCfFgHKLNTVX",
+    &[
+        "--directory",
+        "--file",
+        "--files-from",
+        "--exclude-from",
+        "--blocking-factor",
+        "--format",
+        "--listed-incremental",
+        "--newer",
+        "--label",
+        "--use-compress-program",
+    ],
+);
+const UNZIP: OptionSpec<'static> = partial("dP", &[]);
+
+/// sed scripts: the `-e`/`--expression` values, else the first operand;
+/// `None` when a script comes from a file (`-f`).
+fn sed_scripts(args: &[String]) -> Option<Vec<String>> {
+    if !options::values(args, &SED, &["-f", "--file"]).is_empty() {
+        return None;
+    }
+    let mut scripts: Vec<String> = options::values(args, &SED, &["-e", "--expression"])
+        .into_iter()
+        .map(|v| v.text)
+        .collect();
     if scripts.is_empty() {
-        scripts.extend(first_positional);
+        scripts.extend(
+            options::operands(args, &SED)
+                .first()
+                .map(|&k| args[k].clone()),
+        );
     }
     Some(scripts)
 }
@@ -116,56 +264,24 @@ fn sed_w_files(script: &str) -> Vec<String> {
     out
 }
 
-/// Positional words of `args` (indexes), skipping options; `with_value`
-/// options (`-x`, `--long`) take the next word unless attached.
-fn positionals(args: &[String], with_value: &[&str]) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    let mut done = false;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if !done && a == "--" {
-            done = true;
-            i += 1;
-            continue;
-        }
-        if !done && a.starts_with('-') && a.len() > 1 {
-            i += if with_value.contains(&a) { 2 } else { 1 };
-            continue;
-        }
-        out.push(i);
-        i += 1;
-    }
-    out
-}
-
-/// The value of an option (`-o F`, `-oF`, `--output F`, `--output=F`).
-fn option_values(args: &[String], short: &[&str], long: &[&str]) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if short.contains(&a) || long.contains(&a) {
-            if i + 1 < args.len() {
-                out.push(i + 1);
-            }
-            i += 2;
-            continue;
-        }
-        i += 1;
-    }
-    out
-}
-
-/// Attached option values: `-oFILE`, `--output=FILE`, `of=FILE`.
-fn attached(args: &[String], prefixes: &[&str]) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    for (i, a) in args.iter().enumerate() {
-        for p in prefixes {
-            if let Some(v) = a.strip_prefix(p) {
-                if !v.is_empty() {
-                    out.push((i, v.to_string()));
+/// Where tar extracts (`-C DIR`, `--directory=DIR`, in any cluster), and in
+/// the old style without a dash (`tar xzCf DIR a.tgz`), where each letter
+/// that takes a value takes the next word in turn.
+fn tar_dirs(args: &[String]) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = options::values(args, &TAR, &["-C", "--directory"])
+        .into_iter()
+        .map(|v| (v.at, v.text))
+        .collect();
+    if let Some(first) = args.first().filter(|a| !a.starts_with('-')) {
+        let mut next = 1;
+        for c in first.chars() {
+            if TAR.short_value.contains(c) {
+                if c == 'C' {
+                    if let Some(d) = args.get(next) {
+                        out.push((next, d.clone()));
+                    }
                 }
+                next += 1;
             }
         }
     }
@@ -197,50 +313,24 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
     let push = |out: &mut Vec<Target>, k: usize| out.push(Target::new(&args[k], dy(k)));
     match name.as_str() {
         "cp" | "mv" | "install" | "ln" | "rsync" => {
-            let with_value: &[&str] = match name.as_str() {
-                "cp" => &["-S", "--suffix", "-t", "--target-directory"],
-                "mv" => &["-S", "--suffix", "-t", "--target-directory"],
-                "install" => &[
-                    "-m",
-                    "--mode",
-                    "-o",
-                    "--owner",
-                    "-g",
-                    "--group",
-                    "-S",
-                    "-t",
-                    "--target-directory",
-                ],
-                "ln" => &["-S", "--suffix", "-t", "--target-directory"],
-                _ => &[
-                    "-e",
-                    "--rsh",
-                    "--rsync-path",
-                    "--exclude",
-                    "--include",
-                    "-f",
-                    "--filter",
-                    "--log-file",
-                    "--password-file",
-                    "--exclude-from",
-                    "--include-from",
-                    "--files-from",
-                    "--chmod",
-                    "--chown",
-                    "--backup-dir",
-                    "--partial-dir",
-                    "-T",
-                    "--temp-dir",
-                ],
+            let spec = match name.as_str() {
+                "cp" => CP,
+                "mv" => MV,
+                "install" => INSTALL,
+                "ln" => LN,
+                _ => RSYNC,
             };
-            let pos = positionals(args, with_value);
-            let mut dir = option_values(args, &["-t"], &["--target-directory"])
-                .first()
-                .copied();
-            let attached_dir = attached(args, &["--target-directory="]);
+            let pos = options::operands(args, &spec);
+            let target_dir: &[&str] = if name == "rsync" {
+                &[]
+            } else {
+                &["-t", "--target-directory"]
+            };
+            let given_dir = options::values(args, &spec, target_dir).into_iter().next();
+            let mut dir = None;
             let mut sources: Vec<usize> = pos.clone();
-            if dir.is_none() && attached_dir.is_empty() {
-                if name == "install" && args.iter().any(|a| a == "-d" || a == "--directory") {
+            if given_dir.is_none() {
+                if name == "install" && options::flagged(args, &spec, &["-d", "--directory"]) {
                     for &k in &pos {
                         push(&mut out, k);
                     }
@@ -250,20 +340,17 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                     dir = sources.pop();
                 }
             }
-            let dests: Vec<Target> = match (dir, attached_dir.first()) {
+            let dests: Vec<Target> = match (dir, given_dir) {
                 (Some(k), _) => vec![Target::new(&args[k], dy(k))],
-                (None, Some((k, v))) => vec![Target::new(v, dy(*k))],
+                (None, Some(v)) => vec![Target::new(&v.text, dy(v.at))],
                 // `ln -s TARGET`: the link is made in the current folder.
                 (None, None) if name == "ln" => vec![Target::new(".", false)],
                 (None, None) => Vec::new(),
             };
             // `cp -T`, `mv -T`: the source's contents land in the target;
             // so do `x/.` and, for rsync, `x/`.
-            let no_target_dir = name != "rsync"
-                && args.iter().any(|a| {
-                    a == "--no-target-directory"
-                        || (a.starts_with('-') && !a.starts_with("--") && a.contains('T'))
-                });
+            let no_target_dir =
+                name != "rsync" && options::flagged(args, &spec, &["-T", "--no-target-directory"]);
             for d in dests {
                 if name == "rsync" && d.raw.contains(':') {
                     continue;
@@ -301,66 +388,51 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                 }
             }
         }
-        "tee" => {
-            for k in positionals(args, &["--output-error"]) {
-                push(&mut out, k);
-            }
-        }
-        "touch" | "truncate" | "mkdir" | "mkfifo" | "mknod" => {
-            let with_value: &[&str] = &[
-                "-d",
-                "--date",
-                "-r",
-                "--reference",
-                "-t",
-                "-s",
-                "--size",
-                "-m",
-                "--mode",
-                "-o",
-            ];
-            for k in positionals(args, with_value) {
+        "tee" | "touch" | "truncate" | "mkdir" | "mkfifo" | "mknod" => {
+            let spec = match name.as_str() {
+                "tee" => TEE,
+                "touch" => TOUCH,
+                "truncate" => TRUNCATE,
+                _ => MKDIR,
+            };
+            for k in options::operands(args, &spec) {
                 push(&mut out, k);
             }
         }
         "dd" => {
-            for (k, v) in attached(args, &["of="]) {
-                out.push(Target::new(&v, dy(k)));
+            for (k, a) in args.iter().enumerate() {
+                if let Some(v) = a.strip_prefix("of=").filter(|v| !v.is_empty()) {
+                    out.push(Target::new(v, dy(k)));
+                }
             }
         }
         "sort" => {
-            for k in option_values(args, &["-o"], &["--output"]) {
-                push(&mut out, k);
-            }
-            for (k, v) in attached(args, &["--output=", "-o"]) {
-                out.push(Target::new(&v, dy(k)));
+            for v in options::values(args, &SORT, &["-o", "--output"]) {
+                out.push(Target::new(&v.text, dy(v.at)));
             }
         }
         "curl" => {
-            for k in option_values(
-                args,
-                &["-o", "-D", "-c"],
-                &[
-                    "--output",
-                    "--dump-header",
-                    "--cookie-jar",
-                    "--trace",
-                    "--trace-ascii",
-                    "--stderr",
-                ],
-            ) {
-                push(&mut out, k);
+            let written = [
+                "-o",
+                "-D",
+                "-c",
+                "--output",
+                "--dump-header",
+                "--cookie-jar",
+                "--trace",
+                "--trace-ascii",
+                "--stderr",
+            ];
+            for v in options::values(args, &CURL, &written) {
+                out.push(Target::new(&v.text, dy(v.at)));
             }
-            for (k, v) in attached(args, &["--output=", "--dump-header=", "--cookie-jar="]) {
-                out.push(Target::new(&v, dy(k)));
-            }
-            let remote_name = args
-                .iter()
-                .any(|a| a == "-O" || a == "--remote-name" || a == "--remote-name-all");
+            let remote_name =
+                options::flagged(args, &CURL, &["-O", "--remote-name", "--remote-name-all"]);
             if remote_name {
-                let dir = option_values(args, &[], &["--output-dir"])
-                    .first()
-                    .map(|&k| args[k].clone());
+                let dir = options::values(args, &CURL, &["--output-dir"])
+                    .into_iter()
+                    .next()
+                    .map(|v| v.text);
                 for (k, a) in args.iter().enumerate() {
                     if a.contains("://") {
                         if let Some(b) = url_basename(a) {
@@ -375,18 +447,15 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
             }
         }
         "wget" => {
-            let explicit = option_values(args, &["-O"], &["--output-document"]);
-            let attached_o = attached(args, &["--output-document=", "-O"]);
-            for &k in &explicit {
-                push(&mut out, k);
+            let explicit = options::values(args, &WGET, &["-O", "--output-document"]);
+            for v in &explicit {
+                out.push(Target::new(&v.text, dy(v.at)));
             }
-            for (k, v) in &attached_o {
-                out.push(Target::new(v, dy(*k)));
-            }
-            if explicit.is_empty() && attached_o.is_empty() {
-                let dir = option_values(args, &["-P"], &["--directory-prefix"])
-                    .first()
-                    .map(|&k| args[k].clone());
+            if explicit.is_empty() {
+                let dir = options::values(args, &WGET, &["-P", "--directory-prefix"])
+                    .into_iter()
+                    .next()
+                    .map(|v| v.text);
                 for (k, a) in args.iter().enumerate() {
                     if a.contains("://") {
                         if let Some(b) = url_basename(a) {
@@ -399,16 +468,19 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                     }
                 }
             }
-            for k in option_values(args, &["-o", "-a"], &["--output-file", "--append-output"]) {
-                push(&mut out, k);
+            let logs = ["-o", "-a", "--output-file", "--append-output"];
+            for v in options::values(args, &WGET, &logs) {
+                out.push(Target::new(&v.text, dy(v.at)));
             }
         }
         "cc" | "gcc" | "clang" | "g++" | "c++" | "clang++" | "ld" | "rustc" | "go" => {
-            for k in option_values(args, &["-o"], &["--out", "--output"]) {
-                push(&mut out, k);
-            }
-            for (k, v) in attached(args, &["-o"]) {
-                out.push(Target::new(&v, dy(k)));
+            // Compilers read no clusters: `-o F`, `-oF`, `--output F`.
+            for (k, a) in args.iter().enumerate() {
+                if matches!(a.as_str(), "-o" | "--out" | "--output") && k + 1 < args.len() {
+                    push(&mut out, k + 1);
+                } else if let Some(v) = a.strip_prefix("-o").filter(|v| !v.is_empty()) {
+                    out.push(Target::new(v, dy(k)));
+                }
             }
         }
         "sed" | "gsed" => {
@@ -418,18 +490,14 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                     || (a.starts_with('-') && !a.starts_with("--") && a.contains('i'))
             });
             if in_place {
-                let scripts = option_values(args, &["-e", "-f"], &["--expression", "--file"]);
-                let pos = positionals(
-                    args,
-                    &["-e", "-f", "--expression", "--file", "-l", "--line-length"],
-                );
-                // Without -e/-f the first positional is the script.
-                let files =
-                    if scripts.is_empty() && !args.iter().any(|a| a.starts_with("--expression=")) {
-                        pos.into_iter().skip(1).collect::<Vec<_>>()
-                    } else {
-                        pos
-                    };
+                let scripts = options::values(args, &SED, &["-e", "-f", "--expression", "--file"]);
+                let pos = options::operands(args, &SED);
+                // Without -e/-f the first operand is the script.
+                let files = if scripts.is_empty() {
+                    pos.into_iter().skip(1).collect::<Vec<_>>()
+                } else {
+                    pos
+                };
                 for k in files {
                     push(&mut out, k);
                 }
@@ -465,20 +533,24 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                 })
             };
             if extract {
-                let dirs = if name == "unzip" {
-                    option_values(args, &["-d"], &[])
-                } else {
-                    option_values(args, &["-C"], &["--directory"])
+                let dirs: Vec<(usize, String)> = match name.as_str() {
+                    "unzip" => options::values(args, &UNZIP, &["-d"])
+                        .into_iter()
+                        .map(|v| (v.at, v.text))
+                        .collect(),
+                    // `7z x a.7z -oDIR`: attached only.
+                    "7z" => args
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(k, a)| Some((k, a.strip_prefix("-o")?.to_string())))
+                        .collect(),
+                    _ => tar_dirs(args),
                 };
-                let attached_dirs = attached(args, &["--directory="]);
                 let mut found = Vec::new();
-                if dirs.is_empty() && attached_dirs.is_empty() {
+                if dirs.is_empty() {
                     found.push(Target::new(".", false));
                 }
-                for k in dirs {
-                    found.push(Target::new(&args[k], dy(k)));
-                }
-                for (k, v) in attached_dirs {
+                for (k, v) in dirs {
                     found.push(Target::new(&v, dy(k)));
                 }
                 // The archive's names are not known; the destination is judged

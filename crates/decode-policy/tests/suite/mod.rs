@@ -2,6 +2,7 @@
 
 mod bypasses;
 mod invariants;
+mod options;
 mod oracle;
 mod review2;
 mod round2;
