@@ -146,6 +146,16 @@ pub(crate) const PKG_WITH_ARG: &[&str] = &[
     "--userconfig",
 ];
 
+/// The options before `name`'s sub-command that take a value (pnpm's and
+/// bun's `-w` takes none).
+pub(crate) fn pkg_with_arg(name: &str) -> Vec<&'static str> {
+    PKG_WITH_ARG
+        .iter()
+        .copied()
+        .filter(|o| *o != "-w" || !matches!(name, "pnpm" | "bun"))
+        .collect()
+}
+
 /// `git [global options] SUB REST…` → `(SUB, REST)` (an option the gate
 /// does not know read as taking no value).
 pub(crate) fn git_subcommand(core: &[String]) -> Option<(&str, &[String])> {
@@ -320,7 +330,20 @@ pub(crate) fn git_key_runs(key: &str) -> Option<bool> {
             | "credential.helper"
             | "uploadpack.packobjectshook"
             | "web.browser"
+            | "sendemail.sendmailcmd"
+            | "sendemail.smtpserver"
+            | "gpg.ssh.defaultkeycommand"
+            | "instaweb.httpd"
+            | "core.alternaterefscommand"
     ) || k.starts_with("pager.")
+        // `remote.NAME.uploadpack`/`receivepack`, `merge.NAME.driver`.
+        || k.ends_with(".uploadpack")
+        || k.ends_with(".receivepack")
+        || k.ends_with(".driver")
+        || k.ends_with(".helper")
+        || k.ends_with(".proxy")
+        // `protocol.ext.allow` lets an `ext::` URL run a command.
+        || k.starts_with("protocol.")
         || k.starts_with("filter.")
         || k.ends_with(".textconv")
         || k.ends_with(".command")

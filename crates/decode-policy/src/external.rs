@@ -345,7 +345,9 @@ impl Args<'_> {
                 return Some(f);
             }
             let rest = self.rest(k + 1);
-            for j in rest.subs(spec) {
+            // The second word's own options are not known: every reading counts
+            // (`git subtree -P dir push`).
+            for j in rest.subs(&global_options(&[])) {
                 if rest.is_any(j, second) {
                     let s = rest.words.get(j).cloned().unwrap_or_default();
                     return Some(format!("{f} {s}"));
@@ -440,7 +442,7 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
     match name {
         "git-push" | "git-send-pack" => return hit(name),
         "git" => {
-            if let Some(w) = a.pair(&GIT, &["push", "send-pack"], &[]) {
+            if let Some(w) = a.pair(&GIT, &["push", "send-pack", "http-push"], &[]) {
                 return hit(&format!("git {w}"));
             }
             if let Some(w) = a.pair(&GIT, &["subtree", "lfs"], &["push"]) {
@@ -485,7 +487,8 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
             let skip =
                 usize::from(name == "cargo" && a.words.first().is_some_and(|x| x.starts_with('+')));
             let a = a.rest(skip);
-            for k in a.subs(&global_options(PKG_WITH_ARG)) {
+            let with_arg = crate::caps::pkg_with_arg(name);
+            for k in a.subs(&global_options(&with_arg)) {
                 let w = a.words.get(k).map(String::as_str).unwrap_or("");
                 let canonical = if name == "npm" { npm_canonical(w) } else { w };
                 if canonical == "publish" || a.dynamic.get(k) == Some(&true) {
@@ -494,7 +497,7 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
                 if name == "yarn" && w == "npm" {
                     let rest = a.rest(k + 1);
                     if rest
-                        .subs(&global_options(PKG_WITH_ARG))
+                        .subs(&global_options(&with_arg))
                         .into_iter()
                         .any(|j| rest.is(j, "publish"))
                     {
@@ -509,10 +512,12 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
             }
         }
         "docker" | "podman" => {
-            let pushes = a
-                .words
-                .iter()
-                .any(|x| x == "--push" || x == "--push=true" || x.contains("type=registry"));
+            let pushes = a.words.iter().any(|x| {
+                x == "--push"
+                    || x == "--push=true"
+                    || x.contains("type=registry")
+                    || x.contains("push=true")
+            });
             if let Some(w) = a.pair(&DOCKER, &["push"], &[]) {
                 return hit(&format!("{name} {w}"));
             }
@@ -520,7 +525,7 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
                 return hit(&format!("{name} {w}"));
             }
             if pushes {
-                if let Some(w) = a.pair(&DOCKER, &["build", "buildx", "image"], &[]) {
+                if let Some(w) = a.pair(&DOCKER, &["build", "buildx", "builder", "image"], &[]) {
                     return hit(&format!("{name} {w} --push"));
                 }
             }
@@ -585,6 +590,8 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
             }
             let with = &[
                 "--scope",
+                "--global-config",
+                "--local-config",
                 "--token",
                 "-t",
                 "--cwd",

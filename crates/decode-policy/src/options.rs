@@ -74,9 +74,14 @@ impl OptionSpec<'_> {
             unsure: !self.complete,
         };
         if word.starts_with("--") {
-            return if word.contains('=') || self.flags.contains(&word) {
+            // A value list is more specific than the common flags: it wins.
+            return if word.contains('=') {
                 sure(1)
-            } else if self.value.contains(&word) || abbreviates(word, self.value) {
+            } else if self.value.contains(&word) {
+                sure(2)
+            } else if self.flags.contains(&word) {
+                sure(1)
+            } else if abbreviates(word, self.value) {
                 sure(2)
             } else {
                 unknown

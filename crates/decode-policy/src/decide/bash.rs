@@ -508,7 +508,19 @@ impl Gate {
                     frag: Some(i),
                 });
             }
-            if let Some(reason) = crate::external::external_effect(&f.core, &f.core_dyn, &f.chain) {
+            // Words xargs or parallel appends could be any sub-command
+            // (`echo push | xargs git`).
+            let (core, core_dyn) = if f.filled {
+                let mut core = f.core.clone();
+                let mut core_dyn = f.core_dyn.clone();
+                core_dyn.resize(core.len(), false);
+                core.push("{}".into());
+                core_dyn.push(true);
+                (core, core_dyn)
+            } else {
+                (f.core.clone(), f.core_dyn.clone())
+            };
+            if let Some(reason) = crate::external::external_effect(&core, &core_dyn, &f.chain) {
                 out.push(Cap {
                     kind: CapKind::External,
                     reason,

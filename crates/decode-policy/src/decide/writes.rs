@@ -218,10 +218,10 @@ impl Gate {
             // are removal targets.
             let why = if f.program_free {
                 Some("its command word may expand to any command")
-            } else if f
-                .chain
-                .iter()
-                .any(|c| matches!(c.as_str(), "xargs" | "parallel"))
+            } else if f.filled
+                || f.chain
+                    .iter()
+                    .any(|c| matches!(c.as_str(), "xargs" | "parallel"))
             {
                 Some("it takes arguments from its input")
             } else if f.core_dyn[1..].iter().any(|&d| d) {
@@ -245,9 +245,10 @@ impl Gate {
         }
         let is_rm = matches!(f.core.first().map(String::as_str), Some("rm" | "rmdir"));
         if is_rm
-            && f.chain
-                .iter()
-                .any(|c| matches!(c.as_str(), "xargs" | "parallel"))
+            && (f.filled
+                || f.chain
+                    .iter()
+                    .any(|c| matches!(c.as_str(), "xargs" | "parallel")))
         {
             return Some(format!(
                 "{} removes targets read from its input (it may be a critical folder): asks every time",

@@ -1503,6 +1503,7 @@ impl Walker<'_> {
         });
         paths.extend(substituted);
         let mut writes = writes::targets(&analysis.core, &analysis.core_dyn, &redirs);
+        writes.extend(analysis.own_writes.iter().cloned());
         // A target built from variables the command only ever sets to
         // known text (`for f in a b; do cp x /tmp/$f; done`) is judged
         // for each of those values.
@@ -1600,7 +1601,9 @@ impl Walker<'_> {
                     frag.core.first().map(String::as_str),
                     Some("xargs" | "parallel")
                 ));
-        let fills = frag.find_roots.is_some() || by_xargs;
+        let fills = frag.find_roots.is_some()
+            || by_xargs
+            || frag.core.first().is_some_and(|c| c == "parallel");
         if analysis.deep {
             self.too_deep("the command has too many wrappers to judge");
         }
@@ -1619,6 +1622,13 @@ impl Walker<'_> {
                     "eval" | "trap" | "source" | "." | "mapfile" | "readarray"
                 )
             });
+        // What a wrapper that moved its command runs (`su - -c …`, `env -C / sh
+        // -c …`) runs where the wrapper moved it.
+        let outer_cwd = analysis.chdir.is_some().then(|| {
+            let outer = self.cwd.clone();
+            self.cwd = frag.cwd.clone();
+            outer
+        });
         self.out.push(frag);
         if fills {
             self.filling += 1;
@@ -1670,6 +1680,9 @@ impl Walker<'_> {
         }
         if fills {
             self.filling -= 1;
+        }
+        if let Some(outer) = outer_cwd {
+            self.cwd = outer;
         }
     }
 
@@ -2588,14 +2601,27 @@ fn collect_arg_paths(words: &[Word], patterns: &[usize], out: &mut Vec<String>) 
         } else if let Some((_, v)) = t.split_once('=') {
             push_path_candidates(v, w, out);
         } else {
-            // `-o/etc/x`: a short option with its path attached.
-            if let Some(v) = t.get(2..).filter(|_| !t.starts_with("--")) {
-                if v.starts_with('/')
-                    || v.starts_with("~/")
-                    || v.starts_with("./")
-                    || v.starts_with("../")
-                {
-                    out.push(v.to_string());
+            // `-o/etc/x`, `-o.git/config`, `-vo.bashrc`: a short option with its
+            // path attached, after any number of flag letters. Every tail that
+            // starts like a path counts.
+            if !t.starts_with("--") {
+                // A tail starts right after an option letter.
+                let tails = t
+                    .char_indices()
+                    .skip(2)
+                    .filter(|&(k, c)| {
+                        matches!(c, '/' | '~' | '.')
+                            && t[..k]
+                                .chars()
+                                .last()
+                                .is_some_and(|p| p.is_ascii_alphanumeric())
+                    })
+                    .take(8);
+                for (k, _) in tails {
+                    let v = &t[k..];
+                    if v.len() > 1 && !out.iter().any(|o| o == v) {
+                        out.push(v.to_string());
+                    }
                 }
             }
             embedded_paths(t, out);

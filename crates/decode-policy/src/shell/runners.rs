@@ -241,13 +241,17 @@ pub(super) fn git(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
     };
     let subname = words[s].text.as_str();
     let rest = &words[s + 1..];
+    if rest.iter().any(|w| w.text.starts_with("ext::")) {
+        // An `ext::` remote is a command git runs (when `protocol.ext.allow` lets it).
+        a.dynamic = Some("`git` with an `ext::` URL runs a command".into());
+    }
     let base = s + 1;
     let mut k = 0;
     while k < rest.len() {
         let j = base + k;
         let hit = match subname {
             "rebase" => option_value(words, j, &["--exec"], &['x']),
-            "fetch" | "clone" | "pull" | "ls-remote" | "archive" => {
+            "fetch" | "fetch-pack" | "clone" | "pull" | "ls-remote" | "archive" => {
                 option_value(words, j, &["--upload-pack", "--exec"], &[]).or_else(|| {
                     if subname == "clone" {
                         option_value(words, j, &[], &['u'])

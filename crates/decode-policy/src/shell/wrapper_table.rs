@@ -47,6 +47,10 @@ pub(super) enum Moves {
     /// Somewhere the gate cannot place: a new root or namespaces (`chroot`,
     /// `nsenter`).
     Unknown,
+    /// A service manager's unit (`systemd-run`): in `/` or the user's home,
+    /// unless it keeps the folder (`--same-dir`, `--scope`) or names one
+    /// (`--working-directory DIR`).
+    Service,
 }
 
 impl WrapperSpec {
@@ -60,15 +64,20 @@ impl WrapperSpec {
                 .all(|(k, s)| words.get(i + 1 + k).is_some_and(|w| w.text == *s))
     }
 
-    /// Where the command it runs starts (`None`: it runs none the gate can place).
-    pub(super) fn start(&self, words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
-        let from = i + 1 + self.sub.len();
-        let spec = OptionSpec {
+    /// How its options read.
+    pub(super) fn options(&self) -> OptionSpec<'static> {
+        OptionSpec {
             short_value: self.short_value,
             value: self.long_value,
             flags: self.flags,
             ..OptionSpec::default()
-        };
+        }
+    }
+
+    /// Where the command it runs starts (`None`: it runs none the gate can place).
+    pub(super) fn start(&self, words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
+        let from = i + 1 + self.sub.len();
+        let spec = self.options();
         let at = runners::runner_start(words, from, &spec, a)?;
         let given = &words[from..at];
         let known: &[&str] = match self.moves {
@@ -78,6 +87,17 @@ impl WrapperSpec {
                 a.move_to(Workdir::Unknown);
                 &[]
             }
+            Moves::Service => {
+                let keeps = options::flagged(given, &spec, &["-d", "--same-dir", "--scope"]);
+                let named = !options::values(given, &spec, &["--working-directory"]).is_empty();
+                let property = options::values(given, &spec, &["-p", "--property"])
+                    .iter()
+                    .any(|v| v.text.to_ascii_lowercase().starts_with("workingdirectory"));
+                if property || (!keeps && !named) {
+                    a.move_to(Workdir::Unknown);
+                }
+                &["--working-directory"]
+            }
         };
         for v in options::values(given, &spec, known) {
             a.move_to(Workdir::At(v.text));
@@ -86,6 +106,7 @@ impl WrapperSpec {
             let name = w.text.split('=').next().unwrap_or("");
             name.starts_with("--")
                 && !known.contains(&name)
+                && !self.flags.contains(&name)
                 && ["dir", "cwd", "wd", "root"]
                     .iter()
                     .any(|d| name.contains(d))
@@ -226,6 +247,43 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         example: ("caffeinate -i -t 60 make", "make"),
     },
     WrapperSpec {
+        names: &["setpriv"],
+        sub: &[],
+        short_value: "",
+        long_value: &[
+            "--reuid",
+            "--regid",
+            "--ruid",
+            "--rgid",
+            "--euid",
+            "--egid",
+            "--groups",
+            "--inh-caps",
+            "--ambient-caps",
+            "--bounding-set",
+            "--securebits",
+            "--pdeathsig",
+            "--selinux-label",
+            "--apparmor-profile",
+            "--landlock-access",
+            "--landlock-rule",
+            "--ptracer",
+        ],
+        flags: &[
+            "-d",
+            "--dump",
+            "--nnp",
+            "--no-new-privs",
+            "--init-groups",
+            "--keep-groups",
+            "--clear-groups",
+            "--reset-env",
+        ],
+        positionals: 0,
+        moves: Moves::Here,
+        example: ("setpriv --reuid 1000 --init-groups make", "make"),
+    },
+    WrapperSpec {
         names: &["chroot"],
         sub: &[],
         short_value: "",
@@ -316,7 +374,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
             "-d",
         ],
         positionals: 0,
-        moves: Moves::To(&["--working-directory"]),
+        moves: Moves::Service,
         example: (
             "systemd-run --user --scope -p MemoryMax=1G make -j2",
             "make -j2",

@@ -5,6 +5,7 @@ use std::path::Path;
 use super::runners::{self, Script};
 use super::words::Word;
 use super::wrapper_table::WRAPPERS;
+use super::writes::Target;
 use super::{Redir, Role};
 use crate::options::{self, OptionSpec};
 
@@ -45,6 +46,8 @@ pub(crate) struct Analysis {
     /// The folder the command runs in (`env -C DIR`, `git -C DIR`), when a
     /// wrapper moves it.
     pub chdir: Option<Workdir>,
+    /// Files the wrappers themselves write (`strace -o FILE`, `time -o FILE`).
+    pub own_writes: Vec<Target>,
     /// `find`'s starting points.
     pub find_roots: Option<Vec<Option<String>>>,
     /// Judging it would exceed a budget: opaque, and asks even in bypass.
@@ -395,6 +398,7 @@ pub(crate) fn analyse(
         core_dyn: Vec::new(),
         core_quoted: Vec::new(),
         chdir: None,
+        own_writes: Vec::new(),
         find_roots: None,
         over_budget: None,
     };
@@ -557,6 +561,18 @@ fn see_through(
 ) -> Option<usize> {
     if let Some(spec) = WRAPPERS.iter().find(|w| w.matches(name, words, i)) {
         let start = spec.start(words, i, a);
+        if matches!(name, "strace" | "ltrace") {
+            // `strace -o '|CMD'` (or `!CMD`) pipes the trace into CMD.
+            let opts = &words[i + 1..start.unwrap_or(words.len())];
+            for v in options::values(opts, &spec.options(), &["-o", "--output"]) {
+                match v.text.strip_prefix(['|', '!']) {
+                    Some(cmd) => a
+                        .derived
+                        .push(Derived::Source(cmd.to_string(), Role::Checked)),
+                    None => a.own_writes.push(Target::new(&v.text, opts[v.at].dynamic)),
+                }
+            }
+        }
         // `hatch run ENV:CMD` runs CMD in ENV.
         if let Some(j) = start.filter(|&j| name == "hatch" && words[j].text.contains(':')) {
             a.dynamic = Some(
@@ -689,25 +705,11 @@ fn see_through(
             None
         }
         "npx" | "bunx" | "pnpx" => {
-            let mut j = i + 1;
-            while j < words.len() && words[j].text.starts_with('-') {
-                let t = words[j].text.as_str();
-                if t == "-c" || t == "--call" || t.starts_with("--call=") {
-                    let v = t
-                        .strip_prefix("--call=")
-                        .map(str::to_string)
-                        .or_else(|| words.get(j + 1).map(|w| w.text.clone()));
-                    if let Some(v) = v {
-                        a.derived.push(Derived::Source(v, role));
-                    }
-                    return None;
-                }
-                j += 1;
-            }
             let spec = OptionSpec {
-                short_value: "p",
+                short_value: "pc",
                 value: &[
                     "--package",
+                    "--call",
                     "--registry",
                     "--cache",
                     "--userconfig",
@@ -716,16 +718,12 @@ fn see_through(
                 flags: &["--yes", "-y", "--no", "--quiet", "-q", "--ignore-existing"],
                 ..OptionSpec::default()
             };
-            runners::runner_start(words, i + 1, &spec, a)
+            package_exec(words, i + 1, &spec, role, a)
         }
         "npm" | "pnpm" | "yarn" | "bun" => {
             // npm's `-w` takes a workspace; pnpm's and bun's take none, so for
             // them both readings are candidates.
-            let with_arg: Vec<&str> = crate::caps::PKG_WITH_ARG
-                .iter()
-                .copied()
-                .filter(|o| *o != "-w" || !matches!(name, "pnpm" | "bun"))
-                .collect();
+            let with_arg = crate::caps::pkg_with_arg(name);
             let subs = crate::caps::subcommand_candidates(
                 &words.iter().map(|w| w.text.clone()).collect::<Vec<_>>()[i + 1..],
                 &crate::caps::global_options(&with_arg),
@@ -821,26 +819,19 @@ fn see_through(
             match (name, words[at].text.as_str()) {
                 // (`bun exec` returned above: its string is judged.)
                 (_, w) if exec_like(w) => {
-                    let mut j = at + 1;
-                    while j < words.len() && words[j].text.starts_with('-') {
-                        let t = words[j].text.as_str();
-                        if t == "-c" || t == "--call" || t.starts_with("--call=") {
-                            let v = t
-                                .strip_prefix("--call=")
-                                .map(str::to_string)
-                                .or_else(|| words.get(j + 1).map(|w| w.text.clone()));
-                            if let Some(v) = v {
-                                a.derived.push(Derived::Source(v, role));
-                            }
-                            return None;
-                        }
-                        j += 1;
+                    if name == "yarn" && w == "exec" && at + 1 < words.len() {
+                        // Yarn 2 and later run `yarn exec`'s arguments as a shell script.
+                        let line: Vec<&str> =
+                            words[at + 1..].iter().map(|w| w.text.as_str()).collect();
+                        a.derived
+                            .push(Derived::Source(line.join(" "), Role::Checked));
                     }
                     // (`-w` takes a workspace in npm and none in pnpm: read both ways.)
                     let spec = OptionSpec {
-                        short_value: "p",
+                        short_value: "pc",
                         value: &[
                             "--package",
+                            "--call",
                             "--registry",
                             "--cache",
                             "--filter",
@@ -849,7 +840,7 @@ fn see_through(
                         flags: &["--yes", "-y", "--no", "--quiet", "-q", "--recursive", "-r"],
                         ..OptionSpec::default()
                     };
-                    runners::runner_start(words, at + 1, &spec, a)
+                    package_exec(words, at + 1, &spec, role, a)
                 }
                 ("yarn", "workspace") if at + 2 < words.len() => {
                     let mut ws = vec![words[i].clone()];
@@ -858,10 +849,30 @@ fn see_through(
                     None
                 }
                 ("yarn", "workspaces") if sub(1 + k + 1) == Some("foreach") => {
-                    let mut j = at + 2;
-                    while j < words.len() && words[j].text.starts_with('-') {
-                        j += 1;
-                    }
+                    let spec = OptionSpec {
+                        short_value: "j",
+                        value: &["--jobs", "--from", "--include", "--exclude"],
+                        flags: &[
+                            "-A",
+                            "--all",
+                            "-R",
+                            "--recursive",
+                            "-W",
+                            "--worktree",
+                            "-v",
+                            "--verbose",
+                            "-p",
+                            "--parallel",
+                            "-i",
+                            "--interlaced",
+                            "-t",
+                            "--topological",
+                            "--topological-dev",
+                            "--no-private",
+                        ],
+                        ..OptionSpec::default()
+                    };
+                    let j = runners::runner_start(words, at + 2, &spec, a).unwrap_or(words.len());
                     if j < words.len() {
                         let mut ws = vec![words[i].clone()];
                         ws.extend_from_slice(&words[j..]);
@@ -937,41 +948,13 @@ fn see_through(
             None
         }
         "script" => {
-            // `script [OPTIONS] [FILE]`; `-c STRING` (also clustered: `-qc`).
-            let with_arg = "cEIOBTmot";
-            let mut j = i + 1;
-            while j < words.len() {
-                let t = words[j].text.as_str();
-                if t == "--" {
-                    break;
-                }
-                let mut cmd = None;
-                if t == "--command" {
-                    cmd = words.get(j + 1).map(|w| w.text.clone());
-                    j += 1;
-                } else if let Some(v) = t.strip_prefix("--command=") {
-                    cmd = Some(v.to_string());
-                } else if t.starts_with('-') && !t.starts_with("--") && t.len() > 1 {
-                    for (pos, c) in t[1..].char_indices() {
-                        if with_arg.contains(c) {
-                            let rest = &t[1 + pos + c.len_utf8()..];
-                            let value = if rest.is_empty() {
-                                j += 1;
-                                words.get(j).map(|w| w.text.clone())
-                            } else {
-                                Some(rest.to_string())
-                            };
-                            if c == 'c' {
-                                cmd = value;
-                            }
-                            break;
-                        }
-                    }
-                }
-                if let Some(c) = cmd {
-                    a.derived.push(Derived::Source(c, Role::Checked));
-                }
-                j += 1;
+            // `script [OPTIONS] [FILE]`; `-c STRING` (also `-qc`, `--comm=…`).
+            for v in options::values(
+                &words[i + 1..],
+                &super::writes::SCRIPT,
+                &["-c", "--command"],
+            ) {
+                a.derived.push(Derived::Source(v.text, Role::Checked));
             }
             None
         }
@@ -1049,7 +1032,10 @@ fn see_through(
             for v in options::values(&words[i + 1..j], &spec, &["-D", "--chdir"]) {
                 a.move_to(Workdir::At(v.text));
             }
-            if !options::values(&words[i + 1..j], &spec, &["-R", "--chroot"]).is_empty() {
+            if !options::values(&words[i + 1..j], &spec, &["-R", "--chroot"]).is_empty()
+                || options::flagged(&words[i + 1..j], &spec, &["-i", "--login"])
+            {
+                // A new root, or a login shell that starts in the user's home.
                 a.move_to(Workdir::Unknown);
             }
             while j < words.len() && is_assignment(&words[j].text) {
@@ -1057,36 +1043,22 @@ fn see_through(
             }
             Some(j)
         }
-        "su" => {
-            let mut j = i + 1;
-            while j < words.len() {
-                let t = words[j].text.as_str();
-                let cmd = if t == "-c" || t == "--command" {
-                    j += 1;
-                    words.get(j).map(|w| w.text.clone())
-                } else if let Some(v) = t.strip_prefix("--command=") {
-                    Some(v.to_string())
-                } else if let Some(v) = t.strip_prefix("-c").filter(|v| !v.is_empty()) {
-                    Some(v.to_string())
-                } else {
-                    if matches!(
-                        t,
-                        "-s" | "--shell"
-                            | "-g"
-                            | "--group"
-                            | "-G"
-                            | "--supp-group"
-                            | "-w"
-                            | "--whitelist-environment"
-                    ) {
-                        j += 1;
-                    }
-                    None
-                };
-                if let Some(c) = cmd {
-                    a.derived.push(Derived::Source(c, Role::Checked));
-                }
-                j += 1;
+        "su" | "runuser" => {
+            // `su [OPTIONS] [-] [USER [ARGS]]`, `-c CMD` (also `-lc CMD`, `--comm=CMD`,
+            // `--session-command CMD`); `runuser -u USER CMD…` runs CMD itself.
+            let args = &words[i + 1..];
+            let spec = if name == "su" { SU } else { RUNUSER };
+            if options::flagged(args, &spec, &["-l", "--login"])
+                || args.iter().any(|w| w.text == "-")
+            {
+                // A login shell starts in the user's home.
+                a.move_to(Workdir::Unknown);
+            }
+            for v in options::values(args, &spec, &["-c", "--command", "--session-command"]) {
+                a.derived.push(Derived::Source(v.text, Role::Checked));
+            }
+            if name == "runuser" && !options::values(args, &spec, &["-u", "--user"]).is_empty() {
+                return options::operands(args, &spec).first().map(|k| i + 1 + k);
             }
             None
         }
@@ -1273,13 +1245,24 @@ fn see_through(
             None
         }
         "parallel" => {
-            let j = skip_opts(words, i + 1, "jSPI", &["--jobs", "--sshlogin", "--joblog"]);
-            let end = words[j..]
-                .iter()
-                .position(|w| w.text.starts_with(":::"))
-                .map_or(words.len(), |k| j + k);
-            if end > j {
-                a.derived.push(Derived::Words(words[j..end].to_vec(), role));
+            // `parallel [OPTIONS] CMD … ::: ARGS`: the command line (run by a
+            // shell) gets the arguments appended, from `:::`, files or input.
+            let start = runners::runner_start(words, i + 1, &PARALLEL, a);
+            let opts = &words[i + 1..start.unwrap_or(words.len())];
+            for v in options::values(opts, &PARALLEL, &["--wd", "--workdir"]) {
+                a.move_to(Workdir::At(v.text));
+            }
+            if let Some(j) = start {
+                let end = words[j..]
+                    .iter()
+                    .position(|w| w.text.starts_with("::::") || w.text.starts_with(":::"))
+                    .map_or(words.len(), |k| j + k);
+                if end > j {
+                    a.derived.push(Derived::Words(words[j..end].to_vec(), role));
+                    let line: Vec<&str> = words[j..end].iter().map(|w| w.text.as_str()).collect();
+                    a.derived
+                        .push(Derived::Source(line.join(" "), Role::Checked));
+                }
             }
             None
         }
@@ -1443,6 +1426,129 @@ fn env_split_line(s: &str, rest: &str, a: &mut Analysis) -> String {
     line
 }
 
+/// GNU parallel's options that take a value (others it has are read both ways).
+const PARALLEL: OptionSpec<'static> = OptionSpec {
+    short_value: "ajSPIdECnNLsl",
+    glued: "",
+    value: &[
+        "--arg-file",
+        "--jobs",
+        "--sshlogin",
+        "--sshloginfile",
+        "--joblog",
+        "--delimiter",
+        "--colsep",
+        "--wd",
+        "--workdir",
+        "--tmpdir",
+        "--results",
+        "--max-args",
+        "--max-replace-args",
+        "--max-chars",
+        "--timeout",
+        "--retries",
+        "--delay",
+        "--load",
+        "--memfree",
+        "--basefile",
+        "--return",
+        "--transferfile",
+        "--tagstring",
+        "--env",
+        "--header",
+        "--semaphorename",
+        "--id",
+    ],
+    flags: &[
+        "-k",
+        "-q",
+        "-u",
+        "-v",
+        "-X",
+        "--keep-order",
+        "--quote",
+        "--ungroup",
+        "--verbose",
+        "--will-cite",
+        "--dry-run",
+        "--progress",
+        "--bar",
+        "--eta",
+        "--tag",
+        "--group",
+        "--line-buffer",
+        "--null",
+        "-0",
+    ],
+    complete: false,
+};
+
+/// util-linux su's options (runuser's add `-u USER`).
+const SU: OptionSpec<'static> = OptionSpec {
+    short_value: "csgGw",
+    glued: "",
+    value: &[
+        "--command",
+        "--session-command",
+        "--shell",
+        "--group",
+        "--supp-group",
+        "--whitelist-environment",
+    ],
+    flags: &[],
+    complete: true,
+};
+const RUNUSER: OptionSpec<'static> = OptionSpec {
+    short_value: "csgGwu",
+    value: &[
+        "--command",
+        "--session-command",
+        "--shell",
+        "--group",
+        "--supp-group",
+        "--whitelist-environment",
+        "--user",
+    ],
+    ..SU
+};
+
+/// A package runner's command (`npx`, `npm exec`…): `-c STRING` (`--call`)
+/// runs a string in a shell; otherwise the command starts after the options.
+fn package_exec(
+    words: &[Word],
+    from: usize,
+    spec: &OptionSpec<'_>,
+    role: Role,
+    a: &mut Analysis,
+) -> Option<usize> {
+    let end = options::scan(words, from, spec).start;
+    let calls = options::values(&words[from..end], spec, &["-c", "--call"]);
+    if !calls.is_empty() {
+        for v in calls {
+            a.derived.push(Derived::Source(v.text, role));
+        }
+        return None;
+    }
+    runners::runner_start(words, from, spec, a)
+}
+
+/// GNU env's long options (without the dashes).
+const ENV_LONG: &[&str] = &[
+    "ignore-environment",
+    "null",
+    "unset",
+    "chdir",
+    "split-string",
+    "block-signal",
+    "default-signal",
+    "ignore-signal",
+    "list-signal-handling",
+    "debug",
+    "help",
+    "version",
+    "argv0",
+];
+
 fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
     let mut j = i + 1;
     while j < words.len() {
@@ -1451,56 +1557,71 @@ fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
             j += 1;
             break;
         }
-        let split = if t == "-S" || t == "--split-string" {
+        if let Some(long) = t.strip_prefix("--") {
+            // GNU env's long options, or a unique abbreviation of one (`--ch=/`).
+            let (name, attached) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            let matching: Vec<&str> = ENV_LONG
+                .iter()
+                .copied()
+                .filter(|l| l.starts_with(name))
+                .collect();
+            let full = if ENV_LONG.contains(&name) {
+                Some(name)
+            } else if matching.len() == 1 && !name.is_empty() {
+                Some(matching[0])
+            } else {
+                None
+            };
+            let takes_value = matches!(full, Some("unset" | "chdir" | "split-string" | "argv0"));
+            let value = match (takes_value, attached) {
+                (true, Some(v)) => Some(v.to_string()),
+                (true, None) => words.get(j + 1).map(|w| w.text.clone()),
+                (false, _) => None,
+            };
+            match full {
+                Some("split-string") => {
+                    let after = if attached.is_some() { j + 1 } else { j + 2 };
+                    let rest = join(&words[after.min(words.len())..], "");
+                    let line = env_split_line(&value.unwrap_or_default(), &rest, a);
+                    a.derived.push(Derived::Source(line, Role::Checked));
+                    return None;
+                }
+                Some("chdir") => {
+                    if let Some(d) = value {
+                        a.move_to(Workdir::At(d));
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    // An ambiguous abbreviation or an option of another env:
+                    // where the command starts is not known.
+                    a.dynamic = Some(format!(
+                        "`env --{name}`: an option the gate does not know, so where the command starts is not known"
+                    ));
+                }
+            }
+            j += if takes_value && attached.is_none() {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        let split = if t == "-S" {
             let v = words.get(j + 1).map(|w| w.text.clone());
             j += 1;
             v
         } else {
-            t.strip_prefix("--split-string=")
-                .or_else(|| t.strip_prefix("-S"))
-                .map(str::to_string)
+            t.strip_prefix("-S").map(str::to_string)
         };
         if let Some(s) = split {
             let rest = join(&words[(j + 1).min(words.len())..], "");
             let line = env_split_line(&s, &rest, a);
             a.derived.push(Derived::Source(line, Role::Checked));
             return None;
-        }
-        if matches!(t, "--unset" | "--chdir") {
-            if let Some(d) = words.get(j + 1).filter(|_| t == "--chdir") {
-                a.move_to(Workdir::At(d.text.clone()));
-            }
-            j += 2;
-            continue;
-        }
-        if let Some(d) = t.strip_prefix("--chdir=") {
-            a.move_to(Workdir::At(d.to_string()));
-            j += 1;
-            continue;
-        }
-        if t.starts_with("--") {
-            let name = t.split('=').next().unwrap_or(t);
-            match name {
-                "--ignore-environment"
-                | "--null"
-                | "--debug"
-                | "--list-signal-handling"
-                | "--ignore-signal"
-                | "--default-signal"
-                | "--block-signal"
-                | "--unset"
-                | "--argv0" => {}
-                _ => {
-                    // An abbreviation (`--ch DIR`) or an option of another env:
-                    // where the command starts is not known.
-                    a.dynamic = Some(format!(
-                        "`env {name}`: an option the gate does not know, so where the command starts is not known"
-                    ));
-                }
-            }
-            // `--argv0 NAME` (newer coreutils) takes the next word.
-            j += if t == "--argv0" { 2 } else { 1 };
-            continue;
         }
         if t == "-" {
             // A lone `-` is `-i`.

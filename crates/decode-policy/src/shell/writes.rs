@@ -25,7 +25,7 @@ pub(crate) struct Target {
 }
 
 impl Target {
-    fn new(raw: &str, dynamic: bool) -> Target {
+    pub(super) fn new(raw: &str, dynamic: bool) -> Target {
         Target {
             raw: raw.to_string(),
             dynamic,
@@ -102,6 +102,10 @@ const RSYNC: OptionSpec<'static> = partial(
         "--backup-dir",
         "--partial-dir",
         "--temp-dir",
+        "--log-file-format",
+        "--write-batch",
+        "--only-write-batch",
+        "--read-batch",
         "--suffix",
         "--compare-dest",
         "--copy-dest",
@@ -155,6 +159,11 @@ const CURL: OptionSpec<'static> = partial(
         "--config",
         "--upload-file",
         "--write-out",
+        "--etag-save",
+        "--etag-compare",
+        "--libcurl",
+        "--hsts",
+        "--alt-svc",
         "--proxy",
         "--referer",
         "--range",
@@ -178,6 +187,10 @@ const WGET: OptionSpec<'static> = OptionSpec {
             "--user-agent",
             "--header",
             "--level",
+            "--save-cookies",
+            "--warc-file",
+            "--rejected-log",
+            "--hsts-file",
         ],
     )
 };
@@ -202,6 +215,23 @@ const TAR: OptionSpec<'static> = partial(
     ],
 );
 const UNZIP: OptionSpec<'static> = partial("dP", &[]);
+/// util-linux script: `-t[FILE]` takes its file only attached.
+pub(super) const SCRIPT: OptionSpec<'static> = OptionSpec {
+    glued: "t",
+    ..known(
+        "cEBIOTmo",
+        &[
+            "--command",
+            "--echo",
+            "--log-io",
+            "--log-in",
+            "--log-out",
+            "--log-timing",
+            "--logging-format",
+            "--output-limit",
+        ],
+    )
+};
 
 /// sed scripts: the `-e`/`--expression` values, else the first operand;
 /// `None` when a script comes from a file (`-f`).
@@ -351,6 +381,48 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
             // so do `x/.` and, for rsync, `x/`.
             let no_target_dir =
                 name != "rsync" && options::flagged(args, &spec, &["-T", "--no-target-directory"]);
+            // A backup of what is overwritten, named by a suffix (`-b -S rc`
+            // turns `~/.bash` into `~/.bashrc`); without `-S` the suffix may
+            // come from the environment (SIMPLE_BACKUP_SUFFIX).
+            let backup = options::flagged(args, &spec, &["-b", "--backup", "-S", "--suffix"]);
+            let suffix = match options::values(args, &spec, &["-S", "--suffix"]).pop() {
+                Some(v) => (v.text, dy(v.at)),
+                None => ("$SIMPLE_BACKUP_SUFFIX".to_string(), true),
+            };
+            // rsync's own files: logs, batches, and folders it writes into.
+            let own = [
+                "--backup-dir",
+                "--log-file",
+                "--write-batch",
+                "--only-write-batch",
+                "--temp-dir",
+                "-T",
+                "--partial-dir",
+            ];
+            if name == "rsync" {
+                for v in options::values(args, &spec, &own) {
+                    out.push(Target::new(&v.text, dy(v.at)));
+                }
+            }
+            let backups: Vec<Target> = if backup {
+                dests
+                    .iter()
+                    .flat_map(|d| {
+                        let mut named =
+                            Target::new(&format!("{}{}", d.raw, suffix.0), d.dynamic || suffix.1);
+                        named.link = false;
+                        let inside = sources.iter().map(|&s| {
+                            let mut t = Target::new(&d.raw, d.dynamic || suffix.1 || dy(s));
+                            t.from = Some(format!("{}{}", args[s], suffix.0));
+                            t
+                        });
+                        std::iter::once(named).chain(inside).collect::<Vec<_>>()
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            out.extend(backups);
             for d in dests {
                 if name == "rsync" && d.raw.contains(':') {
                     continue;
@@ -379,6 +451,77 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                 }
             }
         }
+        "git" => {
+            // `git config --file FILE …` writes FILE.
+            if let Some(("config", rest)) = crate::caps::git_subcommand(core) {
+                let spec = known(
+                    "f",
+                    &["--file", "--blob", "--default", "--type", "--comment"],
+                );
+                for v in options::values(rest, &spec, &["-f", "--file"]) {
+                    let at = core.len() - rest.len() + v.at;
+                    out.push(Target::new(
+                        &v.text,
+                        dynamic.get(at).copied().unwrap_or(false),
+                    ));
+                }
+            }
+        }
+        "gunzip" | "gzip" | "unxz" | "xz" | "bunzip2" | "bzip2" | "unzstd" | "zstd" | "unlzma"
+        | "lzma" | "unlz4" | "lz4" | "uncompress" => {
+            // Decompressing writes each file without its suffix (`gunzip
+            // ~/.bashrc.gz` writes ~/.bashrc), unless to standard output.
+            let spec = partial("So", &["--suffix", "--output"]);
+            let decompress =
+                matches!(
+                    name.as_str(),
+                    "gunzip" | "unxz" | "bunzip2" | "unzstd" | "unlzma" | "unlz4" | "uncompress"
+                ) || options::flagged(args, &spec, &["-d", "--decompress", "--uncompress"]);
+            let to_stdout = options::flagged(args, &spec, &["-c", "--stdout", "--to-stdout"]);
+            for v in options::values(args, &spec, &["-o", "--output"]) {
+                out.push(Target::new(&v.text, dy(v.at)));
+            }
+            if !to_stdout {
+                let suffix = options::values(args, &spec, &["-S", "--suffix"]).pop();
+                for k in options::operands(args, &spec) {
+                    let f = args[k].as_str();
+                    if !decompress {
+                        let ext = match name.as_str() {
+                            "gzip" => ".gz",
+                            "xz" => ".xz",
+                            "bzip2" => ".bz2",
+                            "zstd" => ".zst",
+                            "lzma" => ".lzma",
+                            _ => ".lz4",
+                        };
+                        let ext = suffix.as_ref().map_or(ext, |v| v.text.as_str());
+                        out.push(Target::new(&format!("{f}{ext}"), dy(k)));
+                        continue;
+                    }
+                    let stripped = [
+                        ".gz", ".xz", ".bz2", ".zst", ".lzma", ".lz4", ".Z", ".tgz", ".z",
+                    ]
+                    .iter()
+                    .chain(
+                        suffix
+                            .iter()
+                            .map(|v| v.text.as_str())
+                            .collect::<Vec<_>>()
+                            .iter(),
+                    )
+                    .find_map(|x| f.strip_suffix(x).filter(|s| !s.is_empty()));
+                    match stripped {
+                        Some(s) => out.push(Target::new(s, dy(k))),
+                        None => out.push(Target::new(f, dy(k))),
+                    }
+                }
+            }
+        }
+        // The new names come from an expression or a substitution: where they
+        // land is not read here.
+        "rename" | "prename" | "file-rename" if args.iter().any(|a| !a.starts_with('-')) => {
+            out.push(Target::new("$(rename: new names)", true));
+        }
         "find" => {
             for (k, a) in args.iter().enumerate() {
                 if matches!(a.as_str(), "-fprint" | "-fprint0" | "-fprintf" | "-fls")
@@ -399,6 +542,32 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                 push(&mut out, k);
             }
         }
+        "script" => {
+            // The typescript (`typescript` unless named) and the logs.
+            let logs = [
+                "-B",
+                "-I",
+                "-O",
+                "-T",
+                "-t",
+                "--log-io",
+                "--log-in",
+                "--log-out",
+                "--log-timing",
+            ];
+            for v in options::values(args, &SCRIPT, &logs) {
+                out.push(Target::new(&v.text, dy(v.at)));
+            }
+            for (k, a) in args.iter().enumerate() {
+                if let Some(f) = a.strip_prefix("--timing=") {
+                    out.push(Target::new(f, dy(k)));
+                }
+            }
+            match options::operands(args, &SCRIPT).first() {
+                Some(&k) => push(&mut out, k),
+                None => out.push(Target::new("typescript", false)),
+            }
+        }
         "dd" => {
             for (k, a) in args.iter().enumerate() {
                 if let Some(v) = a.strip_prefix("of=").filter(|v| !v.is_empty()) {
@@ -414,17 +583,39 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
         "curl" => {
             let written = [
                 "-o",
+                "--output",
                 "-D",
                 "-c",
-                "--output",
                 "--dump-header",
                 "--cookie-jar",
                 "--trace",
                 "--trace-ascii",
                 "--stderr",
+                "--etag-save",
+                "--libcurl",
+                "--hsts",
+                "--alt-svc",
             ];
-            for v in options::values(args, &CURL, &written) {
+            for v in options::values(args, &CURL, &written[2..]) {
                 out.push(Target::new(&v.text, dy(v.at)));
+            }
+            // `--output-dir DIR` holds what `-o` names.
+            let out_dir = options::values(args, &CURL, &["--output-dir"]).pop();
+            for v in options::values(args, &CURL, &written[..2]) {
+                match &out_dir {
+                    Some(d) if !v.text.starts_with('/') => out.push(Target::new(
+                        &format!("{}/{}", d.text, v.text),
+                        dy(v.at) || dy(d.at),
+                    )),
+                    _ => out.push(Target::new(&v.text, dy(v.at))),
+                }
+            }
+            // `-w '%output{FILE}…'` (curl 8.3) writes FILE: where is not read here.
+            if options::values(args, &CURL, &["-w", "--write-out"])
+                .iter()
+                .any(|v| v.text.contains("%output{"))
+            {
+                out.push(Target::new("$(curl --write-out %output)", true));
             }
             let remote_name =
                 options::flagged(args, &CURL, &["-O", "--remote-name", "--remote-name-all"]);
@@ -468,18 +659,67 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                     }
                 }
             }
-            let logs = ["-o", "-a", "--output-file", "--append-output"];
+            let logs = [
+                "-o",
+                "-a",
+                "--output-file",
+                "--append-output",
+                "--save-cookies",
+                "--warc-file",
+                "--rejected-log",
+                "--hsts-file",
+            ];
             for v in options::values(args, &WGET, &logs) {
                 out.push(Target::new(&v.text, dy(v.at)));
+            }
+            // `-e COMMAND` sets any wgetrc setting (`output_document=…`,
+            // `dir_prefix=…`); `-x`/`-r` make the URL's folders locally
+            // (`-nH`: without the host). Where they write is not read here.
+            let commands = !options::values(args, &WGET, &["-e", "--execute"]).is_empty()
+                || args.iter().any(|a| a.starts_with("--execute="));
+            let folders = options::flagged(
+                args,
+                &WGET,
+                &[
+                    "-x",
+                    "-r",
+                    "-m",
+                    "--force-directories",
+                    "--recursive",
+                    "--mirror",
+                ],
+            );
+            if commands || folders {
+                out.push(Target::new(
+                    "$(wget: a path from its settings or URLs)",
+                    true,
+                ));
             }
         }
         "cc" | "gcc" | "clang" | "g++" | "c++" | "clang++" | "ld" | "rustc" | "go" => {
             // Compilers read no clusters: `-o F`, `-oF`, `--output F`.
             for (k, a) in args.iter().enumerate() {
-                if matches!(a.as_str(), "-o" | "--out" | "--output") && k + 1 < args.len() {
+                if matches!(a.as_str(), "-o" | "--out" | "--output" | "-MF") && k + 1 < args.len() {
                     push(&mut out, k + 1);
-                } else if let Some(v) = a.strip_prefix("-o").filter(|v| !v.is_empty()) {
+                } else if let Some(v) = a
+                    .strip_prefix("-o")
+                    .or_else(|| a.strip_prefix("--output="))
+                    .or_else(|| a.strip_prefix("--out="))
+                    .or_else(|| a.strip_prefix("-MF"))
+                    .filter(|v| !v.is_empty())
+                {
                     out.push(Target::new(v, dy(k)));
+                } else if let Some(list) = a.strip_prefix("-Wl,") {
+                    // The linker's own `-o FILE` (`-Wl,-o,FILE`).
+                    let parts: Vec<&str> = list.split(',').collect();
+                    for (p, w) in parts.iter().enumerate() {
+                        if let Some(f) = parts.get(p + 1).filter(|_| *w == "-o" || *w == "--output")
+                        {
+                            out.push(Target::new(f, dy(k)));
+                        } else if let Some(f) = w.strip_prefix("--output=") {
+                            out.push(Target::new(f, dy(k)));
+                        }
+                    }
                 }
             }
         }
@@ -498,8 +738,34 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                 } else {
                     pos
                 };
+                // `-iSUFFIX`, `--in-place=SUFFIX`: a backup beside each file, or
+                // where the suffix says when it holds `*` (the file's name) —
+                // `-i'.git/hooks/*'` backs `pre-commit` up into .git/hooks.
+                let mut suffixes: Vec<(String, bool)> = options::values(args, &SED, &["-i"])
+                    .into_iter()
+                    .map(|v| (v.text, dy(v.at)))
+                    .collect();
+                for (k, a) in args.iter().enumerate() {
+                    if let Some(v) = a.strip_prefix("--in-place=").filter(|v| !v.is_empty()) {
+                        suffixes.push((v.to_string(), dy(k)));
+                    }
+                }
                 for k in files {
                     push(&mut out, k);
+                    for (suffix, dynamic) in &suffixes {
+                        let file = args[k].as_str();
+                        let backup = if suffix.contains('*') {
+                            let base = file.rsplit('/').next().unwrap_or(file);
+                            let named = suffix.replace('*', base);
+                            match file.rsplit_once('/') {
+                                Some((dir, _)) if !named.contains('/') => format!("{dir}/{named}"),
+                                _ => named,
+                            }
+                        } else {
+                            format!("{file}{suffix}")
+                        };
+                        out.push(Target::new(&backup, *dynamic || dy(k)));
+                    }
                 }
             }
             match sed_scripts(args) {
@@ -516,6 +782,49 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
             }
         }
         "tar" | "gtar" | "bsdtar" | "unzip" | "7z" => {
+            if name != "unzip" && name != "7z" {
+                // What tar writes besides extracted files: the archive it creates
+                // or appends to (`-cf FILE`), and its own records.
+                let old_style = args.first().filter(|a| !a.starts_with('-'));
+                let letters: String = args
+                    .iter()
+                    .filter(|a| a.starts_with('-') && !a.starts_with("--"))
+                    .chain(old_style)
+                    .map(|a| a.as_str())
+                    .collect();
+                let writes_archive = letters.contains(['c', 'r', 'u', 'A'])
+                    || args.iter().any(|a| {
+                        matches!(
+                            a.as_str(),
+                            "--create" | "--append" | "--update" | "--concatenate" | "--catenate"
+                        )
+                    });
+                let mut wanted = vec!["-g", "--listed-incremental", "--index-file"];
+                if writes_archive {
+                    wanted.extend(["-f", "--file"]);
+                }
+                for v in options::values(args, &TAR, &wanted) {
+                    out.push(Target::new(&v.text, dy(v.at)));
+                }
+                for (k, a) in args.iter().enumerate() {
+                    for p in ["--index-file=", "--one-top-level="] {
+                        if let Some(v) = a.strip_prefix(p) {
+                            out.push(Target::new(v, dy(k)));
+                        }
+                    }
+                }
+                if writes_archive {
+                    if let Some(first) = old_style {
+                        // `tar cf FILE …`: each value letter takes the next word.
+                        let valued = first.chars().filter(|c| TAR.short_value.contains(*c));
+                        for (next, c) in (1..).zip(valued) {
+                            if let Some(f) = args.get(next).filter(|_| c == 'f') {
+                                out.push(Target::new(f, dy(next)));
+                            }
+                        }
+                    }
+                }
+            }
             let extract = if name == "unzip" {
                 // -l, -v, -t, -Z list or test; -p extracts to standard output.
                 !args.iter().any(|a| {

@@ -7,4 +7,5 @@ mod oracle;
 mod review2;
 mod round2;
 mod round3;
+mod round4;
 mod spec;

@@ -1,0 +1,161 @@
+//! The fourth outside attack, on how options are read (docs/permissions.md, "Fail
+//! closed"). Every case here was allowed before — the removals in bypass too —
+//! and must now ask. The guards keep ordinary commands allowed.
+
+use crate::common;
+
+use common::{run, Proj};
+
+/// Critical removals hidden by options: they ask in auto and in bypass.
+#[test]
+fn r4_01_critical_removals_behind_options() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "env --ch=/ rm -rf home",
+        "env --chdi=/ rm -rf home",
+        "env --sp='rm -rf /home'",
+        "env --split-s='rm -rf /home'",
+        "su --comm='rm -rf /home'",
+        "su -lc 'rm -rf /home'",
+        "su --session-command='rm -rf /home'",
+        "su - -c 'rm -rf ../usr'",
+        "sudo -i rm -rf ../usr",
+        "setpriv rm -rf /home",
+        "setpriv --reuid 0 --init-groups rm -rf /home",
+        "runuser -u x rm -rf /home",
+        "runuser root -c 'rm -rf /home'",
+        "script -q --comm 'rm -rf /home' /dev/null",
+        "strace -o '|rm -rf /home' true",
+        "strace -o'!rm -rf /home' true",
+        "parallel rm -rf ::: /home",
+        "parallel -a list rm -rf",
+        "parallel --will-cite rm -rf ::: /home",
+        "parallel 'rm -rf {}' ::: /home",
+        "systemd-run rm -rf home",
+        "systemd-run -p WorkingDirectory=/ rm -rf home",
+        "systemd-run -t rm -rf usr",
+        "npx -p x -c 'rm -rf /home'",
+        "npm exec --package x -c 'rm -rf /home'",
+        "yarn exec 'rm -rf /home'",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+        cases.push(("bypass", "bash", c, "ask"));
+    }
+    // The same wrappers, running what is ordinary.
+    for c in [
+        "env --ch=src ls",
+        "systemd-run --same-dir make",
+        "parallel gzip ::: a b",
+        "npx -p typescript tsc --noEmit",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
+
+/// External effects behind options.
+#[test]
+fn r4_02_pushes_behind_options() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "git -c remote.origin.uploadpack='git push' fetch origin",
+        "git fetch-pack --upload-pack='git push' origin",
+        "git -c protocol.ext.allow=always fetch 'ext::sh -c touch% x'",
+        "git -c merge.x.driver='touch x' merge b",
+        "cargo --color never publish",
+        "pnpm -w publish",
+        "pnpm -rw publish",
+        "git subtree -P x push o m",
+        "git subtree -q -P x push o m",
+        "yarn workspaces foreach -A -j 4 npm publish",
+        "yarn workspaces foreach --jobs 4 npm publish",
+        "vercel --global-config ls",
+        "docker buildx build -o type=image,push=true .",
+        "docker buildx build --output=push=true,type=image .",
+        "docker buildx bake --set '*.push=true'",
+        "docker builder build --push .",
+        "echo push | xargs git",
+        "xargs -a l git",
+        "parallel git ::: push",
+        "npm exec -p x -c 'git push'",
+        "git http-push https://example.com/r main",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    for c in [
+        "cargo --color never build",
+        "pnpm -w install",
+        "git subtree -P x split",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
+
+/// Writes to protected files, or to paths only known when the command runs.
+#[test]
+fn r4_03_writes_behind_options() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "cp -b -S rc /tmp/y ~/.bash",
+        "mv -b -S .json z .decode/settings",
+        "cp -b /tmp/y ~/.bash",
+        "sed -i'.git/hooks/*' s/a/a/ pre-commit",
+        "sed -irc s/a/b/ ~/.bash",
+        "sed -i\"$D\" s/a/b/ f",
+        "shuf -o.git/config y",
+        "shuf -vo.git/config y",
+        "strace -o.git/hooks/pre-commit true",
+        "strace -o $D true",
+        "iconv -f utf8 -t utf8 -o.git/config x",
+        "script $D",
+        "script -q .git/hooks/pre-commit",
+        "tar -cf $D x",
+        "tar cf $D x",
+        "tar -rf $D x",
+        "tar --listed-incremental=$D -cf a.tar x",
+        "tar -xf a.tar --one-top-level=$D",
+        "wget -e output_document=.git/config https://example.com/x",
+        "wget --execute=dir_prefix=.git/hooks https://example.com/pre-commit",
+        "wget -x -nH http://h/.git/hooks/pre-commit",
+        "wget --save-cookies $D https://example.com/x",
+        "curl --output-dir ~ -o .bashrc https://example.com/x",
+        "curl --etag-save $D https://example.com/x",
+        "curl --libcurl $D https://example.com/x",
+        "curl -w '%output{.git/config}x' https://example.com/x",
+        "gcc --output=$D x.c",
+        "gcc -Wl,-o,$D x.c",
+        "cc -MD -MF $D -c x.c",
+        "rsync --log-file=$D a b",
+        "rsync --write-batch=$D a b",
+        "rsync -b --backup-dir=$D a b",
+        "git config -f $D a.b c",
+        "gunzip .decode/settings.json.gz",
+        "gunzip ~/.bashrc.gz",
+        "unxz ~/.zshrc.xz",
+        "gzip -S rc ~/.bash",
+        "rename x rc ~/.bashx",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    for c in [
+        "cp -v a b",
+        "sed -i s/a/b/ src/f",
+        "sed -i.bak s/a/b/ src/f",
+        "tar -xzf a.tgz",
+        "tar -czf out.tgz src",
+        "gcc -o out x.c",
+        "gunzip data.gz",
+        "curl -sSLo out.json https://example.com/x",
+        "wget -q https://example.com/x.tar.gz",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
