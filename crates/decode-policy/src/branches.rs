@@ -101,7 +101,8 @@ pub(crate) fn changes(core: &[String], dynamic: &[bool]) -> Vec<Change> {
     };
     let offset = core.len() - rest.len();
     let dy = |k: usize| dynamic.get(offset + k).copied().unwrap_or(false);
-    let has = |flags: &[&str]| rest.iter().any(|a| flags.contains(&a.as_str()));
+    // A flag counts wherever it stands in a cluster (`git branch -Mf x main`).
+    let has = |flags: &[&str]| options::flagged(rest, &OptionSpec::default(), flags);
     let named = |out: &mut Vec<Change>, k: usize, word: &str, what: &'static str| {
         if dy(k) {
             out.push(Change::Unknown(what));
@@ -166,7 +167,10 @@ pub(crate) fn changes(core: &[String], dynamic: &[bool]) -> Vec<Change> {
             let remote_is_dot = p.first().is_some_and(|&(_, r)| r == ".");
             for &(k, spec) in p.iter().skip(1) {
                 if let Some((_, dst)) = spec.rsplit_once(':') {
-                    if !dst.is_empty() {
+                    if dst.contains('*') {
+                        // `+refs/heads/*:refs/heads/*` may name any branch.
+                        out.push(Change::Unknown("git fetch"));
+                    } else if !dst.is_empty() {
                         named(
                             &mut out,
                             k,

@@ -313,7 +313,15 @@ pub(crate) fn git_config_write(core: &[String]) -> Option<&'static str> {
 /// when the key makes the command opaque.
 pub(crate) fn git_key_runs(key: &str) -> Option<bool> {
     let k = key.to_ascii_lowercase();
-    if k.starts_with("alias.") || k.starts_with("include.") || k.starts_with("includeif.") {
+    if k.starts_with("alias.")
+        || k.starts_with("include.")
+        || k.starts_with("includeif.")
+        // Which command runs, or which remotes may run one, is decided later.
+        || k.starts_with("protocol.")
+        || k == "help.autocorrect"
+        || k == "init.templatedir"
+        || (k.starts_with("url.") && k.contains("ext::"))
+    {
         return Some(false);
     }
     let runs = matches!(
@@ -342,8 +350,7 @@ pub(crate) fn git_key_runs(key: &str) -> Option<bool> {
         || k.ends_with(".driver")
         || k.ends_with(".helper")
         || k.ends_with(".proxy")
-        // `protocol.ext.allow` lets an `ext::` URL run a command.
-        || k.starts_with("protocol.")
+
         || k.starts_with("filter.")
         || k.ends_with(".textconv")
         || k.ends_with(".command")
@@ -386,6 +393,9 @@ pub(crate) fn container_removal(core: &[String]) -> Option<String> {
     match name {
         "docker" | "podman" => {}
         "docker-compose" | "podman-compose" => {
+            if pairs().any(|(first, _)| first == "rm") {
+                return Some(format!("`{name} rm` removes containers"));
+            }
             return (pairs().any(|(first, _)| first == "down") && volumes(args))
                 .then(|| format!("`{name} down -v` removes containers and volumes"));
         }
@@ -407,8 +417,13 @@ pub(crate) fn container_removal(core: &[String]) -> Option<String> {
                 Some(s) => (Some(s), "removes containers, images and volumes"),
                 None => continue,
             },
-            "compose" if volumes(args) => match found(&["down"]) {
-                Some(s) => (Some(s), "removes containers and volumes"),
+            "compose" => match found(&["down", "rm"]) {
+                Some("rm") => (Some("rm"), "removes containers"),
+                Some(s) if volumes(args) => (Some(s), "removes containers and volumes"),
+                _ => continue,
+            },
+            "pod" => match found(&["rm", "prune"]) {
+                Some(s) => (Some(s), "removes pods and their containers"),
                 None => continue,
             },
             _ => continue,

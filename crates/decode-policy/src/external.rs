@@ -347,7 +347,7 @@ impl Args<'_> {
             let rest = self.rest(k + 1);
             // The second word's own options are not known: every reading counts
             // (`git subtree -P dir push`).
-            for j in rest.subs(&global_options(&[])) {
+            for j in rest.subs(&OptionSpec::default()) {
                 if rest.is_any(j, second) {
                     let s = rest.words.get(j).cloned().unwrap_or_default();
                     return Some(format!("{f} {s}"));
@@ -440,12 +440,16 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
         dynamic: dynamic.get(1..).unwrap_or(&none),
     };
     match name {
-        "git-push" | "git-send-pack" => return hit(name),
+        "git-push" | "git-send-pack" | "git-http-push" => return hit(name),
+        n if n.starts_with("git-remote-") => return hit(name),
         "git" => {
             if let Some(w) = a.pair(&GIT, &["push", "send-pack", "http-push"], &[]) {
                 return hit(&format!("git {w}"));
             }
-            if let Some(w) = a.pair(&GIT, &["subtree", "lfs"], &["push"]) {
+            if let Some(w) = a.pair(&GIT, &["subtree", "lfs", "annex"], &["push"]) {
+                return hit(&format!("git {w}"));
+            }
+            if let Some(w) = a.pair(&GIT, &["svn"], &["dcommit"]) {
                 return hit(&format!("git {w}"));
             }
         }
@@ -512,20 +516,39 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
             }
         }
         "docker" | "podman" => {
+            // `--push`, `--output type=registry`, `push=1` (BuildKit reads an
+            // empty value as true, any other with Go's ParseBool).
             let pushes = a.words.iter().any(|x| {
                 x == "--push"
-                    || x == "--push=true"
+                    || x.starts_with("--push=")
                     || x.contains("type=registry")
-                    || x.contains("push=true")
+                    || x.split([',', ' ', '"', '\'']).any(|part| {
+                        let part = part
+                            .trim_start_matches("--output=")
+                            .trim_start_matches("--set=");
+                        let part = part.rsplit('.').next().unwrap_or(part);
+                        part == "push"
+                            || part.strip_prefix("push=").is_some_and(|v| {
+                                !matches!(v, "0" | "f" | "F" | "false" | "FALSE" | "False")
+                            })
+                    })
             });
             if let Some(w) = a.pair(&DOCKER, &["push"], &[]) {
                 return hit(&format!("{name} {w}"));
             }
-            if let Some(w) = a.pair(&DOCKER, &["image", "manifest", "compose"], &["push"]) {
+            if let Some(w) = a.pair(
+                &DOCKER,
+                &["image", "manifest", "compose", "plugin"],
+                &["push"],
+            ) {
                 return hit(&format!("{name} {w}"));
             }
             if pushes {
-                if let Some(w) = a.pair(&DOCKER, &["build", "buildx", "builder", "image"], &[]) {
+                if let Some(w) = a.pair(
+                    &DOCKER,
+                    &["build", "buildx", "builder", "image", "compose"],
+                    &[],
+                ) {
                     return hit(&format!("{name} {w} --push"));
                 }
             }
@@ -533,6 +556,9 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
         "docker-compose" | "podman-compose" => {
             if a.pair(&DOCKER, &["push"], &[]).is_some() {
                 return hit(&format!("{name} push"));
+            }
+            if a.words.iter().any(|x| x == "--push") && a.pair(&DOCKER, &["build"], &[]).is_some() {
+                return hit(&format!("{name} build --push"));
             }
         }
         "kubectl" | "oc" => {
@@ -564,11 +590,20 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
             }
         }
         "terraform" | "tofu" | "terragrunt" => {
-            if let Some(w) = a.pair(
-                &global_options(&["-chdir"]),
-                &["apply", "destroy", "import"],
-                &[],
-            ) {
+            if let Some(w) = a
+                .pair(
+                    &global_options(&["-chdir"]),
+                    &["state"],
+                    &["push", "rm", "mv"],
+                )
+                .or_else(|| {
+                    a.pair(
+                        &global_options(&["-chdir"]),
+                        &["apply", "destroy", "import"],
+                        &[],
+                    )
+                })
+            {
                 return hit(&format!("{name} {w}"));
             }
         }
@@ -669,7 +704,10 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
                 }
                 let task = x.rsplit(':').next().unwrap_or(x);
                 let plugin = x.split(':').next().unwrap_or(x);
+                // Gradle's generated tasks: `publishAllPublicationsTo…`, `publishPlugins`.
+                let gradle_publish = name.starts_with("gradle") && task.starts_with("publish");
                 if PUBLISH_WORDS.contains(&task)
+                    || gradle_publish
                     || (x.contains(':') && PUBLISH_WORDS.contains(&plugin))
                     || a.dynamic.get(k) == Some(&true)
                 {
@@ -692,7 +730,7 @@ fn external_core(core: &[String], dynamic: &[bool], depth: usize) -> Option<Stri
                 {
                     return hit(&format!("{name} {}", a.words[k]));
                 }
-                if a.is_any(k, &["git", "nuget", "lfs", "release"]) && known {
+                if a.is_any(k, &["git", "nuget", "lfs", "release", "annex", "state"]) && known {
                     let rest = a.rest(k + 1);
                     for j in rest.subs(&global_options(&[])) {
                         if rest

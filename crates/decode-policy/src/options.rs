@@ -81,9 +81,11 @@ impl OptionSpec<'_> {
                 sure(2)
             } else if self.flags.contains(&word) {
                 sure(1)
-            } else if abbreviates(word, self.value) {
+            } else if abbreviates(word, self.value) && self.complete {
                 sure(2)
             } else {
+                // Unknown, or an abbreviation that may be an option of its own
+                // the spec does not list (`--backup` beside `--backup-dir`).
                 unknown
             };
         }
@@ -260,7 +262,8 @@ fn walk<'a, S: AsRef<str>>(
                     Some((n, v)) => (n, Some(v)),
                     None => (w, None),
                 };
-                let full = if spec.value.contains(&name) {
+                let exact = spec.value.contains(&name);
+                let full = if exact {
                     Some(name)
                 } else {
                     spec.value.iter().copied().find(|l| abbreviates(name, &[l]))
@@ -270,9 +273,16 @@ fn walk<'a, S: AsRef<str>>(
                         seen(f, Some((j, v)));
                         1
                     }
-                    (Some(f), None) => {
+                    (Some(f), None) if exact || spec.complete => {
                         seen(f, next);
                         2
+                    }
+                    (Some(f), None) => {
+                        // An abbreviation, or an option of its own the spec does
+                        // not list: both (the next word is read on as well).
+                        seen(name, None);
+                        seen(f, next);
+                        1
                     }
                     (None, _) => {
                         seen(name, None);
@@ -367,7 +377,11 @@ mod tests {
         assert_eq!(GIT.step("-C.."), opt(1, false));
         assert_eq!(GIT.step("-pC"), opt(2, false));
         assert_eq!(GIT.step("--git-dir"), opt(2, false));
-        assert_eq!(GIT.step("--git-d"), opt(2, false), "a GNU abbreviation");
+        assert_eq!(
+            GIT.step("--git-d"),
+            opt(1, true),
+            "an abbreviation, or an option the spec does not list"
+        );
         assert_eq!(GIT.step("--git-dir=x"), opt(1, false));
         assert_eq!(GIT.step("--no-pager"), opt(1, false));
         assert_eq!(GIT.step("--bare"), opt(1, true));
@@ -379,6 +393,11 @@ mod tests {
         };
         assert_eq!(complete.step("--bare"), opt(1, false));
         assert_eq!(complete.step("-xC"), opt(2, false), "x is a flag");
+        assert_eq!(
+            complete.step("--git-d"),
+            opt(2, false),
+            "a GNU abbreviation"
+        );
     }
 
     #[test]

@@ -441,10 +441,10 @@ impl Gate {
                         }
                     }
                 }
-                if !has_rules && !crate::external::might_cap(tail) {
+                let t = f.tail(k);
+                if !has_rules && !crate::external::might_cap(&t.core) {
                     continue;
                 }
-                let t = f.tail(k);
                 if let Some(r) = self.critical_removal(&t) {
                     return Some((i, why(r)));
                 }
@@ -514,6 +514,10 @@ impl Gate {
                 let mut core = f.core.clone();
                 let mut core_dyn = f.core_dyn.clone();
                 core_dyn.resize(core.len(), false);
+                // `find push -exec git {} \;`: `{}` is filled in too.
+                for (d, w) in core_dyn.iter_mut().zip(&core) {
+                    *d |= w.contains("{}");
+                }
                 core.push("{}".into());
                 core_dyn.push(true);
                 (core, core_dyn)

@@ -282,7 +282,9 @@ impl Fragment {
     /// The command starting at word `k` of `core` (a later word of a program
     /// the gate does not know), as a light fragment for the caps.
     pub(crate) fn tail(&self, k: usize) -> Fragment {
-        let core = self.core[k..].to_vec();
+        let mut core = self.core[k..].to_vec();
+        // `foo run /bin/rm -rf /` runs `rm`.
+        core[0] = wrappers::basename(&core[0]).to_string();
         Fragment {
             text: core.join(" "),
             chain: vec![core[0].clone()],

@@ -95,6 +95,11 @@ pub(super) fn assignments<'w>(ws: impl Iterator<Item = &'w Word>, role: Role, a:
                 a.dynamic = Some(format!(
                     "`{name}` holds a command that is only known when it runs"
                 ));
+                // What can be seen of it still meets the deny rules and caps.
+                if !value.trim().is_empty() {
+                    a.derived
+                        .push(Derived::Source(value.to_string(), Role::Checked));
+                }
             } else if !value.trim().is_empty() {
                 a.derived.push(Derived::Source(value.to_string(), role));
             }
@@ -157,6 +162,12 @@ pub(super) fn mapfile(words: &[Word], i: usize, a: &mut Analysis) {
 fn source(w: &Word, role: Role, what: &str, a: &mut Analysis) {
     if w.dynamic {
         a.dynamic = Some(format!("{what} runs a command only known when it runs"));
+        // What can be seen of it still meets deny rules, ask rules and caps
+        // (`"rm -rf /home $X"`).
+        if !w.text.trim().is_empty() {
+            a.derived
+                .push(Derived::Source(w.text.clone(), Role::Checked));
+        }
     } else if !w.text.trim().is_empty() {
         a.derived.push(Derived::Source(w.text.clone(), role));
     }
@@ -241,9 +252,22 @@ pub(super) fn git(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
     };
     let subname = words[s].text.as_str();
     let rest = &words[s + 1..];
-    if rest.iter().any(|w| w.text.starts_with("ext::")) {
-        // An `ext::` remote is a command git runs (when `protocol.ext.allow` lets it).
-        a.dynamic = Some("`git` with an `ext::` URL runs a command".into());
+    if subname.starts_with("remote-") {
+        // A remote helper called directly (`git remote-ext URL CMD`).
+        a.dynamic = Some(format!("`git {subname}` runs a transport helper"));
+        if subname == "remote-ext" {
+            if let Some(cmd) = rest.get(1) {
+                let line = ext_command(&format!("ext::{}", cmd.text)).unwrap_or_default();
+                a.derived.push(Derived::Source(line, Role::Checked));
+            }
+        }
+    }
+    for w in &words[i + 1..] {
+        if let Some(cmd) = ext_command(&w.text) {
+            // An `ext::` remote is a command git runs (when `protocol.ext.allow` lets it).
+            a.dynamic = Some("`git` with an `ext::` URL runs a command".into());
+            a.derived.push(Derived::Source(cmd, Role::Checked));
+        }
     }
     let base = s + 1;
     let mut k = 0;
@@ -298,54 +322,91 @@ pub(super) fn git(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
 /// `tar`: `--to-command`, `--checkpoint-action=exec=`, `-I`/`--use-compress-program`,
 /// `--info-script`/`-F`, `--new-volume-script`, `--rsh-command`, `--rmt-command`.
 pub(super) fn tar(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
-    let mut j = i + 1;
-    while j < words.len() {
-        let t = words[j].text.as_str();
-        if let Some(v) = t.strip_prefix("--checkpoint-action=") {
-            if let Some(cmd) = v.strip_prefix("exec=") {
-                let mut w = words[j].clone();
-                w.text = cmd.to_string();
-                source(&w, role, "`tar --checkpoint-action=exec`", a);
-            }
-            j += 1;
-            continue;
+    let spec = OptionSpec {
+        short_value: "bCfFgHIKLNTVX",
+        value: &[
+            "--checkpoint-action",
+            "--to-command",
+            "--use-compress-program",
+            "--info-script",
+            "--new-volume-script",
+            "--rsh-command",
+            "--rmt-command",
+            "--directory",
+            "--file",
+        ],
+        ..OptionSpec::default()
+    };
+    let args = &words[i + 1..];
+    for v in options::values(args, &spec, &["--checkpoint-action"]) {
+        // `exec=CMD`, also after other actions (`echo,exec=CMD`).
+        if let Some((_, cmd)) = v.text.split_once("exec=") {
+            let mut w = args[v.at].clone();
+            w.text = cmd.to_string();
+            source(&w, role, "`tar --checkpoint-action=exec`", a);
         }
-        if let Some((w, last)) = option_value(
-            words,
-            j,
-            &[
-                "--to-command",
-                "--use-compress-program",
-                "--info-script",
-                "--new-volume-script",
-                "--rsh-command",
-                "--rmt-command",
-            ],
-            &['I', 'F'],
-        ) {
-            source(&w, role, "`tar`", a);
-            j = last + 1;
-            continue;
-        }
-        j += 1;
+    }
+    let runs = [
+        "-I",
+        "-F",
+        "--to-command",
+        "--use-compress-program",
+        "--info-script",
+        "--new-volume-script",
+        "--rsh-command",
+        "--rmt-command",
+    ];
+    for v in options::values(args, &spec, &runs) {
+        let mut w = args[v.at].clone();
+        w.text = v.text;
+        source(&w, role, "`tar`", a);
     }
 }
 
 /// `rsync -e CMD`, `--rsh=CMD`, `--rsync-path=CMD`.
 pub(super) fn rsync(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
-    let mut j = i + 1;
-    while j < words.len() {
-        if let Some((w, last)) = option_value(words, j, &["--rsh", "--rsync-path"], &['e']) {
-            source(&w, role, "`rsync`", a);
-            j = last + 1;
-            continue;
-        }
-        j += 1;
+    let args = &words[i + 1..];
+    for v in options::values(
+        args,
+        &super::writes::RSYNC,
+        &["-e", "--rsh", "--rsync-path"],
+    ) {
+        let mut w = args[v.at].clone();
+        w.text = v.text;
+        source(&w, role, "`rsync`", a);
     }
 }
 
 /// `make SHELL=…` (and `.SHELLFLAGS`): the program make runs recipes with.
 pub(super) fn make(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
+    // `--eval TEXT` / `-E TEXT`: makefile text, which may run `$(shell …)`.
+    let spec = OptionSpec {
+        short_value: "CEfIjlOoW",
+        value: &[
+            "--directory",
+            "--eval",
+            "--file",
+            "--makefile",
+            "--include-dir",
+            "--jobs",
+            "--load-average",
+            "--old-file",
+            "--assume-old",
+            "--what-if",
+            "--new-file",
+            "--assume-new",
+            "--output-sync",
+        ],
+        complete: true,
+        ..OptionSpec::default()
+    };
+    for v in options::values(&words[i + 1..], &spec, &["-E", "--eval"]) {
+        a.dynamic = Some("`make --eval` runs makefile text given on the command line".into());
+        // Its `$(shell CMD)` calls meet the deny rules and caps.
+        for cmd in make_shell_calls(&v.text) {
+            a.derived.push(Derived::Source(cmd, Role::Checked));
+        }
+    }
     for w in &words[i + 1..] {
         if let Some(v) = w.text.strip_prefix("SHELL=") {
             let mut v2 = w.clone();
@@ -355,57 +416,98 @@ pub(super) fn make(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
     }
 }
 
-/// `ssh [options] HOST COMMAND…`: the command (and `-o ProxyCommand=…`,
-/// `-o LocalCommand=…`, which run here).
-pub(super) fn ssh(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
-    const WITH_VALUE: &str = "bcDEeFIiJLlmOopQRSWw";
-    let mut j = i + 1;
-    let mut host = None;
-    while j < words.len() {
-        let t = words[j].text.as_str();
-        if t == "--" {
-            host = (j + 1 < words.len()).then_some(j + 1);
-            break;
-        }
-        if let Some((w, last)) = option_value(words, j, &[], &['o']) {
-            let lower = w.text.to_ascii_lowercase();
-            for key in [
-                "proxycommand",
-                "localcommand",
-                "remotecommand",
-                "knownhostscommand",
-            ] {
-                if let Some(v) = lower.strip_prefix(key) {
-                    let v = v.trim_start_matches([' ', '=']);
-                    let start = w.text.len() - v.len();
-                    let mut c = w.clone();
-                    c.text = w.text[start..].to_string();
-                    source(&c, role, "`ssh -o …Command`", a);
+/// The commands of make's `$(shell CMD)` and `${shell CMD}` calls in `text`.
+fn make_shell_calls(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (open, close) in [("$(shell ", ')'), ("${shell ", '}')] {
+        let mut rest = text;
+        while let Some(at) = rest.find(open) {
+            let body = &rest[at + open.len()..];
+            let opener = if close == ')' { '(' } else { '{' };
+            let mut depth = 1;
+            let mut end = body.len();
+            for (k, c) in body.char_indices() {
+                if c == opener {
+                    depth += 1;
+                } else if c == close {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = k;
+                        break;
+                    }
                 }
             }
-            j = last + 1;
-            continue;
+            out.push(body[..end].to_string());
+            rest = &body[end..];
         }
-        if t.starts_with('-') && t.len() > 1 {
-            let last = t.chars().last().unwrap_or('-');
-            j += if WITH_VALUE.contains(last) && t.len() == 2 {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        host = Some(j);
-        break;
     }
-    if let Some(h) = host {
-        let cmd = &words[h + 1..];
-        if cmd.iter().any(|w| w.dynamic) {
-            a.dynamic = Some("`ssh` runs a remote command only known when it runs".into());
-        } else if !cmd.is_empty() {
-            let s: Vec<&str> = cmd.iter().map(|w| w.text.as_str()).collect();
-            a.derived.push(Derived::Source(s.join(" "), Role::Checked));
+    out
+}
+
+/// What an `ext::` remote runs, as a shell line: git splits `ext::CMD ARGS`
+/// at spaces, with `% ` a space inside an argument and `%%` a percent sign.
+pub(super) fn ext_command(url: &str) -> Option<String> {
+    let (_, cmd) = url.split_once("ext::")?;
+    let mut args: Vec<String> = Vec::new();
+    let mut arg = String::new();
+    let mut chars = cmd.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('%', Some(&' ')) | ('%', Some(&'%')) => arg.push(chars.next().unwrap_or(c)),
+            (' ', _) => args.push(std::mem::take(&mut arg)),
+            _ => arg.push(c),
         }
+    }
+    args.push(arg);
+    let quoted: Vec<String> = args
+        .iter()
+        .filter(|a| !a.is_empty())
+        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+        .collect();
+    Some(quoted.join(" "))
+}
+
+/// `ssh [options] HOST COMMAND…` (and `scp`, `sftp`): the command, and the
+/// `-o …Command=…` options, which run here.
+pub(super) fn ssh(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
+    let name = super::wrappers::basename(&words[i].text);
+    let short_value = match name {
+        "scp" => "cFiJloPSX",
+        "sftp" => "BbcDFiJlPRSsoX",
+        _ => "BbcDEeFIiJLlmOopQRSWw",
+    };
+    let spec = OptionSpec {
+        short_value,
+        complete: true,
+        ..OptionSpec::default()
+    };
+    let args = &words[i + 1..];
+    let host = options::scan(args, 0, &spec).start;
+    for v in options::values(&args[..host], &spec, &["-o"]) {
+        let lower = v.text.to_ascii_lowercase();
+        for key in [
+            "proxycommand",
+            "localcommand",
+            "remotecommand",
+            "knownhostscommand",
+        ] {
+            if let Some(rest) = lower.strip_prefix(key) {
+                let value = rest.trim_start_matches([' ', '=', '\t']);
+                let mut c = args[v.at].clone();
+                c.text = v.text[v.text.len() - value.len()..].to_string();
+                source(&c, role, "`ssh -o …Command`", a);
+            }
+        }
+    }
+    if name != "ssh" || host >= args.len() {
+        return;
+    }
+    let cmd = &args[host + 1..];
+    if cmd.iter().any(|w| w.dynamic) {
+        a.dynamic = Some("`ssh` runs a remote command only known when it runs".into());
+    } else if !cmd.is_empty() {
+        let s: Vec<&str> = cmd.iter().map(|w| w.text.as_str()).collect();
+        a.derived.push(Derived::Source(s.join(" "), Role::Checked));
     }
 }
 

@@ -7,7 +7,8 @@
 
 use super::runners;
 use super::words::Word;
-use super::wrappers::{Analysis, Workdir};
+use super::wrappers::{Analysis, Derived, Workdir};
+use super::Role;
 use crate::options::{self, OptionSpec};
 
 /// One wrapper or runner the gate sees through.
@@ -44,6 +45,9 @@ pub(super) enum Moves {
     Here,
     /// In the value of one of these options (`uv run --directory DIR`).
     To(&'static [&'static str]),
+    /// As [`Moves::To`], and somewhere the gate cannot place when one of the
+    /// second options gives it a new root (`unshare -R DIR`).
+    ToOrRoot(&'static [&'static str], &'static [&'static str]),
     /// Somewhere the gate cannot place: a new root or namespaces (`chroot`,
     /// `nsenter`).
     Unknown,
@@ -83,6 +87,12 @@ impl WrapperSpec {
         let known: &[&str] = match self.moves {
             Moves::Here => &[],
             Moves::To(options) => options,
+            Moves::ToOrRoot(options, roots) => {
+                if !options::values(given, &spec, roots).is_empty() {
+                    a.move_to(Workdir::Unknown);
+                }
+                options
+            }
             Moves::Unknown => {
                 a.move_to(Workdir::Unknown);
                 &[]
@@ -90,9 +100,23 @@ impl WrapperSpec {
             Moves::Service => {
                 let keeps = options::flagged(given, &spec, &["-d", "--same-dir", "--scope"]);
                 let named = !options::values(given, &spec, &["--working-directory"]).is_empty();
-                let property = options::values(given, &spec, &["-p", "--property"])
+                let properties = options::values(given, &spec, &["-p", "--property"]);
+                let property = properties
                     .iter()
                     .any(|v| v.text.to_ascii_lowercase().starts_with("workingdirectory"));
+                for v in &properties {
+                    if !v.text.to_ascii_lowercase().starts_with("exec") {
+                        continue;
+                    }
+                    // `-p ExecStartPre=…` runs a command of its own (its prefixes
+                    // `-`, `@`, `+`, `!`, `:` say how).
+                    a.dynamic = Some("`systemd-run -p Exec…=` runs a command of its own".into());
+                    if let Some((_, cmd)) = v.text.split_once('=') {
+                        let cmd = cmd.trim_start_matches(['-', '@', '+', '!', ':']);
+                        a.derived
+                            .push(Derived::Source(cmd.to_string(), Role::Checked));
+                    }
+                }
                 if property || (!keeps && !named) {
                     a.move_to(Workdir::Unknown);
                 }
@@ -317,7 +341,7 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
             "--map-root-user",
         ],
         positionals: 0,
-        moves: Moves::To(&["-w", "--wd"]),
+        moves: Moves::ToOrRoot(&["-w", "--wd"], &["-R", "--root"]),
         example: ("unshare -r -n --wd /tmp id -u", "id -u"),
     },
     WrapperSpec {

@@ -595,6 +595,27 @@ fn see_through(
             a.dynamic = Some(format!(
                 "`{name}` runs a command after options or words the gate does not read"
             ));
+            // Global options that move it (`uv --directory /`, `poetry -C /`), or
+            // any other option naming a folder: what runs runs there.
+            let before = &words[i + 1..i + 1 + r];
+            let dirs = OptionSpec {
+                value: &["--directory", "-C", "--cwd", "--project", "-P"],
+                ..OptionSpec::default()
+            };
+            let moved = options::values(before, &dirs, &["--directory", "-C", "--cwd"]);
+            let folder_option = before.iter().any(|w| {
+                let n = w.text.split('=').next().unwrap_or("");
+                n.starts_with("--")
+                    && ["dir", "cwd", "root", "project"]
+                        .iter()
+                        .any(|d| n.contains(d))
+            });
+            for v in &moved {
+                a.move_to(Workdir::At(v.text.clone()));
+            }
+            if moved.is_empty() && folder_option {
+                a.move_to(Workdir::Unknown);
+            }
             if !a.deep {
                 let mut ws = vec![words[i].clone(), words[i + 1 + r].clone()];
                 ws.extend_from_slice(&words[i + 2 + r..]);
@@ -657,7 +678,7 @@ fn see_through(
             runners::make(words, i, role, a);
             None
         }
-        "ssh" => {
+        "ssh" | "scp" | "sftp" => {
             runners::ssh(words, i, role, a);
             None
         }
@@ -780,7 +801,20 @@ fn see_through(
             if name == "pnpm" && exec_like(sub_word) {
                 // Shell mode (`pnpm -c exec 'CMD'`, `-rc`, `--shell-mode`, before or
                 // after `exec`): the command is a string for the shell.
-                let shell_mode = words[i + 1..]
+                // Only pnpm's and exec's own options: `pnpm exec sh -c …` is sh's `-c`.
+                let exec_options = OptionSpec {
+                    value: &[
+                        "--filter",
+                        "-F",
+                        "--workspace-concurrency",
+                        "--reporter",
+                        "-C",
+                        "--dir",
+                    ],
+                    ..OptionSpec::default()
+                };
+                let end = options::scan(words, at + 1, &exec_options).start;
+                let shell_mode = words[i + 1..end]
                     .iter()
                     .take_while(|w| w.text != "--")
                     .filter(|w| w.text.starts_with('-'))
@@ -947,6 +981,132 @@ fn see_through(
             }
             None
         }
+        "cc" | "gcc" | "g++" | "c++" | "clang" | "clang++" => {
+            // `-wrapper PROG,ARGS` runs each compiler pass under PROG.
+            for (k, w) in words.iter().enumerate().skip(i + 1) {
+                if w.text == "-wrapper" {
+                    if let Some(list) = words.get(k + 1) {
+                        let ws: Vec<Word> = list.text.split(',').map(Word::raw).collect();
+                        a.derived.push(Derived::Words(ws, Role::Checked));
+                    }
+                }
+            }
+            None
+        }
+        "gh" => {
+            // `gh alias set NAME 'EXPANSION'`: later `gh NAME` runs the expansion.
+            let args: Vec<&str> = words[i + 1..].iter().map(|w| w.text.as_str()).collect();
+            if let Some(k) = args.iter().position(|w| *w == "alias") {
+                if matches!(args.get(k + 1), Some(&"set" | &"import")) {
+                    a.dynamic =
+                        Some("`gh alias set` defines what a later `gh` command runs".into());
+                }
+            }
+            None
+        }
+        "cmake" if sub(1) == Some("-E") => {
+            // `cmake -E chdir DIR CMD…`, `env … CMD…`, `time CMD…` run CMD;
+            // `remove_directory DIR…` removes like `rm -rf`.
+            let at = i + 3;
+            match sub(2) {
+                Some("chdir") if at + 1 < words.len() => {
+                    a.move_to(Workdir::At(words[at].text.clone()));
+                    Some(at + 1)
+                }
+                Some("env") => {
+                    let mut j = at;
+                    while j < words.len()
+                        && (words[j].text.starts_with("--") || is_assignment(&words[j].text))
+                    {
+                        j += 1;
+                    }
+                    (j < words.len()).then_some(j)
+                }
+                Some("time") => (at < words.len()).then_some(at),
+                Some("remove_directory" | "rm") => {
+                    let mut ws = vec![Word::raw("rm"), Word::raw("-rf")];
+                    ws.extend(
+                        words[at..]
+                            .iter()
+                            .filter(|w| !w.text.starts_with('-'))
+                            .cloned(),
+                    );
+                    a.derived.push(Derived::Words(ws, Role::Checked));
+                    None
+                }
+                _ => None,
+            }
+        }
+        "split" => {
+            // `--filter=COMMAND` runs COMMAND for each piece.
+            for v in options::values(&words[i + 1..], &super::writes::SPLIT, &["--filter"]) {
+                a.derived.push(Derived::Source(v.text, Role::Checked));
+            }
+            None
+        }
+        "zip" => {
+            // `-TT CMD` / `--unzip-command CMD` tests the archive with CMD.
+            for (k, w) in words.iter().enumerate().skip(i + 1) {
+                let cmd = match w.text.as_str() {
+                    "-TT" | "--unzip-command" => words.get(k + 1).map(|n| n.text.clone()),
+                    t => t.strip_prefix("--unzip-command=").map(str::to_string),
+                };
+                if let Some(c) = cmd {
+                    a.derived.push(Derived::Source(c, Role::Checked));
+                }
+            }
+            None
+        }
+        "start-stop-daemon" => {
+            // `--exec PROGRAM` (or `--startas`), its arguments after `--`.
+            let spec = OptionSpec {
+                short_value: "xanpudcgrNPIksRO",
+                value: &[
+                    "--exec",
+                    "--startas",
+                    "--name",
+                    "--pidfile",
+                    "--user",
+                    "--chdir",
+                    "--chuid",
+                    "--group",
+                    "--chroot",
+                    "--nicelevel",
+                    "--procsched",
+                    "--iosched",
+                    "--umask",
+                    "--signal",
+                    "--retry",
+                    "--output",
+                    "--notify-timeout",
+                ],
+                complete: true,
+                ..OptionSpec::default()
+            };
+            let args = &words[i + 1..];
+            let end = args
+                .iter()
+                .position(|w| w.text == "--")
+                .unwrap_or(args.len());
+            let opts = &args[..end];
+            for v in options::values(opts, &spec, &["-d", "--chdir"]) {
+                a.move_to(Workdir::At(v.text));
+            }
+            if !options::values(opts, &spec, &["-r", "--chroot"]).is_empty() {
+                a.move_to(Workdir::Unknown);
+            }
+            let program = options::values(opts, &spec, &["-a", "--startas"])
+                .pop()
+                .or_else(|| options::values(opts, &spec, &["-x", "--exec"]).pop());
+            if let Some(v) = program {
+                let mut w = opts[v.at].clone();
+                w.text = v.text;
+                let mut ws = vec![w];
+                ws.extend_from_slice(args.get(end + 1..).unwrap_or(&[]));
+                a.derived.push(Derived::Words(ws, Role::Checked));
+            }
+            None
+        }
         "script" => {
             // `script [OPTIONS] [FILE]`; `-c STRING` (also `-qc`, `--comm=…`).
             for v in options::values(
@@ -979,8 +1139,33 @@ fn see_through(
                 ..OptionSpec::default()
             };
             let j = options::scan(words, i + 1, &spec).start;
+            // `-I R`/`-iR`/`--replace=R`: words holding R are filled in when it
+            // runs (`xargs -I{} git {}` may run any sub-command).
+            let opts = &words[i + 1..j];
+            let mut replace: Vec<String> = options::values(opts, &spec, &["-I", "-i"])
+                .into_iter()
+                .map(|v| v.text)
+                .collect();
+            if options::flagged(opts, &spec, &["-i", "--replace"]) && replace.is_empty() {
+                replace.push("{}".into());
+            }
+            for w in opts {
+                if let Some(r) = w.text.strip_prefix("--replace=") {
+                    replace.push(r.to_string());
+                }
+            }
             if j < words.len() && !a.deep {
-                a.derived.push(Derived::Words(words[j..].to_vec(), role));
+                let filled: Vec<Word> = words[j..]
+                    .iter()
+                    .map(|w| {
+                        let mut w = w.clone();
+                        w.dynamic |= replace
+                            .iter()
+                            .any(|r| !r.is_empty() && w.text.contains(r.as_str()));
+                        w
+                    })
+                    .collect();
+                a.derived.push(Derived::Words(filled, role));
             }
             Some(j)
         }
@@ -1033,9 +1218,11 @@ fn see_through(
                 a.move_to(Workdir::At(v.text));
             }
             if !options::values(&words[i + 1..j], &spec, &["-R", "--chroot"]).is_empty()
-                || options::flagged(&words[i + 1..j], &spec, &["-i", "--login"])
+                || (name == "sudo" && options::flagged(&words[i + 1..j], &spec, &["-i", "--login"]))
+                || (name == "pkexec" && !options::flagged(&words[i + 1..j], &spec, &["--keep-cwd"]))
             {
-                // A new root, or a login shell that starts in the user's home.
+                // A new root, or a login shell (or pkexec, unless it keeps the folder)
+                // that starts in the user's home.
                 a.move_to(Workdir::Unknown);
             }
             while j < words.len() && is_assignment(&words[j].text) {
@@ -1057,8 +1244,29 @@ fn see_through(
             for v in options::values(args, &spec, &["-c", "--command", "--session-command"]) {
                 a.derived.push(Derived::Source(v.text, Role::Checked));
             }
+            let operands: Vec<usize> = options::operands(args, &spec)
+                .into_iter()
+                .skip_while(|&k| args[k].text == "-")
+                .collect();
             if name == "runuser" && !options::values(args, &spec, &["-u", "--user"]).is_empty() {
-                return options::operands(args, &spec).first().map(|k| i + 1 + k);
+                return operands.first().map(|k| i + 1 + k);
+            }
+            // The words after the user go to the shell (`su root -- -c CMD`), and
+            // `-s PROGRAM` is the shell (`su -s /bin/rm root -- -rf /`).
+            let shell = options::values(args, &spec, &["-s", "--shell"]).pop();
+            let shell_args = operands.get(1..).unwrap_or(&[]);
+            if shell.is_some() || !shell_args.is_empty() {
+                let program = shell.map_or_else(
+                    || Word::raw("sh"),
+                    |v| {
+                        let mut w = args[v.at].clone();
+                        w.text = v.text;
+                        w
+                    },
+                );
+                let mut ws = vec![program];
+                ws.extend(shell_args.iter().map(|&k| args[k].clone()));
+                a.derived.push(Derived::Words(ws, Role::Checked));
             }
             None
         }
@@ -1306,6 +1514,24 @@ fn see_through(
                 }
                 Script::Stdin => runners::shell_stdin(n, redirs, role, allow_ok, a),
                 Script::None => {}
+            }
+            None
+        }
+        n if !crate::external::knows_program(n) => {
+            // A program the gate does not know that runs a shell later on its
+            // line (`mise exec -- sh -c 'CMD'`, `direnv exec . bash -c …`): the
+            // shell's string meets deny rules, ask rules and caps.
+            let shells = (i + 1..words.len()).filter(|&k| {
+                let w = &words[k];
+                !w.dynamic
+                    && SHELLS.contains(&basename(&w.text))
+                    && words
+                        .get(k + 1)
+                        .is_some_and(|o| o.text.starts_with('-') && o.text[1..].contains('c'))
+            });
+            for k in shells.take(4) {
+                a.derived
+                    .push(Derived::Words(words[k..].to_vec(), Role::Checked));
             }
             None
         }

@@ -84,7 +84,7 @@ const INSTALL: OptionSpec<'static> = known(
     ],
 );
 const LN: OptionSpec<'static> = known("St", &["--suffix", "--target-directory"]);
-const RSYNC: OptionSpec<'static> = partial(
+pub(super) const RSYNC: OptionSpec<'static> = partial(
     "efBTM",
     &[
         "--rsh",
@@ -215,6 +215,20 @@ const TAR: OptionSpec<'static> = partial(
     ],
 );
 const UNZIP: OptionSpec<'static> = partial("dP", &[]);
+/// GNU split: `--filter`, and the pieces `PREFIX` + a suffix.
+pub(super) const SPLIT: OptionSpec<'static> = known(
+    "abClnt",
+    &[
+        "--suffix-length",
+        "--bytes",
+        "--line-bytes",
+        "--lines",
+        "--number",
+        "--separator",
+        "--additional-suffix",
+        "--filter",
+    ],
+);
 /// util-linux script: `-t[FILE]` takes its file only attached.
 pub(super) const SCRIPT: OptionSpec<'static> = OptionSpec {
     glued: "t",
@@ -452,6 +466,49 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
             }
         }
         "git" => {
+            // `git --work-tree=DIR checkout …`: the work tree is DIR, and the
+            // files git writes there are named by the repository.
+            let globals = options::scan(args, 0, &crate::caps::GIT).start;
+            let work_trees = options::values(&args[..globals], &crate::caps::GIT, &["--work-tree"]);
+            let sub = args.get(globals).map(String::as_str).unwrap_or("");
+            let writes_tree = matches!(
+                sub,
+                "checkout"
+                    | "checkout-index"
+                    | "restore"
+                    | "reset"
+                    | "stash"
+                    | "read-tree"
+                    | "switch"
+                    | "merge"
+                    | "pull"
+                    | "rebase"
+                    | "cherry-pick"
+                    | "revert"
+                    | "apply"
+                    | "am"
+                    | "clean"
+                    | "rm"
+                    | "mv"
+                    | "worktree"
+            );
+            if writes_tree {
+                for v in &work_trees {
+                    let mut t = Target::new(&v.text, dy(v.at));
+                    t.contents = true;
+                    out.push(t);
+                }
+            }
+            if sub == "checkout-index" {
+                // `--prefix=DIR/` puts the files under DIR.
+                for (k, a) in args.iter().enumerate().skip(globals) {
+                    if let Some(p) = a.strip_prefix("--prefix=") {
+                        let mut t = Target::new(if p.is_empty() { "." } else { p }, dy(k));
+                        t.contents = true;
+                        out.push(t);
+                    }
+                }
+            }
             // `git config --file FILE …` writes FILE.
             if let Some(("config", rest)) = crate::caps::git_subcommand(core) {
                 let spec = known(
@@ -566,6 +623,104 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
             match options::operands(args, &SCRIPT).first() {
                 Some(&k) => push(&mut out, k),
                 None => out.push(Target::new("typescript", false)),
+            }
+        }
+        "patch" => {
+            // The file it patches (when named), `-o`, the rejects, and backups
+            // named by a suffix or prefix (`-b -z rc ~/.bash x`). Files named
+            // only inside the patch are not read here.
+            let spec = known(
+                "BdDFiopVYzr",
+                &[
+                    "--prefix",
+                    "--directory",
+                    "--ifdef",
+                    "--fuzz",
+                    "--input",
+                    "--output",
+                    "--strip",
+                    "--version-control",
+                    "--basename-prefix",
+                    "--suffix",
+                    "--reject-file",
+                    "--quoting-style",
+                ],
+            );
+            let ops = options::operands(args, &spec);
+            if let Some(&k) = ops.first() {
+                push(&mut out, k);
+            }
+            for v in options::values(args, &spec, &["-o", "--output", "-r", "--reject-file"]) {
+                out.push(Target::new(&v.text, dy(v.at)));
+            }
+            let prefixed =
+                !options::values(args, &spec, &["-B", "--prefix", "-Y", "--basename-prefix"])
+                    .is_empty();
+            let backup =
+                prefixed || options::flagged(args, &spec, &["-b", "--backup", "-z", "--suffix"]);
+            if let (true, Some(&k)) = (backup, ops.first()) {
+                match options::values(args, &spec, &["-z", "--suffix"]).pop() {
+                    Some(v) if !prefixed => out.push(Target::new(
+                        &format!("{}{}", args[k], v.text),
+                        dy(k) || dy(v.at),
+                    )),
+                    _ => out.push(Target::new(
+                        &format!("{}$SIMPLE_BACKUP_SUFFIX", args[k]),
+                        true,
+                    )),
+                }
+            }
+        }
+        "perl" => {
+            // `perl -i[EXT] -pe CODE FILES`: the files, and their backups.
+            let spec = known("eEIx", &[]);
+            let end = options::scan(args, 0, &spec).start;
+            let ext = args[..end].iter().find_map(|a| {
+                let body = a.strip_prefix('-').filter(|b| !b.starts_with('-'))?;
+                let at = body.find('i')?;
+                // Letters before `-i` must not have taken the rest as a value.
+                (!body[..at].contains(['e', 'E', 'I', 'x', 'M', 'm']))
+                    .then(|| body[at + 1..].to_string())
+            });
+            if let Some(ext) = ext {
+                let has_code = !options::values(args, &spec, &["-e", "-E"]).is_empty();
+                let files = options::operands(args, &spec)
+                    .into_iter()
+                    .skip(usize::from(!has_code));
+                for k in files {
+                    push(&mut out, k);
+                    if !ext.is_empty() {
+                        let file = args[k].as_str();
+                        // perl puts the whole file name for each `*`.
+                        let backup = if ext.contains('*') {
+                            ext.replace('*', file)
+                        } else {
+                            format!("{file}{ext}")
+                        };
+                        out.push(Target::new(&backup, dy(k)));
+                    }
+                }
+            }
+        }
+        "split" | "csplit" => {
+            // The pieces are PREFIX (the second operand; `-f PREFIX` for csplit)
+            // followed by a suffix: `split -n13 -a1 x ~/.bashr` writes ~/.bashrc.
+            let spec = if name == "split" {
+                SPLIT
+            } else {
+                known("bfn", &["--suffix-format", "--prefix", "--digits"])
+            };
+            let prefix = if name == "split" {
+                options::operands(args, &spec)
+                    .get(1)
+                    .map(|&k| (args[k].clone(), dy(k)))
+            } else {
+                options::values(args, &spec, &["-f", "--prefix"])
+                    .pop()
+                    .map(|v| (v.text, dy(v.at)))
+            };
+            if let Some((p, _)) = prefix {
+                out.push(Target::new(&format!("{p}$(suffix)"), true));
             }
         }
         "dd" => {
@@ -725,8 +880,9 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
         }
         "sed" | "gsed" => {
             let in_place = args.iter().any(|a| {
+                let long = a.split('=').next().unwrap_or(a);
                 a.starts_with("-i")
-                    || a.starts_with("--in-place")
+                    || (long.len() > 4 && "--in-place".starts_with(long))
                     || (a.starts_with('-') && !a.starts_with("--") && a.contains('i'))
             });
             if in_place {
@@ -746,7 +902,12 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                     .map(|v| (v.text, dy(v.at)))
                     .collect();
                 for (k, a) in args.iter().enumerate() {
-                    if let Some(v) = a.strip_prefix("--in-place=").filter(|v| !v.is_empty()) {
+                    // `--in-place=SUFFIX`, or a GNU abbreviation (`--in-pl=rc`).
+                    let given = a
+                        .split_once('=')
+                        .filter(|(n, _)| n.len() > 2 && "--in-place".starts_with(n))
+                        .map(|(_, v)| v);
+                    if let Some(v) = given.filter(|v| !v.is_empty()) {
                         suffixes.push((v.to_string(), dy(k)));
                     }
                 }
@@ -859,8 +1020,39 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                 if dirs.is_empty() {
                     found.push(Target::new(".", false));
                 }
-                for (k, v) in dirs {
-                    found.push(Target::new(&v, dy(k)));
+                // Members named on the command line land in the destination
+                // (`tar -C ~ -xf a.tar .bashrc`, `unzip x.zip .bashrc -d ~`).
+                let members: Vec<usize> = match name.as_str() {
+                    "unzip" => options::operands(args, &UNZIP)
+                        .into_iter()
+                        .skip(1)
+                        .collect(),
+                    "tar" | "gtar" | "bsdtar" => {
+                        let old_style = args.first().is_some_and(|a| !a.starts_with('-'));
+                        let archive: Vec<usize> = options::values(args, &TAR, &["-f", "--file"])
+                            .iter()
+                            .map(|v| v.at)
+                            .collect();
+                        options::operands(args, &TAR)
+                            .into_iter()
+                            .filter(|k| !archive.contains(k) && (*k > 0 || !old_style))
+                            .collect()
+                    }
+                    _ => Vec::new(),
+                };
+                for (k, v) in &dirs {
+                    found.push(Target::new(v, dy(*k)));
+                }
+                let places: Vec<(String, bool)> = if dirs.is_empty() {
+                    vec![(".".to_string(), false)]
+                } else {
+                    dirs.iter().map(|(k, v)| (v.clone(), dy(*k))).collect()
+                };
+                for &m in &members {
+                    for (d, dd) in &places {
+                        let member = args[m].trim_start_matches("./");
+                        found.push(Target::new(&format!("{d}/{member}"), *dd || dy(m)));
+                    }
                 }
                 // The archive's names are not known; the destination is judged
                 // (the kernel sandbox keeps protected files read-only).

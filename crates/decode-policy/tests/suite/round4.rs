@@ -159,3 +159,129 @@ fn r4_03_writes_behind_options() {
     }
     run(&p, &g, &cases);
 }
+
+/// The second attack on this round's fixes: critical removals.
+#[test]
+fn r4_04_critical_removals_second_attack() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "su root -- -c 'rm -rf /'",
+        "su -- root -c 'rm -rf /'",
+        "su - root -- -c 'rm -rf ~'",
+        "runuser root -- -c 'rm -rf /'",
+        "su -s /bin/rm root -- -rf /",
+        "su --shell=/bin/rm root -- -rf ~",
+        "unshare -R / rm -rf home",
+        "unshare -R/ rm -rf home",
+        "unshare --ro=/ rm -rf home",
+        "pkexec rm -rf ../root",
+        "pkexec find ../../usr -delete",
+        "start-stop-daemon --start --chdir / --exec /bin/rm -- -rf home",
+        "foo run /bin/rm -rf /",
+        "split --filter='rm -rf ~' x",
+        "split --fi='rm -rf ~' x",
+        "zip -T -TT 'rm -rf ~;' x.zip y",
+        "gcc -wrapper sh,-c,'rm -rf ~',x -c x.c",
+        "make --eval '$(shell rm -rf ~)'",
+        "make -E '$(shell rm -rf ~)'",
+        "systemd-run -p ExecStartPre='/bin/rm -rf /home' true",
+        "tar --checkpoint-act=exec='rm -rf ~' -cf x.tar y",
+        "tar --checkpoint-action exec='rm -rf ~' -cf x.tar y",
+        "tar --checkpoint-action=echo,exec='rm -rf ~' -cf x.tar y",
+        "tar --to-comm='rm -rf ~' -xf x.tar",
+        "tar --use-comp='rm -rf /' -cf x.tar y",
+        "tar -cI'rm -rf /' -f x.tar y",
+        "tar -cMF 'rm -rf /' -f x.tar y",
+        "scp -o ProxyCommand='rm -rf ~' a h:b",
+        "sftp -oKnownHostsCommand='rm -rf ~' h",
+        "ssh -qo ProxyCommand='rm -rf /' h",
+        "ssh -o ProxyCommand=\"rm -rf $HOME\" h",
+        "GIT_SSH_COMMAND=\"rm -rf /home $X\" git fetch",
+        "rsync -e \"rm -rf /home $X\" a h:b",
+        "git remote-ext x 'rm -rf /'",
+        "git -c protocol.ext.allow=always -c remote.o.url='ext::sh -c rm% -rf% /home' fetch o",
+        "uv --directory / run rm -rf home",
+        "poetry -C / run rm -rf home",
+        "pnpm exec sh -c 'rm -rf /'",
+        "pnpm dlx sh -c 'rm -rf /'",
+        "mise exec -- sh -c 'rm -rf /'",
+        "direnv exec . bash -c 'rm -rf /'",
+        "cmake -E chdir / sh -c 'rm -rf home'",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+        cases.push(("bypass", "bash", c, "ask"));
+    }
+    for c in [
+        "ssh -o ConnectTimeout=5 h uptime",
+        "tar -czf out.tgz src",
+        "mise exec -- cargo test",
+        "pnpm exec tsc",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
+
+/// The second attack: writes and external effects in auto.
+#[test]
+fn r4_05_writes_and_pushes_second_attack() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "git --work-tree=$HOME checkout -f -- .bashrc",
+        "git --work-tree=$HOME reset --hard",
+        "git checkout-index --prefix=$HOME/ .bashrc",
+        "split -x -n13 -a1 x ~/.bashr",
+        "patch -b -z rc ~/.bash x",
+        "patch -b ~/.bash x",
+        "sed --in-pl=rc s/a/b/ ~/.bash",
+        "perl -i'*rc' -pe 1 ~/.bash",
+        "perl -pi -e s/a/b/ $D",
+        "rsync --backup --suffix rc x ~/.bash",
+        "tar -C ~ -xf a.tar .bashrc",
+        "unzip x.zip .bashrc -d ~",
+        "git -c init.templateDir=x init y",
+        "docker compose -f x push",
+        "docker compose -f a -f b push",
+        "docker compose build --push",
+        "docker plugin push x",
+        "docker buildx build --output type=image,push=1 .",
+        "docker buildx build --output type=image,push .",
+        "docker buildx bake --set=x.output=type=image,push=1",
+        "echo push | xargs -I{} git {}",
+        "echo push | xargs -i git {}",
+        "find push -exec git {} \\;",
+        "git -c help.autocorrect=immediate pus origin main",
+        "gh alias set co 'pr create'",
+        "/usr/lib/git-core/git-http-push x",
+        "git remote-https origin https://example.com/r",
+        "git -c protocol.allow=always submodule update",
+        "git branch -Mf x main",
+        "git branch -fM x main",
+        "git branch -vf main x",
+        "git fetch origin '+refs/heads/*:refs/heads/*'",
+        "docker compose rm",
+        "podman pod rm p",
+        "./gradlew publishAllPublicationsToMavenRepository",
+        "gradle publishPlugins",
+        "git annex push",
+        "terraform state push x",
+        "git svn dcommit",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    for c in [
+        "docker buildx build --output type=image,push=false .",
+        "git branch -v",
+        "git fetch origin",
+        "perl -ne 'print' src/f",
+        "patch -p1 -i fix.diff",
+        "./gradlew build",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
