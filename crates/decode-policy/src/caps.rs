@@ -445,10 +445,29 @@ pub(crate) fn removal_targets(core: &[String]) -> Vec<&str> {
     }
     // rm and rmdir have no option that takes a separate value.
     let args = &core[1..];
-    options::operands(args, &OptionSpec::FLAGS_ONLY)
+    let targets: Vec<&str> = options::operands(args, &OptionSpec::FLAGS_ONLY)
         .into_iter()
         .map(|k| args[k].as_str())
-        .collect()
+        .collect();
+    let parents =
+        core[0] == "rmdir" && options::flagged(args, &OptionSpec::FLAGS_ONLY, &["-p", "--parents"]);
+    if !parents {
+        return targets;
+    }
+    // `rmdir -p a/b/c` removes a/b and a too, when they are left empty.
+    let mut out = Vec::new();
+    for t in targets {
+        let mut rest = t.trim_end_matches('/');
+        out.push(t);
+        while let Some((up, _)) = rest.rsplit_once('/') {
+            if up.is_empty() {
+                break;
+            }
+            out.push(up);
+            rest = up;
+        }
+    }
+    out
 }
 
 #[cfg(test)]

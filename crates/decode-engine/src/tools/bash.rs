@@ -321,6 +321,14 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         .stderr(Stdio::piped())
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat")
+        // The gate reads `$TMPDIR` as /tmp: an unset one would make
+        // `$TMPDIR/home` mean /home.
+        .env(
+            "TMPDIR",
+            std::env::var_os("TMPDIR")
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| "/tmp".into()),
+        )
         .env("GIT_TERMINAL_PROMPT", "0")
         .kill_on_drop(true);
     let mut child = match cmd.spawn() {

@@ -156,7 +156,10 @@ impl Gate {
         // `find ROOT … -delete` and `-exec rm … {}` remove what lies under
         // ROOT: critical when ROOT is `/`, a child of `/`, the home folder,
         // a parent of the project root, or only known when it runs.
-        let unknown_program = f.program_unknown();
+        // A program only known when it runs: a dynamic command word, or a
+        // wrapper whose command xargs or find fills in (`echo rm -rf /home |
+        // xargs env`).
+        let unknown_program = f.program_unknown() || f.command_filled;
         if let Some(roots) = &f.find_roots {
             let name = f.core.first().map(String::as_str);
             let removes = (name == Some("find") && f.core.iter().any(|a| a == "-delete"))
@@ -210,7 +213,10 @@ impl Gate {
                         ));
                     }
                 }
-                return None;
+                // `find … -exec {} -rf /home \;`: its own arguments are judged too.
+                if !unknown_program {
+                    return None;
+                }
             }
         }
         if unknown_program {

@@ -215,6 +215,9 @@ pub(crate) struct Fragment {
     /// Run by `find -exec` or `xargs`: some of its words are filled in when
     /// it runs (`{}`, the `-I` string, appended arguments).
     pub filled: bool,
+    /// A wrapper or shell run by xargs or find whose command (or script) is
+    /// among the words filled in (`echo rm -rf /home | xargs env`).
+    pub command_filled: bool,
 }
 
 impl Fragment {
@@ -881,7 +884,10 @@ impl Walker<'_> {
         if let Some(why) = changes_cd_state(&text) {
             self.set_opaque(why.to_string());
             self.cd_unsure = true;
-            if text.contains('~') || text.contains("$HOME") || text.contains("${HOME") {
+            let uses = [
+                "~", "$HOME", "${HOME", "$PWD", "${PWD", "$TMPDIR", "${TMPDIR",
+            ];
+            if uses.iter().any(|u| text.contains(u)) {
                 self.strict = true;
             }
         }
@@ -1566,6 +1572,7 @@ impl Walker<'_> {
             dotglob: self.dotglob,
             loose_globs: self.loose_globs,
             filled: false,
+            command_filled: false,
         };
         let mut frag = frag;
         if frag.core_dyn.first() == Some(&true) {
@@ -1603,6 +1610,18 @@ impl Walker<'_> {
                     frag.core.first().map(String::as_str),
                     Some("xargs" | "parallel")
                 ));
+        frag.command_filled = frag.filled
+            && analysis.derived.is_empty()
+            && frag
+                .core
+                .first()
+                .is_some_and(|p| wrappers::runs_its_arguments(p));
+        if frag.command_filled {
+            self.set_opaque(format!(
+                "`{}` runs a command that xargs or find fills in when it runs",
+                frag.core[0]
+            ));
+        }
         let fills = frag.find_roots.is_some()
             || by_xargs
             || frag.core.first().is_some_and(|c| c == "parallel");
@@ -2131,14 +2150,15 @@ fn sets_positional(text: &str) -> bool {
             .any(|w| matches!(w, "set" | "function"))
 }
 
-/// Whether the command changes what `cd` and `~` follow: it names `HOME`,
-/// `CDPATH` or `OLDPWD` other than to expand them, or turns on `cdable_vars`.
+/// Whether the command changes what `cd`, `~` and the known variables
+/// follow: it names `HOME`, `PWD`, `TMPDIR`, `CDPATH` or `OLDPWD` other than to
+/// expand them (`PWD=/`, `unset TMPDIR`, `read PWD`), or turns on `cdable_vars`.
 fn changes_cd_state(text: &str) -> Option<&'static str> {
     if text.contains("cdable_vars") {
         return Some("`cdable_vars` lets `cd` follow a variable, so the folder is not known");
     }
     let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    for name in ["HOME", "CDPATH", "OLDPWD"] {
+    for name in ["HOME", "PWD", "TMPDIR", "CDPATH", "OLDPWD"] {
         let mut from = 0;
         while let Some(k) = text[from..].find(name) {
             let at = from + k;
@@ -2148,7 +2168,7 @@ fn changes_cd_state(text: &str) -> Option<&'static str> {
             let expanded = text[..at].ends_with('$') || text[..at].ends_with("${");
             if bounded && !expanded {
                 return Some(
-                    "the command changes HOME, CDPATH or OLDPWD, which `cd` and `~` follow",
+                    "the command changes HOME, PWD, TMPDIR, CDPATH or OLDPWD, which `cd`, `~` and paths follow",
                 );
             }
             from = end;

@@ -76,6 +76,17 @@ pub(super) fn assignments<'w>(ws: impl Iterator<Item = &'w Word>, role: Role, a:
             a.dynamic = Some(format!("`{name}` {why}"));
             continue;
         }
+        if name.starts_with("BASH_FUNC_") {
+            // `BASH_FUNC_ls%%=() { …; }`: bash imports a function that a later
+            // `ls` runs. Its body meets the deny rules and caps.
+            a.dynamic = Some(format!("`{name}` defines a shell function"));
+            let body = value.trim_start().trim_start_matches("()");
+            if !body.trim().is_empty() {
+                a.derived
+                    .push(Derived::Source(body.to_string(), Role::Checked));
+            }
+            continue;
+        }
         if matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4") {
             // Prompt strings are expanded (PS4 under `set -x`): their
             // substitutions run.
@@ -269,31 +280,68 @@ pub(super) fn git(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
             a.derived.push(Derived::Source(cmd, Role::Checked));
         }
     }
-    let base = s + 1;
-    let mut k = 0;
-    while k < rest.len() {
-        let j = base + k;
-        let hit = match subname {
-            "rebase" => option_value(words, j, &["--exec"], &['x']),
-            "fetch" | "fetch-pack" | "clone" | "pull" | "ls-remote" | "archive" => {
-                option_value(words, j, &["--upload-pack", "--exec"], &[]).or_else(|| {
-                    if subname == "clone" {
-                        option_value(words, j, &[], &['u'])
-                    } else {
-                        None
-                    }
-                })
-            }
-            "push" | "send-pack" => option_value(words, j, &["--receive-pack", "--exec"], &[]),
-            "difftool" | "mergetool" => option_value(words, j, &["--extcmd"], &['x']),
-            _ => None,
-        };
-        if let Some((w, last)) = hit {
-            source(&w, role, &format!("`git {subname}`"), a);
-            k = last + 1 - base;
-            continue;
+    // Sub-command options whose value git runs, in any spelling (clusters,
+    // abbreviations, attached or not): the value is judged as a command.
+    let (short_value, glued, runs): (&str, &str, &[&str]) = match subname {
+        "rebase" => ("xsXC", "", &["-x", "--exec"]),
+        "fetch" | "fetch-pack" | "pull" | "ls-remote" | "archive" => {
+            ("", "", &["--upload-pack", "--exec"])
         }
-        k += 1;
+        "clone" => ("uocb", "", &["-u", "--upload-pack", "--exec"]),
+        "push" | "send-pack" => ("o", "", &["--receive-pack", "--exec"]),
+        "difftool" | "mergetool" => ("xt", "", &["-x", "--extcmd"]),
+        // `-O[PAGER]`: the pager only attached.
+        "grep" => ("efABC", "O", &["-O", "--open-files-in-pager"]),
+        "filter-branch" => (
+            "d",
+            "",
+            &[
+                "--setup",
+                "--tree-filter",
+                "--index-filter",
+                "--msg-filter",
+                "--env-filter",
+                "--commit-filter",
+                "--parent-filter",
+                "--tag-name-filter",
+            ],
+        ),
+        _ => ("", "", &[]),
+    };
+    if !runs.is_empty() {
+        let spec = OptionSpec {
+            short_value,
+            glued,
+            value: runs,
+            ..OptionSpec::default()
+        };
+        for v in options::values(rest, &spec, runs) {
+            let mut w = rest[v.at].clone();
+            w.text = v.text;
+            source(&w, role, &format!("`git {subname}`"), a);
+        }
+    }
+    if subname == "clone" {
+        // `git clone -c KEY=VALUE`: configuration like `git -c`.
+        let spec = OptionSpec {
+            short_value: "cuob",
+            value: &["--config", "--upload-pack", "--origin", "--branch"],
+            ..OptionSpec::default()
+        };
+        for v in options::values(rest, &spec, &["-c", "--config"]) {
+            let (key, value) = v.text.split_once('=').unwrap_or((v.text.as_str(), ""));
+            match crate::caps::git_key_runs(key) {
+                Some(false) => {
+                    a.dynamic = Some(format!("`git clone -c {key}=…` changes how git runs"));
+                }
+                Some(true) => {
+                    let mut w = rest[v.at].clone();
+                    w.text = value.to_string();
+                    source(&w, role, &format!("`git clone -c {key}`"), a);
+                }
+                None => {}
+            }
+        }
     }
     match subname {
         "bisect" if rest.first().is_some_and(|w| w.text == "run") && rest.len() > 1 => {
@@ -360,6 +408,16 @@ pub(super) fn tar(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
         let mut w = args[v.at].clone();
         w.text = v.text;
         source(&w, role, "`tar`", a);
+    }
+    // Old style (`tar cIf CMD x.tar .`): each letter that takes a value takes
+    // the next word in turn.
+    if let Some(first) = args.first().filter(|w| !w.text.starts_with('-')) {
+        let valued = first.text.chars().filter(|c| spec.short_value.contains(*c));
+        for (next, c) in (1..).zip(valued) {
+            if let Some(w) = args.get(next).filter(|_| matches!(c, 'I' | 'F')) {
+                source(w, role, "`tar`", a);
+            }
+        }
     }
 }
 
@@ -584,7 +642,9 @@ pub(super) fn shell_script(words: &[Word], i: usize) -> Script {
             if t[1..].contains('s') || t[1..].contains('i') {
                 stdin = true;
             }
-            j += 1;
+            // Each `o`/`O` in a cluster takes the next word (`bash -oc posix
+            // 'SCRIPT'`, `-eo pipefail`).
+            j += 1 + t[1..].chars().filter(|c| matches!(c, 'o' | 'O')).count();
             continue;
         }
         break;

@@ -1037,6 +1037,28 @@ fn see_through(
                 _ => None,
             }
         }
+        "man" => {
+            // `-P PAGER` / `--pager=PAGER` is a command man runs.
+            let spec = OptionSpec {
+                short_value: "CMPSsemLRTHEp",
+                value: &[
+                    "--pager",
+                    "--config-file",
+                    "--manpath",
+                    "--sections",
+                    "--extension",
+                    "--locale",
+                    "--encoding",
+                    "--html",
+                    "--preprocessor",
+                ],
+                ..OptionSpec::default()
+            };
+            for v in options::values(&words[i + 1..], &spec, &["-P", "--pager", "-H", "--html"]) {
+                a.derived.push(Derived::Source(v.text, Role::Checked));
+            }
+            None
+        }
         "split" => {
             // `--filter=COMMAND` runs COMMAND for each piece.
             for v in options::values(&words[i + 1..], &super::writes::SPLIT, &["--filter"]) {
@@ -1318,6 +1340,14 @@ fn see_through(
             {
                 roots.push(None);
             }
+            // `-L`/`-follow`: find follows links, so what lies under a starting
+            // point may be anywhere.
+            if words[i + 1..]
+                .iter()
+                .any(|w| matches!(w.text.as_str(), "-L" | "-follow"))
+            {
+                roots = vec![None];
+            }
             a.find_roots = Some(roots.clone());
             while j < words.len() {
                 let t = words[j].text.as_str();
@@ -1328,11 +1358,10 @@ fn see_through(
                         end += 1;
                     }
                     if end > start {
-                        a.derived.push(Derived::Find(
-                            words[start..end].to_vec(),
-                            role,
-                            roots.clone(),
-                        ));
+                        // `-exec {} …`: the program is what find found.
+                        let mut ws = words[start..end].to_vec();
+                        ws[0].dynamic |= ws[0].text.contains("{}");
+                        a.derived.push(Derived::Find(ws, role, roots.clone()));
                     }
                     j = end + 1;
                 } else {
@@ -1359,7 +1388,22 @@ fn see_through(
                 };
                 if let Some(p) = pre {
                     if !p.text.is_empty() {
-                        a.derived.push(Derived::Words(vec![p], role));
+                        // rg runs `PRE FILE` for each file it searches, like
+                        // `find PATHS -exec PRE {} \;`.
+                        let paths: Vec<Option<String>> = words[i + 1..]
+                            .iter()
+                            .filter(|w| !w.text.starts_with('-'))
+                            .skip(1)
+                            .map(|w| (!w.dynamic).then(|| w.text.clone()))
+                            .collect();
+                        let roots = if paths.is_empty() {
+                            vec![Some(".".to_string())]
+                        } else {
+                            paths
+                        };
+                        a.derived.push(Derived::Words(vec![p.clone()], role));
+                        a.derived
+                            .push(Derived::Find(vec![p, Word::raw("{}")], role, roots));
                     }
                 }
                 j += 1;
@@ -1639,7 +1683,8 @@ fn env_split_line(s: &str, rest: &str, a: &mut Analysis) -> String {
             word_start = true;
             continue;
         }
-        if c == '#' && word_start {
+        // `\c` ends the string (`rm -rf /home/\cx` runs `rm -rf /home/`).
+        if (c == '#' && word_start) || (c == '\\' && chars.peek() == Some(&'c')) {
             break;
         }
         word_start = c.is_whitespace();
@@ -1756,6 +1801,39 @@ fn package_exec(
         return None;
     }
     runners::runner_start(words, from, spec, a)
+}
+
+/// Whether `name` runs its arguments as a command (a wrapper, a runner, a
+/// shell): given its command by xargs or find, what runs is only known then.
+pub(crate) fn runs_its_arguments(name: &str) -> bool {
+    let name = basename(name);
+    SHELLS.contains(&name)
+        || WRAPPERS
+            .iter()
+            .any(|w| w.sub.is_empty() && w.names.contains(&name))
+        || matches!(
+            name,
+            "env"
+                | "xargs"
+                | "parallel"
+                | "sudo"
+                | "doas"
+                | "pkexec"
+                | "run0"
+                | "su"
+                | "runuser"
+                | "sg"
+                | "time"
+                | "flock"
+                | "watch"
+                | "eval"
+                | "exec"
+                | "command"
+                | "builtin"
+                | "script"
+                | "ssh"
+                | "start-stop-daemon"
+        )
 }
 
 /// GNU env's long options (without the dashes).
@@ -1890,8 +1968,9 @@ fn env_next(words: &[Word], i: usize, a: &mut Analysis) -> Option<usize> {
         }
         break;
     }
+    // env takes any word holding `=` as an assignment (`BASH_FUNC_ls%%=…`).
     let first = j;
-    while j < words.len() && is_assignment(&words[j].text) {
+    while j < words.len() && words[j].text.find('=').is_some_and(|k| k > 0) {
         j += 1;
     }
     runners::assignments(words[first..j].iter(), Role::Checked, a);

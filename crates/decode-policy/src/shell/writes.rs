@@ -538,6 +538,10 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
             for v in options::values(args, &spec, &["-o", "--output"]) {
                 out.push(Target::new(&v.text, dy(v.at)));
             }
+            if decompress && !to_stdout && options::flagged(args, &spec, &["-N", "--name"]) {
+                // `gunzip -N`: the name stored in the archive.
+                out.push(Target::new("$(name stored in the archive)", true));
+            }
             if !to_stdout {
                 let suffix = options::values(args, &spec, &["-S", "--suffix"]).pop();
                 for k in options::operands(args, &spec) {
@@ -1042,6 +1046,10 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
                 };
                 for (k, v) in &dirs {
                     found.push(Target::new(v, dy(*k)));
+                }
+                // `tar -P` keeps absolute names: anywhere.
+                if name != "unzip" && options::flagged(args, &TAR, &["-P", "--absolute-names"]) {
+                    found.push(Target::new("$(absolute names in the archive)", true));
                 }
                 let places: Vec<(String, bool)> = if dirs.is_empty() {
                     vec![(".".to_string(), false)]

@@ -285,3 +285,83 @@ fn r4_05_writes_and_pushes_second_attack() {
     }
     run(&p, &g, &cases);
 }
+
+/// The third attack: critical removals (bypass too).
+#[test]
+fn r4_06_critical_removals_third_attack() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "bash -oc posix 'rm -rf ~'",
+        "sh -oc errexit 'rm -rf /home'",
+        "bash -Oc extglob 'rm -rf /'",
+        "bash -eoc pipefail 'rm -rf /'",
+        "bash -c -eo pipefail 'rm -rf /'",
+        "su root -- -oc posix 'rm -rf /'",
+        "echo rm -rf /home | xargs env",
+        "echo rm -rf /home | xargs nice -n 5",
+        "echo rm -rf /home | xargs timeout 5",
+        "xargs env <<< 'rm -rf /home'",
+        "xargs -0 sh -c < list",
+        "find /usr/bin -name rm -exec {} -rf /home \\;",
+        "PWD=/; rm -rf $PWD/home",
+        "unset PWD; rm -rf $PWD/home",
+        "for PWD in /; do rm -rf $PWD/home; done",
+        "TMPDIR=/; rm -rf $TMPDIR/home",
+        "unset TMPDIR; rm -rf \"$TMPDIR/home\"",
+        "env -S 'rm -rf /home/\\cx/y'",
+        "ln -s / r; find -L . -maxdepth 2 -name home -exec rm -rf {} +",
+        "find -L . -delete",
+        "tar cIf 'rm -rf /home;:' x.tar .",
+        "git grep -O'rm -rf ~;:' x",
+        "git grep --open-files-in-pager='rm -rf ~;:' x",
+        "git filter-branch --tree-filter 'rm -rf /home' HEAD",
+        "git filter-branch --setup 'rm -rf /home' HEAD",
+        "git rebase --ex 'rm -rf /home' main",
+        "git rebase -ix 'rm -rf /home' main",
+        "git difftool -yx 'rm -rf /home;:'",
+        "git clone -c core.sshCommand='rm -rf /home;:' h:r d",
+        "env 'BASH_FUNC_ls%%=() { rm -rf /home; }' bash -c ls",
+        "rg --pre rm -uuu x /",
+        "rmdir -p ~/x",
+        "rmdir -p /home/u/x",
+        "man -P 'rm -rf /home' ls",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+        cases.push(("bypass", "bash", c, "ask"));
+    }
+    for c in [
+        "bash -c 'make test'",
+        "find . -name '*.o' -exec rm {} +",
+        "find . -type f -exec sh -c 'wc -l \"$1\"' _ {} \\;",
+        "git ls-files | xargs -I{} wc -l {}",
+        "git grep -n TODO",
+        "git rebase --onto main a b",
+        "rg --pre-glob '*.gz' TODO",
+        "rmdir -p build/a/b",
+        "rm -rf $TMPDIR/decode-test",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
+
+/// The third attack: auto only.
+#[test]
+fn r4_07_auto_third_attack() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "bash -oc posix 'git push'",
+        "echo git push | xargs env",
+        "tar xIf 'git push;cat' x.tar",
+        "git grep -O'git push;:' x",
+        "cd ~ && gunzip -N x.gz",
+        "tar -xPf x.tar",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    run(&p, &g, &cases);
+}
