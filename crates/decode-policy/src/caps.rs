@@ -350,6 +350,12 @@ pub(crate) fn git_key_runs(key: &str) -> Option<bool> {
         || k.ends_with(".driver")
         || k.ends_with(".helper")
         || k.ends_with(".proxy")
+        // `sendemail.toCmd`, `imap.tunnel`, `interactive.diffFilter`,
+        // `submodule.NAME.update = !CMD`.
+        || k.ends_with("cmd")
+        || k == "imap.tunnel"
+        || k == "interactive.difffilter"
+        || (k.starts_with("submodule.") && k.ends_with(".update"))
 
         || k.starts_with("filter.")
         || k.ends_with(".textconv")

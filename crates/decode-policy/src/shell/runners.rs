@@ -15,6 +15,8 @@ use crate::options::{self, OptionSpec, Scan};
 const COMMAND_VARS: &[&str] = &[
     "GIT_SSH_COMMAND",
     "GIT_SSH",
+    "RSYNC_RSH",
+    "RSYNC_CONNECT_PROG",
     "GIT_EXTERNAL_DIFF",
     "GIT_PAGER",
     "PAGER",
@@ -60,6 +62,9 @@ fn opaque_var(name: &str) -> Option<&'static str> {
         "NODE_OPTIONS" | "PYTHONSTARTUP" | "PERL5OPT" | "RUBYOPT" => {
             Some("makes an interpreter load code")
         }
+        // Options a program reads from the environment (`TAR_OPTIONS=--to-command=…`).
+        "TAR_OPTIONS" | "MAKEFLAGS" | "MFLAGS" | "GNUMAKEFLAGS" | "ZIPOPT" | "UNZIP" | "GZIP"
+        | "XZ_OPT" | "GREP_OPTIONS" => Some("gives a program options the gate does not read"),
         _ => None,
     }
 }
@@ -252,6 +257,15 @@ pub(super) fn git(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
             continue;
         }
         if t.starts_with('-') {
+            if let crate::options::Step::Option { unsure: true, .. } = crate::caps::GIT.step(t) {
+                // A global option the gate does not know (`--shallow-file x`) may
+                // take the next word: git is also judged as if it did.
+                if j + 2 < words.len() && !a.deep {
+                    let mut ws = vec![words[i].clone()];
+                    ws.extend_from_slice(&words[j + 2..]);
+                    a.derived.push(Derived::Words(ws, Role::Checked));
+                }
+            }
             j += 1;
             continue;
         }
@@ -292,6 +306,17 @@ pub(super) fn git(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
         "difftool" | "mergetool" => ("xt", "", &["-x", "--extcmd"]),
         // `-O[PAGER]`: the pager only attached.
         "grep" => ("efABC", "O", &["-O", "--open-files-in-pager"]),
+        "send-email" => (
+            "",
+            "",
+            &[
+                "--to-cmd",
+                "--cc-cmd",
+                "--header-cmd",
+                "--sendmail-cmd",
+                "--smtp-server",
+            ],
+        ),
         "filter-branch" => (
             "d",
             "",
@@ -315,7 +340,18 @@ pub(super) fn git(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
             value: runs,
             ..OptionSpec::default()
         };
-        for v in options::values(rest, &spec, runs) {
+        let found = options::values(rest, &spec, runs);
+        if !found.is_empty()
+            && matches!(
+                subname,
+                "rebase" | "difftool" | "mergetool" | "filter-branch"
+            )
+        {
+            // What they run runs at the top of the work tree (filter-branch: in
+            // a folder of its own), not here.
+            a.move_to(super::wrappers::Workdir::Unknown);
+        }
+        for v in found {
             let mut w = rest[v.at].clone();
             w.text = v.text;
             source(&w, role, &format!("`git {subname}`"), a);
@@ -345,10 +381,14 @@ pub(super) fn git(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
     }
     match subname {
         "bisect" if rest.first().is_some_and(|w| w.text == "run") && rest.len() > 1 => {
+            // It runs at the top of the work tree, not here.
+            a.move_to(super::wrappers::Workdir::Unknown);
             a.derived.push(Derived::Words(rest[1..].to_vec(), role));
         }
         "submodule" => {
             if let Some(f) = rest.iter().position(|w| w.text == "foreach") {
+                // It runs in each submodule's folder.
+                a.move_to(super::wrappers::Workdir::Unknown);
                 let cmd: Vec<&Word> = rest[f + 1..]
                     .iter()
                     .skip_while(|w| w.text.starts_with('-'))
@@ -541,6 +581,14 @@ pub(super) fn ssh(words: &[Word], i: usize, role: Role, a: &mut Analysis) {
     };
     let args = &words[i + 1..];
     let host = options::scan(args, 0, &spec).start;
+    if name == "sftp" {
+        // `-D PROGRAM`: a local sftp server program it runs.
+        for v in options::values(&args[..host], &spec, &["-D"]) {
+            let mut c = args[v.at].clone();
+            c.text = v.text;
+            source(&c, role, "`sftp -D`", a);
+        }
+    }
     for v in options::values(&args[..host], &spec, &["-o"]) {
         let lower = v.text.to_ascii_lowercase();
         for key in [

@@ -561,6 +561,11 @@ fn see_through(
 ) -> Option<usize> {
     if let Some(spec) = WRAPPERS.iter().find(|w| w.matches(name, words, i)) {
         let start = spec.start(words, i, a);
+        if start.is_none() && matches!(name, "chroot" | "unshare" | "nsenter" | "firejail") {
+            // Without a command it starts a shell, which reads its script from
+            // standard input (`unshare -r <<< 'rm -rf ~'`).
+            runners::shell_stdin(name, redirs, Role::Checked, false, a);
+        }
         if matches!(name, "strace" | "ltrace") {
             // `strace -o '|CMD'` (or `!CMD`) pipes the trace into CMD.
             let opts = &words[i + 1..start.unwrap_or(words.len())];
@@ -720,6 +725,19 @@ fn see_through(
                                 .into(),
                         );
                     }
+                    if let Some((key, program)) = v.split_once('=').filter(|(k, _)| {
+                        let k = k.to_ascii_lowercase();
+                        k.ends_with("runner") || k.contains("rustc") || k.ends_with("linker")
+                    }) {
+                        // `target.….runner="rm"`: `cargo run -- ARGS` runs it with ARGS.
+                        a.dynamic = Some(format!("`cargo --config {key}` runs another program"));
+                        let program = program.trim().trim_matches(['"', '\'', '[', ']']);
+                        let mut ws = vec![Word::raw(program)];
+                        if let Some(d) = words.iter().position(|w| w.text == "--") {
+                            ws.extend_from_slice(&words[d + 1..]);
+                        }
+                        a.derived.push(Derived::Words(ws, Role::Checked));
+                    }
                 }
                 j += 1;
             }
@@ -777,6 +795,46 @@ fn see_through(
             let dirs = ["--prefix", "-C", "--dir", "--cwd"];
             for v in options::values(&words[i + 1..at], &spec, &dirs) {
                 a.move_to(Workdir::At(v.text));
+            }
+            // Workspaces (`npm exec -w x`, `--ws`, `pnpm -r`, `--filter`, `yarn
+            // workspace x`): what runs runs in each workspace's folder.
+            let workspaces = [
+                "-w",
+                "--workspace",
+                "--ws",
+                "--workspaces",
+                "--filter",
+                "-F",
+                "-r",
+                "--recursive",
+            ];
+            // (pnpm's and bun's `-w` is the workspace root, not a workspace.)
+            let listed = if matches!(name, "pnpm" | "bun") {
+                &workspaces[1..]
+            } else {
+                &workspaces[..]
+            };
+            let in_workspaces = options::flagged(&words[i + 1..], &spec, listed);
+            if in_workspaces
+                || (name == "yarn" && matches!(words[at].text.as_str(), "workspace" | "workspaces"))
+            {
+                a.move_to(Workdir::Unknown);
+            }
+            if name == "npm" && words[at].text == "explore" {
+                // `npm explore PKG -- CMD` runs CMD in a shell in the package's folder.
+                a.move_to(Workdir::Unknown);
+                if let Some(d) = words[at..].iter().position(|w| w.text == "--") {
+                    let line: Vec<&str> = words[at + d + 1..]
+                        .iter()
+                        .map(|w| w.text.as_str())
+                        .collect();
+                    if !line.is_empty() {
+                        a.derived
+                            .push(Derived::Source(line.join(" "), Role::Checked));
+                    }
+                } else {
+                    runners::shell_stdin("sh", redirs, role, allow_ok, a);
+                }
             }
             if name == "bun" && words[at].text == "exec" {
                 // `bun exec "…"` runs the string in Bun's shell.
@@ -1131,11 +1189,16 @@ fn see_through(
         }
         "script" => {
             // `script [OPTIONS] [FILE]`; `-c STRING` (also `-qc`, `--comm=…`).
-            for v in options::values(
+            let commands = options::values(
                 &words[i + 1..],
                 &super::writes::SCRIPT,
                 &["-c", "--command"],
-            ) {
+            );
+            if commands.is_empty() {
+                // Without `-c` it starts a shell that reads standard input.
+                runners::shell_stdin(name, redirs, Role::Checked, false, a);
+            }
+            for v in commands {
                 a.derived.push(Derived::Source(v.text, Role::Checked));
             }
             None
@@ -1277,9 +1340,27 @@ fn see_through(
             // `-s PROGRAM` is the shell (`su -s /bin/rm root -- -rf /`).
             let shell = options::values(args, &spec, &["-s", "--shell"]).pop();
             let shell_args = operands.get(1..).unwrap_or(&[]);
-            if shell.is_some() || !shell_args.is_empty() {
+            // `-p`/`-m` keep the environment, whose SHELL is then the shell.
+            let env_shell = options::flagged(args, &spec, &["-p", "-m", "--preserve-environment"]);
+            let has_command =
+                !options::values(args, &spec, &["-c", "--command", "--session-command"]).is_empty();
+            if !has_command && shell.is_none() && shell_args.is_empty() {
+                // `su <<< 'CMD'`: the user's shell reads its script from input.
+                runners::shell_stdin(name, redirs, Role::Checked, false, a);
+            }
+            if shell.is_some() || env_shell || !shell_args.is_empty() {
                 let program = shell.map_or_else(
-                    || Word::raw("sh"),
+                    || {
+                        if env_shell {
+                            Word {
+                                text: "$SHELL".into(),
+                                dynamic: true,
+                                ..Word::default()
+                            }
+                        } else {
+                            Word::raw("sh")
+                        }
+                    },
                     |v| {
                         let mut w = args[v.at].clone();
                         w.text = v.text;
@@ -1561,7 +1642,41 @@ fn see_through(
             }
             None
         }
+        "capsh" => {
+            // `capsh [--shell=PROG] -- ARGS` runs PROG (bash) with ARGS.
+            if let Some(d) = words[i + 1..].iter().position(|w| w.text == "--") {
+                let shell = words[i + 1..i + 1 + d]
+                    .iter()
+                    .find_map(|w| w.text.strip_prefix("--shell=").map(Word::raw))
+                    .unwrap_or_else(|| Word::raw("bash"));
+                let mut ws = vec![shell];
+                ws.extend_from_slice(&words[i + 2 + d..]);
+                if ws.len() == 1 {
+                    runners::shell_stdin(name, redirs, Role::Checked, false, a);
+                } else {
+                    a.derived.push(Derived::Words(ws, Role::Checked));
+                }
+            }
+            None
+        }
         n if !crate::external::knows_program(n) => {
+            // A program that starts a shell when given no command (`newgrp`,
+            // `setarch ARCH`, `fakeroot`), or any other followed by a shell that
+            // reads standard input (`perf stat bash <<< …`): the script is judged.
+            let starts_shell = matches!(n, "newgrp" | "fakeroot" | "linux32" | "linux64")
+                || (n == "setarch" && words.len() <= i + 2);
+            let fed = redirs.iter().any(|r| r.feed.is_some());
+            let later_stdin_shell = fed
+                && (i + 1..words.len()).any(|k| {
+                    !words[k].dynamic
+                        && SHELLS.contains(&basename(&words[k].text))
+                        && !words
+                            .get(k + 1)
+                            .is_some_and(|o| o.text.starts_with('-') && o.text[1..].contains('c'))
+                });
+            if starts_shell || later_stdin_shell {
+                runners::shell_stdin(n, redirs, Role::Checked, false, a);
+            }
             // A program the gate does not know that runs a shell later on its
             // line (`mise exec -- sh -c 'CMD'`, `direnv exec . bash -c …`): the
             // shell's string meets deny rules, ask rules and caps.

@@ -365,3 +365,71 @@ fn r4_07_auto_third_attack() {
     }
     run(&p, &g, &cases);
 }
+
+/// The fourth attack: folders git and the package managers move commands to,
+/// shells started by default, and options given through the environment.
+#[test]
+fn r4_08_fourth_attack() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "npm exec --workspace x -- rm -rf ../../p",
+        "npm -w x exec -- rm -rf ../../p",
+        "npm exec --ws -- rm -rf ../../p",
+        "pnpm --filter x exec rm -rf ../../p",
+        "pnpm -r exec rm -rf ../../p",
+        "yarn workspace x exec rm -rf ../../p",
+        "cd x && git bisect run rm -rf ../p",
+        "git -C x bisect run rm -rf ../p",
+        "cd x && git difftool -y -x 'rm -rf ../p'",
+        "git submodule foreach rm -rf ../../p",
+        "git --shallow-file x bisect run rm -rf ~",
+        "unshare -r <<< 'rm -rf ~'",
+        "chroot / <<< 'rm -rf ~'",
+        "newgrp <<< 'rm -rf ~'",
+        "fakeroot <<< 'rm -rf ~'",
+        "setarch x86_64 <<< 'rm -rf ~'",
+        "script -q /dev/null <<< 'rm -rf ~'",
+        "su <<< 'rm -rf ~'",
+        "perf stat bash <<< 'rm -rf ~'",
+        "capsh --shell=/bin/rm -- -rf ~",
+        "capsh -- -c 'rm -rf ~'",
+        "SHELL=/bin/rm su -p root -- -rf ~",
+        "npm explore x -- rm -rf ~",
+        "cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"rm\"' run -- -rf ~",
+        "cargo run --config 'target.x86_64-unknown-linux-gnu.runner=\"rm\"' -- -rf ~",
+        "sftp -D 'rm -rf /usr' h",
+        "RSYNC_RSH='rm -rf ~' rsync a h:b",
+        "git send-email --to-cmd='rm -rf ~' a.patch",
+        "git -c sendemail.toCmd='rm -rf ~' send-email a.patch",
+        "git -c imap.tunnel='rm -rf ~' imap-send",
+        "git -c submodule.x.update='!rm -rf ~' submodule update",
+        "git -c interactive.diffFilter='rm -rf ~' add -p",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+        cases.push(("bypass", "bash", c, "ask"));
+    }
+    for c in [
+        "git --shallow-file x config core.fsmonitor 'rm -rf ~'",
+        "git --shallow-file x branch -f master",
+        "TAR_OPTIONS='--to-command=rm -rf ~' tar xf a.tar",
+        "MAKEFLAGS='--eval=a:;rm -rf ~' make a",
+        "ZIPOPT='-TT \"rm -rf ~\"' zip -T a.zip x",
+        "npm exec --workspace x -- touch ../.decode/settings.json",
+        "echo 'git push' | newgrp",
+        "npm explore x -- git push",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    for c in [
+        "npm exec -w x -- tsc",
+        "git bisect run cargo test",
+        "git submodule foreach git status",
+        "cargo run -- --help",
+        "which bash",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
