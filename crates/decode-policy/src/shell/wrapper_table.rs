@@ -271,6 +271,19 @@ pub(super) const WRAPPERS: &[WrapperSpec] = &[
         example: ("caffeinate -i -t 60 make", "make"),
     },
     WrapperSpec {
+        names: &["podman", "buildah"],
+        sub: &["unshare"],
+        short_value: "",
+        long_value: &[],
+        flags: &["--rootless-netns", "--rootless-cni"],
+        positionals: 0,
+        moves: Moves::Here,
+        example: (
+            "podman unshare cat /proc/self/uid_map",
+            "cat /proc/self/uid_map",
+        ),
+    },
+    WrapperSpec {
         names: &["setpriv"],
         sub: &[],
         short_value: "",

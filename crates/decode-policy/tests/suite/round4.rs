@@ -406,6 +406,7 @@ fn r4_08_fourth_attack() {
         "git -c imap.tunnel='rm -rf ~' imap-send",
         "git -c submodule.x.update='!rm -rf ~' submodule update",
         "git -c interactive.diffFilter='rm -rf ~' add -p",
+        "podman unshare rm -rf ~",
     ] {
         cases.push(("auto", "bash", c, "ask"));
         cases.push(("bypass", "bash", c, "ask"));
