@@ -1,7 +1,9 @@
 //! The regular wrappers and runners, as a table: a name (and the sub-command
 //! words that make it a runner, `uv run`), the options that take a value, those
-//! known to take none, and the positional words before the command it runs.
-//! Each row carries an example that a test checks. Wrappers with irregular rules
+//! known to take none, the positional words before the command it runs, and
+//! whether it runs that command in another folder ([`Moves`]). The options are
+//! read by the one scanner in `options.rs`. Each row carries an example that a
+//! test checks. Wrappers with irregular rules
 //! (`flock`, `xargs`, `find`, `sudo`, `env`, `time`, package managers…) stay as
 //! code in `wrappers.rs`.
 
