@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The desktop bench: cold start to a visible and to an interactive window, idle memory
 # (summed PSS of the app and its WebKit processes) beside a bare Tauri app built the
-# same way in a temp dir, and memory after loading a 2,000-message session. All under
+# same way in a temp dir (with WebKit's default compositing, and painting plainly as Decode
+# does), and memory after loading a 2,000-message session. All under
 # one Xvfb, side by side, medians of RUNS runs. Prints figures; asserts nothing.
 #
 #   bench/desktop.sh            release builds (the bare app is built once, reusing the
@@ -139,7 +140,7 @@ def stop(p):
         p.kill()
         p.wait()
 
-res = {k: [] for k in ["bare_shown", "bare_pss", "shown", "interactive", "pss", "long_interactive", "long_pss",
+res = {k: [] for k in ["bare_shown", "bare_pss", "bare_plain_pss", "shown", "interactive", "pss", "long_interactive", "long_pss",
                        "before_shown", "before_interactive"]}
 before = os.environ.get("BEFORE")
 for i in range(runs):
@@ -149,6 +150,15 @@ for i in range(runs):
     p, shown, _ = start([os.environ["BARE"]], "^Bare Tauri$", f"{work}/bare.log", waits_ready=False)
     time.sleep(idle)
     res["bare_shown"].append(shown); res["bare_pss"].append(pss_mb(p.pid)); stop(p)
+    # The bare app again, painting plainly as Decode does by default (docs/window.md).
+    saved = env.get("WEBKIT_DISABLE_COMPOSITING_MODE")
+    env["WEBKIT_DISABLE_COMPOSITING_MODE"] = "1"
+    p, _, _ = start([os.environ["BARE"]], "^Bare Tauri$", f"{work}/bare.log", waits_ready=False)
+    time.sleep(idle)
+    res["bare_plain_pss"].append(pss_mb(p.pid)); stop(p)
+    env.pop("WEBKIT_DISABLE_COMPOSITING_MODE")
+    if saved is not None:
+        env["WEBKIT_DISABLE_COMPOSITING_MODE"] = saved
     p, shown, inter = start([os.environ["DECODE"], f"{work}/project"], "^Decode — ", f"{work}/decode.log")
     if shown is None:
         print("a Decode start showed no window; its log ends:", open(f"{work}/decode.log", errors="replace").read()[-600:])
@@ -179,5 +189,7 @@ if before:
     print(f"  the older build ({before}): visible {m['before_shown']:.2f} s, interactive {m['before_interactive']:.2f} s")
 print(f"idle memory (PSS, app + WebKit processes): decode {m['pss']:.0f} MB, bare Tauri {m['bare_pss']:.0f} MB, "
       f"ratio {m['pss'] / m['bare_pss']:.2f}")
+print(f"  bare Tauri painting plainly too (WEBKIT_DISABLE_COMPOSITING_MODE=1): {m['bare_plain_pss']:.0f} MB, "
+      f"ratio {m['pss'] / m['bare_plain_pss']:.2f}")
 print(f"after a 2,000-message session: {m['long_pss']:.0f} MB, {m['long_pss'] / m['pss']:.2f}x idle")
 EOF

@@ -46,16 +46,14 @@ fn main() -> ExitCode {
 
 /// WebKitGTK's accelerated compositing paints a chat page slower, and with
 /// twice the memory, than plain painting where the GPU is a software one
-/// (docs/window.md, "Rendering"). Plain painting is not the default yet: with
-/// it, animation frames stopped after a window resize under Xvfb. It is one
-/// variable away: `DECODE_SOFTWARE_PAINT=1` sets `WEBKIT_DISABLE_COMPOSITING_MODE`
-/// (unless the person set that already). Called first thing, before any
+/// (docs/window.md, "Rendering"). Decode paints plainly unless the person
+/// chose otherwise: `WEBKIT_DISABLE_COMPOSITING_MODE` already set (to any
+/// value), or `DECODE_GPU_COMPOSITING=1`. Called first thing, before any
 /// thread runs.
 fn software_paint() {
     const VAR: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
-    if std::env::var_os("DECODE_SOFTWARE_PAINT").is_some_and(|v| v == "1")
-        && std::env::var_os(VAR).is_none()
-    {
+    let gpu = std::env::var_os("DECODE_GPU_COMPOSITING").is_some_and(|v| v == "1");
+    if !gpu && std::env::var_os(VAR).is_none() {
         std::env::set_var(VAR, "1");
     }
 }

@@ -3,6 +3,7 @@
 //! on the app with `fantoccini`.
 
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -12,7 +13,9 @@ use fantoccini::{Client, ClientBuilder, Locator};
 
 use crate::project::TempProject;
 
-/// A running tauri-driver process; killed on drop.
+/// A running tauri-driver process, in a process group of its own; the whole group
+/// (WebKitWebDriver and the app it started) is killed on drop. Killing tauri-driver
+/// alone left WebKitWebDriver running, holding the test's output pipe open.
 pub struct Driver {
     child: Child,
     pub port: u16,
@@ -20,6 +23,10 @@ pub struct Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -73,7 +80,8 @@ impl Driver {
             .envs(project.env())
             .stdin(Stdio::null())
             .stdout(Stdio::inherit())
-            .stderr(Stdio::inherit());
+            .stderr(Stdio::inherit())
+            .process_group(0);
         let child = cmd.spawn().context(
             "could not start tauri-driver (install it with `cargo install tauri-driver --locked`)",
         )?;
@@ -153,8 +161,12 @@ pub async fn text_of(client: &Client, testid: &str, limit: Duration) -> anyhow::
     }
 }
 
-/// Saves a screenshot after two animation frames (so the frame is not stale).
-pub async fn screenshot(client: &Client, path: &Path) -> anyhow::Result<()> {
+/// Saves a screenshot of the app's window as it is on the X screen, after two
+/// animation frames (so the frame is not stale). The capture is X's, not
+/// WebDriver's: WebKitGTK answers a WebDriver screenshot only when it composites
+/// in layers, and Decode paints plainly (docs/window.md, "Rendering"). A hidden
+/// window (Decode in the tray) leaves the whole screen, which is what a person sees.
+pub async fn screenshot(client: &Client, app_pid: Option<u32>, path: &Path) -> anyhow::Result<()> {
     // A page whose animation frames stopped would make this wait forever: a
     // stall is a failure with a reason, not a hung run.
     tokio::time::timeout(
@@ -168,15 +180,58 @@ pub async fn screenshot(client: &Client, path: &Path) -> anyhow::Result<()> {
     .await
     .map_err(|_| anyhow::anyhow!("the page painted no animation frame for 20 s"))?
     .context("waiting for two animation frames")?;
-    let png = tokio::time::timeout(Duration::from_secs(30), client.screenshot())
-        .await
-        .map_err(|_| anyhow::anyhow!("the screenshot did not come within 30 s"))?
-        .context("taking a screenshot")?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(path, png)?;
+    let window = app_pid.and_then(largest_visible_window);
+    let status = Command::new("import")
+        .arg("-window")
+        .arg(window.as_deref().unwrap_or("root"))
+        .arg(path)
+        .stdin(Stdio::null())
+        .status()
+        .context("could not run import (install the Debian package imagemagick)")?;
+    anyhow::ensure!(status.success(), "import could not capture the window");
     Ok(())
+}
+
+/// The largest window of the process `pid` that is on screen (the main window,
+/// not a tray menu), as an X window id.
+fn largest_visible_window(pid: u32) -> Option<String> {
+    let out = Command::new("xdotool")
+        .args(["search", "--onlyvisible", "--pid", &pid.to_string()])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|id| {
+            let g = crate::desktop::geometry(id).ok()?;
+            Some((g.width * g.height, id.to_string()))
+        })
+        .max()
+        .map(|(_, id)| id)
+}
+
+/// The running `decode-window` started under `root` (tauri-driver starts
+/// WebKitWebDriver, which starts the app): the process that owns the main window
+/// (native dialogs run in child processes of their own).
+fn app_process(root: u32) -> Option<u32> {
+    let children = |pid: u32| -> Vec<u32> {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    };
+    let mut todo = children(root);
+    while let Some(pid) = todo.pop() {
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        if comm.trim() == "decode-window" {
+            return Some(pid);
+        }
+        todo.extend(children(pid));
+    }
+    None
 }
 
 /// Waits until the element's text equals `want`.
@@ -208,7 +263,7 @@ pub fn tid(testid: &str) -> String {
 /// The real app on a temp project, driven through WebDriver.
 pub struct App {
     pub client: Client,
-    _driver: Driver,
+    driver: Driver,
 }
 
 impl App {
@@ -223,10 +278,7 @@ impl App {
         );
         let driver = Driver::start(project)?;
         let client = driver.session(&bin, args).await?;
-        let app = App {
-            client,
-            _driver: driver,
-        };
+        let app = App { client, driver };
         text_of(&app.client, "status-mode", Duration::from_secs(20)).await?;
         Ok(app)
     }
@@ -340,7 +392,8 @@ impl App {
         let path = crate::project::target_dir()
             .join("e2e-artifacts")
             .join(format!("{name}.png"));
-        screenshot(&self.client, &path).await?;
+        let pid = app_process(self.driver.child.id());
+        screenshot(&self.client, pid, &path).await?;
         // The test log names every screenshot, so a person can go and look at it.
         #[allow(clippy::print_stderr)]
         {
