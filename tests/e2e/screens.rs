@@ -159,13 +159,21 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
     );
     ensure!(v["keep"] == "me", "an unknown key was lost: {v}");
     ensure!(check(project, &dir, "bash", "make clean")?.0 == "deny");
-    let sources = app
-        .js("return [...document.querySelectorAll('[data-testid=\"settings-rule\"]')].map(e => e.dataset.source + ':' + e.dataset.rule);")
-        .await?;
-    ensure!(
-        sources.to_string().contains("project:bash(make clean)"),
-        "{sources}"
-    );
+    // The list follows the backend's answer, which may come after the file is written.
+    let start = Instant::now();
+    loop {
+        let sources = app
+            .js("return [...document.querySelectorAll('[data-testid=\"settings-rule\"]')].map(e => e.dataset.source + ':' + e.dataset.rule);")
+            .await?;
+        if sources.to_string().contains("project:bash(make clean)") {
+            break;
+        }
+        ensure!(
+            start.elapsed() < SHORT,
+            "the rule list never showed the new rule: {sources}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     // An invalid rule is refused with the reason, and nothing is written.
     app.fill("settings-rule-input", "bash(").await?;
     app.click("settings-rule-add").await?;
