@@ -210,6 +210,22 @@ pub fn click_dialog_button(window: &str, index: i64, count: i64) -> anyhow::Resu
     click_at(g.x + slot * index + slot / 2, g.y + g.height - 16)
 }
 
+/// Saves what the X window `window` (an id, or `root` for the whole screen) shows
+/// as a PNG at `path`.
+pub fn capture(window: &str, path: &std::path::Path) -> anyhow::Result<()> {
+    let status = Command::new("import")
+        .args(["-window", window])
+        .arg(path)
+        .stdin(Stdio::null())
+        .status()
+        .context("could not run import (install the Debian package imagemagick)")?;
+    ensure!(
+        status.success(),
+        "import could not capture the window {window}"
+    );
+    Ok(())
+}
+
 /// Saves a screenshot of the whole X screen (tray and native dialogs
 /// included) under `target/e2e-artifacts/NAME.png`.
 pub fn screen_shot(name: &str) -> anyhow::Result<()> {
@@ -219,12 +235,7 @@ pub fn screen_shot(name: &str) -> anyhow::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let status = Command::new("import")
-        .args(["-window", "root"])
-        .arg(&path)
-        .status()
-        .context("could not run import (install the Debian package imagemagick)")?;
-    ensure!(status.success(), "import failed");
+    capture("root", &path)?;
     #[allow(clippy::print_stderr)]
     {
         eprintln!("e2e: screenshot {}", path.display());

@@ -184,25 +184,14 @@ pub async fn screenshot(client: &Client, app_pid: Option<u32>, path: &Path) -> a
         std::fs::create_dir_all(dir)?;
     }
     let window = app_pid.and_then(largest_visible_window);
-    let status = Command::new("import")
-        .arg("-window")
-        .arg(window.as_deref().unwrap_or("root"))
-        .arg(path)
-        .stdin(Stdio::null())
-        .status()
-        .context("could not run import (install the Debian package imagemagick)")?;
-    anyhow::ensure!(status.success(), "import could not capture the window");
-    Ok(())
+    crate::desktop::capture(window.as_deref().unwrap_or("root"), path)
 }
 
 /// The largest window of the process `pid` that is on screen (the main window,
 /// not a tray menu), as an X window id.
 fn largest_visible_window(pid: u32) -> Option<String> {
-    let out = Command::new("xdotool")
-        .args(["search", "--onlyvisible", "--pid", &pid.to_string()])
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stdout)
+    crate::desktop::xdotool(&["search", "--onlyvisible", "--pid", &pid.to_string()])
+        .ok()?
         .lines()
         .filter_map(|id| {
             let g = crate::desktop::geometry(id).ok()?;
