@@ -1,11 +1,20 @@
 /**
  * Markdown for the model's text and plans: `marked` (GitHub-flavoured) → DOMPurify
  * (the model's text is untrusted: no scripts, no event handlers, no forms, no
- * iframes) → highlight.js for fenced code blocks (skipped while a message streams,
- * so a growing code block costs a parse, not a highlight, per frame).
+ * iframes) → highlight.js for fenced code blocks.
+ *
+ * Three things keep a streaming answer cheap (see docs/window.md, "Rendering"):
+ * - the HTML is parsed once, inside a `<template>` (an inert document: nothing loads,
+ *   no handler runs), sanitised there in place, and its nodes are moved into the page;
+ *   it is never a string the page parses a second time;
+ * - a streaming message is rendered block by block (blocks end at blank lines outside
+ *   code fences): each frame re-renders only the last, growing block, and when the
+ *   stream ends the blocks stay if the whole text renders to the same HTML;
+ * - code is highlighted after it is shown, a few blocks per frame.
  */
 import { Marked } from 'marked';
 import DOMPurify from 'dompurify';
+import { afterPaint } from './frames';
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';
 import c from 'highlight.js/lib/languages/c';
@@ -42,76 +51,304 @@ function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-function highlighter(highlight: boolean) {
-  const m = new Marked({ gfm: true, breaks: false });
-  m.use({
-    renderer: {
-      code({ text, lang }) {
-        const language = (lang ?? '').trim().split(/\s+/)[0].toLowerCase();
-        const known = language !== '' && hljs.getLanguage(language) !== undefined;
-        const body =
-          highlight && known ? hljs.highlight(text, { language, ignoreIllegals: true }).value : escapeHtml(text);
-        const cls = known ? ` class="hljs language-${escapeHtml(language)}"` : ' class="hljs"';
-        return `<pre><code${cls}>${body}</code></pre>\n`;
-      },
-    },
-  });
-  return m;
+/** The language of a fenced block, if highlight.js knows it. */
+function knownLanguage(lang: string | undefined | null): string | null {
+  const language = (lang ?? '').trim().split(/\s+/)[0].toLowerCase();
+  return language !== '' && hljs.getLanguage(language) !== undefined ? language : null;
 }
 
-const full = highlighter(true);
-const plain = highlighter(false);
+const marked = new Marked({ gfm: true, breaks: false });
+marked.use({
+  renderer: {
+    code({ text, lang }) {
+      const language = knownLanguage(lang);
+      const cls = language ? ` class="hljs language-${escapeHtml(language)}"` : ' class="hljs"';
+      return `<pre><code${cls}>${escapeHtml(text)}</code></pre>\n`;
+    },
+  },
+});
 
-let hooked = false;
-function purify(html: string): string {
-  if (!hooked) {
-    // Links never navigate the app's own webview away: they are shown, not followed.
-    DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-      if (node.tagName === 'A') {
-        const href = node.getAttribute('href') ?? '';
-        node.setAttribute('title', href);
-        node.setAttribute('rel', 'noopener noreferrer');
-      }
-    });
-    hooked = true;
-  }
-  return DOMPurify.sanitize(html, {
+/** marked's HTML for a Markdown text, code blocks not yet highlighted. Not yet safe. */
+export function markdownHtml(text: string): string {
+  return marked.parse(text, { async: false });
+}
+
+// Set once (DOMPurify re-reads a per-call configuration on every call, which costs more
+// than sanitising a paragraph); this module is DOMPurify's only user.
+let configured = false;
+
+function configure() {
+  // Links never navigate the app's own webview away: they are shown, not followed.
+  DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+    if (node.tagName === 'A') {
+      const href = node.getAttribute('href') ?? '';
+      node.setAttribute('title', href);
+      node.setAttribute('rel', 'noopener noreferrer');
+    }
+  });
+  DOMPurify.setConfig({
     USE_PROFILES: { html: true },
     FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'img'],
     FORBID_ATTR: ['style'],
+    IN_PLACE: true,
   });
-}
-
-/** Safe HTML for a Markdown text; `streaming` skips code highlighting. */
-export function renderMarkdown(text: string, streaming = false): string {
-  const html = (streaming ? plain : full).parse(text, { async: false });
-  return purify(html);
+  configured = true;
 }
 
 /**
- * Splits a Markdown text into top-level blocks at blank lines outside code fences, so a
- * streaming message re-renders only its last, growing block each frame (the finished
- * blocks keep their DOM). The whole text is rendered once more when the stream ends.
+ * The nodes of an untrusted HTML text, sanitised: parsed inside a `<template>`, whose
+ * content is inert, cleaned there by DOMPurify, and only then handed out to be put in
+ * the page.
+ */
+export function safeNodes(html: string): Node[] {
+  if (!configured) configure();
+  const template = document.createElement('template');
+  template.innerHTML = html;
+  const content = template.content;
+  // The root is an element of the template's own (inert) document.
+  const root = content.ownerDocument.createElement('div');
+  root.append(...Array.from(content.childNodes));
+  DOMPurify.sanitize(root);
+  return Array.from(root.childNodes);
+}
+
+/** Code blocks larger than this stay plain: highlighting them would hold a frame. */
+export const MAX_HIGHLIGHT = 64 * 1024;
+/** How long the highlighter may work between two frames. */
+const BUDGET_MS = 6;
+
+const highlighted = new WeakSet<Element>();
+const pending: HTMLElement[] = [];
+let draining = false;
+
+/** Highlights one code block now (if its language is known and it is not too large). */
+function highlightNow(code: HTMLElement) {
+  if (highlighted.has(code)) return;
+  highlighted.add(code);
+  const language = knownLanguage(/\blanguage-(\S+)/.exec(code.className)?.[1]);
+  const text = code.textContent ?? '';
+  if (!language || text.length > MAX_HIGHLIGHT) return;
+  const html = hljs.highlight(text, { language, ignoreIllegals: true }).value;
+  code.replaceChildren(...safeNodes(html));
+}
+
+function drain() {
+  const started = performance.now();
+  while (pending.length > 0 && performance.now() - started < BUDGET_MS) {
+    const code = pending.shift() as HTMLElement;
+    // A block replaced before its turn came is skipped.
+    if (code.isConnected) highlightNow(code);
+  }
+  if (pending.length > 0) afterPaint(drain);
+  else draining = false;
+}
+
+/** Queues the code blocks under `root` to be highlighted after the next paints. */
+export function highlightLater(root: ParentNode) {
+  for (const code of Array.from(root.querySelectorAll<HTMLElement>('pre > code'))) {
+    if (!highlighted.has(code)) pending.push(code);
+  }
+  if (!draining && pending.length > 0) {
+    draining = true;
+    afterPaint(drain);
+  }
+}
+
+/** Whether highlighting work is queued (tests wait for it). */
+export function highlightPending(): boolean {
+  return draining;
+}
+
+type Block = { source: string; html: string; nodes: Node[] };
+type Span = { start: number; text: string };
+
+/**
+ * A Markdown text rendered into an element and kept up to date as the text changes.
+ * While `streaming`, the text is rendered block by block and only changed blocks are
+ * re-rendered; otherwise the whole text is rendered at once (keeping the streamed
+ * blocks when they already show exactly that) and its code is highlighted.
+ */
+export class MarkdownView {
+  #root: HTMLElement;
+  #blocks: Block[] = [];
+  #spans: Span[] = [];
+  #text: string | null = null;
+  #streaming = false;
+
+  constructor(root: HTMLElement) {
+    this.#root = root;
+  }
+
+  render(text: string, streaming: boolean) {
+    if (text === this.#text && streaming === this.#streaming) return;
+    const previous = this.#text;
+    this.#text = text;
+    this.#streaming = streaming;
+    if (streaming) {
+      this.#spans = previous !== null && text.startsWith(previous) ? extendSpans(this.#spans, text) : blockSpans(text);
+      this.#renderBlocks(this.#spans.map((s) => s.text));
+    } else {
+      this.#spans = [];
+      this.#renderWhole(text);
+    }
+  }
+
+  #renderBlocks(parts: string[]) {
+    const old = this.#blocks;
+    let k = 0;
+    while (k < parts.length && k < old.length && old[k].source === parts[k]) k++;
+    const next = old.slice(0, k);
+    for (let i = k; i < parts.length; i++) {
+      const html = markdownHtml(parts[i]);
+      const before = old[i];
+      if (before && before.html === html) {
+        next.push({ source: parts[i], html, nodes: before.nodes });
+        continue;
+      }
+      const fresh = safeNodes(html);
+      let nodes: Node[];
+      if (before) {
+        // The block grew: change the page's nodes only where they differ (a growing
+        // code block gets a longer text, not a new <pre>: replacing one costs a frame).
+        nodes = morph(this.#root, before.nodes, fresh, firstNode(old, i + 1));
+      } else {
+        const anchor = firstNode(old, i);
+        for (const n of fresh) this.#root.insertBefore(n, anchor);
+        nodes = fresh;
+      }
+      next.push({ source: parts[i], html, nodes });
+    }
+    for (const gone of old.slice(parts.length)) for (const n of gone.nodes) n.parentNode?.removeChild(n);
+    this.#blocks = next;
+  }
+
+  #renderWhole(text: string) {
+    const parts = splitBlocks(text);
+    if (this.#blocks.length > 0 && blocksStandAlone(parts)) {
+      // Block by block, the text renders as it does whole: the blocks already shown
+      // stay, and the ones that changed since the last frame are redone.
+      this.#renderBlocks(parts);
+      const blocks = this.#blocks;
+      this.#blocks = [{ source: text, html: blocks.map((b) => b.html).join(''), nodes: blocks.flatMap((b) => b.nodes) }];
+    } else {
+      const html = markdownHtml(text);
+      const nodes = safeNodes(html);
+      this.#root.replaceChildren(...nodes);
+      this.#blocks = [{ source: text, html, nodes }];
+    }
+    highlightLater(this.#root);
+  }
+}
+
+/** Whether a node in the page can be kept for a fresh one: same kind, same attributes. */
+function sameShape(have: Node, want: Node): boolean {
+  if (have.nodeType !== want.nodeType || have.nodeName !== want.nodeName) return false;
+  if (!(have instanceof Element) || !(want instanceof Element)) return true;
+  if (have.attributes.length !== want.attributes.length) return false;
+  for (const a of Array.from(want.attributes)) {
+    if (have.getAttribute(a.name) !== a.value) return false;
+  }
+  return true;
+}
+
+/**
+ * Makes the nodes `have` (children of `parent`, in a row, followed by `anchor`) read as
+ * the fresh, sanitised nodes `want`: kept nodes get the fresh text, the rest are
+ * replaced by the fresh nodes themselves. Returns the nodes now in the page.
+ */
+function morph(parent: Node, have: Node[], want: Node[], anchor: Node | null): Node[] {
+  const out: Node[] = [];
+  for (let i = 0; i < want.length; i++) {
+    const h = have[i];
+    const w = want[i];
+    if (h !== undefined && sameShape(h, w)) {
+      if (h instanceof Element) morph(h, Array.from(h.childNodes), Array.from(w.childNodes), null);
+      else if (h.nodeValue !== w.nodeValue) h.nodeValue = w.nodeValue;
+      out.push(h);
+      continue;
+    }
+    parent.insertBefore(w, h ?? anchor);
+    if (h !== undefined) parent.removeChild(h);
+    out.push(w);
+  }
+  for (const extra of have.slice(want.length)) parent.removeChild(extra);
+  return out;
+}
+
+/** The first node in the page of block `i` or a later one (where block `i` goes). */
+function firstNode(blocks: Block[], i: number): Node | null {
+  for (let j = i; j < blocks.length; j++) {
+    const n = blocks[j].nodes.find((node) => node.parentNode !== null);
+    if (n) return n;
+  }
+  return null;
+}
+
+/**
+ * Splits a Markdown text into top-level blocks at blank lines outside code fences (a
+ * streaming message re-renders only its last, growing block each frame).
  */
 export function splitBlocks(text: string): string[] {
-  const blocks: string[] = [];
+  return blockSpans(text).map((s) => s.text);
+}
+
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
+const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
+const LIST_ITEM = /^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)/;
+const LIST_LINE = /^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)/m;
+const REFERENCE = /^ {0,3}\[[^\]]+\]:/m;
+
+/**
+ * Whether Markdown blocks (as split by `splitBlocks`) render on their own exactly as
+ * they do together. Only what can reach across a blank line makes them differ: a list
+ * that goes on after one (a second item, an indented paragraph), indented code,
+ * an HTML block, a link reference defined elsewhere. In doubt, no.
+ */
+export function blocksStandAlone(parts: string[]): boolean {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    if (REFERENCE.test(part) || /^ {0,3}</.test(part) || /^[ \t]/.test(part)) return false;
+    if (i > 0 && LIST_ITEM.test(part) && LIST_LINE.test(parts[i - 1])) return false;
+  }
+  return true;
+}
+
+/** The blocks of `text` with where each starts. */
+function blockSpans(text: string, offset = 0): Span[] {
+  const spans: Span[] = [];
   let current: string[] = [];
+  let start = 0;
   let fence: string | null = null;
+  let at = 0;
   for (const line of text.split('\n')) {
-    const trimmed = line.trimStart();
-    const marker = /^(`{3,}|~{3,})/.exec(trimmed)?.[1];
-    if (marker) {
-      if (fence === null) fence = marker[0].repeat(marker.length);
-      else if (marker.startsWith(fence)) fence = null;
+    const lineStart = at;
+    at += line.length + 1;
+    if (fence === null) {
+      const open = FENCE_OPEN.exec(line)?.[1];
+      if (open && !(open[0] === '`' && line.slice(line.indexOf(open) + open.length).includes('`'))) fence = open;
+    } else {
+      const close = FENCE_CLOSE.exec(line)?.[1];
+      if (close && close[0] === fence[0] && close.length >= fence.length) fence = null;
     }
     if (fence === null && line.trim() === '' && current.length > 0) {
-      blocks.push(current.join('\n'));
+      spans.push({ start: start + offset, text: current.join('\n') });
       current = [];
       continue;
     }
     if (line.trim() === '' && current.length === 0) continue;
+    if (current.length === 0) start = lineStart;
     current.push(line);
   }
-  if (current.length > 0) blocks.push(current.join('\n'));
-  return blocks;
+  if (current.length > 0) spans.push({ start: start + offset, text: current.join('\n') });
+  return spans;
+}
+
+/**
+ * The blocks of `text`, which extends the text `spans` were made from: only the last
+ * block and what follows it are split again (a block starts outside any code fence).
+ */
+function extendSpans(spans: Span[], text: string): Span[] {
+  const last = spans[spans.length - 1];
+  if (!last) return blockSpans(text);
+  return spans.slice(0, -1).concat(blockSpans(text.slice(last.start), last.start));
 }

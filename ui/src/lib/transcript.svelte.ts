@@ -11,6 +11,7 @@
 import type { ChatItem, NewChatItem, ToolItem } from './chat';
 import { tick } from 'svelte';
 import { withId } from './chat';
+import { nextFrame } from './frames';
 import type { LoopEvent, StreamEvent } from './gen/protocol';
 
 /** How much streamed tool output a card keeps (the tail). */
@@ -36,11 +37,6 @@ export function wallClockMs(): number {
 }
 
 type Schedule = (cb: () => void) => void;
-
-const nextFrame: Schedule = (cb) => {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => cb());
-  else setTimeout(cb, 16);
-};
 
 export class Transcript {
   items = $state<ChatItem[]>([]);

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { DecisionQueue } from './decisions.svelte';
 import { diffStat, parseDiff } from './diff';
 import { PromptHistory } from './history';
-import { renderMarkdown } from './markdown';
 import { MODES, describeMode, isMode, modeConfirmation, nextMode, parseMode, shortDescription } from './modes';
 import { callSubject } from './chat';
 
@@ -66,21 +65,6 @@ describe('diff', () => {
   });
 });
 
-describe('markdown', () => {
-  it('renders GitHub Markdown with highlighted code, and drops anything active', () => {
-    const html = renderMarkdown('# T\n\n- a\n\n```js\nconst x = 1;\n```\n\n<script>alert(1)</script><a href="javascript:alert(1)" onclick="x()">l</a>');
-    expect(html).toContain('<h1>T</h1>');
-    expect(html).toContain('hljs-keyword');
-    expect(html).not.toContain('<script');
-    expect(html).not.toContain('onclick');
-    expect(html).not.toContain('javascript:');
-  });
-
-  it('skips highlighting while streaming', () => {
-    expect(renderMarkdown('```js\nconst x = 1;\n```', true)).not.toContain('hljs-keyword');
-  });
-});
-
 describe('callSubject', () => {
   it('names what a call is about', () => {
     expect(callSubject('bash', { command: 'ls -la' })).toBe('ls -la');
@@ -88,14 +72,6 @@ describe('callSubject', () => {
     expect(callSubject('grep', { pattern: 'fn', path: 'src' })).toBe('fn in src');
     expect(callSubject('sleep', { seconds: 3 })).toBe('3 s');
     expect(callSubject('todo_write', { todos: [] })).toBe('');
-  });
-});
-
-describe('splitBlocks', () => {
-  it('splits at blank lines outside code fences only', async () => {
-    const { splitBlocks } = await import('./markdown');
-    expect(splitBlocks('a\nb\n\nc\n\n\n```\nx\n\ny\n```\n\nd')).toEqual(['a\nb', 'c', '```\nx\n\ny\n```', 'd']);
-    expect(splitBlocks('```rust\nfn a() {}\n\n')).toEqual(['```rust\nfn a() {}\n\n']);
   });
 });
 
