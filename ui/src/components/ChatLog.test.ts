@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { render, waitFor } from '@testing-library/svelte';
+import type { ChatItem } from '../lib/chat';
+import ChatLog, { WARM_AFTER } from './ChatLog.svelte';
+
+describe('ChatLog', () => {
+  it('warms text rendering up once, unseen, and then removes it', async () => {
+    const { container } = render(ChatLog, { items: [], agent: null });
+    const warm = () => document.querySelector('[data-warm]');
+    expect(warm()).toBeNull();
+    // It streams in, ends, gets its code highlighted, and goes.
+    await waitFor(() => expect(warm()?.querySelector('pre code') ?? null).not.toBeNull(), { timeout: WARM_AFTER + 1000 });
+    expect(warm()).toHaveAttribute('aria-hidden', 'true');
+    expect(warm()?.querySelector('strong')?.textContent).toBe('change');
+    expect(warm()?.querySelector('[data-testid]')).toBeNull();
+    await waitFor(() => expect(warm()).toBeNull(), { timeout: 3000 });
+    expect(container.querySelector('[role="log"]')).toHaveTextContent('What are we working on?');
+    // A second log on the same page (the sessions dialog's preview) does not warm up again.
+    render(ChatLog, { items: [], agent: null });
+    await new Promise((r) => setTimeout(r, WARM_AFTER + 200));
+    expect(warm()).toBeNull();
+  });
+
+  it('follows new entries until the person scrolls up, even when an entry grows after the move', async () => {
+    const entry = (id: number): ChatItem => ({ id, kind: 'message', role: 'user', text: `message ${id}` });
+    const items = [entry(1)];
+    const { container, rerender } = render(ChatLog, { items, agent: null });
+    const log = container.querySelector('[role="log"]') as HTMLElement;
+    // The log's geometry, as a browser would report it: 100 px tall, scrolled within.
+    let top = 0;
+    let height = 1000;
+    Object.defineProperty(log, 'scrollTop', { get: () => top, set: (v: number) => (top = Math.min(v, height - 100)) });
+    Object.defineProperty(log, 'scrollHeight', { get: () => height });
+    Object.defineProperty(log, 'clientHeight', { get: () => 100 });
+    const add = async (id: number) => {
+      items.push(entry(id));
+      await rerender({ items: [...items], agent: null });
+    };
+    await add(2);
+    await waitFor(() => expect(top).toBe(900));
+    // The new entry turns out taller than first laid out; the move's scroll event
+    // arrives after that. Still following:
+    height = 1100;
+    log.dispatchEvent(new Event('scroll'));
+    await add(3);
+    await waitFor(() => expect(top).toBe(1000));
+    // The person scrolls up: the view stays where they put it.
+    top = 500;
+    log.dispatchEvent(new Event('scroll'));
+    height = 1200;
+    await add(4);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(top).toBe(500);
+    // Back at the end, it follows again.
+    top = 1100;
+    log.dispatchEvent(new Event('scroll'));
+    height = 1300;
+    await add(5);
+    await waitFor(() => expect(top).toBe(1200));
+  });
+});
