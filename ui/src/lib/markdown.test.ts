@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   MAX_HIGHLIGHT,
   MarkdownView,
@@ -166,5 +166,50 @@ describe('blocksStandAlone', () => {
     expect(blocksStandAlone(splitBlocks('see [x]\n\n[x]: https://x.test'))).toBe(false);
     expect(blocksStandAlone(splitBlocks('<pre>\na\n\nb</pre>'))).toBe(false);
     expect(blocksStandAlone(splitBlocks('## A\n\ntext\n\n- a\n- b\n\n```\nx\n\ny\n```'))).toBe(true);
+  });
+});
+
+describe('highlighting near the view', () => {
+  it('highlights a code block once it comes near the view, and not before', async () => {
+    // A stand-in for the browser's IntersectionObserver: the test says what is in view.
+    const io: { report?: (entries: Partial<IntersectionObserverEntry>[]) => void } = {};
+    const watched = new Set<Element>();
+    class FakeObserver {
+      constructor(cb: (entries: Partial<IntersectionObserverEntry>[]) => void) {
+        io.report = cb;
+      }
+      observe(el: Element) {
+        watched.add(el);
+      }
+      unobserve(el: Element) {
+        watched.delete(el);
+      }
+    }
+    vi.stubGlobal('IntersectionObserver', FakeObserver);
+    vi.resetModules();
+    try {
+      const fresh = await import('./markdown');
+      const root = document.createElement('div');
+      document.body.append(root);
+      new fresh.MarkdownView(root).render('```js\nconst a = 1;\n```\n\n```js\nconst b = 2;\n```', false);
+      const [near, far] = Array.from(root.querySelectorAll('pre code'));
+      expect(watched).toEqual(new Set([near, far]));
+      expect(fresh.highlightPending()).toBe(true);
+      io.report?.([
+        { target: near, isIntersecting: true },
+        { target: far, isIntersecting: false },
+      ]);
+      for (let i = 0; i < 100 && fresh.highlightPending(); i++) await new Promise((r) => setTimeout(r, 5));
+      expect(fresh.highlightPending()).toBe(false);
+      expect(near.querySelector('.hljs-keyword')?.textContent).toBe('const');
+      expect(far.querySelector('.hljs-keyword')).toBeNull();
+      expect(watched).toEqual(new Set([far]));
+      io.report?.([{ target: far, isIntersecting: true }]);
+      for (let i = 0; i < 100 && !far.querySelector('.hljs-keyword'); i++) await new Promise((r) => setTimeout(r, 5));
+      expect(far.querySelector('.hljs-keyword')?.textContent).toBe('const');
+    } finally {
+      vi.unstubAllGlobals();
+      vi.resetModules();
+    }
   });
 });

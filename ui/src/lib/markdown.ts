@@ -10,7 +10,8 @@
  * - a streaming message is rendered block by block (blocks end at blank lines outside
  *   code fences): each frame re-renders only the last, growing block, and when the
  *   stream ends the blocks stay if the whole text renders to the same HTML;
- * - code is highlighted after it is shown, a few blocks per frame.
+ * - code is highlighted once it is near the view, after it is shown, a few blocks per
+ *   frame.
  */
 import { Marked } from 'marked';
 import DOMPurify from 'dompurify';
@@ -143,20 +144,52 @@ function drain() {
   else draining = false;
 }
 
-/** Queues the code blocks under `root` to be highlighted after the next paints. */
-export function highlightLater(root: ParentNode) {
-  for (const code of Array.from(root.querySelectorAll<HTMLElement>('pre > code'))) {
-    if (!highlighted.has(code)) pending.push(code);
-  }
-  if (!draining && pending.length > 0) {
+function queue(code: HTMLElement) {
+  pending.push(code);
+  if (!draining) {
     draining = true;
     afterPaint(drain);
   }
 }
 
-/** Whether highlighting work is queued (tests wait for it). */
+/** Observed blocks whose first report (in view or not) has not come yet. */
+const unreported = new Set<Element>();
+
+/**
+ * Code is highlighted when it comes near the view: a long answer's blocks above the
+ * fold, or a long session's, cost nothing until someone scrolls to them.
+ */
+const watcher =
+  typeof IntersectionObserver === 'function'
+    ? new IntersectionObserver(
+        (entries) => {
+          for (const entry of entries) {
+            unreported.delete(entry.target);
+            if (!entry.target.isConnected) watcher?.unobserve(entry.target);
+            else if (entry.isIntersecting) {
+              watcher?.unobserve(entry.target);
+              queue(entry.target as HTMLElement);
+            }
+          }
+        },
+        { rootMargin: '300px 0px' },
+      )
+    : null;
+
+/** Highlights the code blocks under `root` once they are near the view, after a paint. */
+export function highlightLater(root: ParentNode) {
+  for (const code of Array.from(root.querySelectorAll<HTMLElement>('pre > code'))) {
+    if (highlighted.has(code)) continue;
+    if (watcher) {
+      unreported.add(code);
+      watcher.observe(code);
+    } else queue(code);
+  }
+}
+
+/** Whether highlighting work is queued or waiting for its first report (tests wait). */
 export function highlightPending(): boolean {
-  return draining;
+  return draining || unreported.size > 0;
 }
 
 type Block = { source: string; html: string; nodes: Node[] };
