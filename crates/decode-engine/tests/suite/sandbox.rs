@@ -715,7 +715,8 @@ async fn two_at_once(
 ) -> (ToolResult, ToolResult) {
     let (a, b) = (p.ctx(Mode::Auto), p.ctx(Mode::Auto));
     let later = async {
-        for _ in 0..200 {
+        // Up to 30 s: starting a sandbox on a starved machine took over 5 s once.
+        for _ in 0..1200 {
             if ready() {
                 break;
             }
