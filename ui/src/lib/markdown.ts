@@ -256,8 +256,9 @@ export class MarkdownView {
   }
 
   #renderWhole(text: string) {
-    const parts = splitBlocks(text);
-    if (this.#blocks.length > 0 && blocksStandAlone(parts)) {
+    // A message that never streamed (history, a plan) has no blocks to keep.
+    const parts = this.#blocks.length > 0 ? splitBlocks(text) : null;
+    if (parts !== null && blocksStandAlone(parts)) {
       // Block by block, the text renders as it does whole: the blocks already shown
       // stay, and the ones that changed since the last frame are redone.
       this.#renderBlocks(parts);
@@ -328,7 +329,7 @@ export function splitBlocks(text: string): string[] {
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
 const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 const LIST_ITEM = /^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)/;
-const LIST_LINE = /^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)/m;
+const LIST_LINE = new RegExp(LIST_ITEM.source, 'm');
 const REFERENCE = /^ {0,3}\[[^\]]+\]:/m;
 
 /**
