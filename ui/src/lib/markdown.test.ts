@@ -2,9 +2,12 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   MAX_HIGHLIGHT,
   MarkdownView,
+  PREPARED_MAX,
   blocksStandAlone,
   highlightPending,
+  isPrepared,
   markdownHtml,
+  prepare,
   splitBlocks,
 } from './markdown';
 
@@ -120,6 +123,36 @@ describe('MarkdownView', () => {
     const [first, second] = Array.from(root.querySelectorAll('pre code'));
     expect(first.querySelector('span')).toBeNull();
     expect(second.querySelector('.hljs-keyword')?.textContent).toBe('const');
+  });
+});
+
+describe('prepare', () => {
+  it('renders a text ahead; the view that shows it takes those nodes, sanitised and highlighted', async () => {
+    const text = 'Prepared **once**.\n\n```js\nconst y = 2;\n```\n\n<img src=x onerror="alert(1)">';
+    expect(prepare(text)).toBe(true);
+    expect(prepare(text)).toBe(false);
+    expect(isPrepared(text)).toBe(true);
+    const { root, md } = view();
+    md.render(text, false);
+    // Taken: a second view of the same text renders its own.
+    expect(isPrepared(text)).toBe(false);
+    await highlighted();
+    expect(root.querySelector('strong')?.textContent).toBe('once');
+    expect(root.querySelector('pre code .hljs-keyword')?.textContent).toBe('const');
+    expect(root.innerHTML).not.toContain('onerror');
+    expect(root.querySelector('img')).toBeNull();
+    const plain = view();
+    plain.md.render(text, false);
+    await highlighted();
+    expect(plain.root.innerHTML).toBe(root.innerHTML);
+  });
+
+  it('keeps the newest prepared texts only', () => {
+    const texts = Array.from({ length: PREPARED_MAX + 1 }, (_, i) => `kept ${i}`);
+    for (const t of texts) prepare(t);
+    expect(isPrepared(texts[0])).toBe(false);
+    expect(isPrepared(texts[1])).toBe(true);
+    expect(isPrepared(texts[PREPARED_MAX])).toBe(true);
   });
 });
 

@@ -192,7 +192,42 @@ export function highlightPending(): boolean {
   return draining || unreported.size > 0;
 }
 
-type Block = { source: string; html: string; nodes: Node[] };
+type Rendered = { html: string; nodes: Node[] };
+type Block = Rendered & { source: string };
+
+function render(text: string): Rendered {
+  const html = markdownHtml(text);
+  return { html, nodes: safeNodes(html) };
+}
+
+/** Texts rendered ahead of time, oldest first; a view that shows one takes it. */
+const prepared = new Map<string, Rendered>();
+/** How many prepared texts are kept (the oldest go first). */
+export const PREPARED_MAX = 200;
+
+/**
+ * Renders a Markdown text now, for a `MarkdownView` that will show it later (a long
+ * session's earlier entries, rendered while the person reads, cost nothing when they
+ * scroll to them). Returns false if it was already prepared.
+ */
+export function prepare(text: string): boolean {
+  if (prepared.has(text)) return false;
+  prepared.set(text, render(text));
+  if (prepared.size > PREPARED_MAX) prepared.delete(prepared.keys().next().value as string);
+  return true;
+}
+
+/** Whether a text is prepared and not yet shown. */
+export function isPrepared(text: string): boolean {
+  return prepared.has(text);
+}
+
+function takePrepared(text: string): Rendered | undefined {
+  const done = prepared.get(text);
+  if (done) prepared.delete(text);
+  return done;
+}
+
 type Span = { start: number; text: string };
 
 /**
@@ -265,8 +300,7 @@ export class MarkdownView {
       const blocks = this.#blocks;
       this.#blocks = [{ source: text, html: blocks.map((b) => b.html).join(''), nodes: blocks.flatMap((b) => b.nodes) }];
     } else {
-      const html = markdownHtml(text);
-      const nodes = safeNodes(html);
+      const { html, nodes } = takePrepared(text) ?? render(text);
       this.#root.replaceChildren(...nodes);
       this.#blocks = [{ source: text, html, nodes }];
     }
