@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { render, waitFor } from '@testing-library/svelte';
 import type { ChatItem } from '../lib/chat';
-import ChatLog, { WARM_AFTER } from './ChatLog.svelte';
+import { isPrepared } from '../lib/markdown';
+import ChatLog, { AHEAD, PAGE, WARM_AFTER } from './ChatLog.svelte';
+
+/** A long session: prompts and Markdown answers, `n` entries. */
+function session(n: number, tag: string): ChatItem[] {
+  return Array.from({ length: n }, (_, i) =>
+    i % 2 === 0
+      ? { id: i + 1, kind: 'message', role: 'user', text: `question ${tag} ${i}` }
+      : { id: i + 1, kind: 'message', role: 'assistant', text: `answer ${tag} ${i}: **bold**\n\n- a\n- b` },
+  );
+}
 
 describe('ChatLog', () => {
   it('warms text rendering up once, unseen, and then removes it', async () => {
@@ -57,5 +67,20 @@ describe('ChatLog', () => {
     height = 1300;
     await add(5);
     await waitFor(() => expect(top).toBe(1200));
+  });
+
+  it('renders the Markdown of the entries before the first shown ahead, and only those', async () => {
+    const items = session(PAGE + AHEAD + 10, 'ahead');
+    const text = (i: number) => (items[i] as { text: string }).text;
+    const start = items.length - PAGE;
+    render(ChatLog, { items, agent: null });
+    // The answer just before the first one shown, and the one AHEAD entries back.
+    const last = start % 2 === 1 ? start - 2 : start - 1;
+    await waitFor(() => expect(isPrepared(text(last))).toBe(true));
+    await waitFor(() => expect(isPrepared(text(start - AHEAD + 1))).toBe(true));
+    // Prompts are plain text; what is shown was rendered, not prepared; beyond AHEAD, nothing.
+    expect(isPrepared(text(start - 2 + (start % 2)))).toBe(false);
+    expect(isPrepared(text(items.length - 1))).toBe(false);
+    expect(isPrepared(text(start - AHEAD - 1))).toBe(false);
   });
 });
