@@ -23,4 +23,4 @@ fi
 echo "binary: ${DECODE_BIN:-$TARGET/debug/decode}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" \
   cargo test -p decode-tests --test window-bench -- --nocapture --test-threads=1 2>&1 |
-  grep -E '^(  script per batch|a plain paragraph|idle window|stream while|stream run|2,000-message|---|stream 1,000|token→paint|2,000-message session:|e2e: screenshot|test result)'
+  grep -E '^(  script per batch|a plain paragraph|a word arriving|idle window|stream while|stream run|2,000-message|---|stream 1,000|token→paint|2,000-message session:|e2e: screenshot|test result)'

@@ -8,8 +8,10 @@
 //! 2. Token to paint: for every batch of text deltas, the time from the backend handing
 //!    the token over (its wall-clock stamp) to the paint that shows it.
 //! 3. A 2,000-message session (`decode DIR --resume ID`): the time from the page's
-//!    start to the history painted, then the longest frame while scrolling back
-//!    through it and the delay from a key press to the frame that shows it.
+//!    start to the history painted, then frame times while scrolling back through
+//!    it a screen per frame (and whether content jumped: the entry at the top of the
+//!    view must move exactly as far as the view did), and the delay from a key press
+//!    to the frame that shows it.
 
 use std::time::{Duration, Instant};
 
@@ -230,6 +232,37 @@ async fn window_bench() -> anyhow::Result<()> {
         pct(&floor, 0.95),
         floor.last().copied().unwrap_or(f64::NAN)
     );
+    // The floor of token→paint: a change that arrives at a random moment (as an event
+    // from the backend does), is applied in the next frame and shows in its paint; no
+    // Markdown, no scrolling.
+    let arrival = sorted(
+        &app.client
+            .execute_async(
+                r#"const done = arguments[arguments.length - 1];
+                   const p = document.createElement('p');
+                   p.style.cssText = 'position:fixed;left:10px;top:60px;width:600px;color:#fff;z-index:99';
+                   document.body.appendChild(p);
+                   const out = []; let n = 0;
+                   const next = () => setTimeout(() => {
+                     const at = performance.now();
+                     requestAnimationFrame(() => {
+                       p.textContent += ' word' + n;
+                       setTimeout(() => {
+                         out.push(performance.now() - at);
+                         if (++n < 120) next(); else { p.remove(); done(out); }
+                       }, 0);
+                     });
+                   }, Math.random() * 16);
+                   next();"#,
+                vec![],
+            )
+            .await?,
+    );
+    println!(
+        "a word arriving at a random moment, to its paint (the floor of token→paint): p50 {:.1} ms, p95 {:.1} ms",
+        pct(&arrival, 0.5),
+        pct(&arrival, 0.95)
+    );
     let mut runs = Vec::new();
     for n in 0..RUNS {
         let f = stream_once(&app, n).await?;
@@ -264,6 +297,7 @@ async fn window_bench() -> anyhow::Result<()> {
     let id = long_session(&project, 2000)?;
     let mut loads = Vec::new();
     let mut scroll_longest = Vec::new();
+    let mut scroll_p95 = Vec::new();
     let mut key_delays = Vec::new();
     for n in 0..RUNS {
         let mut resume = args.clone();
@@ -293,9 +327,25 @@ async fn window_bench() -> anyhow::Result<()> {
             .execute_async(
                 r#"const done = arguments[arguments.length - 1];
                    const log = document.querySelector('[role="log"]');
+                   // The entry at the top of the view before a step should be a step
+                   // lower after it; anything else is content that jumped.
+                   const topEntry = () => {
+                     const top = log.getBoundingClientRect().top;
+                     for (const e of log.querySelectorAll('[data-testid="message"]')) {
+                       const r = e.getBoundingClientRect();
+                       if (r.bottom > top + 1) return [e, r.top];
+                     }
+                     return null;
+                   };
+                   window.__jumps = 0;
                    let steps = 0;
+                   let seen = null;
                    const step = () => {
-                     log.scrollTop = Math.max(0, log.scrollTop - log.clientHeight);
+                     if (seen && seen[0].isConnected && Math.abs(seen[0].getBoundingClientRect().top - seen[1]) > 1.5) window.__jumps++;
+                     const before = log.scrollTop;
+                     const at = topEntry();
+                     log.scrollTop = Math.max(0, before - log.clientHeight);
+                     seen = at && [at[0], at[1] + before - log.scrollTop];
                      if (++steps < 120) requestAnimationFrame(step); else done(true);
                    };
                    requestAnimationFrame(step);"#,
@@ -308,6 +358,7 @@ async fn window_bench() -> anyhow::Result<()> {
         let shown = app
             .js("return document.querySelectorAll('[data-testid=\"message\"]').length;")
             .await?;
+        let jumps = app.js("return window.__jumps;").await?;
         // Typing: key press to the frame that shows it.
         app.js(
             r#"window.__keys = [];
@@ -329,18 +380,22 @@ async fn window_bench() -> anyhow::Result<()> {
         let keys = sorted(&app.js("return window.__keys;").await?);
         println!(
             "2,000-message session run {}: painted {:.0} ms after the page started ({} entries rendered of 2,000 at first); \
-             scrolling back: {} frames, longest {:.1} ms, {} entries rendered after; key→paint p50 {:.1} ms, max {:.1} ms",
+             scrolling back: {} frames, p95 {:.1} ms, longest {:.1} ms, content jumped {} times, {} entries rendered after; \
+             key→paint p50 {:.1} ms, max {:.1} ms",
             n + 1,
             painted,
             count,
             frames.len(),
+            pct(&frames, 0.95),
             frames.last().copied().unwrap_or(f64::NAN),
+            jumps,
             shown,
             pct(&keys, 0.5),
             keys.last().copied().unwrap_or(f64::NAN)
         );
         loads.push(painted);
         scroll_longest.push(frames.last().copied().unwrap_or(f64::NAN));
+        scroll_p95.push(pct(&frames, 0.95));
         key_delays.push(pct(&keys, 0.5));
         if n == 0 {
             app.shot("bench-long-session").await?;
@@ -361,8 +416,9 @@ async fn window_bench() -> anyhow::Result<()> {
         median(runs.iter().map(|r| r.paint_p95).collect())
     );
     println!(
-        "2,000-message session: painted {:.0} ms after page start; longest frame while scrolling {:.1} ms; key→paint {:.1} ms",
+        "2,000-message session: painted {:.0} ms after page start; scrolling back a screen a frame: frame p95 {:.1} ms, longest {:.1} ms; key→paint {:.1} ms",
         median(loads),
+        median(scroll_p95),
         median(scroll_longest),
         median(key_delays)
     );
