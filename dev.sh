@@ -15,7 +15,9 @@ APT_PACKAGES=(build-essential pkg-config file libwebkit2gtk-4.1-dev libgtk-3-dev
   libsecret-1-dev xvfb xauth imagemagick webkit2gtk-driver dbus dbus-x11 gnome-keyring
   xdotool trayer ripgrep fd-find bubblewrap tmux strace desktop-file-utils libglib2.0-bin)
 
-say() { printf '\033[1;36m==>\033[0m %s\n' "$*" >&2; }
+# Each step says when it started (minutes:seconds since dev.sh started), so a slow CI
+# run shows where its time went.
+say() { printf '\033[1;36m==>\033[0m [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 die() { printf 'dev.sh: %s\n' "$*" >&2; exit 1; }
 
 setup_system() {
