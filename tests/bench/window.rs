@@ -137,6 +137,21 @@ async fn open(project: &TempProject, args: &[String]) -> anyhow::Result<App> {
     Ok(app)
 }
 
+/// Runs `script` in the page with `p`, a plain paragraph fixed over the window, and
+/// `done`, the callback that ends the script with its figures (the floor measurements:
+/// no Decode code involved).
+async fn on_paragraph(app: &App, script: &str) -> anyhow::Result<Value> {
+    let setup = r#"const done = arguments[arguments.length - 1];
+        const p = document.createElement('p');
+        p.style.cssText = 'position:fixed;left:10px;top:60px;width:600px;color:#fff;z-index:99';
+        document.body.appendChild(p);
+        "#;
+    Ok(app
+        .client
+        .execute_async(&format!("{setup}{script}"), vec![])
+        .await?)
+}
+
 /// CPU time the host took from this virtual machine so far (the `steal` column of
 /// `/proc/stat`, in ms), to tell a slow run from a starved one; 0 where unknown.
 fn stolen_ms() -> u64 {
@@ -210,21 +225,16 @@ async fn window_bench() -> anyhow::Result<()> {
     // The floor of a frame that changes something: one word appended to a plain
     // paragraph per frame, no Decode code involved.
     let floor = sorted(
-        &app.client
-            .execute_async(
-                r#"const done = arguments[arguments.length - 1];
-                   const p = document.createElement('p');
-                   p.style.cssText = 'position:fixed;left:10px;top:60px;width:600px;color:#fff;z-index:99';
-                   document.body.appendChild(p);
-                   const frames = []; let last = performance.now(); let n = 0;
+        &on_paragraph(
+            &app,
+            r#"const frames = []; let last = performance.now(); let n = 0;
                    const step = (t) => {
                      frames.push(t - last); last = t; p.textContent += ' word' + n;
                      if (++n < 120) requestAnimationFrame(step); else { p.remove(); done(frames.slice(1)); }
                    };
                    requestAnimationFrame((t) => { last = t; requestAnimationFrame(step); });"#,
-                vec![],
-            )
-            .await?,
+        )
+        .await?,
     );
     println!(
         "a plain paragraph growing by a word a frame (this machine's floor): p50 {:.1} ms, p95 {:.1} ms, longest {:.1} ms",
@@ -236,13 +246,9 @@ async fn window_bench() -> anyhow::Result<()> {
     // from the backend does), is applied in the next frame and shows in its paint; no
     // Markdown, no scrolling.
     let arrival = sorted(
-        &app.client
-            .execute_async(
-                r#"const done = arguments[arguments.length - 1];
-                   const p = document.createElement('p');
-                   p.style.cssText = 'position:fixed;left:10px;top:60px;width:600px;color:#fff;z-index:99';
-                   document.body.appendChild(p);
-                   const out = []; let n = 0;
+        &on_paragraph(
+            &app,
+            r#"const out = []; let n = 0;
                    const next = () => setTimeout(() => {
                      const at = performance.now();
                      requestAnimationFrame(() => {
@@ -254,9 +260,8 @@ async fn window_bench() -> anyhow::Result<()> {
                      });
                    }, Math.random() * 16);
                    next();"#,
-                vec![],
-            )
-            .await?,
+        )
+        .await?,
     );
     println!(
         "a word arriving at a random moment, to its paint (the floor of token→paint): p50 {:.1} ms, p95 {:.1} ms",
