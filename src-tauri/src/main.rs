@@ -4,6 +4,8 @@
 //! (the approval dialogs run in a child process of the window).
 
 mod gui;
+mod links;
+mod message_box;
 mod native;
 mod screens;
 mod stream;

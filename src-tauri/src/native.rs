@@ -131,7 +131,7 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
                 buttons: open_or_later(),
             }
         }
-        DecisionRequest::PlanApproval { plan } => NativeDialog {
+        DecisionRequest::PlanApproval { plan, .. } => NativeDialog {
             title: format!("Decode — {project}: approve the plan?"),
             body: sanitize(&cut(plan, MAX_BODY_CHARS)).into_owned(),
             buttons: open_or_later(),
@@ -169,6 +169,11 @@ impl NativeDialog {
     }
 }
 
+/// With this variable set to `1`, the child reads one dialog spec per line and
+/// prints, per line, what GTK would show for it (JSON), without showing anything: the
+/// exact-text check of tests/native_dialog.rs.
+pub(crate) const CHECK_ENV: &str = "DECODE_DIALOG_CHECK";
+
 /// The child process: shows the dialog read from stdin and prints the index
 /// of the button pressed (nothing when the dialog was closed).
 pub(crate) fn run_child() -> std::process::ExitCode {
@@ -176,6 +181,9 @@ pub(crate) fn run_child() -> std::process::ExitCode {
     let mut input = String::new();
     if std::io::stdin().read_to_string(&mut input).is_err() {
         return std::process::ExitCode::from(2);
+    }
+    if std::env::var_os(CHECK_ENV).is_some_and(|v| v == "1") {
+        return check_child(&input);
     }
     let Ok(spec) = serde_json::from_str::<DialogSpec>(&input) else {
         return std::process::ExitCode::from(2);
@@ -193,26 +201,39 @@ pub(crate) fn run_child() -> std::process::ExitCode {
         }
         return std::process::ExitCode::SUCCESS;
     }
-    let buttons = match spec.buttons.as_slice() {
-        [a] => rfd::MessageButtons::OkCustom(a.clone()),
-        [a, b] => rfd::MessageButtons::OkCancelCustom(a.clone(), b.clone()),
-        [a, b, c] => rfd::MessageButtons::YesNoCancelCustom(a.clone(), b.clone(), c.clone()),
-        _ => return std::process::ExitCode::from(2),
-    };
-    let result = rfd::MessageDialog::new()
-        .set_level(rfd::MessageLevel::Warning)
-        .set_title(&spec.title)
-        .set_description(&spec.body)
-        .set_buttons(buttons)
-        .show();
-    let pressed = match result {
-        rfd::MessageDialogResult::Custom(label) => spec.buttons.iter().position(|b| *b == label),
-        rfd::MessageDialogResult::Ok | rfd::MessageDialogResult::Yes => Some(0),
-        rfd::MessageDialogResult::No => Some(1),
-        rfd::MessageDialogResult::Cancel => None,
-    };
-    if let Some(i) = pressed {
-        decode_cli::output::out(&i.to_string());
+    if spec.buttons.is_empty() || spec.buttons.len() > 3 {
+        return std::process::ExitCode::from(2);
+    }
+    match crate::message_box::show(&spec) {
+        Ok(Some(i)) => {
+            decode_cli::output::out(&i.to_string());
+            std::process::ExitCode::SUCCESS
+        }
+        Ok(None) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            std::process::ExitCode::from(3)
+        }
+    }
+}
+
+fn check_child(input: &str) -> std::process::ExitCode {
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        return std::process::ExitCode::from(3);
+    }
+    for line in input.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(spec) = serde_json::from_str::<DialogSpec>(line) else {
+            return std::process::ExitCode::from(2);
+        };
+        match crate::message_box::shown(&spec) {
+            Ok(shown) => {
+                decode_cli::output::json(&serde_json::to_string(&shown).unwrap_or_default())
+            }
+            Err(e) => {
+                tracing::error!("{e}");
+                return std::process::ExitCode::from(3);
+            }
+        }
     }
     std::process::ExitCode::SUCCESS
 }
@@ -481,12 +502,7 @@ mod tests {
         assert!(d.body.contains("Which database?") && d.body.contains("• SQLite"));
         assert_eq!(d.choice("0"), Some(&Choice::OpenWindow));
         assert_eq!(d.choice("1"), Some(&Choice::Later));
-        let p = dialog_for(
-            &DecisionRequest::PlanApproval {
-                plan: "1. x".into(),
-            },
-            "p",
-        );
+        let p = dialog_for(&DecisionRequest::plan("1. x"), "p");
         assert_eq!(labels(&p), ["Open Decode", "Later"]);
         assert!(p.title.contains("plan"));
     }
@@ -507,7 +523,7 @@ mod tests {
         }
         assert!(d.body.contains("\\x1b]0;owned"), "{}", d.body);
         let long = "x".repeat(5000);
-        let d = dialog_for(&DecisionRequest::PlanApproval { plan: long }, "p");
+        let d = dialog_for(&DecisionRequest::plan(long), "p");
         assert!(d.body.chars().count() <= MAX_BODY_CHARS + 1);
         assert!(d.body.ends_with('…'));
     }
