@@ -10,6 +10,7 @@ mod caps;
 pub mod decide;
 mod external;
 mod globx;
+pub mod hidden;
 pub mod input;
 mod matcher;
 pub mod mode;
