@@ -78,8 +78,42 @@ export function markdownHtml(text: string): string {
 // than sanitising a paragraph); this module is DOMPurify's only user.
 let configured = false;
 
+/**
+ * The elements Markdown produces, and nothing else: no forms or controls, no media, no
+ * dialogs, no SVG or MathML. Model text cannot take Decode's look either: no `class`
+ * (but the highlighting classes, below), `id`, `style`, `role`, `aria-*` or `data-*`
+ * attribute survives, so no app style, test id or accessible role applies to it.
+ */
+const ALLOWED_TAGS = [
+  'a', 'abbr', 'b', 'blockquote', 'br', 'code', 'dd', 'del', 'details', 'div', 'dl', 'dt', 'em', 'h1', 'h2',
+  'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'kbd', 'li', 'mark', 'ol', 'p', 'pre', 's', 'samp', 'small', 'span',
+  'strong', 'sub', 'summary', 'sup', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'u', 'ul', 'var',
+];
+const ALLOWED_ATTR = ['href', 'title', 'align', 'start', 'colspan', 'rowspan', 'open'];
+
+/** While highlight.js's own output is sanitised, its `hljs-*` token classes are kept. */
+let highlighting = false;
+
+/**
+ * Whether a `class` attribute is one Decode puts there itself: `hljs language-X` on a
+ * code block (the renderer above), and `hljs-*` token classes inside highlighted code.
+ */
+export function keptClass(tag: string, value: string): boolean {
+  const tokens = value.split(/\s+/).filter((t) => t !== '');
+  if (tokens.length === 0) return false;
+  if (tag === 'code') return tokens.every((t) => t === 'hljs' || /^language-[a-z0-9_+#-]+$/.test(t));
+  if (highlighting && tag === 'span') return tokens.every((t) => /^hljs-[a-z0-9_-]+$/.test(t) || /^[a-z_]+_$/.test(t));
+  return false;
+}
+
 function configure() {
-  // Links never navigate the app's own webview away: they are shown, not followed.
+  DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
+    if (data.attrName !== 'class') return;
+    if (keptClass(node.nodeName.toLowerCase(), data.attrValue)) data.forceKeepAttr = true;
+    else data.keepAttr = false;
+  });
+  // Links never navigate the app's own webview away: a click shows the full URL and
+  // asks before the person's browser opens it (Markdown.svelte).
   DOMPurify.addHook('afterSanitizeAttributes', (node) => {
     if (node.tagName === 'A') {
       const href = node.getAttribute('href') ?? '';
@@ -88,9 +122,10 @@ function configure() {
     }
   });
   DOMPurify.setConfig({
-    USE_PROFILES: { html: true },
-    FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'img'],
-    FORBID_ATTR: ['style'],
+    ALLOWED_TAGS,
+    ALLOWED_ATTR,
+    ALLOW_DATA_ATTR: false,
+    ALLOW_ARIA_ATTR: false,
     IN_PLACE: true,
   });
   configured = true;
@@ -130,7 +165,12 @@ function highlightNow(code: HTMLElement) {
   const text = code.textContent ?? '';
   if (!language || text.length > MAX_HIGHLIGHT) return;
   const html = hljs.highlight(text, { language, ignoreIllegals: true }).value;
-  code.replaceChildren(...safeNodes(html));
+  highlighting = true;
+  try {
+    code.replaceChildren(...safeNodes(html));
+  } finally {
+    highlighting = false;
+  }
 }
 
 function drain() {
