@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use decode_core::dirs::Dirs;
 use decode_core::projects::ProjectStore;
 use decode_core::state::{parse_mode, ActiveState, Snapshot};
-use decode_engine::channel::DecisionChannel;
+use decode_engine::channel::{AnswerRefused, DecisionChannel};
 use decode_engine::chat::{ChatSession, ChatSetup};
 use decode_engine::config::{Config, KeyringStore, Overrides};
 use decode_engine::providers::ProviderKind;
@@ -131,6 +131,15 @@ fn send_prompt(
     Ok(())
 }
 
+/// Opens a link the person clicked and confirmed (its full URL was shown) in their
+/// browser; the webview itself never navigates (links.rs).
+#[tauri::command]
+fn open_link(url: String) -> Result<(), IpcError> {
+    let url =
+        crate::links::browser_url(&url).map_err(|e| IpcError::new(ErrorKind::InvalidInput, e))?;
+    crate::links::open_in_browser(&url).map_err(|e| IpcError::new(ErrorKind::Other, e))
+}
+
 #[tauri::command]
 fn stop_prompt(state: State<'_, AppState>) -> bool {
     state.project().chat.stop()
@@ -159,7 +168,15 @@ fn answer_decision(
         .chat
         .decisions()
         .answer_by(id, answer, "window")
-        .map_err(|e| IpcError::new(ErrorKind::AlreadyAnswered, e))
+        .map_err(|e| {
+            let kind = match e {
+                AnswerRefused::AlreadyAnswered(_) => ErrorKind::AlreadyAnswered,
+                AnswerRefused::NotShown { .. } | AnswerRefused::Misfit { .. } => {
+                    ErrorKind::NotShown
+                }
+            };
+            IpcError::new(kind, e)
+        })
 }
 
 /// Checks the rules the person wants "always allow" to save for a pending ask.
@@ -257,6 +274,7 @@ pub(crate) fn run(start: Start) -> anyhow::Result<()> {
             get_history,
             send_prompt,
             stop_prompt,
+            open_link,
             pending_decisions,
             answer_decision,
             check_rules,
@@ -289,6 +307,19 @@ pub(crate) fn run(start: Start) -> anyhow::Result<()> {
                 .title(window_title(&first.active))
                 .inner_size(1100.0, 760.0)
                 .min_inner_size(640.0, 480.0)
+                // The webview never leaves the app's page, whatever asks it to.
+                .on_navigation(|url| {
+                    let own = crate::links::own_page(url);
+                    if !own {
+                        tracing::warn!(url = %url, "navigation away from Decode's page refused");
+                    }
+                    own
+                })
+                .on_new_window(|url, _| {
+                    tracing::warn!(url = %url, "a new window was refused");
+                    tauri::webview::NewWindowResponse::Deny
+                })
+                .on_download(|_, _| false)
                 .build()?;
             let handle = app.handle().clone();
             window.on_window_event(move |event| match event {

@@ -19,6 +19,7 @@
  *   test_call {text} -> CallCheck, drop_session_rule {rule}
  *   provider_settings, save_provider {choice} -> ProviderView; key_status, set_api_key, delete_api_key
  *   test_connection -> string; list_sessions, read_session {id}, resume_session {id}; start_demo
+ *   open_link {url} (the person's browser, after they saw the full URL)
  * Events: `status` (Snapshot), `chat` (ChatStatus), `decision` (ChannelEvent).
  * Errors arrive as IpcError `{kind, message}` and are rethrown as BackendError.
  */
@@ -36,6 +37,7 @@ import type {
   PendingDecision,
   ProjectRules,
   ProviderChoice,
+  ProviderSave,
   ProviderView,
   RecentProject,
   RuleCheck,
@@ -174,6 +176,14 @@ export function onDecision(cb: (event: ChannelEvent) => void): Promise<() => voi
   return on<ChannelEvent>('decision', 'Approvals', cb);
 }
 
+/**
+ * Opens an http(s) link in the person's own browser. Only called after the person
+ * clicked the link and confirmed its full URL; the webview itself never navigates.
+ */
+export function openLink(url: string): Promise<void> {
+  return call<void>('open_link', { url });
+}
+
 // ---- Projects ----
 
 export function recentProjects(): Promise<RecentProject[]> {
@@ -245,8 +255,10 @@ export function providerSettings(): Promise<ProviderView> {
   return call<ProviderView>('provider_settings');
 }
 
-export function saveProvider(choice: ProviderChoice): Promise<ProviderView> {
-  return call<ProviderView>('save_provider', { choice });
+/** Saves the provider fields; a base URL that would send a stored key to another host
+ * is not saved until the person confirms that host (`confirm_key_host`). */
+export function saveProvider(choice: ProviderChoice): Promise<ProviderSave> {
+  return call<ProviderSave>('save_provider', { choice });
 }
 
 export function keyStatus(provider: string): Promise<KeyStatus> {
