@@ -331,6 +331,11 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         )
         .env("GIT_TERMINAL_PROMPT", "0")
         .kill_on_drop(true);
+    // No command inherits Decode's provider keys or another secret of its environment,
+    // sandboxed or approved to run outside.
+    for name in crate::secret::secret_vars() {
+        cmd.env_remove(name);
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
