@@ -13,8 +13,8 @@ use decode_engine::providers::ProviderKind;
 use decode_engine::session::SessionStore;
 use decode_engine::workspace;
 use decode_protocol::{
-    CallCheck, ErrorKind, IpcError, KeyStatus, ProjectRules, ProviderChoice, ProviderView,
-    RecentProject, RuleList, SessionSummary, SessionView, TrustPreview,
+    CallCheck, ErrorKind, IpcError, KeyStatus, ProjectRules, ProviderChoice, ProviderSave,
+    ProviderView, RecentProject, RuleList, SessionSummary, SessionView, TrustPreview,
 };
 use tauri::{AppHandle, Manager, State};
 
@@ -261,16 +261,31 @@ fn reconnect(app: &AppHandle) -> Result<(), IpcError> {
 pub(crate) fn save_provider(
     app: AppHandle,
     choice: ProviderChoice,
-) -> Result<ProviderView, IpcError> {
+) -> Result<ProviderSave, IpcError> {
     let state = app.state::<AppState>();
-    workspace::save_provider(&state.dirs.config, &choice).map_err(|e| err(ErrorKind::Config, e))?;
+    let has_key = |kind: ProviderKind| {
+        let status = workspace::key_status(kind, &KeyringStore, &env);
+        status.stored || status.env_set
+    };
+    match workspace::save_provider(&state.dirs.config, &choice, &has_key) {
+        Ok(()) => {}
+        Err(workspace::SaveProviderError::KeyHost {
+            provider,
+            host,
+            bound,
+        }) => {
+            return Ok(ProviderSave::ConfirmKeyHost {
+                provider,
+                host,
+                bound,
+            })
+        }
+        Err(e) => return Err(err(ErrorKind::Config, e)),
+    }
     reconnect(&app)?;
-    Ok(workspace::provider_view(
-        &state.dirs.config,
-        &KeyringStore,
-        &env,
-        overridden(&state),
-    ))
+    Ok(ProviderSave::Saved {
+        view: workspace::provider_view(&state.dirs.config, &KeyringStore, &env, overridden(&state)),
+    })
 }
 
 fn kind_of(provider: &str) -> Result<ProviderKind, IpcError> {
@@ -311,6 +326,10 @@ pub(crate) fn set_api_key(
         .set(kind, &key)
         .map_err(|e| err(ErrorKind::Config, workspace::key_problem(&e)))?;
     tracing::info!(provider = kind.name(), "API key stored in the keyring");
+    let state = app.state::<AppState>();
+    if let Err(e) = workspace::bind_key_host(&state.dirs.config, kind) {
+        tracing::warn!("could not record the key's host: {e}");
+    }
     if let Err(e) = reconnect(&app) {
         tracing::warn!("{}", e.message);
     }

@@ -141,6 +141,21 @@ pub struct ProviderView {
     pub key: Option<KeyStatus>,
 }
 
+/// What saving the provider settings did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ProviderSave {
+    /// Saved; the settings as they are now.
+    Saved { view: ProviderView },
+    /// Not saved: the provider's stored key would be sent to `host`, not to `bound`
+    /// where it was set up. Saving again with `confirm_key_host: host` accepts that.
+    ConfirmKeyHost {
+        provider: String,
+        host: String,
+        bound: String,
+    },
+}
+
 /// The provider fields the settings screen saves.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ProviderChoice {
@@ -148,6 +163,11 @@ pub struct ProviderChoice {
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub context_tokens: Option<u64>,
+    /// The person confirmed that their stored key may go to this host (`host[:port]`),
+    /// after a save was refused because the base URL moved the key elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub confirm_key_host: Option<String>,
 }
 
 /// What "test a call" shows: the gate's decision and the text `decode check` prints.
