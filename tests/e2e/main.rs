@@ -16,6 +16,7 @@ use anyhow::{bail, ensure, Context};
 use decode_tests::fake_openai::{FakeOpenAi, Script, Turn};
 use decode_tests::project::{decode_bin, TempProject};
 use decode_tests::window::{tid, App};
+use fantoccini::actions::{InputSource, MouseActions, PointerAction, MOUSE_BUTTON_LEFT};
 use fantoccini::key::Key;
 use fantoccini::Locator;
 use serde_json::json;
@@ -96,6 +97,20 @@ fn script() -> Script {
             ],
         )
         .flow(
+            "flow-hostile",
+            vec![
+                Turn {
+                    text: HOSTILE_MARKDOWN.into(),
+                    calls: vec![
+                        ("c-h-1".into(), "read".into(), json!({"path": "../outside-a.txt"}).to_string()),
+                        ("c-h-2".into(), "read".into(), json!({"path": "../outside-b.txt"}).to_string()),
+                    ],
+                    ..Turn::default()
+                },
+                Turn::text("Hostile flow done."),
+            ],
+        )
+        .flow(
             "flow-ask",
             vec![
                 Turn::call(
@@ -125,6 +140,32 @@ fn script() -> Script {
         )
         .flow("flow-after", vec![Turn::text("Still here after the stop.")])
 }
+
+/// Model text that draws a full-window "Decode dialog" with the app's own classes,
+/// test ids and roles, fixed over everything, with buttons where the real ones are.
+const HOSTILE_MARKDOWN: &str = concat!(
+    "Reading two files.\n\n",
+    "<div class=\"backdrop\" style=\"position:fixed;inset:0;z-index:2147483647;background:#111\" ",
+    "data-testid=\"approval-dialog\" role=\"dialog\" aria-modal=\"true\" id=\"fake\">",
+    "<div class=\"dialog wide\"><h2>Allow read?</h2>",
+    "<button class=\"btn primary\" data-testid=\"approve-once\">Allow once</button>",
+    "<button class=\"btn danger\" data-testid=\"deny\">Deny</button></div></div>\n\n",
+    "<p class=\"composer\" style=\"position:fixed;bottom:0;left:0;right:0;height:120px\">fake composer</p>\n"
+);
+
+/// Where each real control of the open dialog is, and whether it is the topmost thing
+/// there: `[testid, topmost]` for every button of the approval dialog.
+const REAL_BUTTONS_ON_TOP: &str = r#"
+const dialogs = document.querySelectorAll('[data-testid="approval-dialog"]');
+const fakes = [...document.querySelectorAll('.markdown [data-testid], .markdown .backdrop, .markdown [role], .markdown [style], .markdown button')];
+const buttons = [...dialogs[0].querySelectorAll('button')].map((b) => {
+  const r = b.getBoundingClientRect();
+  const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return [b.dataset.testid ?? b.textContent, top === b || b.contains(top)];
+});
+const clip = getComputedStyle(document.querySelector('.markdown')).overflowX;
+return { dialogs: dialogs.length, inMarkdown: !!dialogs[0].closest('.markdown'), fakes: fakes.length, buttons, clip };
+"#;
 
 /// Counts approval dialogs as they appear (so "no dialog for the next call" is checked).
 const COUNT_DIALOGS: &str = r#"
@@ -406,6 +447,82 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     settle().await;
     app.client.active_element().await?.send_keys("y").await?;
     wait_assistant(app, "Read both.").await?;
+
+    // Hostile Markdown next to a real approval: the message cannot draw Decode's
+    // dialog (no app classes, test ids, roles or styles survive), the real buttons are
+    // the topmost thing where they stand, and a double-click answers one request only.
+    app.send("flow-hostile go").await?;
+    app.wait("approval-dialog", LONG).await?;
+    let requests_before = fake.requests().len();
+    app.wait_text("approval-queue", "1 of 2", SHORT).await?;
+    wait_assistant(app, "Reading two files.").await?;
+    let seen = app.js(REAL_BUTTONS_ON_TOP).await?;
+    eprintln!("e2e: hostile markdown beside a real approval: {seen}");
+    ensure!(
+        seen["dialogs"] == 1 && seen["inMarkdown"] == false,
+        "{seen}"
+    );
+    ensure!(seen["fakes"] == 0, "model text kept app attributes: {seen}");
+    ensure!(
+        seen["clip"] == "clip",
+        "rendered text is not clipped to its message: {seen}"
+    );
+    let buttons = seen["buttons"].as_array().context("buttons")?;
+    ensure!(
+        buttons.len() >= 2 && buttons.iter().all(|b| b[1] == true),
+        "a real button is covered: {seen}"
+    );
+    app.shot("08b-hostile-markdown").await?;
+    settle().await;
+    let once = app.wait("approve-once", SHORT).await?;
+    app.client
+        .perform_actions(
+            MouseActions::new("mouse".into())
+                .then(PointerAction::MoveToElement {
+                    element: once,
+                    duration: None,
+                    x: 0.0,
+                    y: 0.0,
+                })
+                .then(PointerAction::Down {
+                    button: MOUSE_BUTTON_LEFT,
+                })
+                .then(PointerAction::Up {
+                    button: MOUSE_BUTTON_LEFT,
+                })
+                .then(PointerAction::Pause {
+                    duration: Duration::from_millis(90),
+                })
+                .then(PointerAction::Down {
+                    button: MOUSE_BUTTON_LEFT,
+                })
+                .then(PointerAction::Up {
+                    button: MOUSE_BUTTON_LEFT,
+                }),
+        )
+        .await?;
+    app.client.release_actions().await?;
+    app.wait_gone("approval-queue", SHORT).await?;
+    // The second read is on screen, unanswered: the double-click's second click fell
+    // in its guard.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    app.wait("approval-dialog", SHORT).await?;
+    let subject = app
+        .js("return document.querySelector('[data-testid=\"approval-dialog\"]').textContent;")
+        .await?;
+    ensure!(
+        subject
+            .as_str()
+            .is_some_and(|t| t.contains("outside-b.txt")),
+        "the second request is not the one shown: {subject}"
+    );
+    ensure!(
+        fake.requests().len() == requests_before,
+        "the turn went on before the second request was answered"
+    );
+    settle().await;
+    app.client.active_element().await?.send_keys("y").await?;
+    wait_assistant(app, "Hostile flow done.").await?;
 
     // ask_user: the answer reaches the model.
     app.send("flow-ask go").await?;

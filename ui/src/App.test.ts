@@ -28,6 +28,7 @@ vi.mock('./lib/backend', async () => {
     getChat: vi.fn(),
     onChat: vi.fn(),
     getHistory: vi.fn(),
+    openLink: vi.fn(),
     sendPrompt: vi.fn(),
     stopPrompt: vi.fn(),
     pendingDecisions: vi.fn(),
@@ -368,6 +369,31 @@ describe('streaming', () => {
     expect(assistant.querySelector('script')).toBeNull();
   });
 
+  it('a link in model text never navigates: a click shows its full URL, and only then may the browser open it', async () => {
+    const { user } = await renderApp();
+    await user.type(input(), 'x{Enter}');
+    send({ type: 'text_delta', text: 'See [the docs](https://docs.example.com/a?b=c#d) and [this](javascript:alert(1)).' });
+    send({ type: 'done', outcome: 'completed', turns: 1 });
+    const assistant = await waitFor(() => {
+      const m = screen.getAllByTestId('message')[1];
+      expect(m.querySelector('a')).not.toBeNull();
+      return m;
+    });
+    await user.click(within(assistant).getByText('the docs'));
+    const dialog = await screen.findByTestId('link-dialog');
+    expect(screen.getByTestId('link-url')).toHaveTextContent('https://docs.example.com/a?b=c#d');
+    expect(dialog.closest('.markdown')).toBeNull();
+    expect(backend.openLink).not.toHaveBeenCalled();
+    await pastGuard();
+    await user.click(screen.getByTestId('link-open'));
+    await waitFor(() => expect(backend.openLink).toHaveBeenCalledWith('https://docs.example.com/a?b=c#d'));
+    await waitFor(() => expect(screen.queryByTestId('link-dialog')).toBeNull());
+    // A link that is not http(s) is shown, never opened.
+    await user.click(within(assistant).getByText('this'));
+    await screen.findByTestId('link-dialog');
+    expect(screen.queryByTestId('link-open')).toBeNull();
+  });
+
   it('tool calls become cards: running with streamed output, then done with the diff', async () => {
     const { user } = await renderApp();
     await user.type(input(), 'build it{Enter}');
@@ -481,11 +507,60 @@ describe('approval dialog', () => {
   it('answers in queue order; a request resolved elsewhere closes', async () => {
     const { user } = await ask();
     emitDecision({ kind: 'queued', id: 2, request: { kind: 'question', question: 'Which one?', options: ['A'] } });
+    await pastGuard();
     await user.click(screen.getByTestId('approve-once'));
     expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'allow_once' });
     expect(await screen.findByTestId('ask-user-dialog')).toBeInTheDocument();
     emitDecision({ kind: 'resolved', id: 2, by: 'dialog', answer: { kind: 'answer', text: 'A' } });
     await waitFor(() => expect(screen.queryByTestId('ask-user-dialog')).toBeNull());
+  });
+
+  it('pointer input in the first 400 ms is ignored: a click meant for something else never answers', async () => {
+    const { user } = await ask();
+    await user.click(screen.getByTestId('approve-once'));
+    await user.click(screen.getByTestId('deny'));
+    expect(backend.answerDecision).not.toHaveBeenCalled();
+    await pastGuard();
+    await user.click(screen.getByTestId('approve-once'));
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'allow_once' }));
+  });
+
+  it('a double-click answers one request, never the next one in the queue too', async () => {
+    const { user } = await ask(permission('cat ~/other.txt'));
+    emitDecision({ kind: 'queued', id: 2, request: permission('cat ~/secret.txt') });
+    await pastGuard();
+    await user.dblClick(screen.getByTestId('approve-once'));
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledTimes(1));
+    expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'allow_once' });
+    // The second request is shown now, and its own guard holds the second click.
+    await waitFor(() => expect(screen.getByTestId('approval-command')).toHaveValue('cat ~/secret.txt'));
+    await user.click(screen.getByTestId('approve-once'));
+    expect(backend.answerDecision).toHaveBeenCalledTimes(1);
+    await pastGuard();
+    await user.click(screen.getByTestId('approve-once'));
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(2, { kind: 'allow_once' }));
+  });
+
+  it('a call with invisible or reordering characters says so first and shows them escaped', async () => {
+    await ask({
+      kind: 'permission',
+      tool: 'write',
+      subject: 'src/auth.rs',
+      input: { path: 'src/auth.rs' },
+      decision: decision({ always_allow_rules: ['edit(src/auth.rs)'] }),
+      diff: '--- a/src/auth.rs\n+++ b/src/auth.rs\n@@ -1 +1 @@\n-if admin {\n+if admin \u202e{ /* ok */\n',
+    });
+    const dialog = screen.getByTestId('approval-dialog');
+    const warning = screen.getByTestId('hidden-warning');
+    expect(dialog.querySelector('.content')?.firstElementChild).toBe(warning);
+    expect(screen.getByTestId('diff')).toHaveTextContent('if admin \\u{202e}{ /* ok */');
+    expect(screen.getByTestId('diff').textContent).not.toContain('\u202e');
+    expect(screen.getByTestId('diff-hidden')).toBeInTheDocument();
+  });
+
+  it('an ordinary call carries no such warning', async () => {
+    await ask();
+    expect(screen.queryByTestId('hidden-warning')).toBeNull();
   });
 
   it('keyboard: y, s, a and n answer once the 400 ms guard is over; earlier keys are ignored', async () => {
@@ -607,6 +682,7 @@ describe('ask_user and plan dialogs', () => {
     emitDecision({ kind: 'pending', id: 7, request: { kind: 'question', question: 'Which **db**?', options: ['Postgres', 'SQLite'] } });
     const dialog = await screen.findByTestId('ask-user-dialog');
     expect(dialog.querySelector('strong')).toHaveTextContent('db');
+    await pastGuard();
     await user.click(screen.getAllByTestId('ask-user-option')[1]);
     await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(7, { kind: 'answer', text: 'SQLite' }));
     emitDecision({ kind: 'pending', id: 8, request: { kind: 'question', question: 'Name?', options: [] } });
@@ -619,7 +695,7 @@ describe('ask_user and plan dialogs', () => {
 
   it('the plan is approved into the chosen mode, or sent back with feedback', async () => {
     const { user } = await renderApp();
-    emitDecision({ kind: 'pending', id: 3, request: { kind: 'plan_approval', plan: '# Plan\n\n1. Test' } });
+    emitDecision({ kind: 'pending', id: 3, request: { kind: 'plan_approval', plan: '# Plan\n\n1. Test', modes: ['edit', 'auto', 'default'] } });
     const dialog = await screen.findByTestId('plan-dialog');
     expect(dialog.querySelector('h1')).toHaveTextContent('Plan');
     expect(screen.getByTestId('plan-approve-mode')).toHaveValue('edit');
@@ -628,8 +704,11 @@ describe('ask_user and plan dialogs', () => {
     await user.click(screen.getByTestId('plan-approve'));
     await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(3, { kind: 'plan_approved', mode: 'auto' }));
 
-    emitDecision({ kind: 'pending', id: 4, request: { kind: 'plan_approval', plan: 'Plan B' } });
+    // Only the modes the request offers can be chosen (auto disabled here).
+    emitDecision({ kind: 'pending', id: 4, request: { kind: 'plan_approval', plan: 'Plan B', modes: ['edit', 'default'] } });
     await waitFor(() => expect(screen.getByTestId('plan-dialog')).toHaveTextContent('Plan B'));
+    const offered = Array.from(screen.getByTestId('plan-approve-mode').querySelectorAll('option')).map((o) => o.value);
+    expect(offered).toEqual(['edit', 'default']);
     await pastGuard();
     await user.type(screen.getByTestId('plan-feedback'), 'also the docs');
     await user.click(screen.getByTestId('plan-reject'));

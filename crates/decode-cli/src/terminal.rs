@@ -190,7 +190,7 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                 return Ok(DecisionAnswer::Answer { text });
             }
         }
-        DecisionRequest::PlanApproval { plan } => {
+        DecisionRequest::PlanApproval { plan, modes } => {
             writeln!(io.output, "\ndecode: the agent presents a plan:\n")?;
             for line in sanitize(plan).split('\n') {
                 writeln!(io.output, "  │ {line}")?;
@@ -215,6 +215,10 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                         continue;
                     }
                 };
+                if !modes.contains(&mode) {
+                    writeln!(io.output, "  {mode} mode is not offered here; {choices}")?;
+                    continue;
+                }
                 return Ok(DecisionAnswer::PlanApproved { mode });
             }
             Ok(DecisionAnswer::PlanRejected {

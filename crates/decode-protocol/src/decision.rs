@@ -53,7 +53,57 @@ pub enum DecisionRequest {
         options: Vec<String>,
     },
     /// The model presents a plan to leave plan mode (`exit_plan_mode`).
-    PlanApproval { plan: String },
+    PlanApproval {
+        plan: String,
+        /// The modes the person may continue in, the first one the default (edit, auto,
+        /// default — never plan or bypass, never a mode the settings disabled). An
+        /// answer naming another mode is refused.
+        #[serde(default = "plan_modes")]
+        #[ts(as = "Vec<ModeTs>")]
+        modes: Vec<Mode>,
+    },
+}
+
+/// The modes a plan may be approved into, in the order offered.
+pub fn plan_modes() -> Vec<Mode> {
+    vec![Mode::Edit, Mode::Auto, Mode::Default]
+}
+
+impl DecisionRequest {
+    /// A plan approval offering every plan mode.
+    pub fn plan(plan: impl Into<String>) -> DecisionRequest {
+        DecisionRequest::PlanApproval {
+            plan: plan.into(),
+            modes: plan_modes(),
+        }
+    }
+
+    /// Why `answer` cannot answer this request, if it cannot: each answer is bound to
+    /// the kind of request it answers and to what that request offered (a capped call
+    /// offers only "allow once"; a plan offers its `modes`; only a command can be
+    /// edited).
+    pub fn misfit(&self, answer: &DecisionAnswer) -> Option<String> {
+        use DecisionAnswer as A;
+        match (self, answer) {
+            (_, A::Unavailable { .. }) => None,
+            (DecisionRequest::Permission { .. }, A::AllowOnce | A::Deny { .. }) => None,
+            (
+                DecisionRequest::Permission { decision, .. },
+                A::AllowForSession { .. } | A::AlwaysAllow { .. },
+            ) => decision
+                .capped
+                .then(|| "this call is capped: only \"allow once\" is offered".to_string()),
+            (DecisionRequest::Permission { tool, .. }, A::EditCommand { .. }) => (*tool
+                != Tool::Bash)
+                .then(|| format!("only a command can be edited, not a {tool} call")),
+            (DecisionRequest::Question { .. }, A::Answer { .. } | A::Deny { .. }) => None,
+            (DecisionRequest::PlanApproval { modes, .. }, A::PlanApproved { mode }) => (!modes
+                .contains(mode))
+            .then(|| format!("the plan approval does not offer {mode} mode")),
+            (DecisionRequest::PlanApproval { .. }, A::PlanRejected { .. } | A::Deny { .. }) => None,
+            _ => Some("this answer does not fit the request it was given for".to_string()),
+        }
+    }
 }
 
 /// How a person answered.

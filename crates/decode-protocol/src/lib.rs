@@ -20,15 +20,17 @@ pub mod status;
 pub mod workspace;
 
 pub use decision::{
-    ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, PendingDecision, RuleCheck,
+    plan_modes, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, PendingDecision,
+    RuleCheck,
 };
 pub use error::{ErrorKind, IpcError};
 pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
 pub use messages::{Message, StopReason, ToolCall, ToolOutput, Usage};
 pub use status::{AgentSummary, ChatStatus, Snapshot, Todo, TodoState};
 pub use workspace::{
-    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, ProjectRules, ProviderChoice, ProviderView,
-    RecentProject, RuleEntry, RuleList, RuleSource, SessionSummary, SessionView, TrustPreview,
+    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, ProjectRules, ProviderChoice, ProviderSave,
+    ProviderView, RecentProject, RuleEntry, RuleList, RuleSource, SessionSummary, SessionView,
+    TrustPreview,
 };
 
 use decode_policy::Mode;
@@ -100,12 +102,40 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<KeyStatus>(&cfg),
         decl::<ProviderView>(&cfg),
         decl::<ProviderChoice>(&cfg),
+        decl::<ProviderSave>(&cfg),
         decl::<CallCheck>(&cfg),
         decl::<SessionSummary>(&cfg),
         decl::<SessionView>(&cfg),
     ];
     let protocol = format!("{HEADER}\n{}", decls.join("\n"));
-    vec![("protocol.ts", protocol), ("modes.ts", modes_ts())]
+    vec![
+        ("protocol.ts", protocol),
+        ("modes.ts", modes_ts()),
+        ("hidden.ts", hidden_ts()),
+    ]
+}
+
+/// The gate's table of hidden characters (`decode_policy::hidden`) as a regular
+/// expression character class, so the window escapes exactly what the terminal and
+/// the native dialogs escape.
+fn hidden_ts() -> String {
+    let class: String = decode_policy::hidden::HIDDEN_RANGES
+        .iter()
+        .map(|&(lo, hi)| {
+            if lo == hi {
+                format!("\\\\u{{{lo:x}}}")
+            } else {
+                format!("\\\\u{{{lo:x}}}-\\\\u{{{hi:x}}}")
+            }
+        })
+        .collect();
+    format!(
+        "{HEADER}\n/**\n * Characters a person cannot see, or that change how the text around them reads\n \
+         * (controls but tab and newline, bidirectional controls, zero-width and other\n \
+         * default-ignorable characters, unusual spaces, tags, variation selectors): the\n \
+         * gate's one table, as a character class for `new RegExp(HIDDEN_CLASS, 'u')`.\n \
+         */\nexport const HIDDEN_CLASS = '[{class}]';\n"
+    )
 }
 
 /// The mode list and what each mode lets through, from the gate (the one definition).

@@ -182,24 +182,16 @@ async fn questions_and_plans() {
     );
 
     let (s, out) = surface("y\n");
-    let a = s
-        .ask(DecisionRequest::PlanApproval {
-            plan: "1. a\n2. b".into(),
-        })
-        .await;
+    let a = s.ask(DecisionRequest::plan("1. a\n2. b")).await;
     assert_eq!(a, DecisionAnswer::PlanApproved { mode: Mode::Edit });
     assert!(out.text().contains("  │ 2. b"));
 
     let (s, _) = surface("a\n");
-    let a = s
-        .ask(DecisionRequest::PlanApproval { plan: "p".into() })
-        .await;
+    let a = s.ask(DecisionRequest::plan("p")).await;
     assert_eq!(a, DecisionAnswer::PlanApproved { mode: Mode::Auto });
 
     let (s, _) = surface("n\nmore tests\n");
-    let a = s
-        .ask(DecisionRequest::PlanApproval { plan: "p".into() })
-        .await;
+    let a = s.ask(DecisionRequest::plan("p")).await;
     assert_eq!(
         a,
         DecisionAnswer::PlanRejected {
@@ -269,9 +261,9 @@ async fn what_the_model_wrote_never_reaches_the_terminal_raw() {
 
     let (s, out) = surface("n\n\n");
     let _ = s
-        .ask(DecisionRequest::PlanApproval {
-            plan: "step\x1b[2J\x1b]8;;https://x\x1b\\link".into(),
-        })
+        .ask(DecisionRequest::plan(
+            "step\x1b[2J\x1b]8;;https://x\x1b\\link",
+        ))
         .await;
     assert!(!out.text().contains('\x1b'), "{:?}", out.text());
 }

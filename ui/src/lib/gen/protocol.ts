@@ -60,7 +60,7 @@ always_allow_rules: Array<string>, };
 /**
  * Every kind of failure a surface may be told about.
  */
-export type ErrorKind = "auth" | "not_found" | "rate_limited" | "server" | "bad_request" | "connect" | "timeout" | "stream_cut" | "bad_response" | "config" | "script" | "no_provider" | "unknown_agent" | "unknown_mode" | "project" | "session" | "busy" | "already_answered" | "invalid_input" | "not_connected" | "other";
+export type ErrorKind = "auth" | "not_found" | "rate_limited" | "server" | "bad_request" | "connect" | "timeout" | "stream_cut" | "bad_response" | "config" | "script" | "no_provider" | "unknown_agent" | "unknown_mode" | "project" | "session" | "busy" | "already_answered" | "not_shown" | "invalid_input" | "not_connected" | "other";
 
 /**
  * An error as the UI receives it: `{kind, message}`; the message is one sentence.
@@ -226,7 +226,13 @@ edited?: boolean, } | { "kind": "question", question: string,
 /**
  * Suggested answers; the person may also type their own.
  */
-options: Array<string>, } | { "kind": "plan_approval", plan: string, };
+options: Array<string>, } | { "kind": "plan_approval", plan: string, 
+/**
+ * The modes the person may continue in, the first one the default (edit, auto,
+ * default — never plan or bypass, never a mode the settings disabled). An
+ * answer naming another mode is refused.
+ */
+modes: Array<Mode>, };
 
 /**
  * How a person answered.
@@ -512,7 +518,17 @@ key: KeyStatus | null, };
 /**
  * The provider fields the settings screen saves.
  */
-export type ProviderChoice = { provider: string | null, model: string | null, base_url: string | null, context_tokens: number | null, };
+export type ProviderChoice = { provider: string | null, model: string | null, base_url: string | null, context_tokens: number | null, 
+/**
+ * The person confirmed that their stored key may go to this host (`host[:port]`),
+ * after a save was refused because the base URL moved the key elsewhere.
+ */
+confirm_key_host?: string, };
+
+/**
+ * What saving the provider settings did.
+ */
+export type ProviderSave = { "kind": "saved", view: ProviderView, } | { "kind": "confirm_key_host", provider: string, host: string, bound: string, };
 
 /**
  * What "test a call" shows: the gate's decision and the text `decode check` prints.
