@@ -7,6 +7,14 @@
 //! [`ActiveState::cycle_mode`]). Observers registered with
 //! [`ActiveState::subscribe`] are told of every actual change exactly once, in the
 //! order the changes happened.
+//!
+//! A state opened from disk ([`ActiveState::open`]) decides with the files on disk
+//! *now*: before each decision it stats the settings file, the trust store and the
+//! agent files it was built from ([`crate::freshness`]) and reloads them when one
+//! changed — a deny rule the person adds in their editor applies to the very next call.
+//! A settings file that cannot be read as settings (malformed, too large, not a
+//! regular file) is treated as empty, as at start-up, and reported
+//! ([`ActiveState::settings_problem`]).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -19,6 +27,7 @@ use decode_protocol::ErrorKind;
 pub use decode_protocol::{AgentSummary, Snapshot};
 
 use crate::agents::{Agent, AgentError, Catalog, DEFAULT_AGENT};
+use crate::freshness::Watch;
 use crate::settings::{Settings, SettingsWarning};
 use crate::trust::{TrustError, TrustStore};
 
@@ -128,6 +137,8 @@ struct Inner {
     agent: Agent,
     mode: Mode,
     settings: Settings,
+    /// Why the settings file could not be read as settings (it is treated as empty).
+    settings_problem: Option<String>,
     trusted: bool,
     gate: Arc<Gate>,
 }
@@ -146,6 +157,9 @@ pub struct ActiveState {
     /// rules "always allow" saved).
     data_dir: Option<PathBuf>,
     inner: RwLock<Inner>,
+    /// The stamps of the files the state was read from (`None`: built in memory,
+    /// nothing on disk to follow).
+    watch: Option<Mutex<Watch>>,
     observers: Mutex<Vec<(u64, SharedObserver)>>,
     next_subscription: AtomicU64,
     delivery: Mutex<Delivery>,
@@ -195,9 +209,11 @@ impl ActiveState {
                 agent,
                 mode,
                 settings,
+                settings_problem: None,
                 trusted,
                 gate,
             }),
+            watch: None,
             observers: Mutex::new(Vec::new()),
             next_subscription: AtomicU64::new(1),
             delivery: Mutex::new(Delivery::default()),
@@ -229,19 +245,17 @@ impl ActiveState {
                 message: "it is not a folder".into(),
             });
         }
-        let mut diagnostics = Vec::new();
-
-        let (settings, warnings) = Settings::load(&root);
-        diagnostics.extend(warnings.into_iter().map(Diagnostic::Settings));
-
-        let store = TrustStore::open(data_dir);
-        if let Some(problem) = store.problem() {
-            diagnostics.push(Diagnostic::Trust(problem.clone()));
-        }
-        let trusted = store.is_trusted(&root);
-
-        let catalog = Catalog::load(&root);
-        diagnostics.extend(catalog.errors().iter().cloned().map(Diagnostic::Agent));
+        // Whatever a Decode that was killed left running outside the sandbox goes now.
+        crate::running_groups::reap_orphans();
+        // Stamped before anything is read: a change made while reading shows next time.
+        let watch = Watch::take(watched_paths(&root, data_dir));
+        let OnDisk {
+            settings,
+            settings_problem,
+            trusted,
+            catalog,
+            mut diagnostics,
+        } = OnDisk::read(&root, data_dir);
 
         let name = agent.unwrap_or(DEFAULT_AGENT);
         let chosen = catalog
@@ -268,9 +282,11 @@ impl ActiveState {
                 agent: chosen,
                 mode: start_mode,
                 settings,
+                settings_problem,
                 trusted,
                 gate,
             }),
+            watch: Some(Mutex::new(watch)),
             observers: Mutex::new(Vec::new()),
             next_subscription: AtomicU64::new(1),
             delivery: Mutex::new(Delivery::default()),
@@ -349,13 +365,17 @@ impl ActiveState {
         self.read().trusted
     }
 
-    /// The compiled gate for the active agent, settings and trust.
+    /// The compiled gate for the active agent, settings and trust (the files on disk
+    /// now: see [`ActiveState::refresh`]).
     pub fn gate(&self) -> Arc<Gate> {
+        self.refresh();
         Arc::clone(&self.read().gate)
     }
 
-    /// Judges `call` with the current gate in the current mode, both read at once.
+    /// Judges `call` with the current gate in the current mode, both read at once,
+    /// after following any change of the files on disk.
     pub fn decide(&self, call: &Call) -> Decision {
+        self.refresh();
         let inner = self.read();
         inner.gate.decide(call, inner.mode)
     }
@@ -364,8 +384,54 @@ impl ActiveState {
     /// paths in a command resolve against it, and a directory outside the project counts
     /// as outside for the path scope.
     pub fn decide_in(&self, call: &Call, cwd: &Path) -> Decision {
+        self.refresh();
         let inner = self.read();
         inner.gate.decide_in(call, inner.mode, Some(cwd))
+    }
+
+    /// Why the settings file cannot be read as settings now, if it cannot (its rules
+    /// are then treated as empty, and the surfaces say so).
+    pub fn settings_problem(&self) -> Option<String> {
+        self.read().settings_problem.clone()
+    }
+
+    /// Follows the files on disk: when the settings file, the trust store or an agent
+    /// file changed since they were read (or could have: see [`crate::freshness`]),
+    /// reads them again and recompiles the gate, keeping the active agent and mode
+    /// (as [`ActiveState::reload_catalog`] and [`ActiveState::set_trusted`] do).
+    /// Returns whether anything was read again. A state built in memory
+    /// ([`ActiveState::new`]) has nothing to follow.
+    pub fn refresh(&self) -> bool {
+        let (Some(watch), Some(data_dir)) = (&self.watch, &self.data_dir) else {
+            return false;
+        };
+        let mut watch = lock(watch);
+        let Some(changed) = watch.changed().map(Path::to_path_buf) else {
+            return false;
+        };
+        let next = Watch::take(watched_paths(&self.project_root, data_dir));
+        let disk = OnDisk::read(&self.project_root, data_dir);
+        for d in &disk.diagnostics {
+            tracing::warn!(diagnostic = %d, "after a change on disk");
+        }
+        {
+            let mut inner = self.write();
+            let before = self.snapshot_of(&inner);
+            inner.settings = disk.settings;
+            inner.settings_problem = disk.settings_problem;
+            self.apply_trust(&mut inner, disk.trusted);
+            self.apply_catalog(&mut inner, disk.catalog);
+            self.recompile(&mut inner);
+            let after = self.snapshot_of(&inner);
+            if after != before {
+                self.enqueue(after);
+            }
+        }
+        *watch = next;
+        drop(watch);
+        tracing::debug!(changed = %changed.display(), "rules reloaded from disk");
+        self.deliver();
+        true
     }
 
     /// Exactly the active agent's tools: the only ones offered to the model.
@@ -451,10 +517,12 @@ impl ActiveState {
     /// or an edit of the file). Returns the file's warnings and the gate's.
     pub fn reload_settings(&self) -> Vec<Diagnostic> {
         let (settings, warnings) = Settings::load(&self.project_root);
+        let problem = warnings.first().map(|w| w.to_string());
         let mut diagnostics: Vec<Diagnostic> =
             warnings.into_iter().map(Diagnostic::Settings).collect();
         let mut inner = self.write();
         inner.settings = settings;
+        inner.settings_problem = problem;
         diagnostics.extend(
             self.recompile(&mut inner)
                 .into_iter()
@@ -473,17 +541,7 @@ impl ActiveState {
             if inner.trusted == trusted {
                 return Vec::new();
             }
-            inner.trusted = trusted;
-            tracing::info!(trusted, "project trust changed");
-            // An untrusted project's own agent runs only in default or plan mode,
-            // whatever it was in while the project was trusted.
-            if !trusted
-                && inner.agent.from_project()
-                && !matches!(inner.mode, Mode::Default | Mode::Plan)
-            {
-                tracing::info!(mode = %inner.mode, "trust revoked: the project agent falls back to default mode");
-                inner.mode = Mode::Default;
-            }
+            self.apply_trust(&mut inner, trusted);
             let diagnostics = self
                 .recompile(&mut inner)
                 .into_iter()
@@ -512,20 +570,7 @@ impl ActiveState {
         {
             let mut inner = self.write();
             let before = self.snapshot_of(&inner);
-            let current = inner.agent.name.clone();
-            match catalog.get(&current).cloned() {
-                Some(agent) => inner.agent = agent,
-                None => {
-                    let agent = catalog
-                        .get(DEFAULT_AGENT)
-                        .or_else(|| catalog.agents().first())
-                        .cloned()
-                        .unwrap_or_else(fallback_agent);
-                    inner.mode = agent.effective_default_mode(inner.trusted);
-                    inner.agent = agent;
-                }
-            }
-            inner.catalog = catalog;
+            self.apply_catalog(&mut inner, catalog);
             diagnostics.extend(
                 self.recompile(&mut inner)
                     .into_iter()
@@ -557,6 +602,45 @@ impl ActiveState {
         let before = observers.len();
         observers.retain(|(i, _)| *i != id.0);
         observers.len() != before
+    }
+
+    /// Sets the trust flag; revoking trust brings a project agent in another mode than
+    /// default or plan back to default. The gate is not recompiled here.
+    fn apply_trust(&self, inner: &mut Inner, trusted: bool) {
+        if inner.trusted == trusted {
+            return;
+        }
+        inner.trusted = trusted;
+        tracing::info!(trusted, "project trust changed");
+        // An untrusted project's own agent runs only in default or plan mode,
+        // whatever it was in while the project was trusted.
+        if !trusted
+            && inner.agent.from_project()
+            && !matches!(inner.mode, Mode::Default | Mode::Plan)
+        {
+            tracing::info!(mode = %inner.mode, "trust revoked: the project agent falls back to default mode");
+            inner.mode = Mode::Default;
+        }
+    }
+
+    /// Takes a newly loaded catalog: the active agent takes its new definition (the
+    /// mode is kept); if it is gone, `build` becomes active in its default mode. The
+    /// gate is not recompiled here.
+    fn apply_catalog(&self, inner: &mut Inner, catalog: Catalog) {
+        let current = inner.agent.name.clone();
+        match catalog.get(&current).cloned() {
+            Some(agent) => inner.agent = agent,
+            None => {
+                let agent = catalog
+                    .get(DEFAULT_AGENT)
+                    .or_else(|| catalog.agents().first())
+                    .cloned()
+                    .unwrap_or_else(fallback_agent);
+                inner.mode = agent.effective_default_mode(inner.trusted);
+                inner.agent = agent;
+            }
+        }
+        inner.catalog = catalog;
     }
 
     fn recompile(&self, inner: &mut Inner) -> Vec<PolicyWarning> {
@@ -611,6 +695,64 @@ impl ActiveState {
                     tracing::error!("a state observer panicked");
                 }
             }
+        }
+    }
+}
+
+/// The most files of one agents folder whose stamps are followed (a file added or
+/// removed beyond them changes the folder's own stamp).
+const MAX_WATCHED_AGENT_FILES: usize = 256;
+
+/// Every file and folder a state opened from disk is read from: the settings file, the
+/// agents folders and their `*.md` files, and the trust store.
+fn watched_paths(root: &Path, data_dir: &Path) -> Vec<PathBuf> {
+    let mut paths = vec![crate::settings::settings_path(root)];
+    for dir in [
+        root.join(".claude").join("agents"),
+        root.join(".decode").join("agents"),
+    ] {
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            paths.extend(
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                    .take(MAX_WATCHED_AGENT_FILES),
+            );
+        }
+        paths.push(dir);
+    }
+    paths.push(TrustStore::open(data_dir).path().to_path_buf());
+    paths
+}
+
+/// What the files of a project say now.
+struct OnDisk {
+    settings: Settings,
+    settings_problem: Option<String>,
+    trusted: bool,
+    catalog: Catalog,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl OnDisk {
+    fn read(root: &Path, data_dir: &Path) -> OnDisk {
+        let mut diagnostics = Vec::new();
+        let (settings, warnings) = Settings::load(root);
+        let settings_problem = warnings.first().map(|w| w.to_string());
+        diagnostics.extend(warnings.into_iter().map(Diagnostic::Settings));
+        let store = TrustStore::open(data_dir);
+        if let Some(problem) = store.problem() {
+            diagnostics.push(Diagnostic::Trust(problem.clone()));
+        }
+        let trusted = store.is_trusted(root);
+        let catalog = Catalog::load(root);
+        diagnostics.extend(catalog.errors().iter().cloned().map(Diagnostic::Agent));
+        OnDisk {
+            settings,
+            settings_problem,
+            trusted,
+            catalog,
+            diagnostics,
         }
     }
 }

@@ -449,3 +449,138 @@ fn keys_without_a_secret_service_point_to_the_environment() {
     let out = env.run(&["key", "delete", "nope"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A headless run decides every call with the settings on disk at that moment: a deny
+/// rule the person adds while `decode run` works applies to its next call.
+#[test]
+fn decode_run_follows_a_settings_change_made_while_it_runs() {
+    use std::io::{BufRead, BufReader};
+    let env = Env::new();
+    assert!(env
+        .run(&["trust", env.project.to_str().unwrap()])
+        .status
+        .success());
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["bash(echo *)"]}}"#,
+    );
+    let script = env.write(
+        "script.json",
+        &json!({"turns": [
+            {"text": "first", "tool_calls": [{"name": "bash", "input": {"command": "echo first-call"}}]},
+            {"text": "second", "delay_ms": 1500, "tool_calls": [{"name": "bash", "input": {"command": "echo second-call"}}]},
+            {"text": "all done"}
+        ]})
+        .to_string(),
+    );
+    let mut child = env
+        .cmd(&[
+            "run",
+            "--provider",
+            "script",
+            "--script",
+            script.to_str().unwrap(),
+            "--json",
+            "-p",
+            "go",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut events = Vec::new();
+    let mut edited = false;
+    for line in stdout.lines() {
+        let line = line.unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        if !edited && v["type"] == "tool_result" {
+            // The first call ran under the allow rule; now the person changes the file.
+            let path = env.project.join(".decode/settings.json");
+            let tmp = env.project.join(".decode/settings.json.new");
+            std::fs::write(
+                &tmp,
+                r#"{"permissions": {"deny": ["bash(echo second*)"], "allow": ["bash(echo *)"]}}"#,
+            )
+            .unwrap();
+            std::fs::rename(&tmp, &path).unwrap();
+            edited = true;
+        }
+        events.push(v);
+    }
+    child.wait().unwrap();
+    let results: Vec<&Value> = events
+        .iter()
+        .filter(|v| v["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 2, "{events:?}");
+    assert_eq!(results[0]["ran"], true);
+    assert_eq!(results[1]["ran"], false, "{:?}", results[1]);
+    assert_eq!(results[1]["verdict"], "deny");
+}
+
+/// A 5 MB argument is stored once in the transcript (its `tool_call_started` leaves it
+/// to the model turn that holds it) and a 20 MB output's progress is not kept beyond a
+/// bound; the session still resumes with the whole argument.
+#[test]
+fn huge_arguments_and_outputs_are_stored_once() {
+    let env = Env::new();
+    let content = "x".repeat(5 << 20);
+    let script = env.write(
+        "script.json",
+        &json!({"turns": [
+            {"text": "writing", "tool_calls": [{"name": "write", "input": {"path": "big.txt", "content": content}}]},
+            {"text": "printing", "tool_calls": [{"name": "bash", "input": {"command": "head -c 20000000 /dev/zero | tr '\\0' y"}}]},
+            {"text": "done"},
+            {"text": "resumed fine"}
+        ]})
+        .to_string(),
+    );
+    let out = env.run(&[
+        "run",
+        "--provider",
+        "script",
+        "--script",
+        script.to_str().unwrap(),
+        "--mode",
+        "auto",
+        "-p",
+        "go",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::metadata(env.project.join("big.txt"))
+            .unwrap()
+            .len(),
+        5 << 20
+    );
+    let dir = sessions_dir(&env);
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    let size = std::fs::metadata(&file).unwrap().len();
+    eprintln!("session file for a 5 MB argument and a 20 MB output: {size} bytes");
+    assert!(
+        size < (5 << 20) + (1 << 20),
+        "the transcript holds {size} bytes"
+    );
+    // The history still has the whole argument for the started call.
+    let id = file.file_stem().unwrap().to_str().unwrap().to_string();
+    let resumed = env.run(&[
+        "run",
+        "--provider",
+        "script",
+        "--script",
+        script.to_str().unwrap(),
+        "--resume",
+        &id,
+        "--json",
+        "-p",
+        "again",
+    ]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert!(stdout(&resumed).contains("resumed fine"));
+}
