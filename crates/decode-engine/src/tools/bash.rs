@@ -206,6 +206,52 @@ impl Tail {
 /// is dropped midway (an aborted task) leaves no process behind.
 struct GroupGuard(i32);
 
+/// A small process that kills a command's group when Decode dies: it waits for the end
+/// of a pipe whose other end only Decode holds, so the pipe closes when Decode ends,
+/// however it ends (a `kill -9` included), and then it kills the group. When the
+/// command ends first, the watcher is killed before the group is (see [`GroupGuard`]),
+/// so it never signals a group number that could have been reused.
+struct DeathWatch {
+    child: tokio::process::Child,
+    /// Decode's end of the pipe: never written, closed by Decode's death.
+    _pipe: tokio::process::ChildStdin,
+}
+
+impl DeathWatch {
+    fn start(pgid: i32) -> Option<DeathWatch> {
+        let spawned = tokio::process::Command::new("sh")
+            .args([
+                "-c",
+                "cat >/dev/null; kill -s KILL -- \"-$1\" 2>/dev/null",
+                "decode-watch",
+            ])
+            .arg(pgid.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            // Its own group: a signal to the command's group or to Decode's does not
+            // take it along.
+            .process_group(0)
+            .spawn();
+        match spawned {
+            Ok(mut child) => {
+                let pipe = child.stdin.take()?;
+                Some(DeathWatch { child, _pipe: pipe })
+            }
+            Err(e) => {
+                tracing::warn!(pgid, error = %e, "cannot start the watcher of a command run outside the sandbox");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for DeathWatch {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         kill_group(self.0);
@@ -345,6 +391,17 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     };
     let pgid = pid as i32;
     let _guard = GroupGuard(pgid);
+    // Outside the sandbox nothing else ties the command to Decode's life: a watcher
+    // kills its group if Decode dies, and a record lets the next Decode do it if even
+    // the watcher is gone (decode-core running_groups). Dropped before `_guard`.
+    let (_record, _watcher) = if sandbox.is_none() {
+        (
+            decode_core::running_groups::register(pgid),
+            DeathWatch::start(pgid),
+        )
+    } else {
+        (None, None)
+    };
     tracing::debug!(pgid, cwd = %cwd.display(), sandboxed = sandbox.is_some(), "bash started");
 
     // Readers: one task per stream, chunks to one channel so arrival order is kept.
