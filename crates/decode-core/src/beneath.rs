@@ -243,6 +243,7 @@ impl Dir {
                 Err(nix::Error::ENOENT) => None,
                 Err(e) => return Err(errno(e, &self.path.join(name))),
             };
+        self.remove_stale_temps(name);
         let mut tmp_name = std::ffi::OsString::from(".");
         tmp_name.push(name);
         tmp_name.push(format!(".decode-{}-{}.tmp", std::process::id(), unique()));
@@ -274,6 +275,61 @@ impl Dir {
             );
         }
         result
+    }
+
+    /// Removes the temporary files an earlier [`Dir::atomic_write`] of `name` left when
+    /// its process was killed between creating and renaming them
+    /// (`.NAME.decode-PID-N.tmp` whose process is gone). Best effort: a write goes on
+    /// whatever happens here.
+    fn remove_stale_temps(&self, name: &OsStr) {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::ffi::OsStrExt;
+        let mut prefix = b".".to_vec();
+        prefix.extend_from_slice(name.as_bytes());
+        prefix.extend_from_slice(b".decode-");
+        // The folder itself, through its descriptor (never by its path again).
+        let Ok(entries) = std::fs::read_dir(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
+        else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let file_name = entry.file_name();
+            let Some(rest) = file_name.as_bytes().strip_prefix(prefix.as_slice()) else {
+                continue;
+            };
+            let Some(rest) = rest.strip_suffix(b".tmp") else {
+                continue;
+            };
+            let pid = rest
+                .split(|b| *b == b'-')
+                .next()
+                .and_then(|p| std::str::from_utf8(p).ok())
+                .and_then(|p| p.parse::<i32>().ok());
+            let Some(pid) = pid.filter(|p| *p > 0) else {
+                continue;
+            };
+            // A writer that is alive may be in the middle of its write (this process's
+            // other threads included).
+            let alive = pid == std::process::id() as i32
+                || !matches!(
+                    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+                    Err(nix::errno::Errno::ESRCH)
+                );
+            if alive {
+                continue;
+            }
+            match unlinkat(
+                &self.fd,
+                file_name.as_os_str(),
+                nix::unistd::UnlinkatFlags::NoRemoveDir,
+            ) {
+                Ok(()) => tracing::info!(
+                    file = %self.path.join(&file_name).display(),
+                    "removed a temporary file a killed write left behind"
+                ),
+                Err(e) => tracing::debug!(error = %e, "could not remove a stale temporary file"),
+            }
+        }
     }
 
     /// Whether this folder is still the one at the path it was opened as
@@ -312,6 +368,46 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("f.txt")]);
+    }
+
+    /// A write killed between creating its temporary file and renaming it leaves the
+    /// file behind; the next write of the same name takes it away. A live writer's
+    /// file, or another name's, is left alone.
+    #[test]
+    fn a_killed_writes_temporary_file_goes_with_the_next_write() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let dead = gone.id();
+        gone.wait().unwrap();
+        let mut live = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let stale = format!(".settings.json.decode-{dead}-12345.tmp");
+        let busy = format!(".settings.json.decode-{}-1.tmp", live.id());
+        let other = format!(".agent.md.decode-{dead}-1.tmp");
+        for name in [&stale, &busy, &other] {
+            std::fs::write(root.join(name), "{half").unwrap();
+        }
+        let dir = open_dir(&root, false).unwrap();
+        dir.atomic_write(OsStr::new("settings.json"), b"{}")
+            .unwrap();
+        assert!(
+            !root.join(&stale).exists(),
+            "the dead writer's temp file stayed"
+        );
+        assert!(
+            root.join(&busy).exists(),
+            "a live writer's temp file was taken"
+        );
+        assert!(
+            root.join(&other).exists(),
+            "another file's temp file was taken"
+        );
+        assert_eq!(std::fs::read(root.join("settings.json")).unwrap(), b"{}");
+        let _ = live.kill();
+        let _ = live.wait();
     }
 
     #[test]
