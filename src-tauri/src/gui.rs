@@ -108,7 +108,14 @@ fn get_chat(state: State<'_, AppState>) -> ChatStatus {
 
 #[tauri::command]
 fn get_history(state: State<'_, AppState>) -> Vec<LoopEvent> {
-    state.project().chat.history().to_vec()
+    // Long texts reach the page as their head and their size (decode-protocol page.rs).
+    state
+        .project()
+        .chat
+        .history()
+        .iter()
+        .map(LoopEvent::for_page)
+        .collect()
 }
 
 /// Starts a prompt; its events arrive on `on_event`, in batches (see `stream`), until
@@ -153,8 +160,30 @@ fn pending_decisions(state: State<'_, AppState>) -> Vec<PendingDecision> {
         .decisions()
         .pending()
         .into_iter()
-        .map(|(id, request)| PendingDecision { id, request })
+        .map(|(id, request)| PendingDecision {
+            id,
+            request: request.for_page(),
+        })
         .collect()
+}
+
+/// A decision event as the page receives it: long texts cut (decode-protocol page.rs).
+fn page_event(event: &ChannelEvent) -> ChannelEvent {
+    match event {
+        ChannelEvent::Pending { id, request } => ChannelEvent::Pending {
+            id: *id,
+            request: request.for_page(),
+        },
+        ChannelEvent::Queued { id, request } => ChannelEvent::Queued {
+            id: *id,
+            request: request.for_page(),
+        },
+        ChannelEvent::Resolved { id, by, answer } => ChannelEvent::Resolved {
+            id: *id,
+            by: by.clone(),
+            answer: answer.clone(),
+        },
+    }
 }
 
 #[tauri::command]
@@ -401,7 +430,7 @@ fn attach_chat(app: &AppHandle, project: &Project) {
         .chat
         .decisions()
         .subscribe(Box::new(move |event: &ChannelEvent| {
-            if let Err(e) = handle.emit("decision", event) {
+            if let Err(e) = handle.emit("decision", page_event(event)) {
                 tracing::warn!("could not send a decision to the window: {e}");
             }
             match event {

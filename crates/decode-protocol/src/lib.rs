@@ -15,6 +15,7 @@ pub mod decision;
 pub mod error;
 pub mod events;
 pub mod messages;
+pub mod page;
 pub mod policy_ts;
 pub mod status;
 pub mod workspace;
