@@ -139,6 +139,26 @@ fn script() -> Script {
             vec![bash("c-stop-1", "sleep 30"), Turn::text("(not reached)")],
         )
         .flow("flow-after", vec![Turn::text("Still here after the stop.")])
+        .flow(
+            "flow-fresh-one",
+            vec![bash("c-fresh-1", "echo fresh-e2e"), Turn::text("Fresh one done.")],
+        )
+        .flow(
+            "flow-fresh-two",
+            vec![bash("c-fresh-2", "echo fresh-e2e"), Turn::text("Fresh two done.")],
+        )
+        .flow(
+            "flow-huge",
+            vec![
+                Turn::call(
+                    "",
+                    "c-huge-1",
+                    "write",
+                    json!({"path": "huge.txt", "content": "h".repeat(5 << 20)}),
+                ),
+                Turn::text("Huge flow done."),
+            ],
+        )
 }
 
 /// Model text that draws a full-window "Decode dialog" with the app's own classes,
@@ -223,8 +243,26 @@ fn settings(project: &Path) -> String {
     std::fs::read_to_string(project.join(".decode/settings.json")).unwrap_or_default()
 }
 
+/// Rewrites the project's settings as an editor would (a new file renamed over the
+/// old), with `edit` applied to its JSON.
+fn edit_settings(project: &Path, edit: impl FnOnce(&mut serde_json::Value)) -> anyhow::Result<()> {
+    let path = project.join(".decode/settings.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&settings(project)).unwrap_or_else(|_| json!({}));
+    edit(&mut v);
+    let tmp = project.join(".decode/settings.json.editor");
+    std::fs::write(&tmp, serde_json::to_string_pretty(&v)?)?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(())
+}
+
 /// Processes `sleep 30` started with this test's HOME.
 fn sleeps_of(home: &Path) -> Vec<u32> {
+    processes_of(home, b"sleep\x0030\x00")
+}
+
+/// Processes started with this test's HOME whose command line is `cmdline` (NUL-separated).
+fn processes_of(home: &Path, cmdline: &[u8]) -> Vec<u32> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return found;
@@ -235,7 +273,7 @@ fn sleeps_of(home: &Path) -> Vec<u32> {
             continue;
         };
         let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-        if cmd != b"sleep\x0030\x00" {
+        if cmd != cmdline {
             continue;
         }
         let env = std::fs::read(e.path().join("environ")).unwrap_or_default();
@@ -589,6 +627,89 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     ensure!(app.value("chat-input").await? == "flow-after hello");
     input.clear().await?;
 
+    // The rules on disk now decide: an allow rule written in an editor while the window
+    // is open lets the next call run; turned into a deny, the call after is denied.
+    let asked = dialogs(app).await?;
+    edit_settings(project.path(), |v| {
+        v["permissions"]["allow"] = json!(["bash(echo fresh-e2e)"]);
+    })?;
+    app.send("flow-fresh-one go").await?;
+    wait_assistant(app, "Fresh one done.").await?;
+    ensure!(
+        dialogs(app).await? == asked,
+        "a call the rule on disk allows asked"
+    );
+    edit_settings(project.path(), |v| {
+        v["permissions"]["deny"] = json!(["bash(echo fresh-e2e)"]);
+    })?;
+    app.send("flow-fresh-two go").await?;
+    wait_assistant(app, "Fresh two done.").await?;
+    ensure!(
+        dialogs(app).await? == asked,
+        "a call the rule on disk denies asked"
+    );
+    let cards = tool_cards(app).await?;
+    ensure!(
+        cards
+            .last()
+            .is_some_and(|(status, text)| status == "denied" && text.contains("fresh-e2e")),
+        "the call under the new deny rule: {cards:?}"
+    );
+    edit_settings(project.path(), |v| {
+        v["permissions"]["deny"] = json!([]);
+    })?;
+
+    // A 5 MB argument: the page receives its head and its size, so the window stays
+    // responsive (the figure is printed; the bound checked is what the page holds).
+    app.send("/mode default").await?;
+    app.wait_text("status-mode", "default", SHORT).await?;
+    app.send("flow-huge go").await?;
+    app.wait("approval-dialog", LONG).await?;
+    let shown = app
+        .js("return document.querySelector('[data-testid=\"approval-dialog\"]').textContent.length;")
+        .await?;
+    ensure!(
+        shown.as_u64().is_some_and(|n| n < 200_000),
+        "the dialog holds {shown} characters of a 5 MB argument"
+    );
+    let started = Instant::now();
+    app.js("return document.querySelectorAll('[data-testid=\"tool-card\"]').length;")
+        .await?;
+    eprintln!(
+        "e2e: page round trip with a 5 MB argument on screen: {:?}",
+        started.elapsed()
+    );
+    settle().await;
+    app.click("deny").await.context("denying the huge write")?;
+    wait_assistant(app, "Huge flow done.")
+        .await
+        .context("after the huge write")?;
+    let started = Instant::now();
+    let composer = app
+        .wait("chat-input", SHORT)
+        .await
+        .context("the composer")?;
+    composer.click().await.context("clicking the composer")?;
+    composer.send_keys("typed").await.context("typing")?;
+    ensure!(
+        app.value("chat-input")
+            .await
+            .context("reading the composer")?
+            == "typed"
+    );
+    eprintln!(
+        "e2e: a click and a word typed after the 5 MB card: {:?}",
+        started.elapsed()
+    );
+    composer.clear().await?;
+    let page = app.js("return document.body.textContent.length;").await?;
+    ensure!(
+        page.as_u64().is_some_and(|n| n < 1_000_000),
+        "the page holds {page} characters after a 5 MB argument"
+    );
+    app.send("/mode edit").await?;
+    app.wait_text("status-mode", "edit", SHORT).await?;
+
     // Shift+Tab cycles all five modes (from edit, after the plan).
     let mut seen = Vec::new();
     for _ in 0..5 {
@@ -667,4 +788,132 @@ async fn without_a_provider_the_window_says_how_to_set_one_up() -> anyhow::Resul
     .await;
     app.close().await;
     result
+}
+
+/// Processes started with this test's HOME whose command line holds `needle`.
+fn processes_holding(home: &Path, needle: &[u8]) -> Vec<u32> {
+    let marker = format!("HOME={}", home.display());
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+            cmd.windows(needle.len())
+                .any(|w| w == needle)
+                .then_some(())?;
+            let env = std::fs::read(e.path().join("environ")).ok()?;
+            env.split(|b| *b == 0)
+                .any(|kv| kv == marker.as_bytes())
+                .then_some(pid)
+        })
+        .collect()
+}
+
+async fn until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) -> anyhow::Result<()> {
+    let start = Instant::now();
+    while !done() {
+        ensure!(start.elapsed() < limit, "{what} (after {limit:?})");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}
+
+/// Starts the app on `project` against `fake`, runs `sleep 30 & sleep 31` approved
+/// once (so outside the sandbox) and returns once both sleeps run.
+async fn approved_sleeps(project: &TempProject, fake: &FakeOpenAi) -> anyhow::Result<App> {
+    let args = vec![
+        project.path().display().to_string(),
+        "--provider".into(),
+        "openai".into(),
+        "--base-url".into(),
+        fake.base_url.clone(),
+        "--model".into(),
+        "gpt-e2e".into(),
+    ];
+    let app = App::start(project, &args).await?;
+    app.send("flow-orphan go").await?;
+    app.wait("approval-dialog", LONG).await?;
+    settle().await;
+    app.click("approve-once").await?;
+    until("the approved sleeps never started", SHORT, || {
+        !sleeps_of(&project.home).is_empty()
+            && !processes_of(&project.home, b"sleep\x0031\x00").is_empty()
+    })
+    .await?;
+    Ok(app)
+}
+
+fn kill9(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status();
+}
+
+/// Nothing a call started outlives Decode: a command approved to run outside the
+/// sandbox (where no namespace ties it to Decode) dies with a window killed with
+/// `kill -9`, its background children too; and if even its watcher was killed first,
+/// the next start of Decode kills what was left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_window_leaves_no_command_running() -> anyhow::Result<()> {
+    let project = TempProject::new()?;
+    trust(&project)?;
+    let script = Script::new().flow(
+        "flow-orphan",
+        vec![
+            bash("c-orphan-1", "sleep 30 & sleep 31; echo never"),
+            Turn::text("(not reached)"),
+        ],
+    );
+    let fake = FakeOpenAi::start(script).await?;
+    let gone = |home: &Path| {
+        sleeps_of(home).is_empty() && processes_of(home, b"sleep\x0031\x00").is_empty()
+    };
+
+    // The window is killed: its watcher kills the command's group at once.
+    let app = approved_sleeps(&project, &fake).await?;
+    let pid = app.app_pid().context("the app's process")?;
+    ensure!(
+        !processes_holding(&project.home, b"decode-watch").is_empty(),
+        "no watcher for the approved command"
+    );
+    kill9(pid);
+    until(
+        "the approved command outlived the killed window",
+        Duration::from_secs(5),
+        || gone(&project.home),
+    )
+    .await?;
+    drop(app);
+
+    // The watcher is killed too: the command survives the window, and the next start
+    // of Decode kills it.
+    let app = approved_sleeps(&project, &fake).await?;
+    let pid = app.app_pid().context("the app's process")?;
+    for w in processes_holding(&project.home, b"decode-watch") {
+        kill9(w);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    kill9(pid);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    ensure!(
+        !gone(&project.home),
+        "without its watcher the command should still run here (the test would prove nothing)"
+    );
+    drop(app);
+    let out = std::process::Command::new(decode_bin())
+        .args(["check", "bash", "true"])
+        .current_dir(project.path())
+        .envs(project.env())
+        .output()?;
+    ensure!(out.status.success(), "decode check failed: {out:?}");
+    until(
+        "the next start of Decode left the command running",
+        Duration::from_secs(5),
+        || gone(&project.home),
+    )
+    .await?;
+    Ok(())
 }
