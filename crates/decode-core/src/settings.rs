@@ -159,6 +159,60 @@ impl Settings {
     }
 }
 
+/// The settings of a folder around a project (see [`load_enclosing`]).
+#[derive(Debug, Clone)]
+pub struct EnclosingSettings {
+    /// The folder that holds `.decode/settings.json`.
+    pub root: PathBuf,
+    /// Its settings (empty while the file is malformed or unreadable; the
+    /// warning says so).
+    pub settings: Settings,
+}
+
+/// The settings files of the folders around `project_root`: every folder above it,
+/// up to and including the home folder (up to `/` for a project outside the home
+/// folder), that holds `.decode/settings.json`, nearest first. Their deny and ask
+/// rules apply in the project too: a subfolder, a submodule or a vendored
+/// repository with a `.decode/` of its own never sheds the rules of the project
+/// around it. Each file is read like the project's own (bounded, never blocking);
+/// a malformed or unreadable one comes back as a warning.
+pub fn load_enclosing(
+    project_root: &Path,
+    home: &Path,
+) -> (Vec<EnclosingSettings>, Vec<SettingsWarning>) {
+    let homes: Vec<PathBuf> = {
+        let mut h = vec![home.to_path_buf()];
+        if let Ok(c) = home.canonicalize() {
+            if c != home {
+                h.push(c);
+            }
+        }
+        h
+    };
+    let under_home = homes
+        .iter()
+        .any(|h| project_root.starts_with(h) && project_root != h.as_path());
+    let mut found = Vec::new();
+    let mut warnings = Vec::new();
+    for dir in project_root.ancestors().skip(1) {
+        let path = settings_path(dir);
+        // Anything there counts (a FIFO or a dangling link is reported like a
+        // malformed file by the loader); nothing there is no settings.
+        if std::fs::symlink_metadata(&path).is_ok() {
+            let (settings, w) = Settings::load(dir);
+            warnings.extend(w);
+            found.push(EnclosingSettings {
+                root: dir.to_path_buf(),
+                settings,
+            });
+        }
+        if under_home && homes.iter().any(|h| h.as_path() == dir) {
+            break;
+        }
+    }
+    (found, warnings)
+}
+
 fn empty_rule_lists() -> RuleLists {
     RuleLists {
         allow: Vec::new(),

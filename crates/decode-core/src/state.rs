@@ -14,12 +14,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use decode_policy::{Call, Decision, Gate, Mode, PolicyInput, PolicyWarning, Tool};
+use decode_policy::{
+    Call, Decision, EnclosingRules, Gate, Mode, PolicyInput, PolicyWarning, Tool,
+};
 use decode_protocol::ErrorKind;
 pub use decode_protocol::{AgentSummary, Snapshot};
 
 use crate::agents::{Agent, AgentError, Catalog, DEFAULT_AGENT};
-use crate::settings::{Settings, SettingsWarning};
+use crate::settings::{EnclosingSettings, Settings, SettingsWarning};
 use crate::trust::{TrustError, TrustStore};
 
 /// Why the state could not be opened or changed. Each message is one line naming
@@ -128,6 +130,15 @@ struct Inner {
     agent: Agent,
     mode: Mode,
     settings: Settings,
+    /// The settings of the folders around the project (their deny and ask rules
+    /// apply here too).
+    enclosing: Vec<EnclosingSettings>,
+    /// The project's allow rules that the person saved through Decode (they count
+    /// even while the project is untrusted).
+    saved_allow: Vec<String>,
+    /// The settings files (the project's and the folders' around it) that are
+    /// malformed, unreadable or held back: their rules are unknown.
+    settings_problems: Vec<SettingsWarning>,
     trusted: bool,
     gate: Arc<Gate>,
 }
@@ -185,19 +196,33 @@ impl ActiveState {
             .cloned()
             .unwrap_or_else(fallback_agent);
         let mode = agent.effective_default_mode(trusted);
-        let (gate, warnings) = compile_gate(project_root, home, &settings, trusted, &agent);
+        let (gate, warnings) = compile_gate(
+            project_root,
+            home,
+            GateParts {
+                settings: &settings,
+                enclosing: &[],
+                saved_allow: &[],
+                trusted,
+                agent: &agent,
+            },
+        );
+        let inner = Inner {
+            catalog,
+            agent,
+            mode,
+            settings,
+            enclosing: Vec::new(),
+            saved_allow: Vec::new(),
+            settings_problems: Vec::new(),
+            trusted,
+            gate,
+        };
         let state = ActiveState {
             project_root: project_root.to_path_buf(),
             home: home.to_path_buf(),
             data_dir: None,
-            inner: RwLock::new(Inner {
-                catalog,
-                agent,
-                mode,
-                settings,
-                trusted,
-                gate,
-            }),
+            inner: RwLock::new(inner),
             observers: Mutex::new(Vec::new()),
             next_subscription: AtomicU64::new(1),
             delivery: Mutex::new(Delivery::default()),
@@ -231,8 +256,11 @@ impl ActiveState {
         }
         let mut diagnostics = Vec::new();
 
-        let (settings, warnings) = Settings::load(&root);
-        diagnostics.extend(warnings.into_iter().map(Diagnostic::Settings));
+        let (settings, mut settings_problems) = Settings::load(&root);
+        let (enclosing, warnings) = crate::settings::load_enclosing(&root, home);
+        settings_problems.extend(warnings);
+        diagnostics.extend(settings_problems.iter().cloned().map(Diagnostic::Settings));
+        let saved_allow = saved_allow_rules(Some(data_dir), &root, &settings);
 
         let store = TrustStore::open(data_dir);
         if let Some(problem) = store.problem() {
@@ -249,12 +277,33 @@ impl ActiveState {
             .cloned()
             .ok_or_else(|| unknown_agent(name, &catalog))?;
         let start_mode = mode.unwrap_or_else(|| chosen.effective_default_mode(trusted));
-        let (gate, warnings) = compile_gate(&root, home, &settings, trusted, &chosen);
+        let (gate, warnings) = compile_gate(
+            &root,
+            home,
+            GateParts {
+                settings: &settings,
+                enclosing: &enclosing,
+                saved_allow: &saved_allow,
+                trusted,
+                agent: &chosen,
+            },
+        );
+        let inner = Inner {
+            catalog,
+            agent: chosen,
+            mode: start_mode,
+            settings,
+            enclosing,
+            saved_allow,
+            settings_problems,
+            trusted,
+            gate,
+        };
         diagnostics.extend(warnings.into_iter().map(Diagnostic::Policy));
 
         tracing::info!(
             project = %root.display(),
-            agent = %chosen.name,
+            agent = %inner.agent.name,
             mode = %start_mode,
             trusted,
             "project opened"
@@ -263,14 +312,7 @@ impl ActiveState {
             project_root: root,
             home: home.to_path_buf(),
             data_dir: Some(data_dir.to_path_buf()),
-            inner: RwLock::new(Inner {
-                catalog,
-                agent: chosen,
-                mode: start_mode,
-                settings,
-                trusted,
-                gate,
-            }),
+            inner: RwLock::new(inner),
             observers: Mutex::new(Vec::new()),
             next_subscription: AtomicU64::new(1),
             delivery: Mutex::new(Delivery::default()),
@@ -347,6 +389,32 @@ impl ActiveState {
     /// Whether the project is trusted.
     pub fn trusted(&self) -> bool {
         self.read().trusted
+    }
+
+    /// The settings of the folders around the project whose deny and ask rules
+    /// apply here too (a copy), nearest first.
+    pub fn enclosing_settings(&self) -> Vec<EnclosingSettings> {
+        self.read().enclosing.clone()
+    }
+
+    /// The project's allow rules that count although the project is untrusted:
+    /// those the person saved through Decode.
+    pub fn saved_allow_rules(&self) -> Vec<String> {
+        self.read().saved_allow.clone()
+    }
+
+    /// The settings files whose rules are unknown right now — the project's or a
+    /// folder's around it that is malformed, unreadable (a FIFO, a device, too
+    /// large) or held back — each with its file, line and column when known.
+    pub fn settings_problems(&self) -> Vec<SettingsWarning> {
+        self.read().settings_problems.clone()
+    }
+
+    /// What the gate is compiled from now: the project's settings and trust, the
+    /// active agent, the folders around the project and the rules the person saved.
+    /// For surfaces that compile a gate of their own on top (the session's answers).
+    pub fn policy_input(&self) -> PolicyInput {
+        policy_input(&self.project_root, &self.home, GateParts::of(&self.read()))
     }
 
     /// The compiled gate for the active agent, settings and trust.
@@ -450,11 +518,17 @@ impl ActiveState {
     /// Re-reads `.decode/settings.json` and recompiles the gate (after an always-allow
     /// or an edit of the file). Returns the file's warnings and the gate's.
     pub fn reload_settings(&self) -> Vec<Diagnostic> {
-        let (settings, warnings) = Settings::load(&self.project_root);
+        let (settings, mut problems) = Settings::load(&self.project_root);
+        let (enclosing, warnings) = crate::settings::load_enclosing(&self.project_root, &self.home);
+        problems.extend(warnings);
+        let saved_allow = saved_allow_rules(self.data_dir(), &self.project_root, &settings);
         let mut diagnostics: Vec<Diagnostic> =
-            warnings.into_iter().map(Diagnostic::Settings).collect();
+            problems.iter().cloned().map(Diagnostic::Settings).collect();
         let mut inner = self.write();
         inner.settings = settings;
+        inner.enclosing = enclosing;
+        inner.saved_allow = saved_allow;
+        inner.settings_problems = problems;
         diagnostics.extend(
             self.recompile(&mut inner)
                 .into_iter()
@@ -560,13 +634,7 @@ impl ActiveState {
     }
 
     fn recompile(&self, inner: &mut Inner) -> Vec<PolicyWarning> {
-        let (gate, warnings) = compile_gate(
-            &self.project_root,
-            &self.home,
-            &inner.settings,
-            inner.trusted,
-            &inner.agent,
-        );
+        let (gate, warnings) = compile_gate(&self.project_root, &self.home, GateParts::of(inner));
         for w in &warnings {
             tracing::warn!(warning = %w, "rule skipped");
         }
@@ -638,26 +706,79 @@ fn fallback_agent() -> Agent {
     }
 }
 
-fn compile_gate(
-    project_root: &Path,
-    home: &Path,
-    settings: &Settings,
+/// What a gate is compiled from (the parts of [`Inner`] it needs).
+struct GateParts<'a> {
+    settings: &'a Settings,
+    enclosing: &'a [EnclosingSettings],
+    saved_allow: &'a [String],
     trusted: bool,
-    agent: &Agent,
-) -> (Arc<Gate>, Vec<PolicyWarning>) {
-    let input = PolicyInput {
+    agent: &'a Agent,
+}
+
+impl<'a> GateParts<'a> {
+    fn of(inner: &'a Inner) -> GateParts<'a> {
+        GateParts {
+            settings: &inner.settings,
+            enclosing: &inner.enclosing,
+            saved_allow: &inner.saved_allow,
+            trusted: inner.trusted,
+            agent: &inner.agent,
+        }
+    }
+}
+
+fn policy_input(project_root: &Path, home: &Path, inner: GateParts<'_>) -> PolicyInput {
+    let settings = inner.settings;
+    PolicyInput {
         project_root: project_root.to_path_buf(),
         home: home.to_path_buf(),
         project_rules: settings.permissions.clone(),
         additional_directories: settings.additional_directories.clone(),
         protected_branches: settings.protected_branches.clone(),
         external_caps: settings.caps_external.clone(),
-        trusted,
-        agent: agent.policy(),
+        trusted: inner.trusted,
+        agent: inner.agent.policy(),
         app_dirs: PolicyInput::app_dirs_for(home),
-    };
-    let (gate, warnings) = Gate::new(input);
+        enclosing: inner
+            .enclosing
+            .iter()
+            .map(|e| EnclosingRules {
+                root: e.root.clone(),
+                rules: e.settings.permissions.clone(),
+                external_caps: e.settings.caps_external.clone(),
+            })
+            .collect(),
+        saved_allow: inner.saved_allow.to_vec(),
+    }
+}
+
+fn compile_gate(
+    project_root: &Path,
+    home: &Path,
+    inner: GateParts<'_>,
+) -> (Arc<Gate>, Vec<PolicyWarning>) {
+    let (gate, warnings) = Gate::new(policy_input(project_root, home, inner));
     (Arc::new(gate), warnings)
+}
+
+/// The allow rules of the project's settings file that the person saved through
+/// Decode (recorded in the data folder's projects store): the rules of the file
+/// that are also in the record.
+fn saved_allow_rules(data_dir: Option<&Path>, root: &Path, settings: &Settings) -> Vec<String> {
+    let Some(data) = data_dir else {
+        return Vec::new();
+    };
+    if settings.permissions.allow.is_empty() {
+        return Vec::new();
+    }
+    let recorded = crate::projects::ProjectStore::open(data).always_allowed(root);
+    settings
+        .permissions
+        .allow
+        .iter()
+        .filter(|r| recorded.contains(r))
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]

@@ -16,6 +16,8 @@ use crate::tool::Tool;
 pub(crate) enum Source {
     Project,
     Agent(String),
+    /// The settings of a folder around the project (its root).
+    Enclosing(std::path::PathBuf),
 }
 
 impl Source {
@@ -23,6 +25,9 @@ impl Source {
         match self {
             Source::Project => ".decode/settings.json".to_string(),
             Source::Agent(name) => format!("agent {name}"),
+            Source::Enclosing(root) => {
+                format!("{}/.decode/settings.json", root.display())
+            }
         }
     }
 }
@@ -160,13 +165,17 @@ impl RuleIndex {
     }
 
     /// Adds a parsed rule. `homes` are the spellings of the home folder
-    /// (as given and canonical) used to anchor `~/…` patterns.
+    /// (as given and canonical) used to anchor `~/…` patterns; `anchors`, when
+    /// not empty, are the spellings of the folder whose relative path patterns
+    /// this rule's are (a folder around the project): they then match the
+    /// absolute path under it instead of the project-relative one.
     pub(crate) fn add(
         &mut self,
         list: RuleList,
         rule: &Rule,
         source: Source,
         homes: &[&Path],
+        anchors: &[&Path],
     ) -> Result<(), String> {
         let idx = self.refs.len();
         let mut staged: Vec<(Slot, globset::Glob)> = Vec::new();
@@ -220,10 +229,18 @@ impl RuleIndex {
                         };
                         let glob = build_glob(pat, false).map_err(|e| e.to_string())?;
                         staged.push((Slot::Abs, glob));
-                    } else {
+                    } else if anchors.is_empty() {
                         let pat = p.strip_prefix("./").unwrap_or(p);
                         let glob = build_glob(pat, false).map_err(|e| e.to_string())?;
                         staged.push((Slot::Rel, glob));
+                    } else {
+                        let rest = p.strip_prefix("./").unwrap_or(p);
+                        for a in anchors {
+                            let base = escape_path(a);
+                            let pat = format!("{}/{}", base.trim_end_matches('/'), rest);
+                            let glob = build_glob(&pat, false).map_err(|e| e.to_string())?;
+                            staged.push((Slot::Abs, glob));
+                        }
                     }
                 }
                 _ => {
@@ -264,7 +281,7 @@ impl RuleIndex {
     }
 
     /// Adds a `caps.external` pattern.
-    pub(crate) fn add_external(&mut self, pattern: &str) -> Result<(), String> {
+    pub(crate) fn add_external(&mut self, pattern: &str, source: Source) -> Result<(), String> {
         let idx = self.refs.len();
         let mut globs = Vec::new();
         for g in bash_globs(pattern) {
@@ -274,7 +291,7 @@ impl RuleIndex {
         }
         self.refs.push(RuleRef {
             text: pattern.to_string(),
-            source: Source::Project,
+            source,
         });
         for g in globs {
             self.external.add(g, idx);
