@@ -1,27 +1,41 @@
 //! `decode hook claude-code|gemini-cli`: Decode's gate in front of another agent.
 //!
 //! Reads one pre-tool-use event on stdin, maps its tool and input to Decode's, judges
-//! it with the project's settings and trust, and prints the agent's decision JSON
-//! (docs/hooks.md). The event shapes are the agents' own:
+//! it with the project's settings and trust (and the deny and ask rules of every folder
+//! around the project that holds `.decode/settings.json`), and prints the agent's
+//! decision JSON (docs/hooks.md). The event shapes are the agents' own:
 //! - Claude Code `PreToolUse`: <https://code.claude.com/docs/en/hooks> ("PreToolUse
 //!   input", "PreToolUse decision control"): `tool_name`, `tool_input`, `cwd`,
 //!   `permission_mode`; the answer is `hookSpecificOutput.permissionDecision`
 //!   (`allow`, `ask`, `deny`), and an empty stdout with exit 0 is no decision.
-//! - Gemini CLI `BeforeTool`: <https://github.com/google-gemini/gemini-cli/blob/main/docs/hooks/reference.md>
-//!   ("Base input schema", "BeforeTool"): `tool_name`, `tool_input`, `cwd`; the
-//!   answer is `decision` (`allow`, `deny`), and `{}` is no decision.
+//! - Gemini CLI `BeforeTool`: `docs/hooks/reference.md` and
+//!   `packages/core/src/scheduler/hook-utils.ts` in google-gemini/gemini-cli:
+//!   `tool_name`, `tool_input`, `cwd`; the answer is `decision`: `deny` (the tool is
+//!   blocked with the reason), `ask` (Gemini CLI's own confirmation, even in YOLO
+//!   mode, showing `systemMessage`); `allow` is ignored, so Decode sends `{}` there.
 //!
-//! A malformed event prints one line on stderr and exits 1, which both agents treat
-//! as a hook error that decides nothing (their own permission flow runs); it never
-//! allows. An ask becomes "no decision" for Gemini CLI, whose own confirmation then
-//! runs; a tool Decode does not know gets no decision from either.
+//! The mode is the event's (Claude Code's `permission_mode`), else `--mode`, else auto:
+//! Gemini CLI's events name no mode, and in auto mode Decode answers only what auto
+//! mode would not let through (deny rules, ask rules, opaque commands, caps). When the
+//! mode is that fallback, an allow is sent as no decision (the agent's own rules
+//! decide).
+//!
+//! A settings file that is malformed or unreadable never drops its rules silently:
+//! while it is broken, every call Decode would allow or leave to the agent is
+//! answered ask, the file, line and column in the reason.
+//!
+//! Exit codes: 0 — answered (a decision, or none); 1 — the event is malformed or the
+//! project cannot be opened, one line on stderr (both agents take it as a hook error
+//! that decides nothing: their own permission flow runs); 2 — a usage error (an
+//! unknown agent or mode, a bad flag), one line on stderr (both agents take exit 2 as
+//! "block this call", with that line as the reason).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use decode_core::dirs::Dirs;
-use decode_core::state::{parse_mode, ActiveState};
+use decode_core::state::{parse_mode, ActiveState, StateError};
 use decode_policy::{Call, Decision, Mode, Tool, Verdict};
 use serde_json::{json, Value};
 
@@ -42,7 +56,30 @@ struct Event {
     mode: Option<Mode>,
 }
 
+/// Where the mode of a judgement came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ModeFrom {
+    /// The event said it.
+    Event,
+    /// `--mode`.
+    Flag,
+    /// Neither: auto, and an allow is left to the agent.
+    Fallback,
+}
+
+/// What Decode answers: a verdict with its one-line reason, or nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Answer {
+    Decide(Verdict, String),
+    NoDecision,
+}
+
 pub fn run(args: HookArgs, dirs: &Dirs) -> ExitCode {
+    // Usage errors first (exit 2, which both agents take as a block).
+    let flag_mode = match args.select.mode.as_deref().map(parse_mode).transpose() {
+        Ok(m) => m,
+        Err(e) => return output::usage_error(&format!("decode: {e}")),
+    };
     let event = match read_event(args.from) {
         Ok(e) => e,
         Err(line) => {
@@ -57,30 +94,26 @@ pub fn run(args: HookArgs, dirs: &Dirs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if calls.is_empty() {
-        tracing::debug!(tool = %event.tool_name, "a tool Decode does not know: no decision");
-        no_decision(args.from);
-        return ExitCode::SUCCESS;
-    }
     let project = match &args.project {
         Some(p) => p.clone(),
         None => project_of(&event.cwd),
     };
-    let mode = match event.mode {
-        Some(m) => Some(m),
-        None => match args.select.mode.as_deref().map(parse_mode).transpose() {
-            Ok(m) => m,
-            Err(e) => return output::usage_error(&format!("decode: {e}")),
-        },
+    let (mode, from) = match (event.mode, flag_mode) {
+        (Some(m), _) => (m, ModeFrom::Event),
+        (None, Some(m)) => (m, ModeFrom::Flag),
+        (None, None) => (Mode::Auto, ModeFrom::Fallback),
     };
     let (state, diagnostics) = match ActiveState::open(
         &project,
         &dirs.home,
         &dirs.data,
         args.select.agent.as_deref(),
-        mode,
+        Some(mode),
     ) {
         Ok(s) => s,
+        Err(e @ StateError::UnknownAgent { .. }) | Err(e @ StateError::UnknownMode { .. }) => {
+            return output::usage_error(&format!("decode: {e}"))
+        }
         Err(e) => {
             output::err(&format!("decode hook: {e}"));
             return ExitCode::FAILURE;
@@ -89,24 +122,82 @@ pub fn run(args: HookArgs, dirs: &Dirs) -> ExitCode {
     for d in diagnostics {
         tracing::warn!("{d}");
     }
+    let answer = judge(args.from, &event, &calls, &state, from);
+    print_answer(args.from, &answer);
+    ExitCode::SUCCESS
+}
+
+/// The answer to an event: the strictest verdict of its calls, worded for the agent,
+/// held to ask while a settings file is broken.
+fn judge(
+    agent: HookAgent,
+    event: &Event,
+    calls: &[(Call, PathBuf)],
+    state: &ActiveState,
+    from: ModeFrom,
+) -> Answer {
     // Every call the event makes is judged; the strictest answer stands.
-    let mut worst: Option<Decision> = None;
-    for (call, cwd) in &calls {
+    let mut worst: Option<(Decision, Tool)> = None;
+    for (call, cwd) in calls {
         let d = state.decide_in(call, cwd);
         tracing::info!(tool = %call.tool, subject = %call.subject, verdict = %d.verdict, "hook event judged");
         if worst
             .as_ref()
-            .is_none_or(|w| strictness(d.verdict) > strictness(w.verdict))
+            .is_none_or(|(w, _)| strictness(d.verdict) > strictness(w.verdict))
         {
-            worst = Some(d);
+            worst = Some((d, call.tool));
         }
     }
-    let Some(decision) = worst else {
-        no_decision(args.from);
-        return ExitCode::SUCCESS;
+    let answer = match &worst {
+        None => {
+            tracing::debug!(tool = %event.tool_name, "a tool Decode does not know: no decision");
+            Answer::NoDecision
+        }
+        Some((d, tool)) => {
+            let reason = worded(agent, &event.tool_name, *tool, &explain(d));
+            let left_to_agent = d.verdict == Verdict::Allow
+                && (agent == HookAgent::GeminiCli || from == ModeFrom::Fallback);
+            if left_to_agent {
+                Answer::NoDecision
+            } else {
+                Answer::Decide(d.verdict, reason)
+            }
+        }
     };
-    print_decision(args.from, &decision);
-    ExitCode::SUCCESS
+    // A broken settings file: its rules are unknown, so nothing is let through on
+    // Decode's word or left to the agent.
+    let problems = state.settings_problems();
+    if problems.is_empty() {
+        return answer;
+    }
+    let files: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    let broken = format!(
+        "settings unreadable · {}: until it is fixed, Decode asks before every call",
+        files.join("; ")
+    );
+    tracing::warn!(%broken, "a settings file is broken: asking");
+    match answer {
+        Answer::Decide(Verdict::Deny, reason) => Answer::Decide(Verdict::Deny, reason),
+        Answer::Decide(Verdict::Ask, reason) => {
+            Answer::Decide(Verdict::Ask, one_line(&format!("{reason} · also {broken}")))
+        }
+        _ => Answer::Decide(Verdict::Ask, one_line(&format!("Decode: ask · {broken}"))),
+    }
+}
+
+/// Decode's reason in the agent's words: its own tool names, not Decode's.
+fn worded(agent: HookAgent, tool_name: &str, tool: Tool, explained: &str) -> String {
+    let mut reason = explained.replace(&format!("`{}`", tool.name()), &format!("`{tool_name}`"));
+    let exit_plan = match agent {
+        HookAgent::ClaudeCode => "ExitPlanMode",
+        HookAgent::GeminiCli => "exit_plan_mode",
+    };
+    reason = reason.replace(Tool::ExitPlanMode.name(), exit_plan);
+    one_line(&format!("Decode: {reason}"))
+}
+
+fn one_line(s: &str) -> String {
+    s.lines().collect::<Vec<_>>().join(" ")
 }
 
 fn strictness(v: Verdict) -> u8 {
@@ -181,12 +272,13 @@ fn read_event(agent: HookAgent) -> Result<Event, String> {
 }
 
 /// Claude Code's `permission_mode` as Decode's mode; `None` for a value Decode
-/// does not map (the `--mode` flag or the agent's mode then applies).
+/// does not map (the `--mode` flag, else auto, then applies).
 fn claude_mode(m: &str) -> Option<Mode> {
     match m {
         "default" | "dontAsk" => Some(Mode::Default),
         "acceptEdits" => Some(Mode::Edit),
         "plan" => Some(Mode::Plan),
+        "auto" => Some(Mode::Auto),
         "bypassPermissions" => Some(Mode::Bypass),
         _ => None,
     }
@@ -325,34 +417,28 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
     }
 }
 
-fn no_decision(agent: HookAgent) {
-    match agent {
+fn print_answer(agent: HookAgent, answer: &Answer) {
+    let out = match (agent, answer) {
         // Claude Code: exit 0 with nothing on stdout.
-        HookAgent::ClaudeCode => {}
-        HookAgent::GeminiCli => output::json("{}"),
-    }
-}
-
-fn print_decision(agent: HookAgent, d: &Decision) {
-    let reason = format!("Decode: {}", explain(d));
-    let out = match agent {
-        HookAgent::ClaudeCode => json!({
+        (HookAgent::ClaudeCode, Answer::NoDecision) => return,
+        (HookAgent::ClaudeCode, Answer::Decide(verdict, reason)) => json!({
             "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
-                "permissionDecision": d.verdict.name(),
+                "permissionDecision": verdict.name(),
                 "permissionDecisionReason": reason,
             }
         }),
-        HookAgent::GeminiCli => match d.verdict {
-            // BeforeTool has no ask: Gemini CLI's own confirmation runs.
-            Verdict::Ask => json!({}),
-            Verdict::Allow => json!({"decision": "allow", "reason": reason}),
-            Verdict::Deny => json!({
-                "decision": "deny",
-                "reason": reason,
-                "systemMessage": reason,
-            }),
-        },
+        // Gemini CLI ignores `allow`: an allow is never sent.
+        (HookAgent::GeminiCli, Answer::NoDecision | Answer::Decide(Verdict::Allow, _)) => {
+            json!({})
+        }
+        // `ask`: its own confirmation shows `systemMessage`; `deny`: the model reads
+        // `reason`.
+        (HookAgent::GeminiCli, Answer::Decide(verdict, reason)) => json!({
+            "decision": verdict.name(),
+            "reason": reason,
+            "systemMessage": reason,
+        }),
     };
     output::json(&out.to_string());
 }
@@ -366,7 +452,8 @@ mod tests {
         assert_eq!(claude_mode("acceptEdits"), Some(Mode::Edit));
         assert_eq!(claude_mode("dontAsk"), Some(Mode::Default));
         assert_eq!(claude_mode("bypassPermissions"), Some(Mode::Bypass));
-        assert_eq!(claude_mode("auto"), None);
+        assert_eq!(claude_mode("auto"), Some(Mode::Auto));
+        assert_eq!(claude_mode("someFutureMode"), None);
     }
 
     #[test]

@@ -40,6 +40,13 @@ impl Env {
         c
     }
 
+    /// Another program run like `decode` is: in the project folder, with the
+    /// isolated home and environment.
+    #[allow(dead_code)]
+    pub(crate) fn program(&self, program: &std::path::Path) -> Command {
+        self.tmp.command(program)
+    }
+
     pub(crate) fn run(&self, args: &[&str]) -> Output {
         self.cmd(args).output().expect("run decode")
     }

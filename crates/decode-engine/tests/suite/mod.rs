@@ -20,5 +20,6 @@ mod tools_past_the_gate;
 mod tools_read;
 mod tools_web_fetch;
 mod tools_write;
+mod trust_round3;
 mod window_answers;
 mod workspace;
