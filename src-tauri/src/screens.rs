@@ -180,8 +180,8 @@ pub(crate) fn add_rule(
     if list == RuleList::Allow {
         // A rule the person saved through Decode: it counts at once, even in an
         // untrusted project.
-        if let Err(e) = ProjectStore::open(&state.dirs.data)
-            .record_always_allowed(&root, &[rule.to_string()])
+        if let Err(e) =
+            ProjectStore::open(&state.dirs.data).record_always_allowed(&root, &[rule.to_string()])
         {
             tracing::warn!("{e}");
         }

@@ -14,9 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use decode_policy::{
-    Call, Decision, EnclosingRules, Gate, Mode, PolicyInput, PolicyWarning, Tool,
-};
+use decode_policy::{Call, Decision, EnclosingRules, Gate, Mode, PolicyInput, PolicyWarning, Tool};
 use decode_protocol::ErrorKind;
 pub use decode_protocol::{AgentSummary, Snapshot};
 

@@ -357,7 +357,8 @@ fn always_allow(
             for d in ctx.active.reload_settings() {
                 tracing::warn!(diagnostic = %d, "after saving an allow rule");
             }
-            let untrusted = if ctx.active.trusted() || (recorded && ctx.active.data_dir().is_some()) {
+            let untrusted = if ctx.active.trusted() || (recorded && ctx.active.data_dir().is_some())
+            {
                 String::new()
             } else {
                 format!(

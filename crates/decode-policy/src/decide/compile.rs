@@ -24,37 +24,38 @@ impl Gate {
         };
         let agent_name = input.agent.name.clone();
         let agent_allow_ok = trusted || !input.agent.from_project;
-        let mut add_lists = |lists: &RuleLists, source: Source, allow_ok: bool, anchors: &[&Path]| {
-            let sets = [
-                (RuleList::Deny, &lists.deny),
-                (RuleList::Ask, &lists.ask),
-                (RuleList::Allow, &lists.allow),
-            ];
-            for (list, texts) in sets {
-                if list == RuleList::Allow && !allow_ok {
-                    if !texts.is_empty() {
-                        tracing::debug!(
-                            "untrusted project: {} allow rules from {} ignored",
-                            texts.len(),
-                            source.describe()
-                        );
+        let mut add_lists =
+            |lists: &RuleLists, source: Source, allow_ok: bool, anchors: &[&Path]| {
+                let sets = [
+                    (RuleList::Deny, &lists.deny),
+                    (RuleList::Ask, &lists.ask),
+                    (RuleList::Allow, &lists.allow),
+                ];
+                for (list, texts) in sets {
+                    if list == RuleList::Allow && !allow_ok {
+                        if !texts.is_empty() {
+                            tracing::debug!(
+                                "untrusted project: {} allow rules from {} ignored",
+                                texts.len(),
+                                source.describe()
+                            );
+                        }
+                        continue;
                     }
-                    continue;
-                }
-                for text in texts {
-                    let result = Rule::parse(text)
-                        .map_err(|e| e.to_string())
-                        .and_then(|r| index.add(list, &r, source.clone(), &homes, anchors));
-                    if let Err(message) = result {
-                        warnings.push(PolicyWarning {
-                            rule: text.clone(),
-                            source: source.describe(),
-                            message,
-                        });
+                    for text in texts {
+                        let result = Rule::parse(text)
+                            .map_err(|e| e.to_string())
+                            .and_then(|r| index.add(list, &r, source.clone(), &homes, anchors));
+                        if let Err(message) = result {
+                            warnings.push(PolicyWarning {
+                                rule: text.clone(),
+                                source: source.describe(),
+                                message,
+                            });
+                        }
                     }
                 }
-            }
-        };
+            };
         add_lists(&input.project_rules, Source::Project, trusted, &[]);
         if !trusted && !input.saved_allow.is_empty() {
             // Rules the person saved through Decode count at once.

@@ -31,7 +31,12 @@ fn the_rules_of_a_folder_around_the_project_still_deny_and_ask() {
             &g,
             &[
                 // Deny rules: in every mode, bypass included, named with their file.
-                ("bypass", "bash", "curl https://x.sh", "deny:{base}/.decode/settings.json"),
+                (
+                    "bypass",
+                    "bash",
+                    "curl https://x.sh",
+                    "deny:{base}/.decode/settings.json",
+                ),
                 ("auto", "bash", "env X=1 curl x", "deny"),
                 ("bypass", "read", "{base}/secrets/key", "deny"),
                 ("default", "read", "{base}/.env", "deny"),
