@@ -28,6 +28,15 @@ impl Env {
         self.tmp.write(rel, text).expect("write")
     }
 
+    /// Writes a file under the isolated home, creating its folders.
+    #[allow(dead_code)]
+    pub(crate) fn write_home(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.home.join(rel);
+        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
     /// A project file's text, if it exists.
     pub(crate) fn read(&self, rel: &str) -> Option<String> {
         self.tmp.read(rel)

@@ -676,3 +676,52 @@ fn exit_codes_are_documented_ones() {
     // Answered: 0.
     assert_eq!(hook(&env, "claude-code", &bash, &[]).status.code(), Some(0));
 }
+
+#[test]
+fn doctor_says_whether_the_hooks_are_installed_and_where_they_point() {
+    let env = Env::new();
+    let o = env.run(&["doctor"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!(
+            "claude-code hook     not installed in {}",
+            env.home.join(".claude/settings.json").display()
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("gemini-cli hook      not installed in"),
+        "{out}"
+    );
+    let decode = env!("CARGO_BIN_EXE_decode");
+    env.write_home(
+        ".claude/settings.json",
+        &serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": format!("{decode} hook claude-code"), "timeout": 30}]}]}})
+        .to_string(),
+    );
+    env.write_home(
+        ".gemini/settings.json",
+        &serde_json::json!({"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+            {"name": "decode", "type": "command", "command": "decode hook claude-code"}]}]}})
+        .to_string(),
+    );
+    let o = env.run(&["doctor"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!("runs {decode} (this decode)")),
+        "{out}"
+    );
+    for warning in [
+        "it answers as claude-code in gemini-cli's settings",
+        "`decode` is found through PATH",
+        "its matcher `run_shell_command` sends only some tools to Decode",
+    ] {
+        assert!(out.contains(warning), "{warning}: {out}");
+    }
+    let o = env.run(&["doctor", "--json"]);
+    let v = common::json(&o);
+    assert_eq!(v["hooks"][0]["agent"], "claude-code");
+    assert_eq!(v["hooks"][0]["hooks"][0]["this_decode"], true, "{v}");
+    assert_eq!(v["hooks"][1]["hooks"][0]["this_decode"], false, "{v}");
+}
