@@ -312,10 +312,7 @@ pub(crate) fn set_api_key(
     key: String,
 ) -> Result<KeyStatus, IpcError> {
     let kind = kind_of(&provider)?;
-    let key = ApiKey::new(key);
-    if key.is_empty() {
-        return Err(err(ErrorKind::InvalidInput, "the key is empty"));
-    }
+    let key = ApiKey::parse(&key).map_err(|e| err(ErrorKind::InvalidInput, e))?;
     KeyringStore
         .set(kind, &key)
         .map_err(|e| err(ErrorKind::Config, workspace::key_problem(&e)))?;

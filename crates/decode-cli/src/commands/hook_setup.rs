@@ -63,7 +63,7 @@ fn look(agent: HookAgent, settings: &Path) -> Installed {
         hooks: Vec::new(),
         problem: None,
     };
-    let text = match decode_policy::paths::read_permission_file(settings, 1 << 20) {
+    let text = match decode_policy::paths::read_small_file(settings, 1 << 20) {
         Ok(t) => t,
         Err(e) if e.is_missing() => return out,
         Err(e) => {

@@ -449,3 +449,27 @@ fn keys_without_a_secret_service_point_to_the_environment() {
     let out = env.run(&["key", "delete", "nope"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn key_set_refuses_several_lines_and_an_oversized_key_and_stores_nothing() {
+    let env = Env::new();
+    let big = "k".repeat(50 * 1024 * 1024);
+    let cases: [(&[u8], &str); 4] = [
+        (b"sk-first-line\nsk-second-line\n", "lines"),
+        (b"sk-one\r\nsk-two", "lines"),
+        (big.as_bytes(), "longer than 8 KiB"),
+        (b"sk-with a space\n", "space or a control character"),
+    ];
+    for (input, says) in cases {
+        let out = env.run_bytes(&["key", "set", "openai"], input);
+        assert_eq!(out.status.code(), Some(2), "{says}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{says}: {err}");
+        // The key is never echoed.
+        assert!(
+            !err.contains("sk-") && !stdout(&out).contains("sk-"),
+            "{err}"
+        );
+    }
+}
