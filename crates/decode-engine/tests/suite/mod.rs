@@ -6,6 +6,7 @@ mod loop_ask;
 mod loop_session;
 mod providers_anthropic;
 mod providers_gemini;
+mod providers_keys;
 mod providers_openai;
 mod sandbox;
 mod session;
