@@ -9,6 +9,9 @@
 //! running their install scripts. A test is skipped, with a message saying so, only
 //! when the client is not in the cache and the npm registry cannot be reached.
 
+// A skip and a slow first install say so on stderr.
+#![allow(clippy::print_stderr)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
