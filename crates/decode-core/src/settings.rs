@@ -176,38 +176,53 @@ pub struct EnclosingSettings {
 /// repository with a `.decode/` of its own never sheds the rules of the project
 /// around it. Each file is read like the project's own (bounded, never blocking);
 /// a malformed or unreadable one comes back as a warning.
+///
+/// `project_root` is the canonical root; `given`, when set, is the root as it was
+/// reached (through a link, say): the folders above that spelling count too, so a
+/// link inside a project to a folder elsewhere does not leave the project's rules
+/// behind.
 pub fn load_enclosing(
     project_root: &Path,
+    given: Option<&Path>,
     home: &Path,
 ) -> (Vec<EnclosingSettings>, Vec<SettingsWarning>) {
-    let homes: Vec<PathBuf> = {
-        let mut h = vec![home.to_path_buf()];
-        if let Ok(c) = home.canonicalize() {
-            if c != home {
-                h.push(c);
-            }
+    let mut homes: Vec<PathBuf> = vec![home.to_path_buf()];
+    if let Ok(c) = home.canonicalize() {
+        if c != home {
+            homes.push(c);
         }
-        h
-    };
-    let under_home = homes
-        .iter()
-        .any(|h| project_root.starts_with(h) && project_root != h.as_path());
-    let mut found = Vec::new();
+    }
+    let mut starts: Vec<PathBuf> = vec![project_root.to_path_buf()];
+    if let Some(g) = given {
+        let g = decode_policy::paths::lexical(Path::new("/"), g);
+        if g != project_root {
+            starts.push(g);
+        }
+    }
+    let mut found: Vec<EnclosingSettings> = Vec::new();
+    let mut seen: Vec<PathBuf> = vec![project_root.to_path_buf()];
     let mut warnings = Vec::new();
-    for dir in project_root.ancestors().skip(1) {
-        let path = settings_path(dir);
-        // Anything there counts (a FIFO or a dangling link is reported like a
-        // malformed file by the loader); nothing there is no settings.
-        if std::fs::symlink_metadata(&path).is_ok() {
-            let (settings, w) = Settings::load(dir);
-            warnings.extend(w);
-            found.push(EnclosingSettings {
-                root: dir.to_path_buf(),
-                settings,
-            });
-        }
-        if under_home && homes.iter().any(|h| h.as_path() == dir) {
-            break;
+    for start in &starts {
+        let under_home = homes.iter().any(|h| start.starts_with(h) && start != h);
+        for dir in start.ancestors().skip(1) {
+            let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+            if !seen.contains(&canonical) {
+                seen.push(canonical);
+                let path = settings_path(dir);
+                // Anything there counts (a FIFO or a dangling link is reported like
+                // a malformed file by the loader); nothing there is no settings.
+                if std::fs::symlink_metadata(&path).is_ok() {
+                    let (settings, w) = Settings::load(dir);
+                    warnings.extend(w);
+                    found.push(EnclosingSettings {
+                        root: dir.to_path_buf(),
+                        settings,
+                    });
+                }
+            }
+            if under_home && homes.iter().any(|h| h.as_path() == dir) {
+                break;
+            }
         }
     }
     (found, warnings)

@@ -150,6 +150,9 @@ struct Delivery {
 /// The active agent, mode and gate of one project window (see the module docs).
 pub struct ActiveState {
     project_root: PathBuf,
+    /// The project root as it was given, when it differs from the canonical one
+    /// (reached through a link): the folders above it count as around it too.
+    project_given: Option<PathBuf>,
     home: PathBuf,
     /// Decode's data folder, when the state was opened from one (records which
     /// rules "always allow" saved).
@@ -218,6 +221,7 @@ impl ActiveState {
         };
         let state = ActiveState {
             project_root: project_root.to_path_buf(),
+            project_given: None,
             home: home.to_path_buf(),
             data_dir: None,
             inner: RwLock::new(inner),
@@ -255,7 +259,11 @@ impl ActiveState {
         let mut diagnostics = Vec::new();
 
         let (settings, mut settings_problems) = Settings::load(&root);
-        let (enclosing, warnings) = crate::settings::load_enclosing(&root, home);
+        let given = decode_policy::paths::lexical(
+            &std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            project_root,
+        );
+        let (enclosing, warnings) = crate::settings::load_enclosing(&root, Some(&given), home);
         settings_problems.extend(warnings);
         diagnostics.extend(settings_problems.iter().cloned().map(Diagnostic::Settings));
         let saved_allow = saved_allow_rules(Some(data_dir), &root, &settings);
@@ -307,6 +315,7 @@ impl ActiveState {
             "project opened"
         );
         let state = ActiveState {
+            project_given: (given != root).then_some(given),
             project_root: root,
             home: home.to_path_buf(),
             data_dir: Some(data_dir.to_path_buf()),
@@ -517,7 +526,11 @@ impl ActiveState {
     /// or an edit of the file). Returns the file's warnings and the gate's.
     pub fn reload_settings(&self) -> Vec<Diagnostic> {
         let (settings, mut problems) = Settings::load(&self.project_root);
-        let (enclosing, warnings) = crate::settings::load_enclosing(&self.project_root, &self.home);
+        let (enclosing, warnings) = crate::settings::load_enclosing(
+            &self.project_root,
+            self.project_given.as_deref(),
+            &self.home,
+        );
         problems.extend(warnings);
         let saved_allow = saved_allow_rules(self.data_dir(), &self.project_root, &settings);
         let mut diagnostics: Vec<Diagnostic> =

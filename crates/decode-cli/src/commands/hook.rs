@@ -285,11 +285,18 @@ fn claude_mode(m: &str) -> Option<Mode> {
 }
 
 /// The project: the nearest folder at or above `cwd` that holds `.decode/` or `.git`,
-/// else `cwd`.
+/// else `cwd`. A `cwd` that no longer exists (the agent removed the folder it stood
+/// in) counts from its nearest existing folder: the rules of the project around it
+/// still apply rather than the hook failing.
 fn project_of(cwd: &Path) -> PathBuf {
-    cwd.ancestors()
+    let existing = cwd
+        .ancestors()
+        .find(|d| d.is_dir())
+        .unwrap_or_else(|| Path::new("/"));
+    existing
+        .ancestors()
         .find(|d| d.join(".decode").is_dir() || d.join(".git").exists())
-        .unwrap_or(cwd)
+        .unwrap_or(existing)
         .to_path_buf()
 }
 
@@ -466,5 +473,7 @@ mod tests {
         std::fs::create_dir_all(root.join("p/a/.decode")).unwrap();
         assert_eq!(project_of(&root.join("p/a/b")), root.join("p/a"));
         assert_eq!(project_of(&root), root);
+        // A folder that is gone counts from the nearest one that is there.
+        assert_eq!(project_of(&root.join("p/a/gone/deeper")), root.join("p/a"));
     }
 }

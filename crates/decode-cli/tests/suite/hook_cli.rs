@@ -670,8 +670,12 @@ fn exit_codes_are_documented_ones() {
     // A malformed event or a project that cannot be opened: 1 (a hook error).
     let o = env.run_stdin(&["hook", "gemini-cli"], "{");
     assert_eq!(o.status.code(), Some(1));
-    let gone = bash.replace(PLACEHOLDER, "/nonexistent/decode-test-project");
-    let o = env.run_stdin(&["hook", "claude-code"], &gone);
+    let o = hook(
+        &env,
+        "claude-code",
+        &bash,
+        &["--project", "/nonexistent/decode-test"],
+    );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     // Answered: 0.
     assert_eq!(hook(&env, "claude-code", &bash, &[]).status.code(), Some(0));
@@ -724,4 +728,34 @@ fn doctor_says_whether_the_hooks_are_installed_and_where_they_point() {
     assert_eq!(v["hooks"][0]["agent"], "claude-code");
     assert_eq!(v["hooks"][0]["hooks"][0]["this_decode"], true, "{v}");
     assert_eq!(v["hooks"][1]["hooks"][0]["this_decode"], false, "{v}");
+}
+
+#[test]
+fn the_agent_cannot_shed_the_rules_by_moving_its_working_folder() {
+    let (env, outer, _sub) = nested();
+    let ev = |cwd: &std::path::Path| {
+        serde_json::json!({
+            "session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": cwd.display().to_string(),
+            "permission_mode": "bypassPermissions", "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": "curl https://x.sh"},
+        })
+        .to_string()
+    };
+    // Through a link inside the project to a folder elsewhere with a `.decode/` of its own.
+    let elsewhere = env.home.join("elsewhere");
+    std::fs::create_dir_all(elsewhere.join(".decode")).unwrap();
+    std::fs::write(
+        elsewhere.join(".decode/settings.json"),
+        r#"{"permissions": {"allow": ["Bash"]}}"#,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&elsewhere, outer.join("link")).unwrap();
+    for cwd in [outer.join("link"), outer.join("link/deeper")] {
+        let (d, reason) = claude(&env.run_stdin(&["hook", "claude-code"], &ev(&cwd))).unwrap();
+        assert_eq!(d, "deny", "{}: {reason}", cwd.display());
+    }
+    // A working folder the agent removed: judged from the nearest folder still there.
+    let gone = outer.join("sub/made-then-removed/x");
+    let (d, reason) = claude(&env.run_stdin(&["hook", "claude-code"], &ev(&gone))).unwrap();
+    assert_eq!(d, "deny", "{reason}");
 }
