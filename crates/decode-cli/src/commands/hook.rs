@@ -36,7 +36,7 @@ use std::process::ExitCode;
 
 use decode_core::dirs::Dirs;
 use decode_core::state::{parse_mode, ActiveState, StateError};
-use decode_policy::{Call, Decision, Mode, Tool, Verdict};
+use decode_policy::{Call, Mode, Tool, Verdict};
 use serde_json::{json, Value};
 
 use super::check::explain;
@@ -132,20 +132,20 @@ pub fn run(args: HookArgs, dirs: &Dirs) -> ExitCode {
 fn judge(
     agent: HookAgent,
     event: &Event,
-    calls: &[(Call, PathBuf)],
+    calls: &[HookCall],
     state: &ActiveState,
     from: ModeFrom,
 ) -> Answer {
     // Every call the event makes is judged; the strictest answer stands.
-    let mut worst: Option<(Decision, Tool)> = None;
-    for (call, cwd) in calls {
-        let d = state.decide_in(call, cwd);
-        tracing::info!(tool = %call.tool, subject = %call.subject, verdict = %d.verdict, "hook event judged");
+    let mut worst: Option<(Verdict, String, Tool)> = None;
+    for c in calls {
+        let (verdict, explained) = judge_one(c, state);
+        tracing::info!(tool = %c.call.tool, subject = %c.call.subject, %verdict, "hook event judged");
         if worst
             .as_ref()
-            .is_none_or(|(w, _)| strictness(d.verdict) > strictness(w.verdict))
+            .is_none_or(|(w, _, _)| strictness(verdict) > strictness(*w))
         {
-            worst = Some((d, call.tool));
+            worst = Some((verdict, explained, c.call.tool));
         }
     }
     let answer = match &worst {
@@ -153,14 +153,14 @@ fn judge(
             tracing::debug!(tool = %event.tool_name, "a tool Decode does not know: no decision");
             Answer::NoDecision
         }
-        Some((d, tool)) => {
-            let reason = worded(agent, &event.tool_name, *tool, &explain(d));
-            let left_to_agent = d.verdict == Verdict::Allow
+        Some((verdict, explained, tool)) => {
+            let reason = worded(agent, &event.tool_name, *tool, explained);
+            let left_to_agent = *verdict == Verdict::Allow
                 && (agent == HookAgent::GeminiCli || from == ModeFrom::Fallback);
             if left_to_agent {
                 Answer::NoDecision
             } else {
-                Answer::Decide(d.verdict, reason)
+                Answer::Decide(*verdict, reason)
             }
         }
     };
@@ -182,6 +182,41 @@ fn judge(
             Answer::Decide(Verdict::Ask, one_line(&format!("{reason} · also {broken}")))
         }
         _ => Answer::Decide(Verdict::Ask, one_line(&format!("Decode: ask · {broken}"))),
+    }
+}
+
+/// One call's verdict and its one-line explanation. A search Decode would let
+/// through that could reach files a read deny or ask rule covers asks: Decode's own
+/// `grep` and `glob` leave such files out of their results, another agent's search
+/// cannot be filtered.
+fn judge_one(c: &HookCall, state: &ActiveState) -> (Verdict, String) {
+    let d = state.decide_in(&c.call, &c.cwd);
+    let explained = explain(&d);
+    let Some(pattern) = c.search.as_deref() else {
+        return (d.verdict, explained);
+    };
+    if d.verdict != Verdict::Allow {
+        return (d.verdict, explained);
+    }
+    match state
+        .gate()
+        .search_could_reach(Path::new(&c.call.subject), pattern)
+    {
+        Some((list, rule)) => {
+            let what = if list == Verdict::Deny {
+                "denies"
+            } else {
+                "asks before"
+            };
+            (
+                Verdict::Ask,
+                format!(
+                    "ask · search reach · a search of {} could reach files that {rule} {what} reading, and Decode cannot filter another agent's results: search a folder that holds none",
+                    c.call.subject
+                ),
+            )
+        }
+        None => (d.verdict, explained),
     }
 }
 
@@ -300,19 +335,28 @@ fn project_of(cwd: &Path) -> PathBuf {
         .to_path_buf()
 }
 
-/// A path from the event, absolute (a relative one is relative to `cwd`).
+/// A path from the event, absolute (a relative one is relative to `cwd`), with `.`
+/// and `..` folded as the gate folds them.
 fn abs(cwd: &Path, p: &str) -> String {
-    let p = Path::new(p);
-    if p.is_absolute() {
-        p.display().to_string()
-    } else {
-        cwd.join(p).display().to_string()
-    }
+    decode_policy::paths::lexical(cwd, Path::new(p))
+        .display()
+        .to_string()
 }
 
-/// The Decode calls an event makes, each with the folder it runs in; empty for a tool
-/// Decode does not know. An input that lacks what the tool needs is an error.
-fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
+/// One Decode call an event makes.
+#[derive(Debug)]
+struct HookCall {
+    call: Call,
+    /// The folder it runs in.
+    cwd: PathBuf,
+    /// For a search (`glob`, `grep`): what it looks for under its root (a glob;
+    /// `*` for any file).
+    search: Option<String>,
+}
+
+/// The Decode calls an event makes; empty for a tool Decode does not know. An input
+/// that lacks what the tool needs is an error.
+fn calls(agent: HookAgent, e: &Event) -> Result<Vec<HookCall>, String> {
     let field = |names: &[&str]| -> Option<String> {
         names
             .iter()
@@ -328,10 +372,27 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
         })
     };
     let cwd = e.cwd.clone();
-    let one = |tool: Tool, subject: String| Ok(vec![(Call::new(tool, subject), cwd.clone())]);
+    let at = |call: Call, cwd: PathBuf| HookCall {
+        call,
+        cwd,
+        search: None,
+    };
+    let one = |tool: Tool, subject: String| Ok(vec![at(Call::new(tool, subject), cwd.clone())]);
+    let grep = |subject: String| {
+        Ok(vec![HookCall {
+            call: Call::new(Tool::Grep, subject),
+            cwd: cwd.clone(),
+            search: Some("*".into()),
+        }])
+    };
     let glob = |pattern: &str, dir: Option<String>| {
         let dir = abs(&cwd, dir.as_deref().unwrap_or("."));
-        Call::new(Tool::Glob, decode_policy::glob_search(&dir, pattern).0)
+        let (root, rest) = decode_policy::glob_search(&dir, pattern);
+        HookCall {
+            call: Call::new(Tool::Glob, root),
+            cwd: cwd.clone(),
+            search: Some(rest),
+        }
     };
     match (agent, e.tool_name.as_str()) {
         (HookAgent::ClaudeCode, "Bash") => one(Tool::Bash, need(&["command"])?),
@@ -343,21 +404,17 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
         (HookAgent::ClaudeCode, "NotebookEdit") => {
             one(Tool::Edit, abs(&cwd, &need(&["notebook_path"])?))
         }
-        (HookAgent::ClaudeCode, "Glob") => Ok(vec![(
-            glob(&need(&["pattern"])?, field(&["path"])),
-            cwd.clone(),
-        )]),
-        (HookAgent::ClaudeCode, "Grep") => one(
-            Tool::Grep,
-            abs(&cwd, field(&["path"]).as_deref().unwrap_or(".")),
-        ),
+        (HookAgent::ClaudeCode, "Glob") => Ok(vec![glob(&need(&["pattern"])?, field(&["path"]))]),
+        (HookAgent::ClaudeCode, "Grep") => {
+            grep(abs(&cwd, field(&["path"]).as_deref().unwrap_or(".")))
+        }
         (HookAgent::ClaudeCode, "WebFetch") => one(Tool::WebFetch, need(&["url"])?),
         (HookAgent::GeminiCli, "run_shell_command") => {
             let command = need(&["command"])?;
             let dir = field(&["dir_path", "directory"])
                 .map(|d| PathBuf::from(abs(&cwd, &d)))
                 .unwrap_or_else(|| cwd.clone());
-            Ok(vec![(Call::new(Tool::Bash, command), dir)])
+            Ok(vec![at(Call::new(Tool::Bash, command), dir)])
         }
         (HookAgent::GeminiCli, "read_file") => one(
             Tool::Read,
@@ -371,18 +428,17 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
             Tool::Edit,
             abs(&cwd, &need(&["file_path", "absolute_path", "path"])?),
         ),
-        (HookAgent::GeminiCli, "glob") => Ok(vec![(
-            glob(&need(&["pattern"])?, field(&["dir_path", "path"])),
-            cwd.clone(),
+        (HookAgent::GeminiCli, "glob") => Ok(vec![glob(
+            &need(&["pattern"])?,
+            field(&["dir_path", "path"]),
         )]),
-        (HookAgent::GeminiCli, "list_directory") => Ok(vec![(
-            glob("*", Some(need(&["dir_path", "path"])?)),
-            cwd.clone(),
-        )]),
-        (HookAgent::GeminiCli, "grep_search" | "search_file_content") => one(
-            Tool::Grep,
-            abs(&cwd, field(&["dir_path", "path"]).as_deref().unwrap_or(".")),
-        ),
+        (HookAgent::GeminiCli, "list_directory") => {
+            Ok(vec![glob("*", Some(need(&["dir_path", "path"])?))])
+        }
+        (HookAgent::GeminiCli, "grep_search" | "search_file_content") => grep(abs(
+            &cwd,
+            field(&["dir_path", "path"]).as_deref().unwrap_or("."),
+        )),
         (HookAgent::GeminiCli, "read_many_files") => {
             let include = match e.input.get("include").or_else(|| e.input.get("paths")) {
                 Some(Value::Array(a)) => a
@@ -392,10 +448,7 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
                     .ok_or("the read_many_files event's `include` holds a non-string")?,
                 _ => return Err("the read_many_files event has no `include` list".into()),
             };
-            Ok(include
-                .iter()
-                .map(|p| (glob(p, None), cwd.clone()))
-                .collect())
+            Ok(include.iter().map(|p| glob(p, None)).collect())
         }
         (HookAgent::GeminiCli, "web_fetch") => {
             // The URL is in `url` (direct fetch) or in the prompt's text (up to 20).
@@ -417,7 +470,7 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
             }
             Ok(urls
                 .into_iter()
-                .map(|u| (Call::new(Tool::WebFetch, u), cwd.clone()))
+                .map(|u| at(Call::new(Tool::WebFetch, u), cwd.clone()))
                 .collect())
         }
         _ => Ok(Vec::new()),

@@ -759,3 +759,74 @@ fn the_agent_cannot_shed_the_rules_by_moving_its_working_folder() {
     let (d, reason) = claude(&env.run_stdin(&["hook", "claude-code"], &ev(&gone))).unwrap();
     assert_eq!(d, "deny", "{reason}");
 }
+
+#[test]
+fn another_agents_search_that_could_reach_denied_files_asks() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.project.join(".git")).unwrap();
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["Read(secrets/**)"]}}"#,
+    );
+    env.write("secrets/token", "s3cret\n");
+    env.write("src/main.rs", "fn main() {}\n");
+    let ev = |tool: &str, input: Value| {
+        serde_json::json!({
+            "session_id": "s", "transcript_path": "/tmp/t.jsonl",
+            "cwd": env.project.display().to_string(), "permission_mode": "bypassPermissions",
+            "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input,
+        })
+        .to_string()
+    };
+    let answer = |tool: &str, input: Value| {
+        claude(&env.run_stdin(&["hook", "claude-code"], &ev(tool, input))).unwrap()
+    };
+    // Claude Code's Grep and Glob return what they find: Decode cannot leave the
+    // denied files out as its own tools do, so a search that could reach them asks.
+    let (d, reason) = answer("Grep", serde_json::json!({"pattern": "s3cret"}));
+    assert_eq!(d, "ask", "{reason}");
+    assert!(
+        reason.contains("search reach") && reason.contains("read(secrets/**)"),
+        "{reason}"
+    );
+    let (d, _) = answer("Glob", serde_json::json!({"pattern": "**/*"}));
+    assert_eq!(d, "ask");
+    // A search that cannot reach them is judged as before.
+    let (d, reason) = answer("Grep", serde_json::json!({"pattern": "x", "path": "src"}));
+    assert_eq!(d, "allow", "{reason}");
+    let (d, reason) = answer("Glob", serde_json::json!({"pattern": "src/**/*.rs"}));
+    assert_eq!(d, "allow", "{reason}");
+    let (d, _) = answer(
+        "Grep",
+        serde_json::json!({"pattern": "x", "path": "secrets"}),
+    );
+    assert_eq!(d, "deny");
+    // Gemini CLI's searches likewise.
+    let gem = |tool: &str, input: Value| {
+        let e = serde_json::json!({
+            "session_id": "s", "transcript_path": "/tmp/t.jsonl",
+            "cwd": env.project.display().to_string(), "hook_event_name": "BeforeTool",
+            "timestamp": "2026-12-03T17:04:35.601Z", "tool_name": tool, "tool_input": input,
+        });
+        gemini(&env.run_stdin(&["hook", "gemini-cli"], &e.to_string()))
+    };
+    assert_eq!(
+        gem("read_many_files", serde_json::json!({"include": ["**/*"]}))["decision"],
+        "ask"
+    );
+    assert_eq!(
+        gem("grep_search", serde_json::json!({"pattern": "s3cret"}))["decision"],
+        "ask"
+    );
+    assert_eq!(
+        gem(
+            "read_many_files",
+            serde_json::json!({"include": ["src/**/*.rs"]})
+        ),
+        serde_json::json!({})
+    );
+    // Nothing the rule covers is there: nothing to reach.
+    std::fs::remove_dir_all(env.project.join("secrets")).unwrap();
+    let (d, reason) = answer("Grep", serde_json::json!({"pattern": "s3cret"}));
+    assert_eq!(d, "allow", "{reason}");
+}

@@ -89,3 +89,45 @@ fn rules_the_person_saved_count_in_an_untrusted_project() {
         ],
     );
 }
+
+#[test]
+fn a_search_that_could_reach_a_denied_file_is_told() {
+    use decode_policy::Verdict;
+    let p = Proj::new();
+    std::fs::create_dir_all(p.root.join("secrets")).unwrap();
+    std::fs::write(p.root.join("secrets/k"), "k").unwrap();
+    std::fs::create_dir_all(p.base.join("private")).unwrap();
+    let g = p.gate_with(|i| {
+        i.project_rules.deny = strings(&["read(secrets/**)"]);
+        i.project_rules.ask = strings(&["read(*.pem)"]);
+        i.enclosing = vec![EnclosingRules {
+            root: p.base.clone(),
+            rules: RuleLists {
+                allow: Vec::new(),
+                ask: Vec::new(),
+                deny: strings(&["read(private/**)"]),
+            },
+            external_caps: Vec::new(),
+        }];
+    });
+    let reach = |dir: &std::path::Path, pattern: &str| g.search_could_reach(dir, pattern);
+    let (v, rule) = reach(&p.root, "*").unwrap();
+    assert_eq!(v, Verdict::Deny);
+    assert!(rule.contains("read(secrets/**)"), "{rule}");
+    assert_eq!(
+        reach(&p.root.join("src"), "*").map(|r| r.0),
+        Some(Verdict::Ask)
+    );
+    assert_eq!(reach(&p.root.join("src"), "**/*.rs"), None);
+    assert_eq!(reach(&p.root, "src/**/*.rs"), None);
+    // The folder around the project: its relative rule, anchored there.
+    let (v, rule) = reach(&p.base, "**/*.txt").unwrap();
+    assert_eq!(v, Verdict::Deny);
+    assert!(
+        rule.contains("read(") && rule.contains("/.decode/settings.json"),
+        "{rule}"
+    );
+    // A rule whose folder is not there reaches nothing yet.
+    std::fs::remove_dir_all(p.root.join("secrets")).unwrap();
+    assert_eq!(reach(&p.root, "**/*.rs"), None);
+}
