@@ -231,8 +231,12 @@ fn worded(agent: HookAgent, tool_name: &str, tool: Tool, explained: &str) -> Str
     one_line(&format!("Decode: {reason}"))
 }
 
+/// One line, with what a terminal would act on (escape sequences, control, bidi and
+/// invisible characters from a command or a path) shown escaped: the agents print the
+/// reason in their terminal.
 fn one_line(s: &str) -> String {
-    s.lines().collect::<Vec<_>>().join(" ")
+    let joined = s.lines().collect::<Vec<_>>().join(" ");
+    decode_core::display::one_line(&joined).into_owned()
 }
 
 fn strictness(v: Verdict) -> u8 {

@@ -830,3 +830,18 @@ fn another_agents_search_that_could_reach_denied_files_asks() {
     let (d, reason) = answer("Grep", serde_json::json!({"pattern": "s3cret"}));
     assert_eq!(d, "allow", "{reason}");
 }
+
+#[test]
+fn a_reason_never_carries_escape_sequences_to_the_agents_terminal() {
+    let env = project();
+    let event = serde_json::json!({
+        "session_id": "s", "transcript_path": "/tmp/t.jsonl",
+        "cwd": env.project.display().to_string(), "permission_mode": "acceptEdits",
+        "hook_event_name": "PreToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": format!("{}/.git/hooks/x\u{1b}]0;pwned\u{7}\u{202e}", env.project.display()), "content": "x"},
+    });
+    let (d, reason) = claude(&env.run_stdin(&["hook", "claude-code"], &event.to_string())).unwrap();
+    assert_eq!(d, "ask", "{reason}");
+    assert!(!reason.contains('\u{1b}') && !reason.contains('\u{7}') && !reason.contains('\u{202e}'), "{reason:?}");
+    assert!(reason.contains("\\x1b]0;pwned\\x07"), "{reason}");
+}
