@@ -192,6 +192,16 @@ fn judge(
 fn judge_one(c: &HookCall, state: &ActiveState) -> (Verdict, String) {
     let d = state.decide_in(&c.call, &c.cwd);
     let explained = explain(&d);
+    if d.verdict == Verdict::Allow && state.mode() != Mode::Bypass {
+        if let Some(file) = agent_settings_named(&c.call) {
+            return (
+                Verdict::Ask,
+                format!(
+                    "ask · cap: agent settings · {file} is where the agent's hooks (Decode's gate among them) and permissions are configured: changing it is never automatic"
+                ),
+            );
+        }
+    }
     let Some(pattern) = c.search.as_deref() else {
         return (d.verdict, explained);
     };
@@ -217,6 +227,39 @@ fn judge_one(c: &HookCall, state: &ActiveState) -> (Verdict, String) {
             )
         }
         None => (d.verdict, explained),
+    }
+}
+
+/// The agents' own settings, where their hooks (Decode's gate among them) and
+/// permissions live, at any depth: an agent that rewrote them could drop the gate.
+const AGENT_SETTINGS: [&str; 5] = [
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude.json",
+    ".gemini/settings.json",
+    ".gemini/trustedFolders.json",
+];
+
+/// The agent settings file a call writes or names, if any: a file tool's path (as
+/// written and through links), or a shell command whose text names one (any mention
+/// counts: a command that only reads it asks too).
+fn agent_settings_named(call: &Call) -> Option<String> {
+    let hit = |p: &Path| {
+        AGENT_SETTINGS
+            .iter()
+            .any(|name| p.ends_with(name))
+            .then(|| p.display().to_string())
+    };
+    match call.tool {
+        Tool::Write | Tool::Edit => {
+            let given = decode_policy::paths::lexical(Path::new("/"), Path::new(&call.subject));
+            hit(&given).or_else(|| hit(&decode_policy::paths::resolve(&given)))
+        }
+        Tool::Bash => AGENT_SETTINGS
+            .iter()
+            .find(|name| call.subject.contains(*name))
+            .map(|name| format!("`{name}`")),
+        _ => None,
     }
 }
 

@@ -842,6 +842,69 @@ fn a_reason_never_carries_escape_sequences_to_the_agents_terminal() {
     });
     let (d, reason) = claude(&env.run_stdin(&["hook", "claude-code"], &event.to_string())).unwrap();
     assert_eq!(d, "ask", "{reason}");
-    assert!(!reason.contains('\u{1b}') && !reason.contains('\u{7}') && !reason.contains('\u{202e}'), "{reason:?}");
+    assert!(
+        !reason.contains('\u{1b}') && !reason.contains('\u{7}') && !reason.contains('\u{202e}'),
+        "{reason:?}"
+    );
     assert!(reason.contains("\\x1b]0;pwned\\x07"), "{reason}");
+}
+
+#[test]
+fn an_agent_never_rewrites_its_own_hook_settings_unasked() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.project.join(".git")).unwrap();
+    let home = env.home.display().to_string();
+    let write = |path: String, mode: &str| {
+        serde_json::json!({
+            "session_id": "s", "transcript_path": "/tmp/t.jsonl",
+            "cwd": env.project.display().to_string(), "permission_mode": mode,
+            "hook_event_name": "PreToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": path, "content": "{}"},
+        })
+        .to_string()
+    };
+    for path in [
+        format!("{home}/.claude/settings.json"),
+        format!("{home}/.claude.json"),
+        format!("{}/.claude/settings.local.json", env.project.display()),
+    ] {
+        let (d, reason) =
+            claude(&env.run_stdin(&["hook", "claude-code"], &write(path.clone(), "auto"))).unwrap();
+        assert_eq!(d, "ask", "{path}: {reason}");
+        assert!(reason.contains("agent settings"), "{reason}");
+    }
+    // Gemini CLI (auto mode): its own settings and trusted folders.
+    for (tool, input) in [
+        (
+            "write_file",
+            serde_json::json!({"file_path": format!("{home}/.gemini/settings.json"), "content": "{}"}),
+        ),
+        (
+            "replace",
+            serde_json::json!({"file_path": format!("{}/.gemini/settings.json", env.project.display()), "old_string": "a", "new_string": "b"}),
+        ),
+        (
+            "run_shell_command",
+            serde_json::json!({"command": "echo '{}' > ~/.gemini/settings.json"}),
+        ),
+        (
+            "write_file",
+            serde_json::json!({"file_path": format!("{home}/.gemini/trustedFolders.json"), "content": "{}"}),
+        ),
+    ] {
+        let e = serde_json::json!({
+            "session_id": "s", "transcript_path": "/tmp/t.jsonl",
+            "cwd": env.project.display().to_string(), "hook_event_name": "BeforeTool",
+            "timestamp": "2026-12-03T17:04:35.601Z", "tool_name": tool, "tool_input": input,
+        });
+        let v = gemini(&env.run_stdin(&["hook", "gemini-cli"], &e.to_string()));
+        assert_eq!(v["decision"], "ask", "{tool} {input}: {v}");
+    }
+    // An ordinary write in auto mode is still left alone.
+    let (d, _) = claude(&env.run_stdin(
+        &["hook", "claude-code"],
+        &write(format!("{}/src/x.rs", env.project.display()), "auto"),
+    ))
+    .unwrap();
+    assert_eq!(d, "allow");
 }
