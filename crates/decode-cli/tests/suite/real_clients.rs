@@ -494,6 +494,7 @@ async fn inside_gemini_cli_a_denied_curl_is_blocked_and_a_capped_push_waits_for_
                            "command": format!("cat > {}", waiting.display()), "timeout": 5000}]}]
         },
         "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
         "privacy": {"usageStatisticsEnabled": false},
         "telemetry": {"enabled": false}
     });
