@@ -177,6 +177,15 @@ pub(crate) fn add_rule(
     }
     decode_core::settings::add_rule(&root, list.name(), rule)
         .map_err(|e| err(ErrorKind::InvalidInput, e))?;
+    if list == RuleList::Allow {
+        // A rule the person saved through Decode: it counts at once, even in an
+        // untrusted project.
+        if let Err(e) =
+            ProjectStore::open(&state.dirs.data).record_always_allowed(&root, &[rule.to_string()])
+        {
+            tracing::warn!("{e}");
+        }
+    }
     Ok(reload(&state))
 }
 
@@ -318,10 +327,7 @@ pub(crate) fn set_api_key(
     key: String,
 ) -> Result<KeyStatus, IpcError> {
     let kind = kind_of(&provider)?;
-    let key = ApiKey::new(key);
-    if key.is_empty() {
-        return Err(err(ErrorKind::InvalidInput, "the key is empty"));
-    }
+    let key = ApiKey::parse(&key).map_err(|e| err(ErrorKind::InvalidInput, e))?;
     KeyringStore
         .set(kind, &key)
         .map_err(|e| err(ErrorKind::Config, workspace::key_problem(&e)))?;

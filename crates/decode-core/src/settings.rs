@@ -159,6 +159,75 @@ impl Settings {
     }
 }
 
+/// The settings of a folder around a project (see [`load_enclosing`]).
+#[derive(Debug, Clone)]
+pub struct EnclosingSettings {
+    /// The folder that holds `.decode/settings.json`.
+    pub root: PathBuf,
+    /// Its settings (empty while the file is malformed or unreadable; the
+    /// warning says so).
+    pub settings: Settings,
+}
+
+/// The settings files of the folders around `project_root`: every folder above it,
+/// up to and including the home folder (up to `/` for a project outside the home
+/// folder), that holds `.decode/settings.json`, nearest first. Their deny and ask
+/// rules apply in the project too: a subfolder, a submodule or a vendored
+/// repository with a `.decode/` of its own never sheds the rules of the project
+/// around it. Each file is read like the project's own (bounded, never blocking);
+/// a malformed or unreadable one comes back as a warning.
+///
+/// `project_root` is the canonical root; `given`, when set, is the root as it was
+/// reached (through a link, say): the folders above that spelling count too, so a
+/// link inside a project to a folder elsewhere does not leave the project's rules
+/// behind.
+pub fn load_enclosing(
+    project_root: &Path,
+    given: Option<&Path>,
+    home: &Path,
+) -> (Vec<EnclosingSettings>, Vec<SettingsWarning>) {
+    let mut homes: Vec<PathBuf> = vec![home.to_path_buf()];
+    if let Ok(c) = home.canonicalize() {
+        if c != home {
+            homes.push(c);
+        }
+    }
+    let mut starts: Vec<PathBuf> = vec![project_root.to_path_buf()];
+    if let Some(g) = given {
+        let g = decode_policy::paths::lexical(Path::new("/"), g);
+        if g != project_root {
+            starts.push(g);
+        }
+    }
+    let mut found: Vec<EnclosingSettings> = Vec::new();
+    let mut seen: Vec<PathBuf> = vec![project_root.to_path_buf()];
+    let mut warnings = Vec::new();
+    for start in &starts {
+        let under_home = homes.iter().any(|h| start.starts_with(h) && start != h);
+        for dir in start.ancestors().skip(1) {
+            let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+            if !seen.contains(&canonical) {
+                seen.push(canonical);
+                let path = settings_path(dir);
+                // Anything there counts (a FIFO or a dangling link is reported like
+                // a malformed file by the loader); nothing there is no settings.
+                if std::fs::symlink_metadata(&path).is_ok() {
+                    let (settings, w) = Settings::load(dir);
+                    warnings.extend(w);
+                    found.push(EnclosingSettings {
+                        root: dir.to_path_buf(),
+                        settings,
+                    });
+                }
+            }
+            if under_home && homes.iter().any(|h| h.as_path() == dir) {
+                break;
+            }
+        }
+    }
+    (found, warnings)
+}
+
 fn empty_rule_lists() -> RuleLists {
     RuleLists {
         allow: Vec::new(),

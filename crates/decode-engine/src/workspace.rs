@@ -72,7 +72,8 @@ pub fn project_rules(active: &ActiveState, store: Option<&ProjectStore>) -> Proj
     for r in &mut rules {
         if r.list == RuleList::Allow {
             r.always_allowed = always.contains(&r.rule);
-            if !trusted && r.ignored.is_none() {
+            // A rule the person saved through Decode counts at once.
+            if !trusted && r.ignored.is_none() && !r.always_allowed {
                 r.ignored = Some("the project is not trusted: its allow rules are ignored".into());
             }
         }

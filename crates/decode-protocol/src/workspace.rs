@@ -42,7 +42,9 @@ pub struct RuleEntry {
     pub agent: Option<String>,
     /// The agent's file, for a rule of a project agent (none: a built-in agent).
     pub agent_file: Option<String>,
-    /// Saved by an "always allow" answer (revoking it makes that call ask again).
+    /// Saved by the person through Decode ("always allow", or added in the settings
+    /// window): it counts even while the project is untrusted; revoking it makes that
+    /// call ask again.
     pub always_allowed: bool,
     /// Not in force: an allow rule of an untrusted project, or one that does not parse.
     pub ignored: Option<String>,

@@ -1,5 +1,6 @@
-//! `decode doctor`: what this machine can enforce for bash commands, and what the
-//! sandbox of a project keeps read-only (docs/sandbox.md).
+//! `decode doctor`: what this machine can enforce for bash commands, what the
+//! sandbox of a project keeps read-only (docs/sandbox.md), and whether Decode's hook
+//! is installed in Claude Code and Gemini CLI and where it points (docs/hooks.md).
 
 use std::process::ExitCode;
 
@@ -31,6 +32,7 @@ pub fn run(args: DoctorArgs, dirs: &Dirs) -> ExitCode {
         .map(|p| p.display().to_string())
         .collect();
     let pinned = plan.pinned_paths().len();
+    let hooks = super::hook_setup::installed(&dirs.home);
 
     if args.json {
         let (enforced, bwrap, version, why) = match support {
@@ -56,6 +58,7 @@ pub fn run(args: DoctorArgs, dirs: &Dirs) -> ExitCode {
             "pinned_folders": pinned,
             "scanned_entries": scan.entries,
             "scan_truncated": scan.truncated,
+            "hooks": hooks,
         });
         output::json(&line.to_string());
     } else {
@@ -104,9 +107,42 @@ pub fn run(args: DoctorArgs, dirs: &Dirs) -> ExitCode {
                 ""
             }
         ));
+        print_hooks(&hooks);
     }
     match support {
         Support::Enforced { .. } => ExitCode::SUCCESS,
         Support::Unavailable { .. } => ExitCode::FAILURE,
+    }
+}
+
+fn print_hooks(hooks: &[super::hook_setup::Installed]) {
+    for h in hooks {
+        let label = format!("{} hook", h.agent);
+        let head = format!("{label:<21}");
+        if let Some(problem) = &h.problem {
+            output::out(&format!("{head}{}: {problem}", h.settings.display()));
+            continue;
+        }
+        if h.hooks.is_empty() {
+            output::out(&format!(
+                "{head}not installed in {} (docs/hooks.md says how)",
+                h.settings.display()
+            ));
+            continue;
+        }
+        for e in &h.hooks {
+            let target = match (&e.resolved, e.this_decode) {
+                (Some(p), true) => format!("{} (this decode)", p.display()),
+                (Some(p), false) => format!("{} (another program than this decode)", p.display()),
+                (None, _) => format!("`{}`, not found", e.program),
+            };
+            output::out(&format!(
+                "{head}installed in {}: runs {target}",
+                h.settings.display()
+            ));
+            for w in &e.warnings {
+                output::out(&format!("  warning            {w}"));
+            }
+        }
     }
 }

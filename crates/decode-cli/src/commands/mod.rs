@@ -5,6 +5,7 @@ pub mod agents;
 pub mod check;
 pub mod doctor;
 pub mod hook;
+pub mod hook_setup;
 pub mod key;
 pub mod run;
 pub mod tool;

@@ -253,6 +253,85 @@ async fn provider_failures_exit_1_with_one_sentence() {
     assert!(start.elapsed() < Duration::from_secs(60));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_error_that_echoes_the_key_never_shows_logs_or_saves_it() {
+    let env = Env::new();
+    let key = "sk-ant-api03-Zq8vWm2KpL7xRt4NyB6cHd1FgJ9sUe3A";
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(401).set_body_string(format!(
+            r#"{{"type":"error","error":{{"type":"authentication_error","message":"invalid x-api-key: {key}"}}}}"#
+        )))
+        .mount(&server)
+        .await;
+    let base = format!("{}/v1", server.uri());
+    let mut cmd = env.cmd(&[
+        "run",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &base,
+        "--model",
+        "claude-test",
+        "-p",
+        "hi",
+    ]);
+    cmd.env("ANTHROPIC_API_KEY", key).env("RUST_LOG", "debug");
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("invalid x-api-key: [redacted key]"), "{err}");
+    // Not on the terminal, not in the log, not in any saved session.
+    let mut seen = vec![("stdout".to_string(), stdout(&out)), ("stderr".into(), err)];
+    for dir in [
+        env.home.join(".local/state/decode"),
+        env.home.join(".local/share/decode"),
+    ] {
+        for entry in walk(&dir) {
+            let text = String::from_utf8_lossy(&std::fs::read(&entry).unwrap()).into_owned();
+            seen.push((entry.display().to_string(), text));
+        }
+    }
+    assert!(
+        seen.iter().any(|(p, _)| p.ends_with("decode.log")),
+        "no log file written: {:?}",
+        seen.iter().map(|(p, _)| p).collect::<Vec<_>>()
+    );
+    let transcript = seen
+        .iter()
+        .find(|(p, _)| p.ends_with(".jsonl"))
+        .unwrap_or_else(|| {
+            panic!(
+                "no session saved: {:?}",
+                seen.iter().map(|(p, _)| p).collect::<Vec<_>>()
+            )
+        });
+    assert!(transcript.1.contains("[redacted key]"), "{}", transcript.1);
+    for (place, text) in seen {
+        for part in [key, &key[..20], &key[key.len() - 20..]] {
+            assert!(!text.contains(part), "{place} holds the key: {text}");
+        }
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
 #[test]
 fn usage_and_setup_errors_exit_2_with_one_line() {
     let env = Env::new();
@@ -583,4 +662,28 @@ fn huge_arguments_and_outputs_are_stored_once() {
     ]);
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     assert!(stdout(&resumed).contains("resumed fine"));
+}
+
+#[test]
+fn key_set_refuses_several_lines_and_an_oversized_key_and_stores_nothing() {
+    let env = Env::new();
+    let big = "k".repeat(50 * 1024 * 1024);
+    let cases: [(&[u8], &str); 4] = [
+        (b"sk-first-line\nsk-second-line\n", "lines"),
+        (b"sk-one\r\nsk-two", "lines"),
+        (big.as_bytes(), "longer than 8 KiB"),
+        (b"sk-with a space\n", "space or a control character"),
+    ];
+    for (input, says) in cases {
+        let out = env.run_bytes(&["key", "set", "openai"], input);
+        assert_eq!(out.status.code(), Some(2), "{says}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{says}: {err}");
+        // The key is never echoed.
+        assert!(
+            !err.contains("sk-") && !stdout(&out).contains("sk-"),
+            "{err}"
+        );
+    }
 }

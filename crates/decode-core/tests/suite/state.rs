@@ -573,7 +573,11 @@ fn a_settings_file_turned_malformed_is_reported_and_treated_as_empty() {
         Verdict::Ask,
         "the old allow rule is gone"
     );
-    let problem = state.settings_problem().expect("the problem is reported");
+    let problem = state
+        .settings_problems()
+        .first()
+        .map(|w| w.to_string())
+        .expect("the problem is reported");
     assert!(problem.contains("settings.json:1:"), "{problem}");
     replace(
         &env,
@@ -581,7 +585,7 @@ fn a_settings_file_turned_malformed_is_reported_and_treated_as_empty() {
         r#"{"permissions": {"allow": ["bash(curl *)"]}}"#,
     );
     assert_eq!(bash(&state, "curl example.com"), Verdict::Allow);
-    assert!(state.settings_problem().is_none());
+    assert!(state.settings_problems().is_empty());
 }
 
 /// Trust given or revoked by another Decode (`decode trust` in a terminal), and agent

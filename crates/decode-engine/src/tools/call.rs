@@ -335,23 +335,34 @@ fn always_allow(
     }
     match append_allow_rules(&ctx.project_root, &rules) {
         Ok(saved) => {
-            // Remember which rules "always allow" saved, so the settings screen
-            // can mark them and revoke them (the settings file keeps its shape).
-            if let (Some(data), false) = (ctx.active.data_dir(), saved.added.is_empty()) {
+            // Remember which rules the person saved, so the settings screen can
+            // mark them and revoke them (the settings file keeps its shape), and
+            // so they count at once in an untrusted project. A rule that was in
+            // the file already is the person's now too: they chose it.
+            let chosen: Vec<String> = saved
+                .added
+                .iter()
+                .chain(&saved.already_present)
+                .cloned()
+                .collect();
+            let mut recorded = true;
+            if let Some(data) = ctx.active.data_dir() {
                 if let Err(e) = crate::projects::ProjectStore::open(data)
-                    .record_always_allowed(&ctx.project_root, &saved.added)
+                    .record_always_allowed(&ctx.project_root, &chosen)
                 {
+                    recorded = false;
                     tracing::warn!("could not record the always-allow rules: {e}");
                 }
             }
             for d in ctx.active.reload_settings() {
                 tracing::warn!(diagnostic = %d, "after saving an allow rule");
             }
-            let untrusted = if ctx.active.trusted() {
+            let untrusted = if ctx.active.trusted() || (recorded && ctx.active.data_dir().is_some())
+            {
                 String::new()
             } else {
                 format!(
-                    " (this project is not trusted, so its allow rules are ignored until it is: `decode trust {}`)",
+                    " (this project is not trusted and Decode could not record the rule as yours, so it counts once the project is trusted: `decode trust {}`)",
                     ctx.project_root.display()
                 )
             };

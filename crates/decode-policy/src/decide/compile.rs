@@ -24,48 +24,89 @@ impl Gate {
         };
         let agent_name = input.agent.name.clone();
         let agent_allow_ok = trusted || !input.agent.from_project;
-        let mut add_lists = |lists: &RuleLists, source: Source, allow_ok: bool| {
-            let sets = [
-                (RuleList::Deny, &lists.deny),
-                (RuleList::Ask, &lists.ask),
-                (RuleList::Allow, &lists.allow),
-            ];
-            for (list, texts) in sets {
-                if list == RuleList::Allow && !allow_ok {
-                    if !texts.is_empty() {
-                        tracing::debug!(
-                            "untrusted project: {} allow rules from {} ignored",
-                            texts.len(),
-                            source.describe()
-                        );
+        let mut add_lists =
+            |lists: &RuleLists, source: Source, allow_ok: bool, anchors: &[&Path]| {
+                let sets = [
+                    (RuleList::Deny, &lists.deny),
+                    (RuleList::Ask, &lists.ask),
+                    (RuleList::Allow, &lists.allow),
+                ];
+                for (list, texts) in sets {
+                    if list == RuleList::Allow && !allow_ok {
+                        if !texts.is_empty() {
+                            tracing::debug!(
+                                "untrusted project: {} allow rules from {} ignored",
+                                texts.len(),
+                                source.describe()
+                            );
+                        }
+                        continue;
                     }
-                    continue;
-                }
-                for text in texts {
-                    let result = Rule::parse(text)
-                        .map_err(|e| e.to_string())
-                        .and_then(|r| index.add(list, &r, source.clone(), &homes));
-                    if let Err(message) = result {
-                        warnings.push(PolicyWarning {
-                            rule: text.clone(),
-                            source: source.describe(),
-                            message,
-                        });
+                    for text in texts {
+                        let result = Rule::parse(text)
+                            .map_err(|e| e.to_string())
+                            .and_then(|r| index.add(list, &r, source.clone(), &homes, anchors));
+                        if let Err(message) = result {
+                            warnings.push(PolicyWarning {
+                                rule: text.clone(),
+                                source: source.describe(),
+                                message,
+                            });
+                        }
                     }
                 }
-            }
-        };
-        add_lists(&input.project_rules, Source::Project, trusted);
+            };
+        add_lists(&input.project_rules, Source::Project, trusted, &[]);
+        if !trusted && !input.saved_allow.is_empty() {
+            // Rules the person saved through Decode count at once.
+            let saved = RuleLists {
+                allow: input.saved_allow.clone(),
+                ask: Vec::new(),
+                deny: Vec::new(),
+            };
+            add_lists(&saved, Source::Project, true, &[]);
+        }
         add_lists(
             &input.agent.rules,
             Source::Agent(agent_name.clone()),
             agent_allow_ok,
+            &[],
         );
-        for p in &input.external_caps {
-            if let Err(message) = index.add_external(p) {
+        // The folders around the project: their deny and ask rules, never their
+        // allow rules; relative path patterns stay relative to their own folder.
+        for e in &input.enclosing {
+            let given = lexical(&cwd, &e.root);
+            let canon = paths::resolve(&given);
+            let anchors: Vec<&Path> = if given == canon {
+                vec![given.as_path()]
+            } else {
+                vec![given.as_path(), canon.as_path()]
+            };
+            let lists = RuleLists {
+                allow: Vec::new(),
+                ask: e.rules.ask.clone(),
+                deny: e.rules.deny.clone(),
+            };
+            add_lists(&lists, Source::Enclosing(given.clone()), false, &anchors);
+        }
+        let mut external: Vec<(&String, Source)> = input
+            .external_caps
+            .iter()
+            .map(|p| (p, Source::Project))
+            .collect();
+        for e in &input.enclosing {
+            external.extend(
+                e.external_caps
+                    .iter()
+                    .map(|p| (p, Source::Enclosing(e.root.clone()))),
+            );
+        }
+        for (p, source) in external {
+            let described = format!("{} caps.external", source.describe());
+            if let Err(message) = index.add_external(p, source) {
                 warnings.push(PolicyWarning {
                     rule: p.clone(),
-                    source: ".decode/settings.json caps.external".into(),
+                    source: described,
                     message,
                 });
             }

@@ -385,7 +385,9 @@ agent: string | null,
  */
 agent_file: string | null, 
 /**
- * Saved by an "always allow" answer (revoking it makes that call ask again).
+ * Saved by the person through Decode ("always allow", or added in the settings
+ * window): it counts even while the project is untrusted; revoking it makes that
+ * call ask again.
  */
 always_allowed: boolean, 
 /**
