@@ -37,6 +37,7 @@ fn main() {
             "read_session",
             "resume_session",
             "start_demo",
+            "open_link",
         ]),
     ))
     .expect("failed to run tauri-build");

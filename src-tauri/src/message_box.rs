@@ -45,9 +45,13 @@ fn build(spec: &DialogSpec) -> gtk::MessageDialog {
             b.set_use_underline(false);
         }
     }
-    // The message's labels can be selected and copied, like any text shown.
+    // The message's labels can be selected and copied, like any text shown, and wrap
+    // (at a word, or anywhere in a long word) so the box never grows off the screen.
     for label in labels_of(&dialog) {
         label.set_selectable(true);
+        label.set_line_wrap(true);
+        label.set_line_wrap_mode(gtk::pango::WrapMode::WordChar);
+        label.set_max_width_chars(90);
     }
     dialog
 }

@@ -61,6 +61,33 @@ pub(crate) struct DialogSpec {
     pub pick_folder: Option<PathBuf>,
 }
 
+/// The most lines of a subject, question or plan a dialog shows, and the most
+/// characters of one line: a dialog always fits on the screen with its buttons.
+const MAX_BODY_LINES: usize = 24;
+const MAX_LINE_CHARS: usize = 240;
+
+/// `text` cut to fit a dialog: at most [`MAX_BODY_LINES`] lines of at most
+/// [`MAX_LINE_CHARS`] characters, saying how much was left out.
+fn fit(text: &str) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out: Vec<String> = lines
+        .iter()
+        .take(MAX_BODY_LINES)
+        .map(|l| cut(l, MAX_LINE_CHARS))
+        .collect();
+    if lines.len() > MAX_BODY_LINES {
+        out.push(format!(
+            "… {} more lines (open Decode to see them all)",
+            lines.len() - MAX_BODY_LINES
+        ));
+    }
+    out.join("\n")
+}
+
+/// The first line of a dialog whose text holds invisible or reordering characters.
+const HIDDEN_NOTE: &str =
+    "⚠ This request holds invisible or reordering characters, shown below as escapes (\\u{…}).\n\n";
+
 fn cut(text: &str, max: usize) -> String {
     let mut out: String = text.chars().take(max).collect();
     if text.chars().count() > max {
@@ -81,11 +108,15 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
             cwd,
             ..
         } => {
-            let mut body = format!(
+            let mut body = String::new();
+            if decode_core::display::has_hidden(subject) {
+                body.push_str(HIDDEN_NOTE);
+            }
+            body.push_str(&format!(
                 "{tool}: {}\n\n{}",
-                sanitize(&cut(subject, MAX_BODY_CHARS)),
+                fit(&sanitize(&cut(subject, MAX_BODY_CHARS))),
                 one_line(&decision.reason)
-            );
+            ));
             if let Some(cwd) = cwd {
                 body.push_str(&format!("\n\nin {}", one_line(cwd)));
             }
@@ -102,7 +133,10 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
                 });
                 body.push_str(&format!(
                     "\n\nAlways allow saves: {}",
-                    one_line(&decision.always_allow_rules.join(", "))
+                    cut(
+                        &one_line(&decision.always_allow_rules.join(", ")),
+                        MAX_LINE_CHARS
+                    )
                 ));
             } else if decision.capped {
                 body.push_str("\n\nOnly \"Allow once\" is offered for this call.");
@@ -118,7 +152,15 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
             }
         }
         DecisionRequest::Question { question, options } => {
-            let mut body = sanitize(&cut(question, MAX_BODY_CHARS)).into_owned();
+            let hidden = std::iter::once(question)
+                .chain(options)
+                .any(|t| decode_core::display::has_hidden(t));
+            let mut body = if hidden {
+                HIDDEN_NOTE.to_string()
+            } else {
+                String::new()
+            };
+            body.push_str(&fit(&sanitize(&cut(question, MAX_BODY_CHARS))));
             if !options.is_empty() {
                 body.push_str("\n\nOptions:");
                 for o in options.iter().take(8) {
@@ -133,7 +175,15 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
         }
         DecisionRequest::PlanApproval { plan, .. } => NativeDialog {
             title: format!("Decode — {project}: approve the plan?"),
-            body: sanitize(&cut(plan, MAX_BODY_CHARS)).into_owned(),
+            body: format!(
+                "{}{}",
+                if decode_core::display::has_hidden(plan) {
+                    HIDDEN_NOTE
+                } else {
+                    ""
+                },
+                fit(&sanitize(&cut(plan, MAX_BODY_CHARS)))
+            ),
             buttons: open_or_later(),
         },
     }
@@ -526,5 +576,56 @@ mod tests {
         let d = dialog_for(&DecisionRequest::plan(long), "p");
         assert!(d.body.chars().count() <= MAX_BODY_CHARS + 1);
         assert!(d.body.ends_with('…'));
+        assert!(d
+            .body
+            .lines()
+            .all(|l| l.chars().count() <= MAX_LINE_CHARS + 1));
+    }
+
+    /// A command of many lines, or one very long line, still gives a dialog whose
+    /// text fits the screen with its buttons: its end is said to be cut.
+    #[test]
+    fn a_dialog_never_grows_past_its_lines() {
+        let many: String =
+            (0..151).map(|i| format!("echo {i}\n")).collect::<String>() + "git push --force";
+        let d = dialog_for(&permission(&many, decision(false, &[])), "p");
+        assert!(d.body.lines().count() <= MAX_BODY_LINES + 8, "{}", d.body);
+        assert!(d.body.contains("more lines (open Decode"), "{}", d.body);
+        let wide = format!("echo {}", "y".repeat(6000));
+        let d = dialog_for(
+            &permission(&wide, decision(false, &[&format!("bash({wide})")])),
+            "p",
+        );
+        assert!(
+            d.body
+                .lines()
+                .all(|l| l.chars().count() <= MAX_LINE_CHARS + 30),
+            "{}",
+            d.body
+        );
+    }
+
+    #[test]
+    fn a_request_with_hidden_characters_says_so_first() {
+        let d = dialog_for(
+            &permission("echo 'ok \u{202e}txt.exe'", decision(false, &[])),
+            "p",
+        );
+        assert!(
+            d.body.starts_with("⚠ This request holds invisible"),
+            "{}",
+            d.body
+        );
+        assert!(d.body.contains("\\u{202e}"), "{}", d.body);
+        let d = dialog_for(&permission("echo ok", decision(false, &[])), "p");
+        assert!(!d.body.starts_with('⚠'));
+        let q = dialog_for(
+            &DecisionRequest::Question {
+                question: "Which?".into(),
+                options: vec!["a\u{200b}b".into()],
+            },
+            "p",
+        );
+        assert!(q.body.starts_with('⚠'), "{}", q.body);
     }
 }

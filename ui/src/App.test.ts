@@ -392,6 +392,9 @@ describe('streaming', () => {
     await user.click(within(assistant).getByText('this'));
     await screen.findByTestId('link-dialog');
     expect(screen.queryByTestId('link-open')).toBeNull();
+    await pastGuard();
+    await user.click(screen.getByTestId('link-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('link-dialog')).toBeNull());
   });
 
   it('tool calls become cards: running with streamed output, then done with the diff', async () => {
@@ -589,6 +592,7 @@ describe('approval dialog', () => {
     await pastGuard();
     await user.type(screen.getByTestId('deny-feedback'), 'no network');
     expect(backend.answerDecision).not.toHaveBeenCalled();
+    await pastGuard();
     await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 'n' });
     await waitFor(() =>
       expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'deny', feedback: 'no network' }),
@@ -610,6 +614,36 @@ describe('approval dialog', () => {
     emitDecision({ kind: 'resolved', id: 1, by: 'window', answer: { kind: 'deny', feedback: null } });
     await waitFor(() => expect(screen.queryByTestId('approval-dialog')).toBeNull());
     expect(input().value).toBe('half-written draft');
+  });
+
+  it('a person typing when a dialog opens never answers it with the letters of their sentence', async () => {
+    const { user } = await renderApp();
+    const typer = userEvent.setup({ delay: 120 });
+    await user.click(input());
+    const typing = typer.keyboard('also add some tests, yes');
+    await new Promise((r) => setTimeout(r, 300));
+    emitDecision({ kind: 'pending', id: 1, request: permission('curl example.com') });
+    await typing;
+    // Every letter came less than 400 ms after the one before it: none answered.
+    expect(backend.answerDecision).not.toHaveBeenCalled();
+    expect(screen.getByTestId('approval-dialog')).toBeInTheDocument();
+    // A pause, then a deliberate key.
+    await pastGuard();
+    await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 'n' });
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'deny', feedback: null }));
+  }, 15_000);
+
+  it('Shift+Tab in any dialog moves the focus, never the mode', async () => {
+    vi.mocked(backend.trustPreview).mockResolvedValue(trustPreview());
+    current = snapshot({ trusted: false });
+    const { user } = await renderApp();
+    await screen.findByTestId('trust-dialog');
+    await pastGuard();
+    for (let i = 0; i < 5; i++) await user.keyboard('{Shift>}{Tab}{/Shift}');
+    expect(backend.cycleMode).not.toHaveBeenCalled();
+    expect(screen.getByTestId('status-mode').textContent).toBe('default');
+    // The focus stayed inside the dialog.
+    expect(screen.getByTestId('trust-dialog').contains(document.activeElement)).toBe(true);
   });
 
   it('Always allow saves the edited rule only when the gate accepts it', async () => {

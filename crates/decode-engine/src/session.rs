@@ -102,7 +102,14 @@ pub struct Session {
     turn_inputs: HashMap<String, Value>,
     /// How much output of each running call was written as progress.
     progress_kept: HashMap<String, usize>,
+    /// Streamed text not written yet: deltas go to the file in pieces of
+    /// [`TEXT_PIECE`] (a 9 MB answer streamed word by word is not 4 million records).
+    pending_text: String,
 }
+
+/// The text of the deltas written together in one `text_delta` record (at most; the
+/// pending text is written before any other event).
+pub const TEXT_PIECE: usize = 4 * 1024;
 
 /// The most output of one call kept in the transcript as progress; the rest is not
 /// written (the call's result holds what the model read, the end of it included).
@@ -372,6 +379,7 @@ impl Session {
             file,
             turn_inputs: HashMap::new(),
             progress_kept: HashMap::new(),
+            pending_text: String::new(),
         }
     }
 
@@ -408,6 +416,14 @@ impl Session {
     /// [`PROGRESS_KEPT`] is not kept, and a result's diff (shown, never read by the
     /// model: a new 5 MB file's diff is the file again) is kept as the window shows it.
     pub fn append(&mut self, event: &LoopEvent) -> Result<(), SessionError> {
+        if let LoopEvent::TextDelta { text } = event {
+            self.pending_text.push_str(text);
+            if self.pending_text.len() >= TEXT_PIECE {
+                return self.flush_text();
+            }
+            return Ok(());
+        }
+        self.flush_text()?;
         let mut input_in_turn = false;
         if let LoopEvent::ToolResult { diff: Some(d), .. } = event {
             if d.len() > decode_protocol::page::PAGE_TEXT_MAX {
@@ -454,6 +470,15 @@ impl Session {
         self.append_value(event, input_in_turn)
     }
 
+    /// Writes the streamed text not written yet, as one `text_delta`.
+    fn flush_text(&mut self) -> Result<(), SessionError> {
+        if self.pending_text.is_empty() {
+            return Ok(());
+        }
+        let text = std::mem::take(&mut self.pending_text);
+        self.append_value(&LoopEvent::TextDelta { text }, false)
+    }
+
     fn append_raw(&mut self, event: &LoopEvent) -> Result<(), SessionError> {
         self.append_value(event, false)
     }
@@ -472,10 +497,18 @@ impl Session {
 
     /// Forces what was written to disk (called at every turn end).
     pub fn sync(&mut self) -> Result<(), SessionError> {
+        self.flush_text()?;
         self.file.sync_data().map_err(|source| SessionError::Io {
             path: self.path.clone(),
             source,
         })
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // The streamed text of a run that ends here (stopped, failed) is kept too.
+        let _ = self.flush_text();
     }
 }
 

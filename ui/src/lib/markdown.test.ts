@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
   MAX_HIGHLIGHT,
+  MARKDOWN_MAX,
   MarkdownView,
   PREPARED_MAX,
   blocksStandAlone,
@@ -147,6 +148,19 @@ describe('MarkdownView', () => {
       expect(root.querySelector('pre code.hljs.language-js')).not.toBeNull();
       if (!streaming) expect(root.querySelector('pre code.hljs.language-js .hljs-keyword')?.textContent).toBe('const');
       expect(root.textContent).toContain('Allow bash?');
+    }
+  });
+
+  it('shows a text too long for Markdown as plain text, at once', () => {
+    const nested = Array.from({ length: 30_000 }, (_, i) => `${'  '.repeat(i % 40)}- **x** <b>y</b>`).join('\n');
+    expect(nested.length).toBeGreaterThan(MARKDOWN_MAX);
+    for (const streaming of [true, false]) {
+      const { root, md } = view();
+      md.render(nested, streaming);
+      expect(root.children.length).toBe(1);
+      expect(root.firstElementChild?.tagName).toBe('PRE');
+      expect(root.querySelector('b, strong, li')).toBeNull();
+      expect(root.textContent).toBe(nested);
     }
   });
 

@@ -148,6 +148,9 @@ export function safeNodes(html: string): Node[] {
   return Array.from(root.childNodes);
 }
 
+/** Texts longer than this are shown as plain text, not rendered as Markdown. */
+export const MARKDOWN_MAX = 100 * 1024;
+
 /** Code blocks larger than this stay plain: highlighting them would hold a frame. */
 export const MAX_HIGHLIGHT = 64 * 1024;
 /** How long the highlighter may work between two frames. */
@@ -292,6 +295,12 @@ export class MarkdownView {
     const previous = this.#text;
     this.#text = text;
     this.#streaming = streaming;
+    if (text.length > MARKDOWN_MAX) {
+      // Markdown's parser can take seconds on a pathological text this long (deeply
+      // nested lists): it is shown as plain text instead.
+      this.#renderPlain(text);
+      return;
+    }
     if (streaming) {
       this.#spans = previous !== null && text.startsWith(previous) ? extendSpans(this.#spans, text) : blockSpans(text);
       this.#renderBlocks(this.#spans.map((s) => s.text));
@@ -299,6 +308,15 @@ export class MarkdownView {
       this.#spans = [];
       this.#renderWhole(text);
     }
+  }
+
+  #renderPlain(text: string) {
+    const pre = document.createElement('pre');
+    pre.className = 'plain-long';
+    pre.textContent = text;
+    this.#root.replaceChildren(pre);
+    this.#blocks = [{ source: text, html: '', nodes: [pre] }];
+    this.#spans = [];
   }
 
   #renderBlocks(parts: string[]) {
