@@ -96,6 +96,16 @@ fn cut(text: &str, max: usize) -> String {
     out
 }
 
+impl DialogSpec {
+    fn message_box(&self) -> crate::message_box::MessageBox<'_> {
+        crate::message_box::MessageBox {
+            title: &self.title,
+            body: &self.body,
+            buttons: &self.buttons,
+        }
+    }
+}
+
 /// The dialog for a pending request in the project `project`. Every piece of
 /// text from the model or the project is shown with controls escaped.
 pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDialog {
@@ -254,7 +264,7 @@ pub(crate) fn run_child() -> std::process::ExitCode {
     if spec.buttons.is_empty() || spec.buttons.len() > 3 {
         return std::process::ExitCode::from(2);
     }
-    match crate::message_box::show(&spec) {
+    match crate::message_box::show(&spec.message_box()) {
         Ok(Some(i)) => {
             decode_cli::output::out(&i.to_string());
             std::process::ExitCode::SUCCESS
@@ -275,7 +285,7 @@ fn check_child(input: &str) -> std::process::ExitCode {
         let Ok(spec) = serde_json::from_str::<DialogSpec>(line) else {
             return std::process::ExitCode::from(2);
         };
-        match crate::message_box::shown(&spec) {
+        match crate::message_box::shown(&spec.message_box()) {
             Ok(shown) => {
                 decode_cli::output::json(&serde_json::to_string(&shown).unwrap_or_default())
             }

@@ -60,6 +60,31 @@ impl TerminalSurface {
     }
 }
 
+/// Makes `surface` a surface of `channel`: each request that becomes current is asked
+/// there (on the runtime of `handle`) and answered as `terminal`.
+pub fn answer_channel(
+    channel: &Arc<decode_engine::channel::DecisionChannel>,
+    surface: Arc<dyn DecisionSurface>,
+    handle: tokio::runtime::Handle,
+) -> decode_engine::channel::ChannelSubscription {
+    let weak = Arc::downgrade(channel);
+    channel.subscribe(Box::new(move |event| {
+        let decode_engine::channel::ChannelEvent::Pending { id, request } = event else {
+            return;
+        };
+        let (id, request, surface, weak) =
+            (*id, request.clone(), Arc::clone(&surface), weak.clone());
+        handle.spawn(async move {
+            let answer = surface.ask(request).await;
+            if let Some(channel) = weak.upgrade() {
+                if let Err(e) = channel.answer_by(id, answer, "terminal") {
+                    tracing::debug!("terminal answer not taken: {e}");
+                }
+            }
+        });
+    }))
+}
+
 #[async_trait]
 impl DecisionSurface for TerminalSurface {
     async fn ask(&self, request: DecisionRequest) -> DecisionAnswer {

@@ -23,4 +23,5 @@ mod tools_web_fetch;
 mod tools_write;
 mod trust_round3;
 mod window_answers;
+mod workbench;
 mod workspace;

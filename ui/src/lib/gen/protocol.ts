@@ -499,11 +499,7 @@ export type ProviderView = {
 /**
  * The config file.
  */
-config_file: string, 
-/**
- * `gemini`, `anthropic`, `openai`, `script`, or none.
- */
-provider: string | null, model: string | null, base_url: string | null, context_tokens: number | null, 
+config_file: string, provider: ProviderName | null, model: string | null, base_url: string | null, context_tokens: number | null, 
 /**
  * Why the config file cannot be changed here (malformed: it is left as it is).
  */
@@ -520,7 +516,7 @@ key: KeyStatus | null, };
 /**
  * The provider fields the settings screen saves.
  */
-export type ProviderChoice = { provider: string | null, model: string | null, base_url: string | null, context_tokens: number | null, 
+export type ProviderChoice = { provider: ProviderName | null, model: string | null, base_url: string | null, context_tokens: number | null, 
 /**
  * The person confirmed that their stored key may go to this host (`host[:port]`),
  * after a save was refused because the base URL moved the key elsewhere.
@@ -531,6 +527,34 @@ confirm_key_host?: string, };
  * What saving the provider settings did.
  */
 export type ProviderSave = { "kind": "saved", view: ProviderView, } | { "kind": "confirm_key_host", provider: string, host: string, bound: string, };
+
+/**
+ * A model provider, by the name the config, the flags and the keyring use.
+ */
+export type ProviderName = "gemini" | "anthropic" | "openai" | "script";
+
+/**
+ * A list of folder or branch names in the project's settings the window edits.
+ */
+export type SettingsList = "additionalDirectories" | "protectedBranches";
+
+/**
+ * Why the window's project changed.
+ */
+export type OpenedKind = "folder" | "session" | "reconnected" | "new_chat";
+
+/**
+ * Everything the page needs to start over on the project open now, without reloading.
+ */
+export type ProjectOpened = { kind: OpenedKind, status: Snapshot, chat: ChatStatus, 
+/**
+ * The conversation so far (a resumed session), as the page receives long texts.
+ */
+history: Array<LoopEvent>, 
+/**
+ * The decisions waiting (none on a new project).
+ */
+pending: Array<PendingDecision>, };
 
 /**
  * What "test a call" shows: the gate's decision and the text `decode check` prints.
