@@ -20,7 +20,8 @@ pub mod status;
 pub mod workspace;
 
 pub use decision::{
-    ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, PendingDecision, RuleCheck,
+    BoundKind, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, PendingDecision,
+    RuleCheck, SandboxBound,
 };
 pub use error::{ErrorKind, IpcError};
 pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
@@ -79,6 +80,8 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<ProgressStream>(&cfg),
         decl::<LoopEvent>(&cfg),
         decl::<StreamEvent>(&cfg),
+        decl::<BoundKind>(&cfg),
+        decl::<SandboxBound>(&cfg),
         decl::<DecisionRequest>(&cfg),
         decl::<DecisionAnswer>(&cfg),
         decl::<ChannelEvent>(&cfg),

@@ -29,7 +29,7 @@ use tokio::sync::mpsc;
 use super::files::parse_input;
 use super::paths::{display, expand_home, lexical, resolve_links, within};
 use super::{ToolContext, ToolHandler, ToolProgress, ToolResult};
-use crate::sandbox::{Plan, Support};
+use crate::sandbox::{Inputs, Plan, ReadDeny, Support};
 
 /// The timeout when `timeout_s` is not given.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
@@ -274,37 +274,30 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     // none: said once in the log, the status bar and `decode run`'s start line).
     let sandbox = match crate::sandbox::support() {
         Support::Enforced { bwrap, .. } if !ctx.approved_by_person => {
-            let scan = ctx.session.sandbox_scan().await;
-            if scan.truncated {
-                // The walk stopped before the end: a repository beyond it would have
-                // hooks and a config the sandbox does not keep read-only.
-                return ToolResult::error(format!(
-                    "bash: not run: this project holds more than {} files and folders, too \
-                     many for Decode to find every git folder, .envrc and .vscode in it, so \
-                     its sandbox cannot protect them. Only a command the person approves \
-                     when asked runs here (outside the sandbox): ask the person, or remove \
-                     generated files from the project.",
-                    crate::sandbox::MAX_SCAN_ENTRIES
-                ));
+            match prepare_sandbox(ctx).await {
+                Ok(s) => Some((bwrap.clone(), s)),
+                Err(why) => return ToolResult::error(why),
             }
-            let plan = Plan::new(&ctx.active.gate(), &scan);
-            // Recorded before the command starts, dropped after its undo.
-            let record = plan.register();
-            Some((bwrap.clone(), plan, record))
         }
         _ => None,
     };
     let mut cmd = match &sandbox {
-        Some((bwrap, plan, _)) => {
+        Some((bwrap, s)) => {
             // bubblewrap leads a process group of its own (killed on timeout and
             // cancel: its pid namespace goes with it); the command gets a session of
             // its own (`--new-session`: no controlling terminal to push keystrokes
             // into).
             let mut c = tokio::process::Command::new(bwrap);
             c.process_group(0)
-                .args(plan.args(&cwd))
+                .args(s.plan.args(&cwd))
                 .arg("--")
                 .arg("bash");
+            // Keys, tokens and the addresses of the host's services stay outside.
+            for (name, _) in
+                crate::sandbox::env::removed_from(s.env_names.iter(), &s.inputs.user.env_pass)
+            {
+                c.env_remove(name);
+            }
             c
         }
         None => {
@@ -469,6 +462,7 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
             "[output truncated: the first {dropped} characters were dropped; the last {MAX_OUTPUT_CHARS} follow]\n{text}"
         );
     }
+    let ended_by_itself = matches!(end, End::Exited(_));
     let (status_note, is_error) = match end {
         End::Exited(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
             (Some(0), _) => (None, false),
@@ -501,22 +495,21 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         }
         text.push_str(&note);
     }
-    if let Some((_, plan, _)) = &sandbox {
+    let mut bound = None;
+    if let Some((_, s)) = &sandbox {
         let quarantine = crate::running_commands::quarantine_folder();
-        for note in plan.undo(&quarantine) {
+        for note in s.plan.undo(&quarantine, &s.held) {
             text.push_str(&format!("\n[{note}]"));
         }
-        if let Some(p) = crate::sandbox::refused_protected_write(&text, plan) {
-            text.push_str(&format!(
-                "\n[{} is protected by Decode: commands run in a sandbox that keeps it \
-                 read-only. Only a command the person approves when asked runs outside it: \
-                 ask the person to make this change, or to approve the command in a mode \
-                 that asks.]",
-                display(&ctx.project_root, &p)
-            ));
+        // A command that failed because it crossed a bound says which, and where.
+        if is_error && ended_by_itself {
+            bound = crate::sandbox::bounds::find(&text, &s.plan, &cwd);
+            if let Some(b) = &bound {
+                text.push_str(&format!("\n[sandbox: {}]", b.message));
+            }
         }
         // What this command changed is seen by the next one.
-        ctx.session.rescan_for_sandbox().await;
+        ctx.session.rescan_for_sandbox(s.deny.clone()).await;
     }
     let cwd_now = display(&ctx.project_root, &ctx.session.cwd());
     tracing::debug!(pgid, cwd = %cwd_now, "bash finished");
@@ -525,7 +518,84 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         is_error,
         diff: None,
         sandboxed: Some(sandbox.is_some()),
+        bound,
     }
+}
+
+/// One command's sandbox, made before it starts and kept until its clean-up.
+struct Prepared {
+    plan: Plan,
+    inputs: Inputs,
+    deny: ReadDeny,
+    /// The folders checked at the end, held open since before the start.
+    held: crate::sandbox::Held,
+    /// Recorded before the command starts, dropped after its undo.
+    _record: Option<crate::sandbox::Running>,
+    /// The names in Decode's environment (what is kept out is chosen among them).
+    env_names: Vec<std::ffi::OsString>,
+}
+
+/// The sandbox of a command in `ctx`'s project now, or why none can be made (the
+/// command then does not run).
+async fn prepare_sandbox(ctx: &ToolContext) -> Result<Prepared, String> {
+    let inputs = Inputs::for_state(&ctx.active);
+    let deny = ReadDeny::of(&ctx.active, &inputs.homes);
+    let scan = ctx.session.sandbox_scan(&deny).await;
+    let only_approved =
+        "Only a command the person approves when asked runs here (outside the sandbox)";
+    if scan.truncated {
+        // The walk stopped before the end: a repository beyond it would have
+        // hooks and a config the sandbox does not keep read-only.
+        return Err(format!(
+            "bash: not run: this project holds more than {} files and folders, too \
+             many for Decode to find every git folder, .envrc and .vscode in it, so \
+             its sandbox cannot protect them. {only_approved}: ask the person, or remove \
+             generated files from the project.",
+            crate::sandbox::MAX_SCAN_ENTRIES
+        ));
+    }
+    if !scan.deny_unenforced.is_empty() {
+        return Err(format!(
+            "bash: not run: the `read` deny rule{} {} cover{} folders too big for Decode to \
+             find every file in them, so its sandbox cannot hide them. {only_approved}: ask \
+             the person, or narrow the rule.",
+            if scan.deny_unenforced.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            scan.deny_unenforced
+                .iter()
+                .map(|r| format!("`{r}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if scan.deny_unenforced.len() == 1 {
+                "s"
+            } else {
+                ""
+            },
+        ));
+    }
+    if scan.denied_reads.len() > crate::sandbox::denied::MAX_HIDDEN {
+        return Err(format!(
+            "bash: not run: `read` deny rules cover {} files and folders here, more than the \
+             {} Decode's sandbox hides one by one. {only_approved}: ask the person, or make \
+             the rules cover whole folders.",
+            scan.denied_reads.len(),
+            crate::sandbox::denied::MAX_HIDDEN
+        ));
+    }
+    let plan = Plan::new(&ctx.active.gate(), &scan, &inputs);
+    let held = plan.hold();
+    let record = plan.register();
+    Ok(Prepared {
+        plan,
+        inputs,
+        deny,
+        held,
+        _record: record,
+        env_names: std::env::vars_os().map(|(k, _)| k).collect(),
+    })
 }
 
 /// The shell's last working folder from the `EXIT` trap's file: at most 8 KiB of a
