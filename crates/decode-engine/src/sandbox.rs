@@ -42,6 +42,7 @@ pub mod mounts;
 pub mod places;
 mod plan;
 mod servers;
+pub mod warm;
 
 pub use crate::running_commands::{made_by_a_running_command, Held, Running};
 pub use denied::ReadDeny;

@@ -454,6 +454,17 @@ impl Plan {
         &self.absent
     }
 
+    /// The bubblewrap options that build this sandbox (what a kept sandbox is
+    /// compared by: no working folder).
+    pub(crate) fn zygote_args(&self) -> Vec<OsString> {
+        let mut a: Vec<OsString> = super::base_args(self.own_network)
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+        a.extend(self.mounts.args(&self.empty.0, &self.empty.1));
+        a
+    }
+
     /// The bubblewrap arguments before `--`, for a command starting in `cwd`.
     pub fn args(&self, cwd: &Path) -> Vec<OsString> {
         let mut a: Vec<OsString> = super::base_args(self.own_network)

@@ -281,52 +281,26 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         }
         _ => None,
     };
-    let mut cmd = match &sandbox {
-        Some((bwrap, s)) => {
-            // bubblewrap leads a process group of its own (killed on timeout and
-            // cancel: its pid namespace goes with it); the command gets a session of
-            // its own (`--new-session`: no controlling terminal to push keystrokes
-            // into).
-            let mut c = tokio::process::Command::new(bwrap);
-            c.process_group(0)
-                .args(s.plan.args(&cwd))
-                .arg("--")
-                .arg("bash");
-            // Keys, tokens and the addresses of the host's services stay outside.
-            for (name, _) in
-                crate::sandbox::env::removed_from(s.env_names.iter(), &s.inputs.user.env_pass)
-            {
-                c.env_remove(name);
+    // The environment the command gets: Decode's, with the pager and prompts
+    // switched off; in the sandbox without keys, tokens and service addresses.
+    let env = command_env(sandbox.as_ref().map(|(_, s)| s));
+    let mut held_mounts = None;
+    let mut child = match &sandbox {
+        Some((bwrap, s)) => match spawn_sandboxed(bwrap, s, &cwd, &script, &env).await {
+            Ok((c, mounts)) => {
+                held_mounts = mounts;
+                c
             }
-            c
-        }
+            Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
+        },
         None => {
             let mut c = tokio::process::Command::new("bash");
-            c.process_group(0);
-            c
+            c.process_group(0).arg("-c").arg(&script).current_dir(&cwd);
+            match with_io(&mut c, &env).spawn() {
+                Ok(c) => c,
+                Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
+            }
         }
-    };
-    cmd.arg("-c")
-        .arg(&script)
-        .current_dir(&cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env("PAGER", "cat")
-        .env("GIT_PAGER", "cat")
-        // The gate reads `$TMPDIR` as /tmp: an unset one would make
-        // `$TMPDIR/home` mean /home.
-        .env(
-            "TMPDIR",
-            std::env::var_os("TMPDIR")
-                .filter(|t| !t.is_empty())
-                .unwrap_or_else(|| "/tmp".into()),
-        )
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .kill_on_drop(true);
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
     };
     let Some(pid) = child.id() else {
         return ToolResult::error("bash: the shell exited before it could be watched");
@@ -511,6 +485,10 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         // What this command changed is seen by the next one.
         ctx.session.rescan_for_sandbox(s.deny.clone()).await;
     }
+    // The command's copy of the mount table is taken apart off the critical path.
+    if let Some(m) = held_mounts {
+        tokio::task::spawn_blocking(move || drop(m));
+    }
     let cwd_now = display(&ctx.project_root, &ctx.session.cwd());
     tracing::debug!(pgid, cwd = %cwd_now, "bash finished");
     ToolResult {
@@ -519,6 +497,109 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         diff: None,
         sandboxed: Some(sandbox.is_some()),
         bound,
+    }
+}
+
+/// The environment of a command: Decode's, with pagers and git's prompts switched
+/// off and `$TMPDIR` set (the gate reads an unset one as /tmp); in the sandbox
+/// (`sandboxed`), without the variables it keeps out (keys, tokens, services).
+fn command_env(sandboxed: Option<&Prepared>) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let tmpdir = std::env::var_os("TMPDIR")
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "/tmp".into());
+    let overrides: [(&str, std::ffi::OsString); 4] = [
+        ("PAGER", "cat".into()),
+        ("GIT_PAGER", "cat".into()),
+        ("TMPDIR", tmpdir),
+        ("GIT_TERMINAL_PROMPT", "0".into()),
+    ];
+    let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os()
+        .filter(|(k, _)| !overrides.iter().any(|(o, _)| k == o))
+        .filter(|(k, _)| match sandboxed {
+            Some(s) => crate::sandbox::env::removed(k, &s.inputs.user.env_pass).is_none(),
+            None => true,
+        })
+        .collect();
+    env.extend(overrides.into_iter().map(|(k, v)| (k.into(), v)));
+    env.sort();
+    env
+}
+
+/// Stdin from nothing, stdout and stderr piped, exactly `env`, killed if dropped.
+fn with_io<'a>(
+    c: &'a mut tokio::process::Command,
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> &'a mut tokio::process::Command {
+    c.env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+}
+
+/// Starts `script` in the sandbox `s`: in the shell started ahead for it when there
+/// is one, else entering the kept sandbox (built by bubblewrap the first time),
+/// else with bubblewrap for this one command. The process returned leads the
+/// command's process group; with it, the command's mount table when it is held.
+async fn spawn_sandboxed(
+    bwrap: &std::path::Path,
+    s: &Prepared,
+    cwd: &std::path::Path,
+    script: &str,
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> std::io::Result<(tokio::process::Child, Option<std::fs::File>)> {
+    use crate::sandbox::warm;
+    let kept = {
+        let (bwrap, plan) = (bwrap.to_path_buf(), s.plan.clone());
+        tokio::task::spawn_blocking(move || warm::for_plan(&bwrap, &plan))
+            .await
+            .map_err(std::io::Error::other)
+            .and_then(|r| r)
+    };
+    match kept {
+        Ok(w) => {
+            let key = warm::env_key(env);
+            let spare = if script.len() <= warm::SPARE_MAX_TEXT {
+                w.take_spare(key).await
+            } else {
+                None
+            };
+            // The next command's shell starts now, while this one runs.
+            w.prepare_spare(env.to_vec());
+            if let Some(spare) = spare {
+                let bash_env = env
+                    .iter()
+                    .find(|(k, _)| k == "BASH_ENV")
+                    .map(|(_, v)| v.as_os_str());
+                match spare.start(cwd, bash_env, script) {
+                    Ok(started) => return Ok((started.child, started.mounts)),
+                    Err(e) => {
+                        tracing::debug!(error = %e, "the shell started ahead could not take the command")
+                    }
+                }
+            }
+            let mut c = tokio::process::Command::new("bash");
+            c.arg("-c").arg(script);
+            with_io(&mut c, env);
+            warm::apply(&w, cwd, &mut c)?;
+            Ok((c.spawn()?, None))
+        }
+        Err(e) => {
+            // bubblewrap for this one command: slower, as safe.
+            if warm::enabled() {
+                tracing::warn!(error = %e, "cannot keep a sandbox warm; bubblewrap runs the command");
+            }
+            let mut c = tokio::process::Command::new(bwrap);
+            c.process_group(0)
+                .args(s.plan.args(cwd))
+                .arg("--")
+                .arg("bash")
+                .arg("-c")
+                .arg(script)
+                .current_dir(cwd);
+            Ok((with_io(&mut c, env).spawn()?, None))
+        }
     }
 }
 
@@ -531,8 +612,6 @@ struct Prepared {
     held: crate::sandbox::Held,
     /// Recorded before the command starts, dropped after its undo.
     _record: Option<crate::sandbox::Running>,
-    /// The names in Decode's environment (what is kept out is chosen among them).
-    env_names: Vec<std::ffi::OsString>,
 }
 
 /// The sandbox of a command in `ctx`'s project now, or why none can be made (the
@@ -594,7 +673,6 @@ async fn prepare_sandbox(ctx: &ToolContext) -> Result<Prepared, String> {
         deny,
         held,
         _record: record,
-        env_names: std::env::vars_os().map(|(k, _)| k).collect(),
     })
 }
 

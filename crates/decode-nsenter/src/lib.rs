@@ -1,0 +1,256 @@
+//! Entering a sandbox's kept namespaces between `fork` and `exec` — the one place
+//! Decode needs `unsafe` code (the workspace forbids it everywhere else).
+//!
+//! Decode's bash sandbox (docs/sandbox.md, "Cost") has bubblewrap build a sandbox's
+//! namespaces once and keeps them open; each command then enters them. What runs
+//! between `fork` and `exec` must be async-signal-safe: plain system calls on
+//! descriptors and strings prepared before the fork, no allocation, no lock. That is
+//! all this crate does, behind a safe API:
+//!
+//! - [`Target::apply`]: the command leaves Decode's session, enters the kept user,
+//!   mount, IPC and network namespaces, makes its own mount and process namespaces,
+//!   forks once more (the first process waits outside and ends as the command ends),
+//!   and — as process 1 of its process namespace, so that everything it starts ends
+//!   with it — mounts its own `/proc` with `/proc/sys` read-only, goes to its folder,
+//!   sets no-new-privileges and drops every capability before `exec`;
+//! - [`pass_fd_as_3`]: gives a spawned program a descriptor as its fd 3 (bubblewrap's
+//!   `--info-fd 3`).
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The kept namespaces of a sandbox, and where a command starts in it.
+#[derive(Debug)]
+pub struct Target {
+    user: OwnedFd,
+    mnt: OwnedFd,
+    ipc: OwnedFd,
+    net: Option<OwnedFd>,
+    cwd: CString,
+    last_cap: libc::c_ulong,
+}
+
+impl Target {
+    /// The namespaces `user`, `mnt`, `ipc` and (when the sandbox has its own
+    /// network) `net` (descriptors of `/proc/PID/ns/…`), for a command starting in
+    /// `cwd` (a path inside the sandbox).
+    pub fn new(
+        user: OwnedFd,
+        mnt: OwnedFd,
+        ipc: OwnedFd,
+        net: Option<OwnedFd>,
+        cwd: &Path,
+    ) -> io::Result<Target> {
+        let last_cap = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(63);
+        Ok(Target {
+            user,
+            mnt,
+            ipc,
+            net,
+            cwd: CString::new(cwd.as_os_str().as_bytes())?,
+            last_cap,
+        })
+    }
+
+    /// Makes `cmd` run in this sandbox (see the crate's documentation). `cmd` must
+    /// not be given a process group: the command leaves Decode's session and leads
+    /// a new one (its process id is the group to kill).
+    pub fn apply(self: Arc<Self>, cmd: &mut std::process::Command) {
+        let t = self;
+        // SAFETY: `enter` makes only async-signal-safe system calls on descriptors
+        // and strings prepared before the fork, and `t` outlives the fork (the
+        // closure owns an `Arc` of it).
+        unsafe {
+            cmd.pre_exec(move || enter(&t));
+        }
+    }
+}
+
+/// Gives the program `cmd` runs the descriptor `fd` as its fd 3.
+pub fn pass_fd_as_3(cmd: &mut std::process::Command, fd: &OwnedFd) {
+    let raw: RawFd = fd.as_raw_fd();
+    // SAFETY: `dup2` is async-signal-safe; `fd` is open in the parent when it forks
+    // (the caller keeps it until the spawn returns).
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::dup2(raw, 3) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+fn check(r: libc::c_int) -> io::Result<()> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+fn errno() -> libc::c_int {
+    io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// In the forked child, before `exec` (see [`Target::apply`]).
+fn enter(t: &Target) -> io::Result<()> {
+    // SAFETY: plain system calls on descriptors and NUL-terminated strings owned
+    // by `t`, or on constants.
+    unsafe {
+        // No controlling terminal to push keystrokes into; a process group that
+        // Decode kills whole.
+        check(libc::setsid())?;
+        check(libc::setns(t.user.as_raw_fd(), libc::CLONE_NEWUSER))?;
+        check(libc::setns(t.mnt.as_raw_fd(), libc::CLONE_NEWNS))?;
+        check(libc::setns(t.ipc.as_raw_fd(), libc::CLONE_NEWIPC))?;
+        if let Some(net) = &t.net {
+            check(libc::setns(net.as_raw_fd(), libc::CLONE_NEWNET))?;
+        }
+        check(libc::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID))?;
+        let pid = libc::fork();
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid > 0 {
+            wait_and_mirror(pid);
+        }
+        // Process 1 of its own process namespace: when it ends, the kernel ends
+        // everything it started. It goes too if the waiting process is killed (and
+        // Decode kills the whole process group anyway).
+        check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
+        // Its own `/proc` (of its process namespace); nothing mounted here reaches
+        // the kept sandbox.
+        check(libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ))?;
+        check(libc::mount(
+            c"proc".as_ptr(),
+            c"/proc".as_ptr(),
+            c"proc".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            std::ptr::null(),
+        ))?;
+        // The kernel's switches stay read-only (`core_pattern` runs a program as
+        // root).
+        for p in [c"/proc/sys", c"/proc/sysrq-trigger"] {
+            // A kernel without the file has nothing to protect there.
+            if libc::mount(
+                p.as_ptr(),
+                p.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            ) < 0
+            {
+                if errno() == libc::ENOENT {
+                    continue;
+                }
+                return Err(io::Error::last_os_error());
+            }
+            check(libc::mount(
+                std::ptr::null(),
+                p.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND
+                    | libc::MS_REMOUNT
+                    | libc::MS_RDONLY
+                    | libc::MS_NOSUID
+                    | libc::MS_NODEV
+                    | libc::MS_NOEXEC,
+                std::ptr::null(),
+            ))?;
+        }
+        check(libc::chdir(t.cwd.as_ptr()))?;
+        check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+        // Every capability gone: the bounding set first (so that even a command
+        // run as the namespace's root gains none at `exec`), the ambient set, then
+        // the effective, permitted and inheritable ones.
+        for cap in 0..=t.last_cap {
+            if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno() != libc::EINVAL {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        check(libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        ))?;
+        let mut header = CapHeader {
+            version: LINUX_CAPABILITY_VERSION_3,
+            pid: 0,
+        };
+        let data = [CapData::default(); 2];
+        check(libc::syscall(
+            libc::SYS_capset,
+            &mut header as *mut CapHeader,
+            data.as_ptr(),
+        ) as libc::c_int)?;
+    }
+    Ok(())
+}
+
+const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// The process left outside: closes what it does not need (among it the pipe its
+/// parent reads to learn that `exec` happened), waits for the command and ends as it
+/// ended (the same exit code, or the same signal). Never returns.
+fn wait_and_mirror(pid: libc::pid_t) -> ! {
+    // SAFETY: system calls only; this process never returns to Rust code.
+    unsafe {
+        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+        for fd in 0..3 {
+            libc::close(fd);
+        }
+        // It dies with Decode, as bubblewrap's `--die-with-parent` does.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        let mut status: libc::c_int = 0;
+        loop {
+            let r = libc::waitpid(pid, &mut status, 0);
+            if r == pid {
+                break;
+            }
+            if r < 0 && errno() != libc::EINTR {
+                libc::_exit(127);
+            }
+        }
+        if libc::WIFSIGNALED(status) {
+            let sig = libc::WTERMSIG(status);
+            libc::signal(sig, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, sig);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            libc::kill(libc::getpid(), sig);
+        }
+        libc::_exit(libc::WEXITSTATUS(status));
+    }
+}
