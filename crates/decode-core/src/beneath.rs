@@ -123,6 +123,35 @@ fn make_changeable(fd: &OwnedFd) -> io::Result<Option<Mode>> {
     Ok(Some(mode))
 }
 
+/// Opens the folder `name` of the folder `parent` (never through a link) and gives
+/// its owner read, write and search on it first when one is missing — a folder
+/// `chmod 000` cannot even be opened otherwise. The mode is changed through a
+/// descriptor of the very entry (opened with `O_PATH`), so a link swapped in is
+/// never followed.
+fn open_changeable(parent: &OwnedFd, name: &OsStr) -> io::Result<OwnedFd> {
+    let path_only = openat(
+        parent,
+        name,
+        OFlag::O_PATH | OFlag::O_NOFOLLOW | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+    let st = fstat(path_only.as_fd()).map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+    let at = format!(
+        "/proc/self/fd/{}",
+        std::os::fd::AsRawFd::as_raw_fd(&path_only)
+    );
+    if st.st_mode & 0o700 != 0o700 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            &at,
+            std::fs::Permissions::from_mode((st.st_mode & 0o7777) | 0o700),
+        )?;
+    }
+    // The same folder, opened for reading through its descriptor.
+    Ok(OwnedFd::from(std::fs::File::open(&at)?))
+}
+
 /// The names in the folder `fd` (not `.` and `..`).
 fn list(fd: &OwnedFd) -> io::Result<Vec<std::ffi::OsString>> {
     use std::os::unix::ffi::OsStrExt;
@@ -345,9 +374,7 @@ impl Dir {
     /// Makes the folder `name` in this folder changeable by its owner (so it can be
     /// moved elsewhere, which rewrites its `..`), without following a link.
     pub fn make_entry_changeable(&self, name: &OsStr) -> io::Result<()> {
-        let fd = openat(&self.fd, name, DIR_FLAGS, Mode::empty())
-            .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
-        make_changeable(&fd).map(|_| ())
+        open_changeable(&self.fd, name).map(|_| ())
     }
 
     /// Moves `name` of this folder to `to_name` in the folder `to` (no link
@@ -371,8 +398,7 @@ impl Dir {
             return unlinkat(&self.fd, name, nix::unistd::UnlinkatFlags::NoRemoveDir)
                 .map_err(io_err);
         }
-        let top = openat(&self.fd, name, DIR_FLAGS, Mode::empty()).map_err(io_err)?;
-        make_changeable(&top)?;
+        let top = open_changeable(&self.fd, name)?;
         let mut left = budget;
         loop {
             let names = list(&top)?;
@@ -394,8 +420,7 @@ impl Dir {
                         .map_err(io_err)?;
                     continue;
                 }
-                let sub = openat(&top, n.as_os_str(), DIR_FLAGS, Mode::empty()).map_err(io_err)?;
-                make_changeable(&sub)?;
+                let sub = open_changeable(&top, n.as_os_str())?;
                 for inner in list(&sub)? {
                     // Up one level, under a name nothing else has.
                     let up = std::ffi::OsString::from(format!(".decode-rm-{}", unique()));

@@ -27,7 +27,12 @@ use std::sync::Arc;
 /// The kept namespaces of a sandbox, and where a command starts in it.
 #[derive(Debug)]
 pub struct Target {
+    /// The user namespace that owns the sandbox's other namespaces.
     user: OwnedFd,
+    /// The one the sandbox's processes run in, when it is another (bubblewrap run
+    /// by an unprivileged user sets the sandbox up in one user namespace, then runs
+    /// the command in a nested one that maps the person's own user id).
+    user_inner: Option<OwnedFd>,
     mnt: OwnedFd,
     ipc: OwnedFd,
     net: Option<OwnedFd>,
@@ -37,8 +42,9 @@ pub struct Target {
 
 impl Target {
     /// The namespaces `user`, `mnt`, `ipc` and (when the sandbox has its own
-    /// network) `net` (descriptors of `/proc/PID/ns/…`), for a command starting in
-    /// `cwd` (a path inside the sandbox).
+    /// network) `net` (descriptors of `/proc/PID/ns/…` of a process in the sandbox),
+    /// for a command starting in `cwd` (a path inside the sandbox). `user` may be a
+    /// user namespace nested in the one that owns the others (see [`owner_of`]).
     pub fn new(
         user: OwnedFd,
         mnt: OwnedFd,
@@ -50,8 +56,13 @@ impl Target {
             .ok()
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(63);
+        let (user, user_inner) = match owner_of(&user)? {
+            Some(outer) => (outer, Some(user)),
+            None => (user, None),
+        };
         Ok(Target {
             user,
+            user_inner,
             mnt,
             ipc,
             net,
@@ -71,6 +82,30 @@ impl Target {
         unsafe {
             cmd.pre_exec(move || enter(&t));
         }
+    }
+}
+
+/// The user namespace `ns` is nested in, when that one is not this process's own:
+/// the namespace that owns what bubblewrap set up before it made `ns` for the
+/// command.
+pub fn owner_of(ns: &OwnedFd) -> io::Result<Option<OwnedFd>> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::fs::MetadataExt;
+    const NS_GET_PARENT: libc::c_ulong = 0xb702;
+    // SAFETY: `ioctl(NS_GET_PARENT)` on a namespace descriptor returns a new
+    // descriptor (or -1); nothing else is touched.
+    let parent = unsafe { libc::ioctl(ns.as_raw_fd(), NS_GET_PARENT as _) };
+    if parent < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `parent` is a new descriptor that nothing else owns.
+    let parent = unsafe { OwnedFd::from_raw_fd(parent) };
+    let own = std::fs::metadata("/proc/self/ns/user")?;
+    let parent_meta = std::fs::File::from(parent.try_clone()?).metadata()?;
+    if parent_meta.ino() == own.ino() && parent_meta.dev() == own.dev() {
+        Ok(None)
+    } else {
+        Ok(Some(parent))
     }
 }
 
@@ -172,6 +207,11 @@ fn enter(t: &Target) -> io::Result<()> {
                     | libc::MS_NOEXEC,
                 std::ptr::null(),
             ))?;
+        }
+        // Then into the user namespace the sandbox's processes run in (the mounts
+        // above needed the one that owns them).
+        if let Some(inner) = &t.user_inner {
+            check(libc::setns(inner.as_raw_fd(), libc::CLONE_NEWUSER))?;
         }
         check(libc::chdir(t.cwd.as_ptr()))?;
         check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;

@@ -104,6 +104,9 @@ pub struct Inputs {
     pub data: PathBuf,
     /// Decode's state folders (logs, history): hidden.
     pub state: Vec<PathBuf>,
+    /// Decode's config and data folders of every home folder: hidden (the gate's
+    /// protected set names those of its own home).
+    pub app: Vec<PathBuf>,
     /// This user.
     pub uid: u32,
     /// Commands get a network of their own.
@@ -146,8 +149,12 @@ impl Inputs {
             .filter(|p| p.is_absolute())
             .unwrap_or_else(|| PathBuf::from(format!("/run/user/{uid}")));
         let mut state = vec![dirs.state.clone()];
+        let mut app = vec![dirs.config.clone(), dirs.data.clone()];
         for h in &homes {
-            state.push(Dirs::for_home(h).state);
+            let d = Dirs::with_home(h, env);
+            let own = Dirs::for_home(h);
+            state.extend([d.state, own.state]);
+            app.extend([d.config, d.data, own.config, own.data]);
         }
         Inputs {
             project,
@@ -159,18 +166,27 @@ impl Inputs {
             runtime,
             data: dirs.data,
             state,
+            app,
             uid,
             own_network: super::own_network(),
         }
     }
 
-    /// A path the person wrote in their settings: `~` is the first home folder;
-    /// relative paths mean nothing (there is no project at that level).
-    fn person_path(&self, entry: &str) -> Option<PathBuf> {
-        let home = self.homes.first()?;
-        let p = decode_policy::paths::expand_home(entry.trim(), home);
-        p.is_absolute()
-            .then(|| resolve(&decode_policy::paths::lexical(Path::new("/"), &p)))
+    /// A path the person wrote in their settings, for each home folder (`~` means
+    /// each; an absolute path is itself); relative paths mean nothing (there is no
+    /// project at that level).
+    fn person_paths(&self, entry: &str) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for home in &self.homes {
+            let p = decode_policy::paths::expand_home(entry.trim(), home);
+            if p.is_absolute() {
+                let r = resolve(&decode_policy::paths::lexical(Path::new("/"), &p));
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+        }
+        out
     }
 }
 
@@ -263,7 +279,7 @@ pub(crate) fn writable(inputs: &Inputs, m: &mut Mounts) {
         }
     }
     for w in &inputs.user.writable {
-        if let Some(p) = inputs.person_path(w).filter(|p| p.is_dir()) {
+        for p in inputs.person_paths(w).into_iter().filter(|p| p.is_dir()) {
             m.add(&p, Kind::Writable, "your sandbox.writable");
         }
     }
@@ -290,8 +306,11 @@ pub(crate) fn hidden(inputs: &Inputs, m: &mut Mounts) {
     for s in &inputs.state {
         hide_if_there(m, s, "Decode's own logs and history");
     }
+    for d in &inputs.app {
+        hide_if_there(m, d, "Decode's own settings and data");
+    }
     for h in &inputs.user.hidden {
-        if let Some(p) = inputs.person_path(h) {
+        for p in inputs.person_paths(h) {
             hide_if_there(m, &p, "your sandbox.hidden");
         }
     }

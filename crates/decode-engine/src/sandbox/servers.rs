@@ -53,6 +53,7 @@ pub(crate) fn service_dirs(homes: &[PathBuf], uid: u32, runtime: &Path) -> Vec<P
         .filter(|p| p.is_absolute())
         .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
         .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter(|p| p.parent().is_some_and(searchable_without_privilege))
         .collect();
     out.sort();
     out.dedup();
@@ -70,10 +71,38 @@ pub(crate) fn host_sockets() -> Vec<PathBuf> {
         .into_iter()
         .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket()))
         .filter_map(|p| std::fs::canonicalize(p).ok())
+        // A socket in a folder the command cannot enter is out of its reach
+        // already (and bubblewrap could not mount over it).
+        .filter(|p| p.parent().is_some_and(searchable_without_privilege))
         .collect();
     s.sort();
     s.dedup();
     s
+}
+
+/// Whether a process of this user with no capabilities (as a sandboxed command
+/// is, root included) can go through every folder down to and into `dir`.
+pub(crate) fn searchable_without_privilege(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let uid = nix::unistd::geteuid().as_raw();
+    let mut gids: Vec<u32> = nix::unistd::getgroups()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|g| g.as_raw())
+        .collect();
+    gids.push(nix::unistd::getegid().as_raw());
+    dir.ancestors().all(|d| {
+        std::fs::metadata(d).is_ok_and(|m| {
+            let bits = if m.uid() == uid {
+                m.mode() >> 6
+            } else if gids.contains(&m.gid()) {
+                m.mode() >> 3
+            } else {
+                m.mode()
+            };
+            bits & 0o1 != 0
+        })
+    })
 }
 
 /// The sockets the environment of Decode names.

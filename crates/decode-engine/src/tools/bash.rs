@@ -550,13 +550,23 @@ async fn spawn_sandboxed(
     env: &[(std::ffi::OsString, std::ffi::OsString)],
 ) -> std::io::Result<(tokio::process::Child, Option<std::fs::File>)> {
     use crate::sandbox::warm;
-    let kept = {
-        let (bwrap, plan) = (bwrap.to_path_buf(), s.plan.clone());
-        tokio::task::spawn_blocking(move || warm::for_plan(&bwrap, &plan))
-            .await
-            .map_err(std::io::Error::other)
-            .and_then(|r| r)
+    let build = |plan: Plan| {
+        let bwrap = bwrap.to_path_buf();
+        async move {
+            tokio::task::spawn_blocking(move || warm::for_plan(&bwrap, &plan))
+                .await
+                .map_err(std::io::Error::other)
+                .and_then(|r| r)
+        }
     };
+    let mut plan = s.plan.clone();
+    let mut kept = build(plan.clone()).await;
+    if kept.is_err() && warm::enabled() {
+        // Something it mounts went away meanwhile (a server of the person's
+        // stopped, taking its socket along): the sandbox is planned again.
+        plan = Plan::new(&s.gate, &s.scan, &s.inputs);
+        kept = build(plan.clone()).await;
+    }
     match kept {
         Ok(w) => {
             let key = warm::env_key(env);
@@ -592,7 +602,7 @@ async fn spawn_sandboxed(
             }
             let mut c = tokio::process::Command::new(bwrap);
             c.process_group(0)
-                .args(s.plan.args(cwd))
+                .args(plan.args(cwd))
                 .arg("--")
                 .arg("bash")
                 .arg("-c")
@@ -606,6 +616,9 @@ async fn spawn_sandboxed(
 /// One command's sandbox, made before it starts and kept until its clean-up.
 struct Prepared {
     plan: Plan,
+    /// What the plan was made from (to make it again).
+    gate: std::sync::Arc<decode_policy::Gate>,
+    scan: std::sync::Arc<crate::sandbox::Scan>,
     inputs: Inputs,
     deny: ReadDeny,
     /// The folders checked at the end, held open since before the start.
@@ -664,11 +677,14 @@ async fn prepare_sandbox(ctx: &ToolContext) -> Result<Prepared, String> {
             crate::sandbox::denied::MAX_HIDDEN
         ));
     }
-    let plan = Plan::new(&ctx.active.gate(), &scan, &inputs);
+    let gate = ctx.active.gate();
+    let plan = Plan::new(&gate, &scan, &inputs);
     let held = plan.hold();
     let record = plan.register();
     Ok(Prepared {
         plan,
+        gate,
+        scan,
         inputs,
         deny,
         held,

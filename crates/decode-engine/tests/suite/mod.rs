@@ -1,5 +1,6 @@
 //! One module per part of the engine (see ../all.rs).
 
+mod as_users;
 mod channel;
 mod chat_session;
 mod loop_ask;
@@ -8,6 +9,7 @@ mod providers_anthropic;
 mod providers_gemini;
 mod providers_openai;
 mod sandbox;
+mod sandbox_bounds;
 mod session;
 mod tool_races;
 mod tools_bash;
