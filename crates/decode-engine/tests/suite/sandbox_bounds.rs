@@ -836,3 +836,132 @@ async fn inner_spools_that_run_commands_later_cannot_be_written() {
         }
     }
 }
+
+/// Runs `command` through the gate in `mode`, answering asks from `answers`.
+async fn call(
+    p: &Project,
+    mode: Mode,
+    answers: Vec<decode_core::decision::DecisionAnswer>,
+    command: &str,
+) -> (
+    decode_engine::tools::CallOutcome,
+    std::sync::Arc<crate::tools_support::Scripted>,
+) {
+    let surface = crate::tools_support::Scripted::new(answers);
+    let ctx = p.ctx_with(mode, surface.clone());
+    let out = decode_engine::tools::call_tool(
+        decode_engine::tools::handler(Tool::Bash).as_ref(),
+        json!({ "command": command }),
+        &ctx,
+    )
+    .await;
+    (out, surface)
+}
+
+#[tokio::test]
+async fn a_command_that_hits_a_bound_asks_to_run_outside_once_in_auto_and_bypass_mode() {
+    use decode_core::decision::{DecisionAnswer, DecisionRequest};
+    enforced();
+    let p = Project::new();
+    let target = p.home.join("notes.txt");
+    let command = format!("echo hi > {}", target.display());
+    for mode in [Mode::Auto, Mode::Bypass] {
+        // Allowed by the mode, refused by the sandbox; the person allows it once.
+        let (out, surface) = call(&p, mode, vec![DecisionAnswer::AllowOnce], &command).await;
+        let asked = surface.asked();
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        let DecisionRequest::RunOutside {
+            command: c,
+            bound,
+            output,
+            cwd,
+        } = &asked[0]
+        else {
+            panic!("{asked:?}");
+        };
+        assert_eq!(c, &command);
+        assert_eq!(bound.kind, decode_protocol::BoundKind::Write);
+        assert_eq!(bound.path.as_deref(), Some(target.to_str().unwrap()));
+        assert!(bound.message.contains("outside the places"), "{bound:?}");
+        assert!(output.contains("Read-only file system"), "{output}");
+        assert_eq!(cwd, &p.root.display().to_string());
+        assert_eq!(out.run_outside, Some(DecisionAnswer::AllowOnce));
+        assert_eq!(out.result.sandboxed, Some(false), "{:?}", out.result);
+        assert!(!out.result.is_error, "{}", out.result.content);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "hi\n");
+        std::fs::remove_file(&target).unwrap();
+    }
+    // Denied (with feedback): nothing runs outside, the model reads why.
+    let (out, _) = call(
+        &p,
+        Mode::Auto,
+        vec![DecisionAnswer::Deny {
+            feedback: Some("write it in the project".into()),
+        }],
+        &command,
+    )
+    .await;
+    assert!(!target.exists());
+    assert_eq!(out.result.sandboxed, Some(true));
+    assert!(
+        out.result
+            .content
+            .contains("the person chose not to run it outside the sandbox; their feedback: write it in the project"),
+        "{}",
+        out.result.content
+    );
+    // Nobody to answer (no terminal): it says so, and nothing runs outside.
+    let (out, _) = call(&p, Mode::Auto, vec![], &command).await;
+    assert!(!target.exists());
+    assert!(
+        out.result
+            .content
+            .contains("running it again outside the sandbox needs the person's approval"),
+        "{}",
+        out.result.content
+    );
+    // "For this session" is not an answer to this ask: it runs nothing outside.
+    let (out, _) = call(
+        &p,
+        Mode::Auto,
+        vec![DecisionAnswer::AllowForSession { rules: vec![] }],
+        &command,
+    )
+    .await;
+    assert!(!target.exists(), "{}", out.result.content);
+    // A command that does not fail, or fails for its own reasons, asks nothing.
+    let (out, surface) = call(&p, Mode::Auto, vec![], "cat missing-file; echo fine").await;
+    assert!(surface.asked().is_empty(), "{:?}", out.result);
+    let (_, surface) = call(&p, Mode::Auto, vec![], "exit 3").await;
+    assert!(surface.asked().is_empty());
+}
+
+#[tokio::test]
+async fn a_file_a_deny_rule_covers_is_never_offered_outside() {
+    enforced();
+    let p = Project::new();
+    p.write(".env", "SECRET=1\n");
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["Read(.env)"]}}"#,
+    );
+    // Spelled so that the gate cannot see it: the kernel hides it.
+    let (out, surface) = call(
+        &p,
+        Mode::Bypass,
+        vec![decode_core::decision::DecisionAnswer::AllowOnce],
+        "f=.e; cat ${f}nv",
+    )
+    .await;
+    assert!(surface.asked().is_empty(), "{:?}", surface.asked());
+    assert!(
+        !out.result.content.contains("SECRET=1"),
+        "{}",
+        out.result.content
+    );
+    assert!(
+        out.result.content.contains("a `read` deny rule covers it"),
+        "{}",
+        out.result.content
+    );
+}
