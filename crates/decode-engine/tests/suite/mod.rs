@@ -10,6 +10,7 @@ mod providers_gemini;
 mod providers_openai;
 mod sandbox;
 mod sandbox_bounds;
+mod sandbox_work;
 mod session;
 mod tool_races;
 mod tools_bash;
