@@ -38,6 +38,9 @@ pub struct Target {
     net: Option<OwnedFd>,
     cwd: CString,
     last_cap: libc::c_ulong,
+    /// The lowest descriptor that does not pass into the command (3, or 4 when the
+    /// command is given one as its fd 3).
+    first_closed: u32,
 }
 
 impl Target {
@@ -68,7 +71,15 @@ impl Target {
             net,
             cwd: CString::new(cwd.as_os_str().as_bytes())?,
             last_cap,
+            first_closed: 3,
         })
+    }
+
+    /// The command keeps its fd 3 (given with [`pass_fd_as_3`]); every other
+    /// descriptor beyond stdin, stdout and stderr is closed at `exec`.
+    pub fn keeping_fd_3(mut self) -> Target {
+        self.first_closed = 4;
+        self
     }
 
     /// Makes `cmd` run in this sandbox (see the crate's documentation). `cmd` must
@@ -106,6 +117,26 @@ pub fn owner_of(ns: &OwnedFd) -> io::Result<Option<OwnedFd>> {
         Ok(None)
     } else {
         Ok(Some(parent))
+    }
+}
+
+/// Marks every descriptor from `first` up close-on-exec.
+fn close_inherited(first: u32) -> io::Result<()> {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: a system call on descriptor numbers only.
+    let r = unsafe { libc::syscall(libc::SYS_close_range, first, u32::MAX, CLOSE_RANGE_CLOEXEC) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Makes the program `cmd` runs (bubblewrap, when it builds a sandbox for one
+/// command) get no descriptor of Decode's beyond stdin, stdout and stderr.
+pub fn close_inherited_on_exec(cmd: &mut std::process::Command) {
+    // SAFETY: `close_range` is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| close_inherited(3));
     }
 }
 
@@ -214,6 +245,10 @@ fn enter(t: &Target) -> io::Result<()> {
             check(libc::setns(inner.as_raw_fd(), libc::CLONE_NEWUSER))?;
         }
         check(libc::chdir(t.cwd.as_ptr()))?;
+        // Nothing of Decode's passes in: a descriptor some library opened without
+        // close-on-exec (a connection to the display or the bus) would reach what
+        // the mounts keep out.
+        close_inherited(t.first_closed)?;
         check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
         // Every capability gone: the bounding set first (so that even a command
         // run as the namespace's root gains none at `exec`), the ambient set, then

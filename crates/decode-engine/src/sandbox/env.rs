@@ -62,6 +62,10 @@ pub(crate) const SERVICE_VARS: &[&str] = &[
     "SWAYSOCK",
     "I3SOCK",
     "HYPRLAND_INSTANCE_SIGNATURE",
+    "VSCODE_IPC_HOOK_CLI",
+    "VSCODE_GIT_IPC_HANDLE",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
 ];
 
 /// Why a variable is not passed into the sandbox.

@@ -221,15 +221,18 @@ pub(crate) fn apply(
     cwd: &Path,
     cmd: &mut tokio::process::Command,
 ) -> std::io::Result<()> {
-    let target = decode_nsenter::Target::new(
+    Arc::new(target(warm, cwd)?).apply(cmd.as_std_mut());
+    Ok(())
+}
+
+fn target(warm: &Warm, cwd: &Path) -> std::io::Result<decode_nsenter::Target> {
+    decode_nsenter::Target::new(
         warm.user.try_clone()?,
         warm.mnt.try_clone()?,
         warm.ipc.try_clone()?,
         warm.net.as_ref().map(OwnedFd::try_clone).transpose()?,
         cwd,
-    )?;
-    Arc::new(target).apply(cmd.as_std_mut());
-    Ok(())
+    )
 }
 
 /// The longest command text handed to a [`Spare`] (its shell reads the text a
@@ -396,7 +399,7 @@ fn spawn_spare(warm: &Warm, env: Vec<(OsString, OsString)>) -> std::io::Result<S
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     decode_nsenter::pass_fd_as_3(cmd.as_std_mut(), &text_r);
-    apply(warm, Path::new("/"), &mut cmd)?;
+    Arc::new(target(warm, Path::new("/"))?.keeping_fd_3()).apply(cmd.as_std_mut());
     let child = cmd.spawn()?;
     drop(text_r);
     let mounts = child

@@ -601,6 +601,7 @@ async fn spawn_sandboxed(
                 tracing::warn!(error = %e, "cannot keep a sandbox warm; bubblewrap runs the command");
             }
             let mut c = tokio::process::Command::new(bwrap);
+            decode_nsenter::close_inherited_on_exec(c.as_std_mut());
             c.process_group(0)
                 .args(plan.args(cwd))
                 .arg("--")

@@ -965,3 +965,26 @@ async fn a_file_a_deny_rule_covers_is_never_offered_outside() {
         out.result.content
     );
 }
+
+#[tokio::test]
+async fn a_descriptor_decode_left_open_never_reaches_a_command() {
+    use std::os::fd::AsRawFd;
+    enforced();
+    let p = Project::new();
+    // A connection Decode (or a library in it) holds without close-on-exec: to a
+    // display, say. Outside the sandbox a command inherits it.
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("display");
+    let _l = UnixListener::bind(&sock).unwrap();
+    let conn = std::os::unix::net::UnixStream::connect(&sock).unwrap();
+    nix::fcntl::fcntl(&conn, nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty())).unwrap();
+    let fd = conn.as_raw_fd();
+    let probe = format!("test -e /proc/self/fd/{fd} && readlink /proc/self/fd/{fd} || echo CLOSED");
+    // Twice: the first command starts the sandbox, the next one a shell made ahead.
+    for _ in 0..2 {
+        let r = bash(&boxed(&p), &probe).await;
+        assert!(r.content.contains("CLOSED"), "{}", r.content);
+    }
+    let r = bash(&outside(&p), &probe).await;
+    assert!(r.content.contains("socket:"), "{}", r.content);
+}
