@@ -33,6 +33,8 @@ pub struct Plan {
     own_network: bool,
     /// What a hidden folder and a hidden file show instead.
     empty: (PathBuf, PathBuf),
+    /// `core.hooksPath` of the person's global git config (each home's).
+    global_hooks: Vec<PathBuf>,
 }
 
 impl Plan {
@@ -42,6 +44,12 @@ impl Plan {
         let mut plan = Plan {
             own_network: inputs.own_network,
             empty: places::empty_placeholders(inputs),
+            global_hooks: inputs
+                .homes
+                .iter()
+                .flat_map(|h| [h.join(".gitconfig"), h.join(".config/git/config")])
+                .filter_map(|c| hooks_path(&c))
+                .collect(),
             ..Plan::default()
         };
         places::writable(inputs, &mut plan.mounts);
@@ -225,10 +233,31 @@ impl Plan {
             return;
         }
         self.git_seen.push(real.clone());
+        // Where its hooks run: the work tree(s) a `core.hooksPath` is relative to.
+        let mut worktrees: Vec<PathBuf> = Vec::new();
+        if g.file_name().is_some_and(|n| n == ".git") {
+            worktrees.extend(g.parent().map(Path::to_path_buf));
+        }
+        if let Some(dot_git) = read_git_pointer(&real.join("gitdir"), "") {
+            worktrees.extend(dot_git.parent().map(Path::to_path_buf));
+        }
         let g = real.as_path();
         self.pin(g);
         for name in ["hooks", "config", "config.worktree", "commondir", "gitdir"] {
             self.read_only(&g.join(name));
+        }
+        // A `core.hooksPath` (a repository's own, or the person's global one) is
+        // the hooks folder git runs: protected like `hooks` (husky's `.husky/_`).
+        let mut hooks: Vec<PathBuf> = hooks_path(&g.join("config")).into_iter().collect();
+        hooks.extend(self.global_hooks.iter().cloned());
+        for h in hooks {
+            if h.is_absolute() {
+                self.read_only(&h);
+            } else {
+                for w in &worktrees {
+                    self.read_only(&decode_policy::paths::lexical(w, &h));
+                }
+            }
         }
         if let Some(common) = read_git_pointer(&g.join("commondir"), "") {
             self.git_dir(&common, depth + 1);
@@ -507,6 +536,57 @@ fn read_git_pointer(file: &Path, prefix: &str) -> Option<PathBuf> {
         return None;
     }
     Some(file.parent()?.join(path))
+}
+
+/// The `core.hooksPath` a git config file sets (the last one), `~/` expanded
+/// with the home the file is in when it is a global one; at most 64 KiB read.
+fn hooks_path(config: &Path) -> Option<PathBuf> {
+    let text = decode_policy::paths::read_small_file(config, 64 * 1024).ok()?;
+    let mut in_core = false;
+    let mut found = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            let name = line
+                .trim_start_matches('[')
+                .split([']', ' ', '"'])
+                .next()
+                .unwrap_or("");
+            in_core = name.eq_ignore_ascii_case("core");
+            continue;
+        }
+        if !in_core {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if key.trim().eq_ignore_ascii_case("hooksPath") {
+            let v = value
+                .split(['#', ';'])
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_matches('"');
+            if !v.is_empty() {
+                found = Some(v.to_string());
+            }
+        }
+    }
+    let v = found?;
+    match v.strip_prefix("~/") {
+        Some(rest) => {
+            // A global config: its home is the folder it is in (or above `.config`).
+            let dir = config.parent()?;
+            let home = if dir.ends_with(".config/git") {
+                dir.parent()?.parent()?
+            } else {
+                dir
+            };
+            Some(home.join(rest))
+        }
+        None => Some(PathBuf::from(v)),
+    }
 }
 
 /// Whether an entry of `dir` can be renamed by this user.
