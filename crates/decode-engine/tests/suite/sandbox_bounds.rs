@@ -1016,10 +1016,18 @@ async fn a_hooks_folder_the_git_config_names_in_the_work_tree_is_protected() {
     let mut config = std::fs::read_to_string(p.path(".git/config")).unwrap();
     config.push_str("[core]\n\thooksPath = .githooks\n");
     std::fs::write(p.path(".git/config"), config).unwrap();
-    let r = bash(&boxed(&p), "mkdir .githooks && echo x > .githooks/pre-commit").await;
+    let r = bash(
+        &boxed(&p),
+        "mkdir .githooks && echo x > .githooks/pre-commit",
+    )
+    .await;
     assert!(!p.path(".githooks").exists(), "{}", r.content);
     // The rest of the work tree is ordinary work.
-    let r = bash(&boxed(&p), "echo ok > .husky/pre-commit-notes && cat .husky/pre-commit-notes").await;
+    let r = bash(
+        &boxed(&p),
+        "echo ok > .husky/pre-commit-notes && cat .husky/pre-commit-notes",
+    )
+    .await;
     assert!(r.content.contains("ok"), "{}", r.content);
     // Outside, the plant lands: the test is real.
     let r = bash(&outside(&p), plant).await;
