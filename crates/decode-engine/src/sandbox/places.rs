@@ -307,6 +307,15 @@ pub(crate) fn hidden(inputs: &Inputs, m: &mut Mounts) {
         hide_if_there(m, s, "Decode's own logs and history");
     }
     for d in &inputs.app {
+        // Decode's own folders: made (empty, private) when missing, as the gate's
+        // protected set has them made, so that one appearing later (Decode records
+        // a running command there) changes nothing in the sandbox's plan.
+        if !exists(d) {
+            let _ = std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(d);
+        }
         hide_if_there(m, d, "Decode's own settings and data");
     }
     for h in &inputs.user.hidden {

@@ -354,29 +354,26 @@ impl Warm {
             .child
             .as_mut()
             .is_some_and(|c| matches!(c.try_wait(), Ok(None)));
-        (alive && spare.env_key == env_key).then_some(spare)
+        let usable = alive && spare.env_key == env_key;
+        if usable {
+            TAKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        usable.then_some(spare)
     }
 
-    /// Starts the next command's shell ahead, in the background.
+    /// Starts the next command's shell ahead, in the background. It is started
+    /// from a runtime worker, not a blocking-pool thread: the process left outside
+    /// dies with the thread that started it (`PR_SET_PDEATHSIG`), and the pool's
+    /// threads end after ten idle seconds.
     pub(crate) fn prepare_spare(self: &Arc<Self>, env: Vec<(OsString, OsString)>) {
         let warm = self.clone();
-        let handle = tokio::runtime::Handle::current();
         tokio::spawn(async move {
             let mut slot = warm.spare.lock().await;
             if slot.is_some() {
                 return;
             }
-            let w = warm.clone();
-            let made = tokio::task::spawn_blocking(move || {
-                let _enter = handle.enter();
-                spawn_spare(&w, env)
-            })
-            .await;
-            match made {
-                Ok(Ok(s)) => *slot = Some(s),
-                Ok(Err(e)) => {
-                    tracing::debug!(error = %e, "cannot start the next command's shell ahead")
-                }
+            match spawn_spare(&warm, env) {
+                Ok(s) => *slot = Some(s),
                 Err(e) => {
                     tracing::debug!(error = %e, "cannot start the next command's shell ahead")
                 }
@@ -384,6 +381,19 @@ impl Warm {
         });
     }
 }
+
+/// How many commands took a shell started ahead, and how many entered a kept
+/// sandbox themselves (for tests and the cost bench).
+pub fn started_ahead() -> (u64, u64) {
+    use std::sync::atomic::Ordering;
+    (
+        TAKEN.load(Ordering::Relaxed),
+        ENTERED.load(Ordering::Relaxed),
+    )
+}
+
+static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+pub(crate) static ENTERED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Starts a waiting shell in a fresh copy of `warm` (see [`WAITING_SHELL`]).
 fn spawn_spare(warm: &Warm, env: Vec<(OsString, OsString)>) -> std::io::Result<Spare> {

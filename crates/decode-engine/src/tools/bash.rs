@@ -589,6 +589,7 @@ async fn spawn_sandboxed(
                     }
                 }
             }
+            warm::ENTERED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let mut c = tokio::process::Command::new("bash");
             c.arg("-c").arg(script);
             with_io(&mut c, env);

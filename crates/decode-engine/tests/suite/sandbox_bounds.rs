@@ -1033,3 +1033,34 @@ async fn a_hooks_folder_the_git_config_names_in_the_work_tree_is_protected() {
     let r = bash(&outside(&p), plant).await;
     assert!(p.path(".husky/_/pre-commit").is_file(), "{}", r.content);
 }
+
+#[test]
+fn the_next_command_s_shell_waits_ready_however_long_the_model_thinks() {
+    in_child(
+        "suite::sandbox_bounds::inner_the_next_command_s_shell_waits_ready_however_long_the_model_thinks",
+        &[],
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "run by the_next_command_s_shell_waits_ready_however_long_the_model_thinks"]
+async fn inner_the_next_command_s_shell_waits_ready_however_long_the_model_thinks() {
+    if !inner() {
+        return;
+    }
+    enforced();
+    let p = Project::new();
+    let ctx = boxed(&p);
+    let r = bash(&ctx, "true").await;
+    assert!(!r.is_error, "{}", r.content);
+    // Longer than a blocking-pool thread lives when idle (10 s): a shell started
+    // from one would be gone with it.
+    tokio::time::sleep(std::time::Duration::from_secs(11)).await;
+    let r = bash(&ctx, "echo $$; echo ready").await;
+    assert!(r.content.contains("ready"), "{}", r.content);
+    assert_eq!(
+        decode_engine::sandbox::warm::started_ahead(),
+        (1, 1),
+        "the second command should take the shell started ahead"
+    );
+}
