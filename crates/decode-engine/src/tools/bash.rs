@@ -212,6 +212,30 @@ impl Drop for GroupGuard {
     }
 }
 
+/// Stops a command on timeout or cancel. In the sandbox, process 1 of the command's
+/// process namespace is killed first (the kernel then ends everything in it), and
+/// the process waiting outside ends only once that is done: what Decode does next
+/// (taking back what the command planted) never races a process of the command's
+/// still running. Outside the sandbox (or when process 1 cannot be found), the
+/// command's process group is killed.
+fn stop(pgid: i32, sandboxed: bool) {
+    if sandboxed {
+        let children = std::fs::read_to_string(format!("/proc/{pgid}/task/{pgid}/children"))
+            .unwrap_or_default();
+        let mut killed = false;
+        for pid in children
+            .split_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+        {
+            killed |= nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGKILL).is_ok();
+        }
+        if killed {
+            return;
+        }
+    }
+    kill_group(pgid);
+}
+
 fn kill_group(pgid: i32) {
     match killpg(Pid::from_raw(pgid), Signal::SIGKILL) {
         Ok(()) | Err(nix::errno::Errno::ESRCH) => {}
@@ -368,18 +392,26 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
                 None => streams_open = false,
             },
             _ = &mut deadline => {
-                kill_group(pgid);
+                stop(pgid, sandbox.is_some());
                 break End::TimedOut;
             }
             _ = ctx.cancel.cancelled() => {
-                kill_group(pgid);
+                stop(pgid, sandbox.is_some());
                 break End::Cancelled;
             }
         }
     };
     if !matches!(end, End::Exited(_)) {
-        // Reap the shell itself (it was killed with its group).
-        let _ = child.wait().await;
+        // Reap the shell itself (it was killed with its group). In the sandbox, the
+        // process waiting outside ends only once the command's process namespace is
+        // empty; should it not (a process stuck in the kernel), the group goes.
+        if tokio::time::timeout(Duration::from_secs(5), child.wait())
+            .await
+            .is_err()
+        {
+            kill_group(pgid);
+            let _ = child.wait().await;
+        }
     }
 
     // Output still buffered, or held open by leftovers: a short grace, then the group

@@ -1064,3 +1064,25 @@ async fn inner_the_next_command_s_shell_waits_ready_however_long_the_model_think
         "the second command should take the shell started ahead"
     );
 }
+
+#[tokio::test]
+async fn a_stopped_command_cannot_plant_after_its_clean_up() {
+    enforced();
+    let p = Project::new();
+    let ctx = boxed(&p);
+    // A detached loop that plants protected paths as fast as it can, and a command
+    // that runs past its timeout: when the call returns, the loop is gone and what
+    // it planted is taken away, for good.
+    let r = exec(
+        &ctx,
+        Tool::Bash,
+        json!({"command": "setsid sh -c 'while :; do mkdir -p .vscode; : > .envrc; done' & sleep 30", "timeout_s": 0.5}),
+    )
+    .await;
+    assert!(r.content.contains("timed out"), "{}", r.content);
+    for _ in 0..2 {
+        assert!(!p.path(".envrc").exists(), "{}", r.content);
+        assert!(!p.path(".vscode").exists(), "{}", r.content);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+}
