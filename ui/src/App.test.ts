@@ -905,3 +905,56 @@ describe('trust, first run and the screens around the chat', () => {
     await waitFor(() => expect(backend.newChat).toHaveBeenCalledWith(false));
   });
 });
+
+describe('sandbox ask: run a command again outside the sandbox', () => {
+  function runOutside(): DecisionRequest {
+    return {
+      kind: 'run_outside',
+      command: 'cat ~/.aws/credentials',
+      cwd: '/home/ada/projects/engine',
+      bound: {
+        kind: 'hidden',
+        path: '/home/ada/.aws',
+        message: '/home/ada/.aws is hidden from commands in the sandbox (a credential store)',
+        may_run_outside: true,
+      },
+      output: 'cat: /home/ada/.aws/credentials: Permission denied\n[exit code 1]',
+    };
+  }
+
+  it('is the approval dialog of kind "sandbox", naming the bound and the path; only once or no', async () => {
+    const { user } = await renderApp();
+    emitDecision({ kind: 'pending', id: 7, request: runOutside() });
+    const dialog = await screen.findByTestId('approval-dialog');
+    expect(dialog).toHaveAttribute('data-kind', 'sandbox');
+    const ask = screen.getByTestId('run-outside');
+    expect(ask).toHaveTextContent('a hidden file');
+    expect(ask).toHaveTextContent('/home/ada/.aws is hidden from commands in the sandbox');
+    expect(screen.getByTestId('run-outside-path')).toHaveTextContent('/home/ada/.aws');
+    expect(screen.getByTestId('approval-command')).toHaveTextContent('cat ~/.aws/credentials');
+    expect(dialog).toHaveTextContent('/home/ada/projects/engine');
+    // No rule can lift the sandbox: neither "for this session" nor "always".
+    expect(screen.queryByTestId('approve-session')).toBeNull();
+    expect(screen.queryByTestId('approve-always')).toBeNull();
+    expect(screen.queryByTestId('approval-rule')).toBeNull();
+    await pastGuard();
+    await user.click(screen.getByTestId('approve-once'));
+    expect(backend.answerDecision).toHaveBeenCalledWith(7, { kind: 'allow_once' });
+  });
+
+  it('n says no, with the feedback for the model; a permission ask has no sandbox kind', async () => {
+    const { user } = await renderApp();
+    emitDecision({ kind: 'pending', id: 8, request: runOutside() });
+    await screen.findByTestId('approval-dialog');
+    await pastGuard();
+    await user.type(screen.getByTestId('deny-feedback'), 'use the project folder');
+    await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 'n' });
+    await waitFor(() =>
+      expect(backend.answerDecision).toHaveBeenCalledWith(8, { kind: 'deny', feedback: 'use the project folder' }),
+    );
+    emitDecision({ kind: 'resolved', id: 8, by: 'window', answer: { kind: 'deny', feedback: null } });
+    emitDecision({ kind: 'pending', id: 9, request: permission() });
+    await waitFor(() => expect(screen.getByTestId('approval-dialog')).not.toHaveAttribute('data-kind'));
+    expect(screen.queryByTestId('run-outside')).toBeNull();
+  });
+});

@@ -188,6 +188,44 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                 feedback: Some("no valid answer was given".to_string()),
             })
         }
+        DecisionRequest::RunOutside {
+            command,
+            cwd,
+            bound,
+            output,
+        } => {
+            writeln!(io.output, "\ndecode: a command hit a bound of the sandbox:")?;
+            for line in sanitize(command).split('\n') {
+                writeln!(io.output, "  │ {line}")?;
+            }
+            writeln!(io.output, "  in: {}", one_line(cwd))?;
+            writeln!(io.output, "  bound: {}", one_line(&bound.message))?;
+            if !output.trim().is_empty() {
+                writeln!(io.output, "  it printed (the end):")?;
+                for line in sanitize(output).split('\n') {
+                    writeln!(io.output, "  ┆ {line}")?;
+                }
+            }
+            let choices = "[y] run it again outside the sandbox, once, [n] no";
+            for _ in 0..5 {
+                write!(io.output, "Run it outside the sandbox? {choices}: ")?;
+                let Some(answer) = read_line(io)? else {
+                    return Ok(unavailable_eof());
+                };
+                match answer.to_ascii_lowercase().as_str() {
+                    "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
+                    "n" | "no" | "d" | "deny" => {
+                        return Ok(DecisionAnswer::Deny {
+                            feedback: feedback(io)?,
+                        })
+                    }
+                    _ => writeln!(io.output, "  please answer {choices}")?,
+                }
+            }
+            Ok(DecisionAnswer::Deny {
+                feedback: Some("no valid answer was given".to_string()),
+            })
+        }
         DecisionRequest::Question { question, options } => {
             writeln!(io.output, "\ndecode: the agent asks:")?;
             for line in sanitize(question).split('\n') {

@@ -22,8 +22,8 @@ pub mod wire;
 pub mod workspace;
 
 pub use decision::{
-    plan_modes, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, PendingDecision,
-    RuleCheck,
+    plan_modes, BoundKind, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest,
+    PendingDecision, RuleCheck, SandboxBound,
 };
 pub use error::{ErrorKind, IpcError};
 pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
@@ -83,6 +83,8 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<ProgressStream>(&cfg),
         decl::<LoopEvent>(&cfg),
         decl::<StreamEvent>(&cfg),
+        decl::<BoundKind>(&cfg),
+        decl::<SandboxBound>(&cfg),
         decl::<DecisionRequest>(&cfg),
         decl::<DecisionAnswer>(&cfg),
         decl::<ChannelEvent>(&cfg),

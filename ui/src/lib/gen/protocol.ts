@@ -191,6 +191,33 @@ sandboxed?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_e
 export type StreamEvent = { at_ms: number, event: LoopEvent, };
 
 /**
+ * Which bound of the sandbox a command hit (docs/sandbox.md).
+ */
+export type BoundKind = "write" | "hidden" | "service" | "network";
+
+/**
+ * A bound of the sandbox a command hit, and where.
+ */
+export type SandboxBound = { kind: BoundKind, 
+/**
+ * The path it hit, when the output names one.
+ */
+path?: string, 
+/**
+ * The host it tried to reach, when the output names one.
+ */
+host?: string, 
+/**
+ * One sentence: which bound, which path or host, why.
+ */
+message: string, 
+/**
+ * Whether running it again outside may be offered (never for a file a `read`
+ * deny rule covers: the rule holds outside too).
+ */
+may_run_outside: boolean, };
+
+/**
  * What a person is asked.
  */
 export type DecisionRequest = { "kind": "permission", tool: Tool, 
@@ -232,7 +259,23 @@ options: Array<string>, } | { "kind": "plan_approval", plan: string,
  * default — never plan or bypass, never a mode the settings disabled). An
  * answer naming another mode is refused.
  */
-modes: Array<Mode>, };
+modes: Array<Mode>, } | { "kind": "run_outside", 
+/**
+ * The command, as it ran.
+ */
+command: string, 
+/**
+ * The folder it ran in.
+ */
+cwd: string, 
+/**
+ * The bound it hit.
+ */
+bound: SandboxBound, 
+/**
+ * The end of what it printed (at most a few lines).
+ */
+output: string, };
 
 /**
  * How a person answered.
