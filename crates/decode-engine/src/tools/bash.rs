@@ -353,7 +353,10 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     };
     // The environment the command gets: Decode's, with the pager and prompts
     // switched off; in the sandbox without keys, tokens and service addresses.
-    let env = command_env(sandbox.as_ref().map(|(_, s)| s));
+    let env = command_env(
+        sandbox.as_ref().map(|(_, s)| s),
+        ctx.approved_by_person,
+    );
     let mut held_mounts = None;
     let mut child = match &sandbox {
         Some((bwrap, s)) => match spawn_sandboxed(bwrap, s, &cwd, &script, &env).await {
@@ -592,7 +595,10 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
 /// The environment of a command: Decode's, with pagers and git's prompts switched
 /// off and `$TMPDIR` set (the gate reads an unset one as /tmp); in the sandbox
 /// (`sandboxed`), without the variables it keeps out (keys, tokens, services).
-fn command_env(sandboxed: Option<&Prepared>) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+fn command_env(
+    sandboxed: Option<&Prepared>,
+    approved: bool,
+) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     let tmpdir = std::env::var_os("TMPDIR")
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| "/tmp".into());
@@ -607,10 +613,14 @@ fn command_env(sandboxed: Option<&Prepared>) -> Vec<(std::ffi::OsString, std::ff
         .filter(|(k, _)| match sandboxed {
             Some(s) => crate::sandbox::env::removed(k, &s.inputs.user.env_pass).is_none(),
             // Approved to run outside: the person's services stay (an ssh agent, the
-            // display), but no command inherits Decode's keys or another secret.
-            None => !k
+            // display) and so do their tokens (a push the person approved needs
+            // them), but no command inherits the keys Decode itself reads.
+            None if approved => !k
                 .to_str()
-                .is_none_or(crate::sandbox::env::is_secret_var),
+                .is_none_or(crate::sandbox::env::is_provider_key),
+            // No sandbox on this machine: still no key or token in a command nobody
+            // approved.
+            None => !k.to_str().is_none_or(crate::sandbox::env::is_secret_var),
         })
         .collect();
     env.extend(overrides.into_iter().map(|(k, v)| (k.into(), v)));
