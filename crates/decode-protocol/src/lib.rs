@@ -21,8 +21,8 @@ pub mod status;
 pub mod workspace;
 
 pub use decision::{
-    plan_modes, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, PendingDecision,
-    RuleCheck,
+    plan_modes, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, McpCallInfo,
+    PendingDecision, RuleCheck,
 };
 pub use error::{ErrorKind, IpcError};
 pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
@@ -82,6 +82,7 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<ProgressStream>(&cfg),
         decl::<LoopEvent>(&cfg),
         decl::<StreamEvent>(&cfg),
+        decl::<McpCallInfo>(&cfg),
         decl::<DecisionRequest>(&cfg),
         decl::<DecisionAnswer>(&cfg),
         decl::<ChannelEvent>(&cfg),

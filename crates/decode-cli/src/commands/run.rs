@@ -127,6 +127,11 @@ pub fn run(args: RunArgs, dirs: &Dirs) -> ExitCode {
         ..LoopConfig::default()
     };
     let session_id = session.id().to_string();
+    // The project's MCP servers (docs/mcp.md): started before the first turn.
+    let hub = decode_engine::mcp::McpHub::open(Arc::clone(&state));
+    for p in hub.problems() {
+        output::err(&format!("decode: warning: {p}"));
+    }
     let mut agent = AgentLoop::new(
         client,
         Arc::clone(&state),
@@ -135,7 +140,8 @@ pub fn run(args: RunArgs, dirs: &Dirs) -> ExitCode {
     )
     .with_history(history)
     .with_transcript(session)
-    .with_sink(sink);
+    .with_sink(sink)
+    .with_mcp(Arc::clone(&hub));
 
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -157,8 +163,22 @@ pub fn run(args: RunArgs, dirs: &Dirs) -> ExitCode {
                 c.cancel();
             }
         });
+        hub.start().await;
+        for server in hub.servers() {
+            use decode_engine::mcp::Status;
+            if server.status != Status::Ready {
+                output::err(&format!(
+                    "decode: MCP server `{}` is not used: {}",
+                    server.name,
+                    decode_core::display::one_line(
+                        server.detail.as_deref().unwrap_or(server.status.name())
+                    )
+                ));
+            }
+        }
         let outcome = agent.run(prompt.as_deref(), cancel.clone()).await;
         watcher.abort();
+        hub.shutdown().await;
         outcome
     });
     drop(agent);
@@ -319,6 +339,15 @@ impl Printer {
                 self.line(&format!("{head}{verdict}"));
             }
             LoopEvent::ToolProgress { .. } => {}
+            LoopEvent::ToolImage {
+                mime_type, data, ..
+            } => {
+                self.line(&format!(
+                    "  [image: {}, {} KB — shown in the window]",
+                    decode_core::display::one_line(mime_type),
+                    (data.len() * 3 / 4).div_ceil(1024)
+                ));
+            }
             LoopEvent::ToolResult {
                 content,
                 is_error,

@@ -587,6 +587,7 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         is_error,
         diff: None,
         sandboxed: Some(sandbox.is_some()),
+        ..ToolResult::default()
     }
 }
 

@@ -6,8 +6,8 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 /** A permission mode, in Shift+Tab order (from the gate's `Mode::ALL`). */
 export type Mode = "default" | "edit" | "plan" | "auto" | "bypass";
 
-/** A tool's canonical name (from the gate's `Tool::ALL`). */
-export type Tool = "read" | "glob" | "grep" | "web_fetch" | "todo_write" | "write" | "edit" | "bash" | "ask_user" | "enter_plan_mode" | "exit_plan_mode" | "sleep";
+/** A tool's canonical name (from the gate's `Tool::ALL`, and `mcp` for an MCP tool). */
+export type Tool = "read" | "glob" | "grep" | "web_fetch" | "todo_write" | "write" | "edit" | "bash" | "ask_user" | "enter_plan_mode" | "exit_plan_mode" | "sleep" | "mcp";
 
 /** The gate's answer for one call. */
 export type Verdict = "allow" | "ask" | "deny";
@@ -148,7 +148,7 @@ export type ProgressStream = "stdout" | "stderr" | "note";
  * Everything the loop reports. Serialises as `{"type": "text_delta", …}` (snake_case
  * type names); the `--json` output of `decode run` and the transcripts are these.
  */
-export type LoopEvent = { "type": "user_prompt", text: string, } | { "type": "turn_start", turn: number, agent: string, mode: Mode, model: string, } | { "type": "text_delta", text: string, } | { "type": "assistant_message", text: string, tool_calls: Array<ToolCall>, } | { "type": "tool_call_started", id: string, name: string, input: JsonValue, decision?: Decision, } | { "type": "tool_progress", id: string, stream: ProgressStream, text: string, } | { "type": "tool_result", id: string, name: string, 
+export type LoopEvent = { "type": "user_prompt", text: string, } | { "type": "turn_start", turn: number, agent: string, mode: Mode, model: string, } | { "type": "text_delta", text: string, } | { "type": "assistant_message", text: string, tool_calls: Array<ToolCall>, } | { "type": "tool_call_started", id: string, name: string, input: JsonValue, decision?: Decision, } | { "type": "tool_image", id: string, mime_type: string, data: string, } | { "type": "tool_progress", id: string, stream: ProgressStream, text: string, } | { "type": "tool_result", id: string, name: string, 
 /**
  * What the model reads.
  */
@@ -191,6 +191,32 @@ sandboxed?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_e
 export type StreamEvent = { at_ms: number, event: LoopEvent, };
 
 /**
+ * The MCP tool a permission ask is about (docs/mcp.md). Every text is the server's
+ * and is shown as text (escaped), never as HTML.
+ */
+export type McpCallInfo = { 
+/**
+ * `mcp__SERVER__TOOL`, as rules name it.
+ */
+name: string, 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The server's own name for the tool.
+ */
+tool: string, 
+/**
+ * The server's title for it.
+ */
+title?: string, 
+/**
+ * What the server says: that the tool only reads. Shown, never trusted.
+ */
+read_only_hint?: boolean, };
+
+/**
  * What a person is asked.
  */
 export type DecisionRequest = { "kind": "permission", tool: Tool, 
@@ -222,7 +248,11 @@ suggested_rules?: Array<string>,
 /**
  * The person edited this command in an earlier ask; it is judged again.
  */
-edited?: boolean, } | { "kind": "question", question: string, 
+edited?: boolean, 
+/**
+ * An MCP tool (`tool` is `mcp`): which one, and what its server claims.
+ */
+mcp?: McpCallInfo, } | { "kind": "question", question: string, 
 /**
  * Suggested answers; the person may also type their own.
  */
