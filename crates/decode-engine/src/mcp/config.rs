@@ -333,9 +333,11 @@ pub fn parse_entry(name: &str, entry: &Value, scope: Scope) -> Result<ServerConf
     })
 }
 
+type StringMap = BTreeMap<String, String>;
+
 fn http(
     string: &dyn Fn(&str) -> Result<Option<String>, String>,
-    map: &dyn Fn(&str) -> Result<BTreeMap<String, String>, String>,
+    map: &dyn Fn(&str) -> Result<StringMap, String>,
 ) -> Result<Transport, String> {
     let url = string("url")?.ok_or("`url` is missing")?;
     let parsed = reqwest::Url::parse(&expand_vars(&url)).map_err(|e| format!("`url`: {e}"))?;

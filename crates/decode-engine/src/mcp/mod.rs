@@ -547,16 +547,19 @@ impl McpHub {
         params.arguments = arguments;
         let timeout = slot.config.timeout;
         let peer = conn.peer().clone();
-        let call = peer.call_tool(params);
-        tokio::pin!(call);
-        let outcome = tokio::select! {
-            r = tokio::time::timeout(timeout, &mut call) => r,
-            _ = cancel.cancelled() => {
-                // Dropping the request sends `notifications/cancelled`.
-                return ToolResult::error(format!(
-                    "[cancelled: the call to {} was stopped and the server told]",
-                    tool.name
-                ));
+        let outcome = {
+            // Dropped at the end of this block: a request still waiting sends
+            // `notifications/cancelled`.
+            let call = peer.call_tool(params);
+            tokio::pin!(call);
+            tokio::select! {
+                r = tokio::time::timeout(timeout, &mut call) => r,
+                _ = cancel.cancelled() => {
+                    return ToolResult::error(format!(
+                        "[cancelled: the call to {} was stopped and the server told]",
+                        tool.name
+                    ));
+                }
             }
         };
         let failure = match outcome {
@@ -585,7 +588,6 @@ impl McpHub {
                 timeout.as_secs_f64()
             ),
         };
-        drop(call);
         let note = self.fail(&slot, &conn, failure.clone()).await;
         (progress)(crate::tools::ToolProgress::Note { text: note.clone() });
         ToolResult::error(format!(

@@ -43,7 +43,7 @@ fn size(bytes: usize) -> String {
 fn is_base64(data: &str) -> bool {
     let d: Vec<u8> = data.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     !d.is_empty()
-        && d.len() % 4 == 0
+        && d.len().is_multiple_of(4)
         && d.iter()
             .all(|b| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/' || *b == b'=')
 }

@@ -521,7 +521,7 @@ async fn an_untrusted_projects_server_never_starts_and_a_changed_command_line_as
         "{:?}",
         s.detail
     );
-    assert_eq!(hub.pending_approvals()[0].1, true);
+    assert!(hub.pending_approvals()[0].1, "the command line changed");
     assert!(!marker.exists());
     // Refused: stays off.
     hub.answer("proj", false).unwrap();
