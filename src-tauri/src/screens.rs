@@ -224,7 +224,7 @@ pub(crate) fn test_call(state: State<'_, AppState>, text: String) -> Result<Call
     let project = state.project();
     let active = &project.active;
     workspace::test_call(active, &text, |d, tool, subject| {
-        decode_cli::commands::check::human(d, tool, subject, active)
+        decode_cli::commands::check::human(d, tool.name(), subject, active)
     })
     .map_err(|e| err(ErrorKind::InvalidInput, e))
 }
