@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent_loop::{AgentLoop, EventSink, LoopConfig};
 use crate::channel::DecisionChannel;
 use crate::config::{self, Config, Overrides, SecretStore, SetupError};
+use crate::mcp::McpHub;
 use crate::providers::{self, Message, ModelClient};
 use crate::session::{ResumedSession, SessionStore};
 use crate::session_rules::SessionRules;
@@ -35,8 +36,9 @@ pub enum ChatSetup {
         client: Arc<dyn ModelClient>,
         config: LoopConfig,
     },
-    /// No usable provider: the text says why and how to set one up.
-    Missing { problem: String },
+    /// No usable provider: `problem` says why and how to set one up (for the window);
+    /// `cause` is the reason alone, one line (for the command line).
+    Missing { problem: String, cause: String },
 }
 
 impl ChatSetup {
@@ -51,9 +53,9 @@ impl ChatSetup {
         store: &dyn SecretStore,
     ) -> ChatSetup {
         let config_path = Config::path_in(config_dir);
-        let missing = |problem: String| {
+        let missing = |problem: String, cause: String| {
             tracing::warn!("no model for the chat: {problem}");
-            ChatSetup::Missing { problem }
+            ChatSetup::Missing { problem, cause }
         };
         let config = match Config::load(config_dir) {
             Ok((c, warnings)) => {
@@ -62,11 +64,16 @@ impl ChatSetup {
                 }
                 c
             }
-            Err(e) => return missing(format!("{e}. Fix the file to chat with a model.")),
+            Err(e) => {
+                return missing(
+                    format!("{e}. Fix the file to chat with a model."),
+                    e.to_string(),
+                )
+            }
         };
         let setup = match config::resolve(&config, overrides, env, store, &config_path) {
             Ok(s) => s,
-            Err(SetupError::NoProvider { .. }) => {
+            Err(e @ SetupError::NoProvider { .. }) => {
                 return missing(format!(
                     "No model provider is configured, so messages cannot reach an agent yet. \
                      To set one up, start Decode with provider flags — for a local Ollama: \
@@ -75,9 +82,9 @@ impl ChatSetup {
                      with `decode key set anthropic` or ANTHROPIC_API_KEY, then open Decode again. \
                      Switching modes and agents and /help work meanwhile.",
                     config_path.display()
-                ))
+                ), e.to_string())
             }
-            Err(e) => return missing(format!("{e}.")),
+            Err(e) => return missing(format!("{e}."), e.to_string()),
         };
         match providers::connect(&setup.provider) {
             Ok(client) => {
@@ -92,7 +99,7 @@ impl ChatSetup {
                     },
                 }
             }
-            Err(e) => missing(format!("{e}.")),
+            Err(e) => missing(format!("{e}."), e.to_string()),
         }
     }
 }
@@ -115,6 +122,9 @@ pub struct ChatSession {
     store: SessionStore,
     setup: ChatSetup,
     rules: Arc<SessionRules>,
+    /// The project's MCP servers (docs/mcp.md): started before the first turn, their
+    /// tools offered beside the built-ins.
+    mcp: Arc<McpHub>,
     /// The loop, once the first prompt (or a resume) created it.
     agent: tokio::sync::Mutex<Option<AgentLoop>>,
     /// A session to continue, until the first prompt opens the loop on it.
@@ -123,6 +133,8 @@ pub struct ChatSession {
     reopen: Mutex<Option<String>>,
     history: Vec<LoopEvent>,
     inner: Mutex<Inner>,
+    /// Whether a prompt runs, for those waiting until it ended ([`ChatSession::idle`]).
+    running: tokio::sync::watch::Sender<bool>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -159,7 +171,7 @@ impl ChatSession {
                 status.provider = Some(info.provider.name().to_string());
                 status.model = Some(info.model);
             }
-            ChatSetup::Missing { problem } => status.setup_problem = Some(problem.clone()),
+            ChatSetup::Missing { problem, .. } => status.setup_problem = Some(problem.clone()),
         }
         let history = match &resume {
             Some(r) => {
@@ -174,6 +186,7 @@ impl ChatSession {
             None => Vec::new(),
         };
         ChatSession {
+            mcp: McpHub::open(Arc::clone(&active)),
             active,
             decisions,
             store,
@@ -189,7 +202,15 @@ impl ChatSession {
                 closed: false,
             }),
             reopen: Mutex::new(None),
+            running: tokio::sync::watch::Sender::new(false),
         }
+    }
+
+    /// Resolves once no prompt runs (at once when none does): after [`ChatSession::stop`],
+    /// when the stopped turn has ended, its tools killed and its transcript written.
+    pub async fn idle(&self) {
+        let mut rx = self.running.subscribe();
+        let _ = rx.wait_for(|running| !*running).await;
     }
 
     /// The decision channel asks go to.
@@ -206,6 +227,18 @@ impl ChatSession {
     /// (a new provider set up mid-session keeps what the person allowed).
     pub fn with_session_rules(mut self, rules: Arc<SessionRules>) -> ChatSession {
         self.rules = rules;
+        self
+    }
+
+    /// The project's MCP servers.
+    pub fn mcp(&self) -> &Arc<McpHub> {
+        &self.mcp
+    }
+
+    /// The same session on these MCP servers (another chat's, in the same project:
+    /// a new conversation or model setup keeps the servers running).
+    pub fn with_mcp(mut self, hub: Arc<McpHub>) -> ChatSession {
+        self.mcp = hub;
         self
     }
 
@@ -324,9 +357,19 @@ impl ChatSession {
                 "the message is empty",
             ));
         }
+        self.start_turn(Some(text), sink)
+    }
+
+    /// Like [`ChatSession::start`]; without a prompt, the model takes the next turn of
+    /// the conversation as it stands (a resumed session that stopped mid-way).
+    pub fn start_turn(
+        self: &Arc<Self>,
+        text: Option<String>,
+        sink: EventSink,
+    ) -> Result<impl Future<Output = Outcome> + Send + 'static, IpcError> {
         let (client, config) = match &self.setup {
             ChatSetup::Ready { client, config } => (Arc::clone(client), *config),
-            ChatSetup::Missing { problem } => {
+            ChatSetup::Missing { problem, .. } => {
                 return Err(IpcError::new(ErrorKind::NoProvider, problem))
             }
         };
@@ -347,11 +390,13 @@ impl ChatSession {
             }
             inner.cancel = Some(cancel.clone());
         }
+        self.running.send_replace(true);
         self.changed(|s| s.running = true);
         let this = Arc::clone(self);
         Ok(async move {
             let outcome = this.run(text, sink, client, config, cancel).await;
             lock(&this.inner).cancel = None;
+            this.running.send_replace(false);
             this.changed(|s| s.running = false);
             outcome
         })
@@ -359,7 +404,7 @@ impl ChatSession {
 
     async fn run(
         self: &Arc<Self>,
-        text: String,
+        text: Option<String>,
         sink: EventSink,
         client: Arc<dyn ModelClient>,
         config: LoopConfig,
@@ -391,7 +436,9 @@ impl ChatSession {
             None => match self.open_loop(client, config) {
                 Ok(a) => a.with_sink(counting),
                 Err(e) => {
-                    counting(&LoopEvent::UserPrompt { text });
+                    if let Some(text) = text {
+                        counting(&LoopEvent::UserPrompt { text });
+                    }
                     counting(&LoopEvent::Error {
                         kind: e.kind,
                         message: e.message,
@@ -405,7 +452,31 @@ impl ChatSession {
             },
         };
         let agent = guard.insert(agent);
-        agent.run(Some(&text), cancel).await
+        // The servers start once, before the first turn (one that failed to start is
+        // not tried again: docs/mcp.md); Stop ends the wait.
+        tokio::select! {
+            _ = self.mcp.ensure_started() => {}
+            _ = cancel.cancelled() => {}
+        }
+        agent.run(text.as_deref(), cancel).await
+    }
+
+    /// Opens the transcript now (a new one, or the session to continue) rather than at
+    /// the first prompt: its id, and how many messages the model sees from before.
+    pub async fn open_session(self: &Arc<Self>) -> Result<(String, usize), IpcError> {
+        let (client, config) = match &self.setup {
+            ChatSetup::Ready { client, config } => (Arc::clone(client), *config),
+            ChatSetup::Missing { problem, .. } => {
+                return Err(IpcError::new(ErrorKind::NoProvider, problem))
+            }
+        };
+        let mut guard = self.agent.lock().await;
+        if guard.is_none() {
+            *guard = Some(self.open_loop(client, config)?);
+        }
+        let earlier = guard.as_ref().map(|a| a.history_len()).unwrap_or(0);
+        let id = self.session_id().unwrap_or_default();
+        Ok((id, earlier))
     }
 
     /// Creates the loop: on the resumed session, or on a new transcript.
@@ -449,7 +520,8 @@ impl ChatSession {
         )
         .with_history(history)
         .with_transcript(session)
-        .with_session_rules(Arc::clone(&self.rules));
+        .with_session_rules(Arc::clone(&self.rules))
+        .with_mcp(Arc::clone(&self.mcp));
         let weak = Arc::downgrade(self);
         agent.tool_session().subscribe_todos(Box::new(move |items| {
             if let Some(chat) = weak.upgrade() {

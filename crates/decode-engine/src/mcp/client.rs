@@ -134,16 +134,16 @@ impl Diag {
 struct Process {
     child: tokio::process::Child,
     pgid: i32,
-    sandbox: Option<Plan>,
+    sandbox: Option<(Plan, crate::sandbox::Held)>,
 }
 
 impl Drop for Process {
     fn drop(&mut self) {
         kill_group(self.pgid);
         let _ = self.child.start_kill();
-        if let Some(plan) = &self.sandbox {
+        if let Some((plan, held)) = &self.sandbox {
             let quarantine = crate::running_commands::quarantine_folder();
-            for note in plan.undo(&quarantine) {
+            for note in plan.undo(&quarantine, held) {
                 tracing::warn!("after an MCP server: {note}");
             }
         }
@@ -300,6 +300,50 @@ type Spawned = (
     bool,
 );
 
+/// The sandbox a stdio server of `active`'s project runs in: the bash tool's
+/// (docs/sandbox.md) — writes confined to the project and the temp and toolchain
+/// folders, secrets and Decode's folders hidden, the host's services out of reach, a
+/// network of its own — with the folders checked when it stops held open. Refused,
+/// like a bash command, when the project is too big to find what the sandbox must
+/// protect or the `read` deny rules cannot be enforced.
+///
+/// Not registered as a running command (docs/mcp.md): a record held for the server's
+/// whole life would hold back every permission file Decode itself creates meanwhile.
+/// What the server made at a protected path that did not exist is taken away when
+/// it stops.
+async fn plan_sandbox(active: &Arc<ActiveState>) -> Result<(Plan, crate::sandbox::Held), String> {
+    let inputs = crate::sandbox::Inputs::for_state(active);
+    let deny = crate::sandbox::ReadDeny::of(active, &inputs.homes);
+    let root = active.project_root().to_path_buf();
+    let scan = tokio::task::spawn_blocking(move || crate::sandbox::scan_with(&root, Some(&deny)))
+        .await
+        .map_err(|e| format!("cannot prepare its sandbox: {e}"))?;
+    if scan.truncated {
+        return Err(format!(
+            "this project holds more than {} files and folders, too many for its sandbox to protect them",
+            crate::sandbox::MAX_SCAN_ENTRIES
+        ));
+    }
+    if !scan.deny_unenforced.is_empty() {
+        return Err(format!(
+            "its sandbox cannot hide what the `read` deny rules {} cover (folders too big to walk)",
+            scan.deny_unenforced.join(", ")
+        ));
+    }
+    if scan.denied_reads.len() > crate::sandbox::denied::MAX_HIDDEN {
+        return Err(format!(
+            "`read` deny rules cover {} files and folders here, more than its sandbox hides one by one",
+            scan.denied_reads.len()
+        ));
+    }
+    for p in &inputs.user_problems {
+        tracing::warn!("sandbox settings: {p}");
+    }
+    let plan = Plan::new(&active.gate(), &scan, &inputs);
+    let held = plan.hold();
+    Ok((plan, held))
+}
+
 async fn spawn_stdio(
     command: &str,
     args: &[String],
@@ -313,22 +357,8 @@ async fn spawn_stdio(
     // The bash tool's sandbox (docs/sandbox.md), built the same way.
     let sandbox = match crate::sandbox::support() {
         Support::Enforced { bwrap, .. } => {
-            let scan_root = root.clone();
-            let scan = tokio::task::spawn_blocking(move || crate::sandbox::scan(&scan_root))
-                .await
-                .map_err(|e| format!("cannot prepare its sandbox: {e}"))?;
-            if scan.truncated {
-                return Err(format!(
-                    "this project holds more than {} files and folders, too many for its sandbox to protect them",
-                    crate::sandbox::MAX_SCAN_ENTRIES
-                ));
-            }
-            // Not registered as a running command (docs/mcp.md): a record held for
-            // the server's whole life would hold back every permission file Decode
-            // itself creates meanwhile. What the server made at a protected path that
-            // did not exist is taken away when it stops.
-            let plan = Plan::new(&active.gate(), &scan);
-            Some((bwrap.clone(), plan))
+            let (plan, held) = plan_sandbox(active).await?;
+            Some((bwrap.clone(), plan, held))
         }
         Support::Unavailable { why } => {
             tracing::warn!("MCP server runs WITHOUT a sandbox: {why}");
@@ -336,13 +366,15 @@ async fn spawn_stdio(
         }
     };
     let mut cmd = match &sandbox {
-        Some((bwrap, plan)) => {
+        Some((bwrap, plan, _)) => {
             let mut c = tokio::process::Command::new(bwrap);
+            decode_nsenter::close_inherited_on_exec(c.as_std_mut());
             c.args(plan.args(&root)).arg("--").arg(&command).args(&args);
             c
         }
         None => {
             let mut c = tokio::process::Command::new(&command);
+            decode_nsenter::close_inherited_on_exec(c.as_std_mut());
             c.args(&args);
             c
         }
@@ -384,7 +416,7 @@ async fn spawn_stdio(
     let process = Process {
         child,
         pgid,
-        sandbox: sandbox.map(|(_, plan)| plan),
+        sandbox: sandbox.map(|(_, plan, held)| (plan, held)),
     };
     Ok((process, stdin, rmcp_side, sandboxed))
 }

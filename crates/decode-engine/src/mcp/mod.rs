@@ -167,6 +167,8 @@ pub struct McpHub {
     active: Arc<ActiveState>,
     slots: Vec<Arc<Slot>>,
     problems: Vec<String>,
+    /// Set once [`McpHub::ensure_started`] has started the servers.
+    started: tokio::sync::OnceCell<()>,
 }
 
 impl std::fmt::Debug for McpHub {
@@ -214,6 +216,7 @@ impl McpHub {
             active,
             slots,
             problems: loaded.problems,
+            started: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -331,6 +334,13 @@ impl McpHub {
             jobs.push(self.start_slot(Arc::clone(slot)));
         }
         futures_util::future::join_all(jobs).await;
+    }
+
+    /// [`McpHub::start`] the first time only (a chat's first turn): a server that
+    /// failed to start is not tried again on every turn; one that was approved since
+    /// starts with [`McpHub::start_one`].
+    pub async fn ensure_started(&self) {
+        self.started.get_or_init(|| self.start()).await;
     }
 
     /// Starts one server by name (for `decode tool`); an error says why it cannot.

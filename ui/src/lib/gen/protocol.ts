@@ -217,6 +217,33 @@ title?: string,
 read_only_hint?: boolean, };
 
 /**
+ * Which bound of the sandbox a command hit (docs/sandbox.md).
+ */
+export type BoundKind = "write" | "hidden" | "service" | "network";
+
+/**
+ * A bound of the sandbox a command hit, and where.
+ */
+export type SandboxBound = { kind: BoundKind, 
+/**
+ * The path it hit, when the output names one.
+ */
+path?: string, 
+/**
+ * The host it tried to reach, when the output names one.
+ */
+host?: string, 
+/**
+ * One sentence: which bound, which path or host, why.
+ */
+message: string, 
+/**
+ * Whether running it again outside may be offered (never for a file a `read`
+ * deny rule covers: the rule holds outside too).
+ */
+may_run_outside: boolean, };
+
+/**
  * What a person is asked.
  */
 export type DecisionRequest = { "kind": "permission", tool: Tool, 
@@ -262,7 +289,23 @@ options: Array<string>, } | { "kind": "plan_approval", plan: string,
  * default — never plan or bypass, never a mode the settings disabled). An
  * answer naming another mode is refused.
  */
-modes: Array<Mode>, };
+modes: Array<Mode>, } | { "kind": "run_outside", 
+/**
+ * The command, as it ran.
+ */
+command: string, 
+/**
+ * The folder it ran in.
+ */
+cwd: string, 
+/**
+ * The bound it hit.
+ */
+bound: SandboxBound, 
+/**
+ * The end of what it printed (at most a few lines).
+ */
+output: string, };
 
 /**
  * How a person answered.
@@ -529,11 +572,7 @@ export type ProviderView = {
 /**
  * The config file.
  */
-config_file: string, 
-/**
- * `gemini`, `anthropic`, `openai`, `script`, or none.
- */
-provider: string | null, model: string | null, base_url: string | null, context_tokens: number | null, 
+config_file: string, provider: ProviderName | null, model: string | null, base_url: string | null, context_tokens: number | null, 
 /**
  * Why the config file cannot be changed here (malformed: it is left as it is).
  */
@@ -550,7 +589,7 @@ key: KeyStatus | null, };
 /**
  * The provider fields the settings screen saves.
  */
-export type ProviderChoice = { provider: string | null, model: string | null, base_url: string | null, context_tokens: number | null, 
+export type ProviderChoice = { provider: ProviderName | null, model: string | null, base_url: string | null, context_tokens: number | null, 
 /**
  * The person confirmed that their stored key may go to this host (`host[:port]`),
  * after a save was refused because the base URL moved the key elsewhere.
@@ -561,6 +600,34 @@ confirm_key_host?: string, };
  * What saving the provider settings did.
  */
 export type ProviderSave = { "kind": "saved", view: ProviderView, } | { "kind": "confirm_key_host", provider: string, host: string, bound: string, };
+
+/**
+ * A model provider, by the name the config, the flags and the keyring use.
+ */
+export type ProviderName = "gemini" | "anthropic" | "openai" | "script";
+
+/**
+ * A list of folder or branch names in the project's settings the window edits.
+ */
+export type SettingsList = "additionalDirectories" | "protectedBranches";
+
+/**
+ * Why the window's project changed.
+ */
+export type OpenedKind = "folder" | "session" | "reconnected" | "new_chat";
+
+/**
+ * Everything the page needs to start over on the project open now, without reloading.
+ */
+export type ProjectOpened = { kind: OpenedKind, status: Snapshot, chat: ChatStatus, 
+/**
+ * The conversation so far (a resumed session), as the page receives long texts.
+ */
+history: Array<LoopEvent>, 
+/**
+ * The decisions waiting (none on a new project).
+ */
+pending: Array<PendingDecision>, };
 
 /**
  * What "test a call" shows: the gate's decision and the text `decode check` prints.
