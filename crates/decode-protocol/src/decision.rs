@@ -48,7 +48,7 @@ pub enum DecisionRequest {
         /// An MCP tool (`tool` is `mcp`): which one, and what its server claims.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
-        mcp: Option<McpCallInfo>,
+        mcp: Option<Box<McpCallInfo>>,
     },
     /// The model asked the person a question (`ask_user`).
     Question {

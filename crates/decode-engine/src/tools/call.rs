@@ -362,12 +362,14 @@ fn permission_request(
         diff,
         suggested_rules: crate::rule_check::suggest_broader(&ctx.active, call, cwd, decision),
         edited,
-        mcp: handler.mcp_tool().map(|t| decode_protocol::McpCallInfo {
-            name: t.name.clone(),
-            server: t.server.clone(),
-            tool: crate::mcp::results::escape_text(&t.original),
-            title: t.title.clone(),
-            read_only_hint: t.read_only_hint,
+        mcp: handler.mcp_tool().map(|t| {
+            Box::new(decode_protocol::McpCallInfo {
+                name: t.name.clone(),
+                server: t.server.clone(),
+                tool: crate::mcp::results::escape_text(&t.original),
+                title: t.title.clone(),
+                read_only_hint: t.read_only_hint,
+            })
         }),
     }
 }
