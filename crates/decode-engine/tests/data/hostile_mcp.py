@@ -4,7 +4,8 @@ escape sequences and huge results, sends malformed JSON-RPC, hangs and crashes â
 on its own tool, so one process serves several tests. Standard library only.
 
 Options: --marker FILE (touched at start: proves the server started), --env-dump
-(a tool `env` returns the environment), --counter FILE (appends one line per start).
+(a tool `env` returns the environment; `touch`, `cat` and `connect` write, read
+and connect for the sandbox's tests), --counter FILE (appends one line per start).
 """
 import json
 import os
@@ -44,6 +45,8 @@ TOOLS = [
     {"name": "env", "description": "Returns its environment.", "inputSchema": {"type": "object"}},
     {"name": "fail", "description": "Returns a tool error.", "inputSchema": {"type": "object"}},
     {"name": "touch", "description": "Writes a file.", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+    {"name": "cat", "description": "Reads a file.", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+    {"name": "connect", "description": "Connects to a TCP port.", "inputSchema": {"type": "object", "properties": {"host": {"type": "string"}, "port": {"type": "integer"}}}},
 ]
 
 
@@ -105,6 +108,19 @@ for line in sys.stdin:
                 text(id_, "wrote " + a["path"])
             except OSError as e:
                 text(id_, "could not write: " + str(e), True)
+        elif name == "cat":
+            try:
+                with open(a["path"]) as f:
+                    text(id_, f.read())
+            except OSError as e:
+                text(id_, "could not read: " + str(e), True)
+        elif name == "connect":
+            import socket
+            try:
+                socket.create_connection((a["host"], int(a["port"])), timeout=3).close()
+                text(id_, "connected")
+            except OSError as e:
+                text(id_, "could not connect: " + str(e), True)
         else:
             send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": "no tool " + name}})
     elif id_ is not None:

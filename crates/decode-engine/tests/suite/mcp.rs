@@ -481,7 +481,8 @@ async fn the_gate_asks_in_default_denies_in_plan_and_asks_in_auto_unless_marked_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_untrusted_projects_server_never_starts_and_a_changed_command_line_asks_again() {
     let env = Env::new();
-    let marker = env.tmp.home.join("started");
+    // In the project: the sandbox keeps the home read-only.
+    let marker = env.root().join("started");
     let entry =
         |extra: &str| json!({"command": "python3", "args": [hostile(), "--marker", marker, extra]});
     env.project_servers(json!({"proj": entry("a")}));
@@ -533,7 +534,7 @@ async fn an_untrusted_projects_server_never_starts_and_a_changed_command_line_as
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_server_is_escaped_capped_reported_and_restarted_at_most_twice() {
     let env = Env::new();
-    let counter = env.tmp.home.join("starts");
+    let counter = env.root().join("starts");
     env.user_servers(json!({
         "h": {"command": "python3", "args": [hostile(), "--counter", counter], "timeout": 700},
         "ok": {"command": "python3", "args": [hostile()]},
@@ -724,5 +725,116 @@ async fn the_model_calls_an_mcp_tool_the_person_approves_and_the_result_reaches_
     assert_eq!(content, "wiped tmp");
     let second = body_json(&server.received_requests().await.unwrap()[1]);
     assert!(second.to_string().contains("wiped tmp"));
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_server_runs_within_the_bounds_of_the_bash_sandbox() {
+    if let Some(why) = decode_engine::sandbox::problem() {
+        eprintln!("skipped: no sandbox on this machine ({why})");
+        return;
+    }
+    let env = Env::new();
+    let ssh = env.tmp.home.join(".ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    std::fs::write(ssh.join("id_ed25519"), "PRIVATE KEY\n").unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let home_marker = env.tmp.home.join("started");
+    // The interpreter itself, not a launcher (pyenv's shim sets variables of its own).
+    let python = String::from_utf8(
+        Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    env.user_servers(json!({
+        "h": {"command": python, "args": [hostile()], "env": {"GREETING": "hello"}},
+        "home": {"command": python, "args": [hostile(), "--marker", home_marker]},
+    }));
+    let state = env.state(Mode::Bypass);
+    let hub = env.hub(&state);
+    hub.start().await;
+
+    // A server that writes to the home when it starts fails, and the report says why.
+    let home = hub
+        .servers()
+        .into_iter()
+        .find(|s| s.name == "home")
+        .unwrap();
+    assert_eq!(home.status, Status::Failed);
+    let detail = home.detail.unwrap_or_default();
+    assert!(detail.contains("Read-only file system"), "{detail}");
+    assert!(!home_marker.exists());
+    let h = hub.servers().into_iter().find(|s| s.name == "h").unwrap();
+    assert_eq!(h.status, Status::Ready, "{:?}", h.detail);
+    assert_eq!(h.sandboxed, Some(true));
+
+    let none = bot(DecisionAnswer::Deny { feedback: None });
+    // Writes: in the project, yes; in the home, no.
+    let made = env.root().join("made.txt");
+    let out = call(
+        &hub,
+        &state,
+        Arc::clone(&none),
+        "mcp__h__touch",
+        json!({"path": made}),
+    )
+    .await;
+    assert!(!out.result.is_error, "{}", out.result.content);
+    assert!(made.exists());
+    let outside = env.tmp.home.join("made.txt");
+    let out = call(
+        &hub,
+        &state,
+        Arc::clone(&none),
+        "mcp__h__touch",
+        json!({"path": outside}),
+    )
+    .await;
+    assert!(out.result.is_error, "{}", out.result.content);
+    assert!(!outside.exists());
+    // Secrets are hidden.
+    let out = call(
+        &hub,
+        &state,
+        Arc::clone(&none),
+        "mcp__h__cat",
+        json!({"path": ssh.join("id_ed25519")}),
+    )
+    .await;
+    assert!(out.result.is_error, "{}", out.result.content);
+    assert!(!out.result.content.contains("PRIVATE KEY"));
+    // A network of its own: the host's ports are out of reach.
+    let out = call(
+        &hub,
+        &state,
+        Arc::clone(&none),
+        "mcp__h__connect",
+        json!({"host": "127.0.0.1", "port": port}),
+    )
+    .await;
+    assert!(
+        out.result.is_error && out.result.content.contains("could not connect"),
+        "{}",
+        out.result.content
+    );
+    // Only the basics and the entry's own variables.
+    let out = call(&hub, &state, Arc::clone(&none), "mcp__h__env", json!({})).await;
+    let vars: serde_json::Map<String, Value> = serde_json::from_str(&out.result.content).unwrap();
+    assert_eq!(vars.get("GREETING"), Some(&json!("hello")));
+    let basics = [
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR",
+        "GREETING", // and PWD, which bubblewrap sets for the working folder
+        "PWD",
+    ];
+    for k in vars.keys() {
+        assert!(basics.contains(&k.as_str()), "{k} reached the server");
+    }
+    drop(listener);
     hub.shutdown().await;
 }
