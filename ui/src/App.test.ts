@@ -513,6 +513,23 @@ describe('approval dialog', () => {
     await waitFor(() => expect(screen.getByTestId('approval-queue')).toHaveTextContent('1 of 3'));
   });
 
+  it("an MCP call names its server and tool, and shows the server's read-only claim as a claim", async () => {
+    await ask({
+      kind: 'permission',
+      tool: 'mcp',
+      subject: '{"target":"tmp"}',
+      input: { target: 'tmp' },
+      decision: decision(),
+      mcp: { name: 'mcp__h__wipe', server: 'h', tool: 'wipe', title: '<b>Wipe</b>', read_only_hint: true },
+    });
+    const dialog = screen.getByTestId('approval-dialog');
+    expect(dialog).toHaveTextContent('Allow mcp__h__wipe?');
+    expect(screen.getByTestId('approval-mcp')).toHaveTextContent('<b>Wipe</b>');
+    expect(dialog.querySelector('b')).toBeNull();
+    expect(screen.getByTestId('approval-mcp-hint')).toHaveTextContent("it only reads (the server's claim");
+    expect(dialog).toHaveTextContent('{"target":"tmp"}');
+  });
+
   it('answers in queue order; a request resolved elsewhere closes', async () => {
     const { user } = await ask();
     emitDecision({ kind: 'queued', id: 2, request: { kind: 'question', question: 'Which one?', options: ['A'] } });
