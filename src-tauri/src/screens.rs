@@ -165,6 +165,11 @@ pub(crate) fn test_call(state: State<'_, AppState>, text: String) -> Result<Call
 }
 
 #[tauri::command]
+pub(crate) fn mcp_servers(state: State<'_, AppState>) -> Vec<decode_protocol::McpServerView> {
+    state.project().chat.mcp().views()
+}
+
+#[tauri::command]
 pub(crate) fn drop_session_rule(state: State<'_, AppState>, rule: String) -> bool {
     state.project().chat.drop_session_rule(&rule)
 }

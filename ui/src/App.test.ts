@@ -47,6 +47,7 @@ vi.mock('./lib/backend', async () => {
     forgetProject: vi.fn(),
     providerSettings: vi.fn(),
     projectRules: vi.fn(),
+    mcpServers: vi.fn(),
     listSessions: vi.fn(),
   };
 });
@@ -177,6 +178,7 @@ beforeEach(() => {
   vi.mocked(backend.recentProjects).mockResolvedValue([]);
   vi.mocked(backend.providerSettings).mockReturnValue(new Promise(() => {}));
   vi.mocked(backend.projectRules).mockReturnValue(new Promise(() => {}));
+  vi.mocked(backend.mcpServers).mockReturnValue(new Promise(() => {}));
   vi.mocked(backend.listSessions).mockResolvedValue([]);
 });
 

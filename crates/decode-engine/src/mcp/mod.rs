@@ -445,6 +445,34 @@ impl McpHub {
             .collect()
     }
 
+    /// [`McpHub::servers`] as the window's settings list shows them.
+    pub fn views(&self) -> Vec<decode_protocol::McpServerView> {
+        self.servers()
+            .into_iter()
+            .map(|s| decode_protocol::McpServerView {
+                name: s.name,
+                scope: s.scope.to_string(),
+                file: s.file.display().to_string(),
+                command_line: s.command_line,
+                status: s.status.name().to_string(),
+                detail: s.detail,
+                restarts: s.restarts,
+                sandboxed: s.sandboxed,
+                tools: s
+                    .tools
+                    .into_iter()
+                    .map(|t| decode_protocol::McpToolView {
+                        name: t.name,
+                        title: t.title,
+                        read_only_hint: t.read_only_hint,
+                        marked_read_only: t.marked_read_only,
+                        offered: t.offered,
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
     /// Lists again the tools of every running server that said its list changed
     /// (`notifications/tools/list_changed`).
     pub async fn refresh_tools(&self) {

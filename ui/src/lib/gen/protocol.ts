@@ -635,6 +635,63 @@ pending: Array<PendingDecision>, };
 export type CallCheck = { decision: Decision, text: string, };
 
 /**
+ * One tool of an MCP server in the settings list.
+ */
+export type McpToolView = { 
+/**
+ * `mcp__SERVER__TOOL`, as rules name it.
+ */
+name: string, title?: string, 
+/**
+ * What the server claims: that it only reads. Shown, never trusted.
+ */
+read_only_hint?: boolean, 
+/**
+ * The person marked it read-only in their own settings.
+ */
+marked_read_only: boolean, 
+/**
+ * The active agent offers it to the model.
+ */
+offered: boolean, };
+
+/**
+ * An MCP server in the settings list (docs/mcp.md): the window's `mcp-server` element,
+ * its `data-status` the status. Every text is the config's or the server's, shown as
+ * text.
+ */
+export type McpServerView = { name: string, 
+/**
+ * `user` (the person's own file) or `project`.
+ */
+scope: string, 
+/**
+ * The file it is configured in.
+ */
+file: string, 
+/**
+ * What runs, or the URL (escaped).
+ */
+command_line: string, 
+/**
+ * `stopped`, `starting`, `ready`, `failed`, `disabled`, `untrusted`,
+ * `needs_approval` or `refused`.
+ */
+status: string, 
+/**
+ * Why it failed or waits, and what to do.
+ */
+detail?: string, 
+/**
+ * How many times it was restarted after a failure.
+ */
+restarts: number, 
+/**
+ * A stdio server: whether it runs in the sandbox.
+ */
+sandboxed?: boolean, tools: Array<McpToolView>, };
+
+/**
  * One saved session of this project.
  */
 export type SessionSummary = { id: string, 
