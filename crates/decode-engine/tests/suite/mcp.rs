@@ -838,3 +838,48 @@ async fn a_stdio_server_runs_within_the_bounds_of_the_bash_sandbox() {
     drop(listener);
     hub.shutdown().await;
 }
+
+/// The window's chat (and `decode run`'s, both on the Workbench): the project's servers
+/// start before the first turn, their tools are offered, and a call is an ordinary tool
+/// call of the loop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chat_starts_the_projects_servers_and_offers_their_tools() {
+    use decode_engine::channel::DecisionChannel;
+    use decode_engine::chat::{ChatSession, ChatSetup};
+    use decode_engine::providers::script::{Script, ScriptClient};
+    use decode_engine::session::SessionStore;
+
+    let env = Env::new();
+    env.user_servers(json!({"h": {"command": "python3", "args": [hostile()]}}));
+    let state = env.state(Mode::Bypass);
+    let script: Script = serde_json::from_value(json!({"turns": [
+        {"tool_calls": [{"name": "mcp__h__wipe", "input": {"target": "tmp"}}]},
+        {"text": "Done."},
+    ]}))
+    .unwrap();
+    let chat = Arc::new(ChatSession::new(
+        Arc::clone(&state),
+        Arc::new(DecisionChannel::new()),
+        SessionStore::new(&env.data),
+        ChatSetup::Ready {
+            client: Arc::new(ScriptClient::new(script, Path::new("script.json"))),
+            config: LoopConfig::default(),
+        },
+        None,
+    ));
+    assert_eq!(chat.mcp().servers()[0].status, Status::Stopped);
+    let rec = Recorder::default();
+    let outcome = chat.start("wipe tmp", rec.sink()).unwrap().await;
+    assert_eq!(outcome, Outcome::Completed);
+    assert_eq!(chat.mcp().servers()[0].status, Status::Ready);
+    let LoopEvent::ToolResult {
+        name, content, ran, ..
+    } = &rec.results()[0]
+    else {
+        unreachable!()
+    };
+    assert_eq!(name, "mcp__h__wipe");
+    assert!(ran);
+    assert_eq!(content, "wiped tmp");
+    chat.mcp().shutdown().await;
+}
