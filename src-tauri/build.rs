@@ -28,6 +28,7 @@ fn main() {
             "set_settings_list",
             "test_call",
             "drop_session_rule",
+            "mcp_servers",
             "provider_settings",
             "save_provider",
             "key_status",

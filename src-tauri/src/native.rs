@@ -536,6 +536,7 @@ mod tests {
             diff: None,
             suggested_rules: Vec::new(),
             edited: false,
+            mcp: None,
         }
     }
 

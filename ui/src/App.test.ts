@@ -47,6 +47,7 @@ vi.mock('./lib/backend', async () => {
     forgetProject: vi.fn(),
     providerSettings: vi.fn(),
     projectRules: vi.fn(),
+    mcpServers: vi.fn(),
     listSessions: vi.fn(),
   };
 });
@@ -177,6 +178,7 @@ beforeEach(() => {
   vi.mocked(backend.recentProjects).mockResolvedValue([]);
   vi.mocked(backend.providerSettings).mockReturnValue(new Promise(() => {}));
   vi.mocked(backend.projectRules).mockReturnValue(new Promise(() => {}));
+  vi.mocked(backend.mcpServers).mockReturnValue(new Promise(() => {}));
   vi.mocked(backend.listSessions).mockResolvedValue([]);
 });
 
@@ -518,6 +520,23 @@ describe('approval dialog', () => {
     emitDecision({ kind: 'queued', id: 2, request: permission('ls') });
     emitDecision({ kind: 'queued', id: 3, request: permission('pwd') });
     await waitFor(() => expect(screen.getByTestId('approval-queue')).toHaveTextContent('1 of 3'));
+  });
+
+  it("an MCP call names its server and tool, and shows the server's read-only claim as a claim", async () => {
+    await ask({
+      kind: 'permission',
+      tool: 'mcp',
+      subject: '{"target":"tmp"}',
+      input: { target: 'tmp' },
+      decision: decision(),
+      mcp: { name: 'mcp__h__wipe', server: 'h', tool: 'wipe', title: '<b>Wipe</b>', read_only_hint: true },
+    });
+    const dialog = screen.getByTestId('approval-dialog');
+    expect(dialog).toHaveTextContent('Allow mcp__h__wipe?');
+    expect(screen.getByTestId('approval-mcp')).toHaveTextContent('<b>Wipe</b>');
+    expect(dialog.querySelector('b')).toBeNull();
+    expect(screen.getByTestId('approval-mcp-hint')).toHaveTextContent("it only reads (the server's claim");
+    expect(dialog).toHaveTextContent('{"target":"tmp"}');
   });
 
   it('answers in queue order; a request resolved elsewhere closes', async () => {

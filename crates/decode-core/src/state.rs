@@ -147,6 +147,9 @@ struct Inner {
     /// The settings files (the project's and the folders' around it) that are
     /// malformed, unreadable or held back: their rules are unknown.
     settings_problems: Vec<SettingsWarning>,
+    /// The MCP tools the person marked read-only in their own settings (gate
+    /// patterns; see [`crate::mcp`]).
+    mcp_read_only: Vec<String>,
     trusted: bool,
     gate: Arc<Gate>,
 }
@@ -217,6 +220,7 @@ impl ActiveState {
                 settings: &settings,
                 enclosing: &[],
                 saved_allow: &[],
+                mcp_read_only: &[],
                 trusted,
                 agent: &agent,
             },
@@ -229,6 +233,7 @@ impl ActiveState {
             enclosing: Vec::new(),
             saved_allow: Vec::new(),
             settings_problems: Vec::new(),
+            mcp_read_only: Vec::new(),
             trusted,
             gate,
         };
@@ -290,6 +295,7 @@ impl ActiveState {
             enclosing,
             saved_allow,
             settings_problems,
+            mcp_read_only,
             trusted,
             catalog,
             mut diagnostics,
@@ -308,6 +314,7 @@ impl ActiveState {
                 settings: &settings,
                 enclosing: &enclosing,
                 saved_allow: &saved_allow,
+                mcp_read_only: &mcp_read_only,
                 trusted,
                 agent: &chosen,
             },
@@ -320,6 +327,7 @@ impl ActiveState {
             enclosing,
             saved_allow,
             settings_problems,
+            mcp_read_only,
             trusted,
             gate,
         };
@@ -499,6 +507,7 @@ impl ActiveState {
             inner.enclosing = disk.enclosing;
             inner.saved_allow = disk.saved_allow;
             inner.settings_problems = disk.settings_problems;
+            inner.mcp_read_only = disk.mcp_read_only;
             self.apply_trust(&mut inner, disk.trusted);
             self.apply_catalog(&mut inner, disk.catalog);
             self.recompile(&mut inner);
@@ -604,9 +613,18 @@ impl ActiveState {
         );
         problems.extend(warnings);
         let saved_allow = saved_allow_rules(self.data_dir(), &self.project_root, &settings);
-        let mut diagnostics: Vec<Diagnostic> =
-            problems.iter().cloned().map(Diagnostic::Settings).collect();
+        let (mcp_read_only, mcp_problems) = match self.data_dir {
+            Some(_) => crate::mcp::load_read_only_marks(&crate::mcp::user_config_dir(&self.home)),
+            None => (self.read().mcp_read_only.clone(), Vec::new()),
+        };
+        let mut diagnostics: Vec<Diagnostic> = problems
+            .iter()
+            .chain(&mcp_problems)
+            .cloned()
+            .map(Diagnostic::Settings)
+            .collect();
         let mut inner = self.write();
+        inner.mcp_read_only = mcp_read_only;
         inner.settings = settings;
         inner.enclosing = enclosing;
         inner.saved_allow = saved_allow;
@@ -800,6 +818,7 @@ struct OnDisk {
     enclosing: Vec<EnclosingSettings>,
     saved_allow: Vec<String>,
     settings_problems: Vec<SettingsWarning>,
+    mcp_read_only: Vec<String>,
     trusted: bool,
     catalog: Catalog,
     diagnostics: Vec<Diagnostic>,
@@ -833,6 +852,10 @@ impl Sources<'_> {
             paths.push(dir);
         }
         paths.push(TrustStore::open(self.data_dir).path().to_path_buf());
+        // The person's own settings: their MCP read-only marks.
+        paths.push(crate::mcp::user_settings_path(
+            &crate::mcp::user_config_dir(self.home),
+        ));
         paths.push(
             crate::projects::ProjectStore::open(self.data_dir)
                 .path()
@@ -851,6 +874,9 @@ impl Sources<'_> {
         settings_problems.extend(warnings);
         diagnostics.extend(settings_problems.iter().cloned().map(Diagnostic::Settings));
         let saved_allow = saved_allow_rules(Some(self.data_dir), self.root, &settings);
+        let (mcp_read_only, mcp_problems) =
+            crate::mcp::load_read_only_marks(&crate::mcp::user_config_dir(self.home));
+        diagnostics.extend(mcp_problems.into_iter().map(Diagnostic::Settings));
         let store = TrustStore::open(self.data_dir);
         if let Some(problem) = store.problem() {
             diagnostics.push(Diagnostic::Trust(problem.clone()));
@@ -863,6 +889,7 @@ impl Sources<'_> {
             enclosing,
             saved_allow,
             settings_problems,
+            mcp_read_only,
             trusted,
             catalog,
             diagnostics,
@@ -884,6 +911,7 @@ fn fallback_agent() -> Agent {
         name: DEFAULT_AGENT.to_string(),
         description: "General-purpose coding agent.".to_string(),
         tools: Tool::ALL.to_vec(),
+        mcp_tools: Vec::new(),
         mode: Mode::Default,
         rules: Default::default(),
         model: None,
@@ -898,6 +926,7 @@ struct GateParts<'a> {
     settings: &'a Settings,
     enclosing: &'a [EnclosingSettings],
     saved_allow: &'a [String],
+    mcp_read_only: &'a [String],
     trusted: bool,
     agent: &'a Agent,
 }
@@ -908,6 +937,7 @@ impl<'a> GateParts<'a> {
             settings: &inner.settings,
             enclosing: &inner.enclosing,
             saved_allow: &inner.saved_allow,
+            mcp_read_only: &inner.mcp_read_only,
             trusted: inner.trusted,
             agent: &inner.agent,
         }
@@ -936,6 +966,7 @@ fn policy_input(project_root: &Path, home: &Path, inner: GateParts<'_>) -> Polic
             })
             .collect(),
         saved_allow: inner.saved_allow.to_vec(),
+        mcp_read_only: inner.mcp_read_only.to_vec(),
     }
 }
 

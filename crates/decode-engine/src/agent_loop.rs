@@ -36,6 +36,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::decision::{DecisionAnswer, DecisionSurface};
+use crate::mcp::McpHub;
 use crate::providers::{
     Message, ModelClient, ModelEvent, ModelRequest, StopReason, ToolCall, ToolCallAssembler,
     ToolOutput, ToolSpec, Usage, DEFAULT_MAX_OUTPUT_TOKENS,
@@ -122,6 +123,9 @@ pub struct AgentLoop {
     emitter: Arc<Emitter>,
     messages: Vec<Message>,
     config: LoopConfig,
+    /// The project's MCP servers, whose tools are offered beside the built-ins
+    /// (docs/mcp.md).
+    mcp: Option<Arc<McpHub>>,
 }
 
 /// The percentage of the context above which old tool outputs are shortened.
@@ -181,7 +185,38 @@ impl AgentLoop {
             }),
             messages: Vec::new(),
             config,
+            mcp: None,
         }
+    }
+
+    /// Offers the tools of these MCP servers too (those the active agent's `tools`
+    /// list names), each call through the gate like any other.
+    pub fn with_mcp(mut self, hub: Arc<McpHub>) -> AgentLoop {
+        self.mcp = Some(hub);
+        self
+    }
+
+    /// Every handler the model is offered now: the agent's built-in tools, then the
+    /// MCP tools it offers.
+    async fn offered_handlers(&self) -> Vec<Arc<dyn ToolHandler>> {
+        let mut handlers = tools::for_agent(&self.active.offered_tools());
+        if let Some(hub) = &self.mcp {
+            hub.refresh_tools().await;
+            handlers.extend(hub.handlers());
+        }
+        handlers
+    }
+
+    /// The handler of a tool the model called by name: a built-in tool, or a tool of
+    /// a running MCP server.
+    fn resolve(&self, name: &str) -> Option<Arc<dyn ToolHandler>> {
+        if let Some(tool) = decode_policy::Tool::from_name(name) {
+            return Some(tools::handler(tool));
+        }
+        if !decode_policy::mcp::is_mcp_name(name) {
+            return None;
+        }
+        self.mcp.as_ref().and_then(|hub| hub.handler(name))
     }
 
     /// Sends every event to `sink`.
@@ -300,7 +335,7 @@ impl AgentLoop {
         handlers
             .iter()
             .map(|h| ToolSpec {
-                name: h.tool().name().to_string(),
+                name: h.name(),
                 description: h.description().to_string(),
                 input_schema: h.input_schema(),
             })
@@ -314,7 +349,7 @@ impl AgentLoop {
         unresolved_denial: &mut bool,
     ) -> TurnEnd {
         let agent = self.active.agent();
-        let handlers = tools::for_agent(&self.active.offered_tools());
+        let handlers = self.offered_handlers().await;
         let system = self.active.system_prompt();
         let specs = Self::tool_specs(&handlers);
         self.fit_context(&system, &specs);
@@ -522,18 +557,18 @@ impl AgentLoop {
     async fn run_one(&self, call: &ToolCall, cancel: &CancellationToken) -> CallReport {
         let fail = |content: String| self.not_run(call, content);
 
-        let Some(tool) = decode_policy::Tool::from_name(&call.name) else {
+        let Some(handler) = self.resolve(&call.name) else {
             self.emit(LoopEvent::ToolCallStarted {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 input: call.input.clone(),
                 decision: None,
             });
-            let offered: Vec<&str> = self
-                .active
-                .offered_tools()
+            let offered: Vec<String> = self
+                .offered_handlers()
+                .await
                 .iter()
-                .map(|t| t.name())
+                .map(|h| h.name())
                 .collect();
             return fail(format!(
                 "error: there is no tool `{}`; the tools available are: {}",
@@ -558,7 +593,6 @@ impl AgentLoop {
             ));
         }
 
-        let handler = tools::handler(tool);
         let decision = self
             .active
             .decide_in(&handler.gate_call(&call.input), &self.tool_session.cwd());
@@ -616,6 +650,13 @@ impl AgentLoop {
             duration_ms: outcome.result.duration_ms,
             stopped: cancel.is_cancelled(),
         });
+        for image in &outcome.result.images {
+            self.emit(LoopEvent::ToolImage {
+                id: call.id.clone(),
+                mime_type: image.mime_type.clone(),
+                data: image.data.clone(),
+            });
+        }
         CallReport {
             output: ToolOutput {
                 call_id: call.id.clone(),

@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent_loop::{AgentLoop, EventSink, LoopConfig};
 use crate::channel::DecisionChannel;
 use crate::config::{self, Config, Overrides, SecretStore, SetupError};
+use crate::mcp::McpHub;
 use crate::providers::{self, Message, ModelClient};
 use crate::session::{ResumedSession, SessionStore};
 use crate::session_rules::SessionRules;
@@ -121,6 +122,9 @@ pub struct ChatSession {
     store: SessionStore,
     setup: ChatSetup,
     rules: Arc<SessionRules>,
+    /// The project's MCP servers (docs/mcp.md): started before the first turn, their
+    /// tools offered beside the built-ins.
+    mcp: Arc<McpHub>,
     /// The loop, once the first prompt (or a resume) created it.
     agent: tokio::sync::Mutex<Option<AgentLoop>>,
     /// A session to continue, until the first prompt opens the loop on it.
@@ -182,6 +186,7 @@ impl ChatSession {
             None => Vec::new(),
         };
         ChatSession {
+            mcp: McpHub::open(Arc::clone(&active)),
             active,
             decisions,
             store,
@@ -222,6 +227,18 @@ impl ChatSession {
     /// (a new provider set up mid-session keeps what the person allowed).
     pub fn with_session_rules(mut self, rules: Arc<SessionRules>) -> ChatSession {
         self.rules = rules;
+        self
+    }
+
+    /// The project's MCP servers.
+    pub fn mcp(&self) -> &Arc<McpHub> {
+        &self.mcp
+    }
+
+    /// The same session on these MCP servers (another chat's, in the same project:
+    /// a new conversation or model setup keeps the servers running).
+    pub fn with_mcp(mut self, hub: Arc<McpHub>) -> ChatSession {
+        self.mcp = hub;
         self
     }
 
@@ -435,6 +452,12 @@ impl ChatSession {
             },
         };
         let agent = guard.insert(agent);
+        // The servers start once, before the first turn (one that failed to start is
+        // not tried again: docs/mcp.md); Stop ends the wait.
+        tokio::select! {
+            _ = self.mcp.ensure_started() => {}
+            _ = cancel.cancelled() => {}
+        }
         agent.run(text.as_deref(), cancel).await
     }
 
@@ -497,7 +520,8 @@ impl ChatSession {
         )
         .with_history(history)
         .with_transcript(session)
-        .with_session_rules(Arc::clone(&self.rules));
+        .with_session_rules(Arc::clone(&self.rules))
+        .with_mcp(Arc::clone(&self.mcp));
         let weak = Arc::downgrade(self);
         agent.tool_session().subscribe_todos(Box::new(move |items| {
             if let Some(chat) = weak.upgrade() {

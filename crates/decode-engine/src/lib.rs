@@ -1,6 +1,7 @@
 //! Decode's engine: what runs a prompt, on top of `decode-core`.
 //!
 //! - [`tools`]: the tools the agent calls (each through the gate);
+//! - [`mcp`]: MCP servers (stdio and streamable HTTP) whose tools go through the gate;
 //! - [`sandbox`]: the bubblewrap sandbox every unapproved bash command runs in;
 //! - [`providers`]: the model providers (Gemini, Anthropic, OpenAI-compatible, script);
 //! - [`agent_loop`]: the loop that runs a prompt through model turns and gated tool calls;
@@ -22,6 +23,7 @@ pub mod channel;
 pub mod chat;
 pub mod config;
 pub mod demo;
+pub mod mcp;
 pub mod preview;
 pub mod providers;
 pub mod rule_check;

@@ -13,6 +13,7 @@ mod globx;
 pub mod hidden;
 pub mod input;
 mod matcher;
+pub mod mcp;
 pub mod mode;
 mod options;
 pub mod paths;
@@ -23,6 +24,7 @@ pub mod trace;
 
 pub use decide::{normalize_url, protected_anywhere, Gate, ProtectedKind, ProtectedPath};
 pub use input::{glob_search, AgentPolicy, Call, EnclosingRules, PolicyInput};
+pub use mcp::{McpName, McpPattern};
 pub use mode::{Mode, ModeError};
 pub use rules::{escape_glob, Rule, RuleError, RuleList, RuleLists};
 pub use shell::{fragments, Fragments, MAX_COMMAND_CHARS};

@@ -110,6 +110,16 @@ struct ToolRules {
 #[derive(Debug, Default)]
 pub(crate) struct ListIndex {
     tools: Vec<ToolRules>,
+    /// MCP rules, in order: the tools they name and the glob over the JSON
+    /// arguments (`None`: every call). Few, and only MCP calls scan them.
+    mcp: Vec<McpRule>,
+}
+
+#[derive(Debug)]
+struct McpRule {
+    names: crate::mcp::McpPattern,
+    args: Option<globset::GlobMatcher>,
+    rule: usize,
 }
 
 /// All three lists, plus `caps.external`.
@@ -140,7 +150,8 @@ pub(crate) struct PathForms<'a> {
 impl RuleIndex {
     pub(crate) fn new() -> RuleIndex {
         let mk = || ListIndex {
-            tools: (0..Tool::ALL.len()).map(|_| ToolRules::default()).collect(),
+            tools: (0..Tool::SLOTS).map(|_| ToolRules::default()).collect(),
+            mcp: Vec::new(),
         };
         RuleIndex {
             refs: Vec::new(),
@@ -182,6 +193,26 @@ impl RuleIndex {
         anchors: &[&Path],
     ) -> Result<(), String> {
         let idx = self.refs.len();
+        if let Some(names) = &rule.mcp {
+            let args = match &rule.pattern {
+                Some(p) => Some(
+                    build_glob(p, false)
+                        .map_err(|e| e.to_string())?
+                        .compile_matcher(),
+                ),
+                None => None,
+            };
+            self.refs.push(RuleRef {
+                text: rule.to_string(),
+                source,
+            });
+            self.list_mut(list).mcp.push(McpRule {
+                names: names.clone(),
+                args,
+                rule: idx,
+            });
+            return Ok(());
+        }
         let mut staged: Vec<(Slot, globset::Glob)> = Vec::new();
         let mut path_raw: Vec<(String, bool)> = Vec::new();
         let mut literal: Option<String> = None;
@@ -333,6 +364,29 @@ impl RuleIndex {
     pub(crate) fn has_text_rules(&self, list: RuleList, tool: Tool) -> bool {
         let t = &self.list(list).tools[tool.index()];
         t.bare.is_some() || t.text.set.is_some()
+    }
+
+    /// The first rule of a list covering a call of the MCP tool `name` with these
+    /// (canonical JSON) arguments, and whether any covering rule of the list names
+    /// the tool's server without a wildcard (that rule, then, is returned).
+    pub(crate) fn match_mcp(
+        &self,
+        list: RuleList,
+        name: &crate::mcp::McpName,
+        args: &str,
+    ) -> Option<(usize, bool)> {
+        let mut covering =
+            self.list(list).mcp.iter().filter(|r| {
+                r.names.matches(name) && r.args.as_ref().is_none_or(|g| g.is_match(args))
+            });
+        let first = covering.next()?;
+        if first.names.names_server_of(name) {
+            return Some((first.rule, true));
+        }
+        match covering.find(|r| r.names.names_server_of(name)) {
+            Some(r) => Some((r.rule, true)),
+            None => Some((first.rule, false)),
+        }
     }
 
     /// A text subject (bash form, URL, todo) against a list.

@@ -5,6 +5,7 @@ use std::fmt;
 use globset::{Glob, GlobBuilder};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::mcp::{is_mcp_name, McpPattern};
 use crate::tool::Tool;
 
 /// Raw rule texts of one source, as found in settings or agent frontmatter.
@@ -47,8 +48,10 @@ impl RuleList {
 pub enum RuleError {
     #[error("empty rule")]
     Empty,
-    #[error("rule `{rule}`: unknown tool `{tool}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, or Claude Code's Read, Write, Edit, Glob, Grep, Bash, WebFetch, TodoWrite)")]
+    #[error("rule `{rule}`: unknown tool `{tool}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, or Claude Code's Read, Write, Edit, Glob, Grep, Bash, WebFetch, TodoWrite, or an MCP tool: mcp__SERVER__TOOL, mcp__SERVER__*, mcp__*)")]
     UnknownTool { rule: String, tool: String },
+    #[error("rule `{rule}`: {message}")]
+    BadMcpName { rule: String, message: String },
     #[error("rule `{rule}`: unbalanced parentheses (write `Tool` or `Tool(pattern)`)")]
     Unbalanced { rule: String },
     #[error("rule `{rule}`: empty pattern (write `{tool}` to match every call)")]
@@ -62,6 +65,9 @@ pub enum RuleError {
 pub struct Rule {
     pub tool: Tool,
     pub pattern: Option<String>,
+    /// For [`Tool::Mcp`]: the MCP tools it names (`mcp__SERVER__TOOL`,
+    /// `mcp__SERVER__*`, `mcp__*`); its `pattern` matches their JSON arguments.
+    pub mcp: Option<McpPattern>,
 }
 
 impl Rule {
@@ -96,10 +102,23 @@ impl Rule {
                 (t[..open].trim_end(), Some(inner))
             }
         };
-        let tool = Tool::from_name(name).ok_or_else(|| RuleError::UnknownTool {
-            rule: t.to_string(),
-            tool: name.to_string(),
-        })?;
+        let mcp = if is_mcp_name(name) {
+            Some(
+                McpPattern::parse(name).map_err(|message| RuleError::BadMcpName {
+                    rule: t.to_string(),
+                    message,
+                })?,
+            )
+        } else {
+            None
+        };
+        let tool = match &mcp {
+            Some(_) => Tool::Mcp,
+            None => Tool::from_name(name).ok_or_else(|| RuleError::UnknownTool {
+                rule: t.to_string(),
+                tool: name.to_string(),
+            })?,
+        };
         let pattern = match pattern {
             None => None,
             Some(p) => {
@@ -112,7 +131,7 @@ impl Rule {
                 Some(p.to_string())
             }
         };
-        let rule = Rule { tool, pattern };
+        let rule = Rule { tool, pattern, mcp };
         rule.validate().map_err(|message| RuleError::BadPattern {
             rule: t.to_string(),
             message,
@@ -154,11 +173,21 @@ impl Rule {
     }
 }
 
+impl Rule {
+    /// The tool part as written canonically (`bash`, `mcp__github__*`).
+    pub fn tool_text(&self) -> &str {
+        match &self.mcp {
+            Some(m) => m.as_str(),
+            None => self.tool.name(),
+        }
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.pattern {
-            None => f.write_str(self.tool.name()),
-            Some(p) => write!(f, "{}({})", self.tool.name(), p),
+            None => f.write_str(self.tool_text()),
+            Some(p) => write!(f, "{}({})", self.tool_text(), p),
         }
     }
 }
@@ -311,6 +340,24 @@ mod tests {
         ));
         assert!(Rule::parse("bash(echo \\))").is_ok());
         assert!(Rule::parse("bash(a) b)").is_err());
+    }
+
+    #[test]
+    fn mcp_rules() {
+        let r = Rule::parse("MCP__GitHub__Create_Issue").unwrap();
+        assert_eq!(r.tool, Tool::Mcp);
+        assert_eq!(r.to_string(), "mcp__github__create_issue");
+        let r = Rule::parse(r#"mcp__github(\{"repo":"a"\})"#).unwrap();
+        assert_eq!(r.to_string(), r#"mcp__github__*(\{"repo":"a"\})"#);
+        assert_eq!(Rule::parse("mcp__*").unwrap().to_string(), "mcp__*");
+        assert!(matches!(
+            Rule::parse("mcp__a b"),
+            Err(RuleError::BadMcpName { .. })
+        ));
+        assert!(matches!(
+            Rule::parse("mcp__a__"),
+            Err(RuleError::BadMcpName { .. })
+        ));
     }
 
     #[test]

@@ -85,6 +85,14 @@ pub enum LoopEvent {
         #[ts(as = "Option<DecisionTs>", optional)]
         decision: Option<Decision>,
     },
+    /// An image a tool returned (an MCP tool), for the call `id`: a raster type
+    /// (PNG, JPEG, GIF, WebP) and its base64 data. Shown as an image, never as HTML;
+    /// the model reads a line in the result saying it was shown.
+    ToolImage {
+        id: String,
+        mime_type: String,
+        data: String,
+    },
     /// Output of a running tool (bash's stdout and stderr as they come).
     ToolProgress {
         id: String,

@@ -22,7 +22,7 @@ pub mod wire;
 pub mod workspace;
 
 pub use decision::{
-    plan_modes, BoundKind, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest,
+    plan_modes, BoundKind, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, McpCallInfo,
     PendingDecision, RuleCheck, SandboxBound,
 };
 pub use error::{ErrorKind, IpcError};
@@ -30,9 +30,10 @@ pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
 pub use messages::{Message, StopReason, ToolCall, ToolOutput, Usage};
 pub use status::{AgentSummary, ChatStatus, Snapshot, Todo, TodoState};
 pub use workspace::{
-    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, OpenedKind, ProjectOpened, ProjectRules,
-    ProviderChoice, ProviderName, ProviderSave, ProviderView, RecentProject, RuleEntry, RuleList,
-    RuleSource, SessionSummary, SessionView, SettingsList, TrustPreview,
+    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, McpServerView, McpToolView, OpenedKind,
+    ProjectOpened, ProjectRules, ProviderChoice, ProviderName, ProviderSave, ProviderView,
+    RecentProject, RuleEntry, RuleList, RuleSource, SessionSummary, SessionView, SettingsList,
+    TrustPreview,
 };
 
 use decode_policy::Mode;
@@ -83,6 +84,7 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<ProgressStream>(&cfg),
         decl::<LoopEvent>(&cfg),
         decl::<StreamEvent>(&cfg),
+        decl::<McpCallInfo>(&cfg),
         decl::<BoundKind>(&cfg),
         decl::<SandboxBound>(&cfg),
         decl::<DecisionRequest>(&cfg),
@@ -112,6 +114,8 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<OpenedKind>(&cfg),
         decl::<ProjectOpened>(&cfg),
         decl::<CallCheck>(&cfg),
+        decl::<McpToolView>(&cfg),
+        decl::<McpServerView>(&cfg),
         decl::<SessionSummary>(&cfg),
         decl::<SessionView>(&cfg),
     ];

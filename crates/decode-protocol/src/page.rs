@@ -150,6 +150,7 @@ impl DecisionRequest {
                 diff,
                 suggested_rules,
                 edited,
+                mcp,
             } => DecisionRequest::Permission {
                 tool: *tool,
                 subject: page_text(subject),
@@ -160,6 +161,7 @@ impl DecisionRequest {
                 diff: page_opt(diff),
                 suggested_rules: suggested_rules.clone(),
                 edited: *edited,
+                mcp: mcp.clone(),
             },
             DecisionRequest::Question { question, options } => DecisionRequest::Question {
                 question: page_text(question),

@@ -13,8 +13,9 @@ use crate::events::LoopEvent;
 use crate::policy_ts::{ModeTs, RuleListTs};
 use crate::status::{ChatStatus, Snapshot};
 use crate::workspace::{
-    CallCheck, KeyStatus, ProjectOpened, ProjectRules, ProviderChoice, ProviderName, ProviderSave,
-    ProviderView, RecentProject, SessionSummary, SessionView, SettingsList, TrustPreview,
+    CallCheck, KeyStatus, McpServerView, ProjectOpened, ProjectRules, ProviderChoice, ProviderName,
+    ProviderSave, ProviderView, RecentProject, SessionSummary, SessionView, SettingsList,
+    TrustPreview,
 };
 
 /// The Tauri channel a prompt's events stream on (`send_prompt`): not a value the
@@ -149,6 +150,8 @@ wire! {
         set_settings_list(key: SettingsList, values: Vec<String>) -> ProjectRules;
         test_call(text: String) -> CallCheck;
         drop_session_rule(rule: String) -> bool;
+        /// The project's MCP servers: status, tools, what each tool claims.
+        mcp_servers() -> Vec<McpServerView>;
         provider_settings() -> ProviderView;
         save_provider(choice: ProviderChoice) -> ProviderSave;
         key_status(provider: ProviderName) -> KeyStatus;

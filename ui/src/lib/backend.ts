@@ -20,6 +20,7 @@ import type {
   ErrorKind,
   KeyStatus,
   LoopEvent,
+  McpServerView,
   Mode,
   PendingDecision,
   ProjectOpened,
@@ -243,6 +244,11 @@ export function testCall(text: string): Promise<CallCheck> {
 
 export function dropSessionRule(rule: string): Promise<boolean> {
   return call('drop_session_rule', { rule });
+}
+
+/** The project's MCP servers (docs/mcp.md): status, tools, what each tool claims. */
+export function mcpServers(): Promise<McpServerView[]> {
+  return call('mcp_servers');
 }
 
 // ---- Provider and key ----

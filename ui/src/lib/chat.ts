@@ -32,7 +32,18 @@ export type ToolItem = {
   exitCode?: number;
   /** How long the tool ran. */
   durationMs?: number;
+  /** Images the tool returned (an MCP tool): raster types only, shown as images. */
+  images?: ToolImage[];
 };
+
+/** An image of a tool result: a raster MIME type and its base64 data (docs/mcp.md). */
+export type ToolImage = { mimeType: string; data: string };
+
+/** The image types a card shows (never SVG: it can hold script). */
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+/** The most images one card keeps. */
+export const MAX_CARD_IMAGES = 8;
 
 /** One entry of the chat log. Only `message` entries are chat messages proper. */
 export type ChatItem =

@@ -10,7 +10,7 @@
  */
 import type { ChatItem, NewChatItem, ToolItem } from './chat';
 import { tick } from 'svelte';
-import { withId } from './chat';
+import { IMAGE_TYPES, MAX_CARD_IMAGES, withId } from './chat';
 import { nextFrame } from './frames';
 import type { LoopEvent, StreamEvent } from './gen/protocol';
 
@@ -206,6 +206,16 @@ export class Transcript {
         card.exitCode = event.exit_code;
         card.durationMs = event.duration_ms;
         card.status = toolStatus(event);
+        return;
+      }
+      case 'tool_image': {
+        // An MCP tool's image, for its card: a raster type and base64 data only (the
+        // engine checks too; an SVG or anything else is never shown).
+        const card = this.#tool(event.id);
+        if (!card || !IMAGE_TYPES.includes(event.mime_type) || !/^[A-Za-z0-9+/]*={0,2}$/.test(event.data)) return;
+        const images = card.images ?? [];
+        if (images.length >= MAX_CARD_IMAGES) return;
+        card.images = [...images, { mimeType: event.mime_type, data: event.data }];
         return;
       }
       case 'notice':

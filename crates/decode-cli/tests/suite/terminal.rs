@@ -86,6 +86,7 @@ fn permission(p: &Project, mode: Mode, tool: Tool, subject: &str) -> DecisionReq
         diff: None,
         suggested_rules: Vec::new(),
         edited: false,
+        mcp: None,
     }
 }
 

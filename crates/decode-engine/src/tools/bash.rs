@@ -598,6 +598,7 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         bound,
         exit_code,
         duration_ms: None,
+        ..ToolResult::default()
     }
 }
 

@@ -83,7 +83,7 @@ pub async fn call_tool(
             }
         }
         tracing::info!(
-            tool = %tool,
+            tool = %call.tool_name(),
             subject = %call.subject,
             verdict = %decision.verdict,
             reason = %decision.reason,
@@ -129,7 +129,7 @@ pub async fn call_tool(
 
         let request = permission_request(
             ctx,
-            tool,
+            handler,
             &call,
             &input,
             &cwd,
@@ -356,13 +356,14 @@ fn with_edit_note(edited: &Option<String>, text: String) -> String {
 /// a command runs in, the diff a file edit would make and a broader rule to offer.
 fn permission_request(
     ctx: &ToolContext,
-    tool: Tool,
+    handler: &dyn ToolHandler,
     call: &Call,
     input: &serde_json::Value,
     cwd: &Path,
     decision: &Decision,
     edited: bool,
 ) -> DecisionRequest {
+    let tool = handler.tool();
     let diff = match tool.kind() {
         ToolKind::FileEdit => {
             crate::preview::preview_diff(tool, input, &ctx.project_root, ctx.active.home())
@@ -379,6 +380,15 @@ fn permission_request(
         diff,
         suggested_rules: crate::rule_check::suggest_broader(&ctx.active, call, cwd, decision),
         edited,
+        mcp: handler.mcp_tool().map(|t| {
+            Box::new(decode_protocol::McpCallInfo {
+                name: t.name.clone(),
+                server: t.server.clone(),
+                tool: crate::mcp::results::escape_text(&t.original),
+                title: t.title.clone(),
+                read_only_hint: t.read_only_hint,
+            })
+        }),
     }
 }
 
@@ -577,9 +587,20 @@ fn unavailable(handler: &dyn ToolHandler, decision: &Decision, reason: &str) -> 
                 .join(", ")
         ));
     }
-    match handler.tool().kind() {
-        ToolKind::FileEdit => ways.push("use edit mode".to_string()),
-        ToolKind::Other => ways.push("use auto mode".to_string()),
+    match (handler.tool(), handler.tool().kind()) {
+        (Tool::Mcp, _) => {
+            if let Some(t) = handler.mcp_tool() {
+                ways.push(format!(
+                    "if it only reads, mark it read-only in your own settings (`\"mcp\": {{\"{}\": {{\"readOnlyTools\": [\"{}\"]}}}}` in ~/.config/decode/settings.json)",
+                    t.server,
+                    decode_policy::McpName::parse(&t.name)
+                        .map(|n| n.tool().to_string())
+                        .unwrap_or_default()
+                ));
+            }
+        }
+        (_, ToolKind::FileEdit) => ways.push("use edit mode".to_string()),
+        (_, ToolKind::Other) => ways.push("use auto mode".to_string()),
         _ => {}
     }
     if !ways.is_empty() {

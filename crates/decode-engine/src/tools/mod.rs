@@ -62,7 +62,7 @@ pub fn no_progress() -> ProgressSink {
 }
 
 /// What a tool call produced. `content` goes back to the model; `diff` (file tools)
-/// is for the person.
+/// and `images` (MCP tools) are for the person.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ToolResult {
     pub content: String,
@@ -81,6 +81,17 @@ pub struct ToolResult {
     /// How long the tool ran, in milliseconds (set by the gated path).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// Images a tool returned (an MCP tool), shown to the person as images.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ToolImage>,
+}
+
+/// An image for the window: a raster type (PNG, JPEG, GIF, WebP) and its base64 data
+/// (docs/mcp.md). Shown as an image, never as HTML.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ToolImage {
+    pub mime_type: String,
+    pub data: String,
 }
 
 impl ToolResult {
@@ -182,8 +193,20 @@ pub trait ToolHandler: Send + Sync {
     /// Which tool this is (its name and kind come from the gate's [`Tool`]).
     fn tool(&self) -> Tool;
 
+    /// The name the model calls it by: the tool's own, or an MCP tool's
+    /// `mcp__SERVER__TOOL`.
+    fn name(&self) -> String {
+        self.tool().name().to_string()
+    }
+
     /// What the model is told the tool does.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
+
+    /// For an MCP tool: the tool as its server offers it (its `readOnlyHint`, shown
+    /// to the person, never trusted).
+    fn mcp_tool(&self) -> Option<&crate::mcp::McpTool> {
+        None
+    }
 
     /// The JSON schema of the input offered to the model.
     fn input_schema(&self) -> serde_json::Value;
@@ -229,6 +252,31 @@ pub fn handler(tool: Tool) -> Arc<dyn ToolHandler> {
         Tool::EnterPlanMode => Arc::new(EnterPlanModeTool),
         Tool::ExitPlanMode => Arc::new(ExitPlanModeTool),
         Tool::Sleep => Arc::new(SleepTool),
+        // MCP tools come from their servers (crate::mcp::McpHub::handler); a call
+        // of the bare tool cannot run.
+        Tool::Mcp => Arc::new(UnknownMcp),
+    }
+}
+
+/// The handler of [`Tool::Mcp`] without a server behind it: every call is an error.
+struct UnknownMcp;
+
+#[async_trait]
+impl ToolHandler for UnknownMcp {
+    fn tool(&self) -> Tool {
+        Tool::Mcp
+    }
+
+    fn description(&self) -> &str {
+        "An MCP tool of a server that is not running."
+    }
+
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object"})
+    }
+
+    async fn execute(&self, _input: serde_json::Value, _ctx: &ToolContext) -> ToolResult {
+        ToolResult::error("no MCP server runs this tool")
     }
 }
 

@@ -271,6 +271,7 @@ fn permission(command: &str, capped: bool) -> DecisionRequest {
         diff: None,
         suggested_rules: Vec::new(),
         edited: false,
+        mcp: None,
     }
 }
 

@@ -284,7 +284,28 @@ impl Gate {
         }
 
         let shell = shell::ShellConfig::load(&root, &home, git_dir.as_deref());
+        let mut mcp_patterns = |texts: &[String], source: String| {
+            let mut out = Vec::new();
+            for t in texts {
+                match crate::mcp::McpPattern::parse(t) {
+                    Ok(p) => out.push(p),
+                    Err(message) => warnings.push(PolicyWarning {
+                        rule: t.clone(),
+                        source: source.clone(),
+                        message,
+                    }),
+                }
+            }
+            out
+        };
+        let mcp_offered = mcp_patterns(&input.agent.mcp_tools, format!("agent {agent_name} tools"));
+        let mcp_read_only = mcp_patterns(
+            &input.mcp_read_only,
+            "your settings' MCP read-only marks".to_string(),
+        );
         let gate = Gate {
+            mcp_offered,
+            mcp_read_only,
             shell,
             agent: input.agent,
             root,

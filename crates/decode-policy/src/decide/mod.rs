@@ -28,6 +28,7 @@ use crate::trace::{
 mod bash;
 mod compile;
 mod files;
+mod mcp;
 mod places;
 mod protected;
 mod text;
@@ -68,6 +69,10 @@ pub struct Gate {
     index: RuleIndex,
     /// git and cargo aliases in force for the project.
     shell: shell::ShellConfig,
+    /// The MCP tools the agent offers (its `tools` list's `mcp__…` patterns).
+    mcp_offered: Vec<crate::mcp::McpPattern>,
+    /// The MCP tools the person marked read-only in their own settings.
+    mcp_read_only: Vec<crate::mcp::McpPattern>,
 }
 
 #[derive(Debug, Clone)]
@@ -380,17 +385,38 @@ impl Gate {
         self.decide_with(call, mode, None, true)
     }
 
+    /// Whether the agent offers `call`'s tool (for an MCP tool: one of its `mcp__…`
+    /// patterns covers the name).
+    fn offers(&self, call: &Call) -> bool {
+        match (call.tool, &call.mcp) {
+            (Tool::Mcp, Some(name)) => self.mcp_offered.iter().any(|p| p.matches(name)),
+            (Tool::Mcp, None) => false,
+            (tool, _) => self.agent.tools.contains(&tool),
+        }
+    }
+
+    /// Whether the person marked the MCP tool `name` read-only in their own settings.
+    pub fn mcp_marked_read_only(&self, name: &crate::mcp::McpName) -> bool {
+        self.mcp_read_only.iter().any(|p| p.matches(name))
+    }
+
+    /// Whether the active agent offers the MCP tool `name` to the model.
+    pub fn offers_mcp(&self, name: &crate::mcp::McpName) -> bool {
+        self.mcp_offered.iter().any(|p| p.matches(name))
+    }
+
     fn decide_with(&self, call: &Call, mode: Mode, cwd: Option<&Path>, offered: bool) -> Decision {
         let mut run = Run::new();
         let tool = call.tool;
-        if !offered && !self.agent.tools.contains(&tool) {
+        if !offered && !self.offers(call) {
+            let name = call.tool_name();
             run.step(
                 Stage::NotOffered,
-                format!("{tool} is not in agent {}'s tools", self.agent.name),
+                format!("{name} is not in agent {}'s tools", self.agent.name),
             );
             return run.finish(
                 Verdict::Deny,
-                format!("`{tool}` is not available to agent {}", self.agent.name),
+                format!("`{name}` is not available to agent {}", self.agent.name),
                 true,
                 None,
                 Vec::new(),
@@ -413,6 +439,7 @@ impl Gate {
             }
             _ => match tool {
                 Tool::Bash => self.decide_bash(call, mode, run, cwd),
+                Tool::Mcp => self.decide_mcp(call, mode, run),
                 Tool::WebFetch | Tool::TodoWrite => self.decide_text(call, mode, run),
                 _ => self.decide_path(call, mode, run),
             },

@@ -121,6 +121,7 @@ fn s1_control_tools_never_gated_and_not_offered() {
     let g = p.gate_with(|i| {
         i.agent = AgentPolicy {
             name: "explore".into(),
+            mcp_tools: Vec::new(),
             tools: vec![
                 Tool::Read,
                 Tool::Glob,
@@ -481,6 +482,7 @@ fn s3_trust() {
     // A project agent's allow rules are ignored while untrusted; deny and ask apply.
     let agent = |from_project| AgentPolicy {
         name: "helper".into(),
+        mcp_tools: Vec::new(),
         tools: Tool::ALL.to_vec(),
         rules: decode_policy::RuleLists {
             allow: strings(&["bash(git *)"]),

@@ -6,8 +6,8 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 /** A permission mode, in Shift+Tab order (from the gate's `Mode::ALL`). */
 export type Mode = "default" | "edit" | "plan" | "auto" | "bypass";
 
-/** A tool's canonical name (from the gate's `Tool::ALL`). */
-export type Tool = "read" | "glob" | "grep" | "web_fetch" | "todo_write" | "write" | "edit" | "bash" | "ask_user" | "enter_plan_mode" | "exit_plan_mode" | "sleep";
+/** A tool's canonical name (from the gate's `Tool::ALL`, and `mcp` for an MCP tool). */
+export type Tool = "read" | "glob" | "grep" | "web_fetch" | "todo_write" | "write" | "edit" | "bash" | "ask_user" | "enter_plan_mode" | "exit_plan_mode" | "sleep" | "mcp";
 
 /** The gate's answer for one call. */
 export type Verdict = "allow" | "ask" | "deny";
@@ -148,7 +148,7 @@ export type ProgressStream = "stdout" | "stderr" | "note";
  * Everything the loop reports. Serialises as `{"type": "text_delta", …}` (snake_case
  * type names); the `--json` output of `decode run` and the transcripts are these.
  */
-export type LoopEvent = { "type": "user_prompt", text: string, } | { "type": "turn_start", turn: number, agent: string, mode: Mode, model: string, } | { "type": "text_delta", text: string, } | { "type": "assistant_message", text: string, tool_calls: Array<ToolCall>, } | { "type": "tool_call_started", id: string, name: string, input: JsonValue, decision?: Decision, } | { "type": "tool_progress", id: string, stream: ProgressStream, text: string, } | { "type": "tool_result", id: string, name: string, 
+export type LoopEvent = { "type": "user_prompt", text: string, } | { "type": "turn_start", turn: number, agent: string, mode: Mode, model: string, } | { "type": "text_delta", text: string, } | { "type": "assistant_message", text: string, tool_calls: Array<ToolCall>, } | { "type": "tool_call_started", id: string, name: string, input: JsonValue, decision?: Decision, } | { "type": "tool_image", id: string, mime_type: string, data: string, } | { "type": "tool_progress", id: string, stream: ProgressStream, text: string, } | { "type": "tool_result", id: string, name: string, 
 /**
  * What the model reads.
  */
@@ -201,6 +201,32 @@ stopped?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_end
  * token-to-paint latency against it.
  */
 export type StreamEvent = { at_ms: number, event: LoopEvent, };
+
+/**
+ * The MCP tool a permission ask is about (docs/mcp.md). Every text is the server's
+ * and is shown as text (escaped), never as HTML.
+ */
+export type McpCallInfo = { 
+/**
+ * `mcp__SERVER__TOOL`, as rules name it.
+ */
+name: string, 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The server's own name for the tool.
+ */
+tool: string, 
+/**
+ * The server's title for it.
+ */
+title?: string, 
+/**
+ * What the server says: that the tool only reads. Shown, never trusted.
+ */
+read_only_hint?: boolean, };
 
 /**
  * Which bound of the sandbox a command hit (docs/sandbox.md).
@@ -266,7 +292,11 @@ suggested_rules?: Array<string>,
 /**
  * The person edited this command in an earlier ask; it is judged again.
  */
-edited?: boolean, } | { "kind": "question", question: string, 
+edited?: boolean, 
+/**
+ * An MCP tool (`tool` is `mcp`): which one, and what its server claims.
+ */
+mcp?: McpCallInfo, } | { "kind": "question", question: string, 
 /**
  * Suggested answers; the person may also type their own.
  */
@@ -620,6 +650,63 @@ pending: Array<PendingDecision>, };
  * What "test a call" shows: the gate's decision and the text `decode check` prints.
  */
 export type CallCheck = { decision: Decision, text: string, };
+
+/**
+ * One tool of an MCP server in the settings list.
+ */
+export type McpToolView = { 
+/**
+ * `mcp__SERVER__TOOL`, as rules name it.
+ */
+name: string, title?: string, 
+/**
+ * What the server claims: that it only reads. Shown, never trusted.
+ */
+read_only_hint?: boolean, 
+/**
+ * The person marked it read-only in their own settings.
+ */
+marked_read_only: boolean, 
+/**
+ * The active agent offers it to the model.
+ */
+offered: boolean, };
+
+/**
+ * An MCP server in the settings list (docs/mcp.md): the window's `mcp-server` element,
+ * its `data-status` the status. Every text is the config's or the server's, shown as
+ * text.
+ */
+export type McpServerView = { name: string, 
+/**
+ * `user` (the person's own file) or `project`.
+ */
+scope: string, 
+/**
+ * The file it is configured in.
+ */
+file: string, 
+/**
+ * What runs, or the URL (escaped).
+ */
+command_line: string, 
+/**
+ * `stopped`, `starting`, `ready`, `failed`, `disabled`, `untrusted`,
+ * `needs_approval` or `refused`.
+ */
+status: string, 
+/**
+ * Why it failed or waits, and what to do.
+ */
+detail?: string, 
+/**
+ * How many times it was restarted after a failure.
+ */
+restarts: number, 
+/**
+ * A stdio server: whether it runs in the sandbox.
+ */
+sandboxed?: boolean, tools: Array<McpToolView>, };
 
 /**
  * One saved session of this project.

@@ -38,6 +38,8 @@ export interface Commands {
   set_settings_list: { args: { key: P.SettingsList; values: Array<string> }; result: P.ProjectRules };
   test_call: { args: { text: string }; result: P.CallCheck };
   drop_session_rule: { args: { rule: string }; result: boolean };
+  /** The project's MCP servers: status, tools, what each tool claims. */
+  mcp_servers: { args: null; result: Array<P.McpServerView> };
   provider_settings: { args: null; result: P.ProviderView };
   save_provider: { args: { choice: P.ProviderChoice }; result: P.ProviderSave };
   key_status: { args: { provider: P.ProviderName }; result: P.KeyStatus };
