@@ -11,6 +11,7 @@
 //! file. Regenerate with
 //! `DECODE_WRITE_TS=1 cargo test -p decode-protocol generated_typescript_is_current`.
 
+pub mod checkpoints;
 pub mod decision;
 pub mod error;
 pub mod events;
@@ -20,6 +21,10 @@ pub mod policy_ts;
 pub mod status;
 pub mod workspace;
 
+pub use checkpoints::{
+    ConflictReason, EntryKind, FileChange, TurnCheckpoint, UndoConflict, UndoFailure, UndoFile,
+    UndoPlan, UndoReport, UndoScope,
+};
 pub use decision::{
     plan_modes, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, PendingDecision,
     RuleCheck,
@@ -109,8 +114,23 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<SessionView>(&cfg),
     ];
     let protocol = format!("{HEADER}\n{}", decls.join("\n"));
+    // The undo types in a file of their own (a new surface beside the protocol's).
+    let undo = [
+        decl::<UndoScope>(&cfg),
+        decl::<TurnCheckpoint>(&cfg),
+        decl::<FileChange>(&cfg),
+        decl::<EntryKind>(&cfg),
+        decl::<ConflictReason>(&cfg),
+        decl::<UndoConflict>(&cfg),
+        decl::<UndoFile>(&cfg),
+        decl::<UndoPlan>(&cfg),
+        decl::<UndoFailure>(&cfg),
+        decl::<UndoReport>(&cfg),
+    ];
+    let checkpoints = format!("{HEADER}\n{}", undo.join("\n"));
     vec![
         ("protocol.ts", protocol),
+        ("checkpoints.ts", checkpoints),
         ("modes.ts", modes_ts()),
         ("hidden.ts", hidden_ts()),
     ]

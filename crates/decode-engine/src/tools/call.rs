@@ -208,7 +208,18 @@ pub async fn call_tool(
         approved_by_person,
         ..ctx.clone()
     };
+    // What the call changes is recorded for the turn's undo (docs/checkpoints.md).
+    let recording = match &ctx.checkpoint {
+        Some(r) => {
+            r.begin(tool, ctx.judged_path.as_deref(), &ctx.cancel, &ctx.progress)
+                .await
+        }
+        None => None,
+    };
     let mut result = handler.execute(input, ctx).await;
+    if let Some(r) = recording {
+        r.finish(&ctx.progress).await;
+    }
     if edited.is_some() {
         result.content = with_edit_note(&edited, result.content);
     }

@@ -2,6 +2,7 @@
 
 mod channel;
 mod chat_session;
+mod checkpoints;
 mod loop_ask;
 mod loop_session;
 mod providers_anthropic;
