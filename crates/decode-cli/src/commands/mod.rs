@@ -10,6 +10,7 @@ pub mod key;
 pub mod run;
 pub mod tool;
 pub mod trust;
+pub mod undo;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

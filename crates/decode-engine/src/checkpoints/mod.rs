@@ -128,6 +128,14 @@ fn stamp_of(path: &Path) -> Option<Stamp> {
     })
 }
 
+/// Which turn a recording belongs to: the person's prompt `turn` of `session`.
+#[derive(Clone, Copy)]
+pub(crate) struct TurnKey<'a> {
+    pub(crate) session: &'a str,
+    pub(crate) turn: u32,
+    pub(crate) prompt: &'a str,
+}
+
 /// The held lock of a store; released when dropped.
 pub(crate) struct StoreLock {
     _file: File,
@@ -331,9 +339,7 @@ impl Checkpoints {
     pub(crate) fn record(
         &self,
         _lock: &StoreLock,
-        session: &str,
-        turn: u32,
-        prompt: &str,
+        key: &TurnKey<'_>,
         tool: &str,
         changes: Vec<(RelPath, FileState, FileState)>,
         problem: Option<String>,
@@ -341,6 +347,11 @@ impl Checkpoints {
         if changes.is_empty() && problem.is_none() {
             return Ok(());
         }
+        let TurnKey {
+            session,
+            turn,
+            prompt,
+        } = *key;
         let err = || CheckpointError::io(format!("the checkpoint log of session {session}"));
         let mut log = self.logs.load(session).map_err(err())?;
         let now = now_ms();

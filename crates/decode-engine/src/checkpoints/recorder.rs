@@ -20,7 +20,7 @@ use decode_policy::Tool;
 use tokio_util::sync::CancellationToken;
 
 use super::state::{excluded, FileState, RelPath};
-use super::{CheckpointError, Checkpoints, StoreLock};
+use super::{CheckpointError, Checkpoints, StoreLock, TurnKey};
 use crate::tools::{ProgressSink, ToolProgress};
 
 /// Records the changes of one turn (the person's prompt `turn` of `session`).
@@ -181,7 +181,7 @@ impl TurnRecorder {
                 let state = self
                     .store
                     .state_of(path)
-                    .map_err(CheckpointError::io(format!("{}", rel.shown())))?;
+                    .map_err(CheckpointError::io(rel.shown()))?;
                 paths.push((rel, state));
                 Ok(Before::Paths(paths))
             }
@@ -208,7 +208,12 @@ impl TurnRecorder {
         std::thread::spawn(move || {
             let keep = move || std::time::Instant::now() < deadline;
             if let Ok(Some(lock)) = store.lock(&keep, &mut || {}) {
-                let _ = store.record(&lock, &session, turn, &prompt, "", Vec::new(), Some(text));
+                let key = TurnKey {
+                    session: &session,
+                    turn,
+                    prompt: &prompt,
+                };
+                let _ = store.record(&lock, &key, "", Vec::new(), Some(text));
             }
         });
     }
@@ -257,15 +262,13 @@ impl Recording {
             }
         };
         let n = changes.len();
-        r.store.record(
-            &self.lock,
-            &r.session,
-            r.turn,
-            &r.prompt,
-            self.tool.name(),
-            changes,
-            None,
-        )?;
+        let key = TurnKey {
+            session: &r.session,
+            turn: r.turn,
+            prompt: &r.prompt,
+        };
+        r.store
+            .record(&self.lock, &key, self.tool.name(), changes, None)?;
         if n > 0 {
             tracing::debug!(tool = %self.tool, changed = n, turn = r.turn, "changes recorded for the turn");
         }

@@ -6,7 +6,9 @@
 //! changed since the turns (by the person, another program, another session), or
 //! changed by someone else between two of the turns undone. Nothing is overwritten
 //! silently. [`Checkpoints::plan_undo`] changes nothing; [`Checkpoints::undo`]
-//! plans again under the store's lock and applies that plan.
+//! plans again under the store's lock and applies that plan. A turn is marked undone
+//! once everything it changed is back; while a conflict is kept it can be undone
+//! again (with the person's choice), what is back showing as already restored.
 
 use std::collections::BTreeMap;
 
@@ -23,6 +25,9 @@ use crate::tools::files::{looks_binary, unified_diff};
 
 /// The longest diff shown for one file; a longer one is cut with a note.
 pub const MAX_DIFF_CHARS: usize = 200_000;
+
+/// A session's log, the turns undone, their paths and their recording problems.
+type Collected = (SessionLog, Vec<u32>, Vec<Item>, Vec<String>);
 
 /// One path of a plan.
 struct Item {
@@ -81,10 +86,7 @@ fn change_of(target: &FileState, expected: &FileState) -> FileChange {
 
 impl Checkpoints {
     /// The paths the turns of `scope` changed, merged in turn order.
-    fn collect(
-        &self,
-        scope: &UndoScope,
-    ) -> Result<(SessionLog, Vec<u32>, Vec<Item>, Vec<String>), CheckpointError> {
+    fn collect(&self, scope: &UndoScope) -> Result<Collected, CheckpointError> {
         let log = self.logs.load(&scope.session).map_err(|e| match e.kind() {
             std::io::ErrorKind::InvalidInput => CheckpointError::NotFound(e.to_string()),
             _ => CheckpointError::Io {
@@ -302,7 +304,7 @@ impl Checkpoints {
                     report.kept.push(shown);
                     kept_paths.push(i.rel.clone());
                 }
-                Action::Conflict(_) if overwrite.iter().any(|o| *o == shown) => todo.push(i),
+                Action::Conflict(_) if overwrite.contains(&shown) => todo.push(i),
                 Action::Conflict(_) => {
                     report.kept.push(shown);
                     kept_paths.push(i.rel.clone());
@@ -362,16 +364,21 @@ impl Checkpoints {
                 Err(e) => fail(i, e, &mut failed, &mut report),
             }
         }
-        if failed.is_empty() {
-            let now = now_ms();
-            for t in log.turns.iter_mut().filter(|t| turns.contains(&t.turn)) {
+        // A turn counts as undone once all of it is back; with a conflict kept (or a
+        // failure) it can be undone again, and what is back shows as such.
+        let now = now_ms();
+        let complete = failed.is_empty() && kept_paths.is_empty();
+        for t in log.turns.iter_mut().filter(|t| turns.contains(&t.turn)) {
+            if complete {
                 t.undone = Some(now);
-                t.kept = kept_paths
-                    .iter()
-                    .filter(|p| t.changes.iter().any(|c| c.path == **p))
-                    .cloned()
-                    .collect();
             }
+            t.kept = kept_paths
+                .iter()
+                .filter(|p| t.changes.iter().any(|c| c.path == **p))
+                .cloned()
+                .collect();
+        }
+        {
             self.logs.save(&log).map_err(CheckpointError::io(format!(
                 "the checkpoint log of session {}",
                 scope.session

@@ -263,6 +263,19 @@ async fn a_file_changed_after_the_turn_is_a_conflict_kept_unless_the_person_choo
     assert_eq!(p.read("a.txt"), "a\nturn\nmine\n");
     assert_eq!(p.read("b.txt"), "b\n");
     assert_eq!(p.read("c.txt"), "c\n");
+    // The turn is not marked undone while a conflict is kept: the person can still
+    // choose to restore it, and what is back shows as such.
+    let plan = s.store.plan_undo(&scope(session, 1)).unwrap();
+    assert_eq!(plan.conflicts, 1);
+    assert!(plan
+        .files
+        .iter()
+        .filter(|f| f.path != "a.txt")
+        .all(|f| f.already_restored));
+    let again = s.store.undo(&scope(session, 1), &["a.txt".into()]).unwrap();
+    assert_eq!(again.restored, ["a.txt"]);
+    assert_eq!(p.read("a.txt"), "a\n");
+    assert!(s.store.plan_undo(&scope(session, 1)).is_err(), "undone now");
 }
 
 #[tokio::test]
