@@ -18,6 +18,7 @@ fn main() {
             "forget_project",
             "open_project_path",
             "choose_project",
+            "new_chat",
             "trust_preview",
             "set_trust",
             "dismiss_trust",

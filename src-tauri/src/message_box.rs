@@ -9,8 +9,6 @@
 use gtk::prelude::*;
 use serde::Serialize;
 
-use crate::native::DialogSpec;
-
 /// What a built message box holds, read back from its widgets (what the person sees).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Shown {
@@ -26,16 +24,23 @@ fn gtk_text(s: &str) -> String {
     s.replace('\0', "\\x00")
 }
 
-fn build(spec: &DialogSpec) -> gtk::MessageDialog {
+/// What a message box shows: a title, a text and up to three buttons.
+pub(crate) struct MessageBox<'a> {
+    pub title: &'a str,
+    pub body: &'a str,
+    pub buttons: &'a [String],
+}
+
+fn build(spec: &MessageBox<'_>) -> gtk::MessageDialog {
     let dialog = gtk::MessageDialog::builder()
         .message_type(gtk::MessageType::Warning)
         .buttons(gtk::ButtonsType::None)
         .modal(true)
         .use_markup(false)
         .secondary_use_markup(false)
-        .text(gtk_text(&spec.title))
-        .secondary_text(gtk_text(&spec.body))
-        .title(gtk_text(&spec.title))
+        .text(gtk_text(spec.title))
+        .secondary_text(gtk_text(spec.body))
+        .title(gtk_text(spec.title))
         .build();
     for (i, label) in spec.buttons.iter().enumerate() {
         let id = u16::try_from(i).unwrap_or(u16::MAX);
@@ -72,7 +77,7 @@ const INPUT_GUARD: std::time::Duration = std::time::Duration::from_millis(400);
 
 /// Shows the message box and waits: the index of the button pressed, or `None` when
 /// the box was closed.
-pub(crate) fn show(spec: &DialogSpec) -> Result<Option<usize>, String> {
+pub(crate) fn show(spec: &MessageBox<'_>) -> Result<Option<usize>, String> {
     gtk::init().map_err(|e| format!("GTK could not start: {e}"))?;
     let dialog = build(spec);
     let ids: Vec<gtk::ResponseType> = (0..spec.buttons.len())
@@ -97,7 +102,7 @@ pub(crate) fn show(spec: &DialogSpec) -> Result<Option<usize>, String> {
 
 /// Builds the message box without showing it and reads back what it would show (the
 /// test of the exact-text promise: tests/native_dialog.rs).
-pub(crate) fn shown(spec: &DialogSpec) -> Result<Shown, String> {
+pub(crate) fn shown(spec: &MessageBox<'_>) -> Result<Shown, String> {
     gtk::init().map_err(|e| format!("GTK could not start: {e}"))?;
     let dialog = build(spec);
     let labels = labels_of(&dialog)

@@ -96,6 +96,16 @@ fn cut(text: &str, max: usize) -> String {
     out
 }
 
+impl DialogSpec {
+    fn message_box(&self) -> crate::message_box::MessageBox<'_> {
+        crate::message_box::MessageBox {
+            title: &self.title,
+            body: &self.body,
+            buttons: &self.buttons,
+        }
+    }
+}
+
 /// The dialog for a pending request in the project `project`. Every piece of
 /// text from the model or the project is shown with controls escaped.
 pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDialog {
@@ -186,6 +196,30 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
             ),
             buttons: open_or_later(),
         },
+        DecisionRequest::RunOutside {
+            command,
+            cwd,
+            bound,
+            ..
+        } => NativeDialog {
+            title: format!("Decode — {project}: run outside the sandbox?"),
+            body: format!(
+                "bash: {}\n\nIn the sandbox: {}\n\nin {}\n\nRun it again outside the sandbox, once?",
+                sanitize(&cut(command, MAX_BODY_CHARS)),
+                one_line(&bound.message),
+                one_line(cwd)
+            ),
+            buttons: vec![
+                Button {
+                    label: "Run outside once",
+                    choice: Choice::Answer(DecisionAnswer::AllowOnce),
+                },
+                Button {
+                    label: "Deny",
+                    choice: Choice::Answer(DecisionAnswer::Deny { feedback: None }),
+                },
+            ],
+        },
     }
 }
 
@@ -254,7 +288,7 @@ pub(crate) fn run_child() -> std::process::ExitCode {
     if spec.buttons.is_empty() || spec.buttons.len() > 3 {
         return std::process::ExitCode::from(2);
     }
-    match crate::message_box::show(&spec) {
+    match crate::message_box::show(&spec.message_box()) {
         Ok(Some(i)) => {
             decode_cli::output::out(&i.to_string());
             std::process::ExitCode::SUCCESS
@@ -275,7 +309,7 @@ fn check_child(input: &str) -> std::process::ExitCode {
         let Ok(spec) = serde_json::from_str::<DialogSpec>(line) else {
             return std::process::ExitCode::from(2);
         };
-        match crate::message_box::shown(&spec) {
+        match crate::message_box::shown(&spec.message_box()) {
             Ok(shown) => {
                 decode_cli::output::json(&serde_json::to_string(&shown).unwrap_or_default())
             }
@@ -495,6 +529,32 @@ mod tests {
 
     fn labels(d: &NativeDialog) -> Vec<&str> {
         d.buttons.iter().map(|b| b.label).collect()
+    }
+
+    #[test]
+    fn a_sandbox_ask_offers_running_outside_once_or_deny() {
+        let d = dialog_for(
+            &DecisionRequest::RunOutside {
+                command: "cat ~/.aws/credentials %s".into(),
+                cwd: "/work/p".into(),
+                bound: decode_protocol::SandboxBound {
+                    kind: decode_protocol::BoundKind::Hidden,
+                    path: Some("/h/.aws".into()),
+                    host: None,
+                    message: "/h/.aws is hidden from commands in the sandbox".into(),
+                    may_run_outside: true,
+                },
+                output: "Permission denied".into(),
+            },
+            "p",
+        );
+        assert_eq!(labels(&d), ["Run outside once", "Deny"]);
+        assert!(d.body.contains("cat ~/.aws/credentials %s"), "{}", d.body);
+        assert!(d.body.contains("/h/.aws is hidden"), "{}", d.body);
+        assert!(matches!(
+            d.buttons[0].choice,
+            Choice::Answer(DecisionAnswer::AllowOnce)
+        ));
     }
 
     #[test]

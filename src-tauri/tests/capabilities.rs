@@ -1,7 +1,8 @@
-//! Every command the window's backend registers is declared to Tauri (build.rs) and
-//! granted to the window (capabilities/main.json), and nothing else is: a command
-//! missing from either is refused at run time ("not allowed"), one granted but not
-//! registered is a grant nobody needs.
+//! Every command of the wire (decode-protocol `wire.rs`, the one declaration the page's
+//! TypeScript is generated from) is registered (`commands.rs`), declared to Tauri
+//! (`build.rs`) and granted to the window (`capabilities/main.json`), and nothing else
+//! is: a command missing from one of them is refused at run time ("not allowed"), one
+//! granted but not declared is a grant nobody needs.
 
 use std::collections::BTreeSet;
 
@@ -25,8 +26,8 @@ fn registered_declared_and_granted_commands_are_the_same() {
     let build = std::fs::read_to_string(format!("{dir}/build.rs")).unwrap();
     let declared = quoted_words(between(&build, ".commands(&[", "])"));
 
-    let gui = std::fs::read_to_string(format!("{dir}/src/gui.rs")).unwrap();
-    let handler = between(&gui, "generate_handler![", "]");
+    let commands = std::fs::read_to_string(format!("{dir}/src/commands.rs")).unwrap();
+    let handler = between(&commands, "generate_handler![", "]");
     let registered: BTreeSet<String> = handler
         .split(',')
         .map(|s| s.trim().rsplit("::").next().unwrap_or("").to_string())
@@ -39,6 +40,14 @@ fn registered_declared_and_granted_commands_are_the_same() {
         .filter_map(|p| p.strip_prefix("allow-").map(|c| c.replace('-', "_")))
         .collect();
 
-    assert_eq!(registered, declared, "gui.rs generate_handler! vs build.rs");
-    assert_eq!(declared, granted, "build.rs vs capabilities/main.json");
+    let wire: BTreeSet<String> = decode_protocol::wire::COMMANDS
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(
+        registered, wire,
+        "commands.rs generate_handler! vs the wire"
+    );
+    assert_eq!(declared, wire, "build.rs vs the wire");
+    assert_eq!(granted, wire, "capabilities/main.json vs the wire");
 }

@@ -778,6 +778,8 @@ async fn without_a_provider_the_window_says_how_to_set_one_up() -> anyhow::Resul
             .await?;
         app.wait_text("status-model", "not set up", SHORT).await?;
         // The folder is untrusted: a person answers the trust dialog before typing.
+        app.wait("trust-dialog", SHORT).await?;
+        settle().await;
         app.click("trust-later").await?;
         app.wait_gone("trust-dialog", SHORT).await?;
         app.send("hello there").await?;

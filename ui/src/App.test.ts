@@ -8,6 +8,7 @@ import type {
   DecisionRequest,
   LoopEvent,
   Mode,
+  ProjectOpened,
   Snapshot,
   StreamEvent,
   TrustPreview,
@@ -29,6 +30,7 @@ vi.mock('./lib/backend', async () => {
     onChat: vi.fn(),
     getHistory: vi.fn(),
     openLink: vi.fn(),
+    newChat: vi.fn(),
     sendPrompt: vi.fn(),
     stopPrompt: vi.fn(),
     pendingDecisions: vi.fn(),
@@ -119,6 +121,8 @@ let stream: ((e: StreamEvent) => void) | null;
 function send(event: LoopEvent) {
   if (!stream) throw new Error('no prompt is running');
   stream({ at_ms: Date.now(), event });
+  // As the backend does: the chat's status says the turn ended.
+  if (event.type === 'done') emitChat(chatStatus({ running: false }));
 }
 
 beforeEach(() => {
@@ -154,6 +158,8 @@ beforeEach(() => {
   vi.mocked(backend.getHistory).mockResolvedValue([]);
   vi.mocked(backend.sendPrompt).mockImplementation(async (text, onEvent) => {
     stream = onEvent;
+    // As the backend does: the chat's status says a turn runs (the one place that knows).
+    emitChat(chatStatus({ running: true }));
     onEvent({ at_ms: Date.now(), event: { type: 'user_prompt', text } });
   });
   vi.mocked(backend.stopPrompt).mockResolvedValue(true);
@@ -836,7 +842,7 @@ describe('trust, first run and the screens around the chat', () => {
     expect(items[1]).toBeDisabled();
     expect(items[1]).toHaveTextContent('missing');
     await user.click(items[2]);
-    expect(backend.openProjectPath).toHaveBeenCalledWith('/home/ada/site');
+    expect(backend.openProjectPath).toHaveBeenCalledWith('/home/ada/site', false);
   });
 
   it('asks before leaving a running turn for another folder, and stops it first', async () => {
@@ -858,7 +864,97 @@ describe('trust, first run and the screens around the chat', () => {
     await user.click(await screen.findByTestId('recent-project'));
     await pastGuard();
     await user.click(within(await screen.findByTestId('switch-confirm')).getByTestId('switch-stop'));
-    await waitFor(() => expect(backend.openProjectPath).toHaveBeenCalledWith('/home/ada/site'));
-    expect(backend.stopPrompt).toHaveBeenCalled();
+    // The backend stops the turn and waits for its end before it moves: no polling here.
+    await waitFor(() => expect(backend.openProjectPath).toHaveBeenCalledWith('/home/ada/site', true));
+  });
+
+  it('starts over on the project event without reloading: status, chat, history and pending decisions', async () => {
+    let emitProject: (o: ProjectOpened) => void = () => {};
+    vi.mocked(backend.onProject).mockImplementation(async (cb) => {
+      emitProject = cb;
+      return () => {};
+    });
+    const { user } = await renderApp();
+    await user.type(input(), 'hello{Enter}');
+    send({ type: 'done', outcome: 'completed', turns: 1 });
+    await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(1));
+    emitProject({
+      kind: 'session',
+      status: snapshot({ project: '/home/ada/site', agent: 'plan', mode: 'plan' }),
+      chat: chatStatus({ session_id: 's-2' }),
+      history: [
+        { type: 'user_prompt', text: 'an earlier question' },
+        { type: 'assistant_message', text: 'an earlier answer', tool_calls: [] },
+      ],
+      pending: [{ id: 9, request: permission('npm test') }],
+    });
+    await waitFor(() => expect(screen.getByTestId('status-agent').textContent).toBe('plan'));
+    expect(screen.getByTestId('project-path')).toHaveTextContent('/home/ada/site');
+    const messages = screen.getAllByTestId('message');
+    expect(messages.map((m) => m.textContent)).toEqual([
+      expect.stringContaining('an earlier question'),
+      expect.stringContaining('an earlier answer'),
+    ]);
+    expect(await screen.findByTestId('approval-dialog')).toBeInTheDocument();
+  });
+
+  it('/new starts a new conversation through the backend', async () => {
+    vi.mocked(backend.newChat).mockResolvedValue(undefined);
+    const { user } = await renderApp();
+    await user.type(input(), '/new{Enter}');
+    await waitFor(() => expect(backend.newChat).toHaveBeenCalledWith(false));
+  });
+});
+
+describe('sandbox ask: run a command again outside the sandbox', () => {
+  function runOutside(): DecisionRequest {
+    return {
+      kind: 'run_outside',
+      command: 'cat ~/.aws/credentials',
+      cwd: '/home/ada/projects/engine',
+      bound: {
+        kind: 'hidden',
+        path: '/home/ada/.aws',
+        message: '/home/ada/.aws is hidden from commands in the sandbox (a credential store)',
+        may_run_outside: true,
+      },
+      output: 'cat: /home/ada/.aws/credentials: Permission denied\n[exit code 1]',
+    };
+  }
+
+  it('is the approval dialog of kind "sandbox", naming the bound and the path; only once or no', async () => {
+    const { user } = await renderApp();
+    emitDecision({ kind: 'pending', id: 7, request: runOutside() });
+    const dialog = await screen.findByTestId('approval-dialog');
+    expect(dialog).toHaveAttribute('data-kind', 'sandbox');
+    const ask = screen.getByTestId('run-outside');
+    expect(ask).toHaveTextContent('a hidden file');
+    expect(ask).toHaveTextContent('/home/ada/.aws is hidden from commands in the sandbox');
+    expect(screen.getByTestId('run-outside-path')).toHaveTextContent('/home/ada/.aws');
+    expect(screen.getByTestId('approval-command')).toHaveTextContent('cat ~/.aws/credentials');
+    expect(dialog).toHaveTextContent('/home/ada/projects/engine');
+    // No rule can lift the sandbox: neither "for this session" nor "always".
+    expect(screen.queryByTestId('approve-session')).toBeNull();
+    expect(screen.queryByTestId('approve-always')).toBeNull();
+    expect(screen.queryByTestId('approval-rule')).toBeNull();
+    await pastGuard();
+    await user.click(screen.getByTestId('approve-once'));
+    expect(backend.answerDecision).toHaveBeenCalledWith(7, { kind: 'allow_once' });
+  });
+
+  it('n says no, with the feedback for the model; a permission ask has no sandbox kind', async () => {
+    const { user } = await renderApp();
+    emitDecision({ kind: 'pending', id: 8, request: runOutside() });
+    await screen.findByTestId('approval-dialog');
+    await pastGuard();
+    await user.type(screen.getByTestId('deny-feedback'), 'use the project folder');
+    await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 'n' });
+    await waitFor(() =>
+      expect(backend.answerDecision).toHaveBeenCalledWith(8, { kind: 'deny', feedback: 'use the project folder' }),
+    );
+    emitDecision({ kind: 'resolved', id: 8, by: 'window', answer: { kind: 'deny', feedback: null } });
+    emitDecision({ kind: 'pending', id: 9, request: permission() });
+    await waitFor(() => expect(screen.getByTestId('approval-dialog')).not.toHaveAttribute('data-kind'));
+    expect(screen.queryByTestId('run-outside')).toBeNull();
   });
 });

@@ -41,7 +41,7 @@ pub fn settings_path(project_root: &Path) -> PathBuf {
 pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 
 /// How deeply JSON may nest in a settings file.
-const MAX_NESTING: usize = 64;
+pub(crate) const MAX_NESTING: usize = 64;
 
 /// The loaded project settings.
 #[derive(Debug, Clone)]
@@ -294,7 +294,7 @@ struct CapsFile {
 
 /// Deserialises an optional struct from a JSON object only (serde's derive would also
 /// accept an array of field values); `null` is `None`.
-fn object_only<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+pub(crate) fn object_only<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de>,
@@ -317,14 +317,14 @@ where
 
 /// A parse or type problem with its position.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct ParseProblem {
+pub(crate) struct ParseProblem {
     line: usize,
     column: usize,
     message: String,
 }
 
 impl ParseProblem {
-    fn into_warning(self, path: &Path) -> SettingsWarning {
+    pub(crate) fn into_warning(self, path: &Path) -> SettingsWarning {
         SettingsWarning {
             path: path.to_path_buf(),
             line: Some(self.line),
@@ -336,8 +336,18 @@ impl ParseProblem {
 
 /// Parses and type-checks the file. A file holding only whitespace counts as `{}`.
 fn parse_validated(bytes: &[u8]) -> Result<(Value, SettingsFile), ParseProblem> {
+    parse_object(bytes)
+}
+
+/// Parses a settings file of any level (docs/permissions.md, "Settings files"): a
+/// JSON object nested at most [`MAX_NESTING`] deep, with the known keys of `T` type
+/// checked (the problem names the key). A file holding only whitespace is `{}`.
+pub(crate) fn parse_object<T>(bytes: &[u8]) -> Result<(Value, T), ParseProblem>
+where
+    T: for<'de> Deserialize<'de> + Default,
+{
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return Ok((Value::Object(Map::new()), SettingsFile::default()));
+        return Ok((Value::Object(Map::new()), T::default()));
     }
     let depth = decode_policy::paths::nesting_depth(&String::from_utf8_lossy(bytes));
     if depth > MAX_NESTING {
@@ -360,7 +370,7 @@ fn parse_validated(bytes: &[u8]) -> Result<(Value, SettingsFile), ParseProblem> 
         });
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let file: SettingsFile = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    let file: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let key = e.path().to_string();
         json_problem(e.inner(), Some(key))
     })?;

@@ -228,6 +228,11 @@ impl AgentLoop {
         self
     }
 
+    /// How many messages of the conversation the model sees so far.
+    pub fn history_len(&self) -> usize {
+        self.messages.len()
+    }
+
     fn take_transcript(&self) -> Option<Session> {
         self.emitter
             .transcript

@@ -270,7 +270,7 @@ pub fn provider_view(
     };
     ProviderView {
         config_file: path.display().to_string(),
-        provider: config.provider.map(|p| p.name().to_string()),
+        provider: config.provider.map(Into::into),
         model: config.model.clone(),
         base_url: config.base_url.clone(),
         context_tokens: config.context_tokens.map(|t| t as u64),
@@ -368,10 +368,7 @@ pub fn save_provider(
     choice: &ProviderChoice,
     has_key: &dyn Fn(ProviderKind) -> bool,
 ) -> Result<(), SaveProviderError> {
-    let provider = match choice.provider.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(p) => Some(p.parse::<ProviderKind>().map_err(|e| e.to_string())?),
-    };
+    let provider: Option<ProviderKind> = choice.provider.map(Into::into);
     let base_url = choice
         .base_url
         .as_deref()

@@ -62,6 +62,53 @@ pub enum DecisionRequest {
         #[ts(as = "Vec<ModeTs>")]
         modes: Vec<Mode>,
     },
+    /// A sandboxed command hit a bound of the sandbox: run it again outside, once?
+    /// (Only allow once or deny.)
+    RunOutside {
+        /// The command, as it ran.
+        command: String,
+        /// The folder it ran in.
+        cwd: String,
+        /// The bound it hit.
+        bound: SandboxBound,
+        /// The end of what it printed (at most a few lines).
+        output: String,
+    },
+}
+
+/// Which bound of the sandbox a command hit (docs/sandbox.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum BoundKind {
+    /// A write outside the places commands may write, or to a protected path.
+    Write,
+    /// A hidden file or folder (a credential store, Decode's own, a `read` deny
+    /// rule's, the person's `sandbox.hidden`).
+    Hidden,
+    /// A service of the host (a display, a bus, an agent, a container engine, a
+    /// terminal multiplexer).
+    Service,
+    /// The network (commands have a network of their own).
+    Network,
+}
+
+/// A bound of the sandbox a command hit, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SandboxBound {
+    pub kind: BoundKind,
+    /// The path it hit, when the output names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub path: Option<String>,
+    /// The host it tried to reach, when the output names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub host: Option<String>,
+    /// One sentence: which bound, which path or host, why.
+    pub message: String,
+    /// Whether running it again outside may be offered (never for a file a `read`
+    /// deny rule covers: the rule holds outside too).
+    pub may_run_outside: bool,
 }
 
 /// The modes a plan may be approved into, in the order offered.
@@ -101,6 +148,8 @@ impl DecisionRequest {
                 .contains(mode))
             .then(|| format!("the plan approval does not offer {mode} mode")),
             (DecisionRequest::PlanApproval { .. }, A::PlanRejected { .. } | A::Deny { .. }) => None,
+            // Running a command outside the sandbox: only once, or not at all.
+            (DecisionRequest::RunOutside { .. }, A::AllowOnce | A::Deny { .. }) => None,
             _ => Some("this answer does not fit the request it was given for".to_string()),
         }
     }

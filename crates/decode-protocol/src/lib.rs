@@ -19,6 +19,7 @@ pub mod messages;
 pub mod page;
 pub mod policy_ts;
 pub mod status;
+pub mod wire;
 pub mod workspace;
 
 pub use checkpoints::{
@@ -26,17 +27,17 @@ pub use checkpoints::{
     UndoPlan, UndoReport, UndoScope,
 };
 pub use decision::{
-    plan_modes, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, PendingDecision,
-    RuleCheck,
+    plan_modes, BoundKind, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest,
+    PendingDecision, RuleCheck, SandboxBound,
 };
 pub use error::{ErrorKind, IpcError};
 pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
 pub use messages::{Message, StopReason, ToolCall, ToolOutput, Usage};
 pub use status::{AgentSummary, ChatStatus, Snapshot, Todo, TodoState};
 pub use workspace::{
-    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, ProjectRules, ProviderChoice, ProviderSave,
-    ProviderView, RecentProject, RuleEntry, RuleList, RuleSource, SessionSummary, SessionView,
-    TrustPreview,
+    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, OpenedKind, ProjectOpened, ProjectRules,
+    ProviderChoice, ProviderName, ProviderSave, ProviderView, RecentProject, RuleEntry, RuleList,
+    RuleSource, SessionSummary, SessionView, SettingsList, TrustPreview,
 };
 
 use decode_policy::Mode;
@@ -87,6 +88,8 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<ProgressStream>(&cfg),
         decl::<LoopEvent>(&cfg),
         decl::<StreamEvent>(&cfg),
+        decl::<BoundKind>(&cfg),
+        decl::<SandboxBound>(&cfg),
         decl::<DecisionRequest>(&cfg),
         decl::<DecisionAnswer>(&cfg),
         decl::<ChannelEvent>(&cfg),
@@ -109,13 +112,13 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<ProviderView>(&cfg),
         decl::<ProviderChoice>(&cfg),
         decl::<ProviderSave>(&cfg),
+        decl::<ProviderName>(&cfg),
+        decl::<SettingsList>(&cfg),
+        decl::<OpenedKind>(&cfg),
+        decl::<ProjectOpened>(&cfg),
         decl::<CallCheck>(&cfg),
         decl::<SessionSummary>(&cfg),
         decl::<SessionView>(&cfg),
-    ];
-    let protocol = format!("{HEADER}\n{}", decls.join("\n"));
-    // The undo types in a file of their own (a new surface beside the protocol's).
-    let undo = [
         decl::<UndoScope>(&cfg),
         decl::<TurnCheckpoint>(&cfg),
         decl::<FileChange>(&cfg),
@@ -127,13 +130,88 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<UndoFailure>(&cfg),
         decl::<UndoReport>(&cfg),
     ];
-    let checkpoints = format!("{HEADER}\n{}", undo.join("\n"));
+    let protocol = format!("{HEADER}\n{}", decls.join("\n"));
+    let wire = format!(
+        "{HEADER}\nimport type * as P from './protocol';\n\n{}",
+        qualify(&wire::wire_ts(&cfg))
+    );
     vec![
         ("protocol.ts", protocol),
-        ("checkpoints.ts", checkpoints),
+        ("wire.ts", wire),
         ("modes.ts", modes_ts()),
         ("hidden.ts", hidden_ts()),
     ]
+}
+
+/// The wire's TypeScript names the protocol's types: they come from `./protocol` as
+/// `P.Name`.
+fn qualify(wire: &str) -> String {
+    let mut out = String::with_capacity(wire.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let builtin = matches!(
+            word.as_str(),
+            "string"
+                | "number"
+                | "boolean"
+                | "void"
+                | "unknown"
+                | "null"
+                | "Array"
+                | "Commands"
+                | "Events"
+                | "args"
+                | "result"
+                | "export"
+                | "interface"
+                | "import"
+                | "type"
+                | "from"
+                | "as"
+                | "P"
+        );
+        if !word.is_empty() && word.chars().next().is_some_and(char::is_uppercase) && !builtin {
+            out.push_str("P.");
+        }
+        out.push_str(word);
+        word.clear();
+    };
+    let mut in_comment = false;
+    let mut in_string = false;
+    let chars: Vec<char> = wire.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if in_comment {
+            out.push(c);
+            if c == '*' && chars.get(i + 1) == Some(&'/') {
+                out.push('/');
+                i += 1;
+                in_comment = false;
+            }
+        } else if in_string {
+            out.push(c);
+            if c == '\'' {
+                in_string = false;
+            }
+        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
+            flush(&mut word, &mut out);
+            in_comment = true;
+            out.push(c);
+        } else if c == '\'' {
+            flush(&mut word, &mut out);
+            in_string = true;
+            out.push(c);
+        } else if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+        i += 1;
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 /// The gate's table of hidden characters (`decode_policy::hidden`) as a regular

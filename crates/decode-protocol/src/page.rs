@@ -161,6 +161,17 @@ impl DecisionRequest {
                 plan: page_text(plan),
                 modes: modes.clone(),
             },
+            DecisionRequest::RunOutside {
+                command,
+                cwd,
+                bound,
+                output,
+            } => DecisionRequest::RunOutside {
+                command: page_text(command),
+                cwd: cwd.clone(),
+                bound: bound.clone(),
+                output: page_text(output),
+            },
         }
     }
 }

@@ -10,6 +10,63 @@ use crate::events::LoopEvent;
 use crate::policy_ts::{DecisionTs, RuleListTs};
 pub use decode_policy::RuleList;
 
+/// A model provider, by the name the config, the flags and the keyring use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderName {
+    Gemini,
+    Anthropic,
+    /// Any OpenAI-compatible server (OpenAI, Ollama, llama.cpp, LM Studio, vLLM…).
+    Openai,
+    /// Replays a file of model turns (tests, the offline demo).
+    Script,
+}
+
+/// A list of folder or branch names in the project's settings the window edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub enum SettingsList {
+    #[serde(rename = "additionalDirectories")]
+    AdditionalDirectories,
+    #[serde(rename = "protectedBranches")]
+    ProtectedBranches,
+}
+
+impl SettingsList {
+    /// The key in `.decode/settings.json`.
+    pub fn key(self) -> &'static str {
+        match self {
+            SettingsList::AdditionalDirectories => "additionalDirectories",
+            SettingsList::ProtectedBranches => "protectedBranches",
+        }
+    }
+}
+
+/// Why the window's project changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenedKind {
+    /// Another folder, on a new conversation.
+    Folder,
+    /// A saved session (its history comes with it).
+    Session,
+    /// The same folder and session with a new model setup.
+    Reconnected,
+    /// The same folder, a new conversation (the old one stays in the sessions list).
+    NewChat,
+}
+
+/// Everything the page needs to start over on the project open now, without reloading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ProjectOpened {
+    pub kind: OpenedKind,
+    pub status: crate::status::Snapshot,
+    pub chat: crate::status::ChatStatus,
+    /// The conversation so far (a resumed session), as the page receives long texts.
+    pub history: Vec<LoopEvent>,
+    /// The decisions waiting (none on a new project).
+    pub pending: Vec<crate::decision::PendingDecision>,
+}
+
 /// One folder in the recent-projects list (most recent first).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct RecentProject {
@@ -130,8 +187,7 @@ pub struct KeyStatus {
 pub struct ProviderView {
     /// The config file.
     pub config_file: String,
-    /// `gemini`, `anthropic`, `openai`, `script`, or none.
-    pub provider: Option<String>,
+    pub provider: Option<ProviderName>,
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub context_tokens: Option<u64>,
@@ -161,7 +217,7 @@ pub enum ProviderSave {
 /// The provider fields the settings screen saves.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ProviderChoice {
-    pub provider: Option<String>,
+    pub provider: Option<ProviderName>,
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub context_tokens: Option<u64>,

@@ -641,7 +641,10 @@ fn huge_arguments_and_outputs_are_stored_once() {
         .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .unwrap();
     let size = std::fs::metadata(&file).unwrap().len();
-    eprintln!("session file for a 5 MB argument and a 20 MB output: {size} bytes");
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("session file for a 5 MB argument and a 20 MB output: {size} bytes");
+    }
     assert!(
         size < (5 << 20) + (1 << 20),
         "the transcript holds {size} bytes"

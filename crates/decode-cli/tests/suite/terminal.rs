@@ -267,3 +267,70 @@ async fn what_the_model_wrote_never_reaches_the_terminal_raw() {
         .await;
     assert!(!out.text().contains('\x1b'), "{:?}", out.text());
 }
+
+/// A command that hits a bound of the sandbox: the terminal says which bound and
+/// where, with what the command printed (escaped), and offers only "run it outside
+/// once" or no.
+#[tokio::test]
+async fn a_bound_of_the_sandbox_asks_to_run_outside_once() {
+    if !matches!(
+        decode_engine::sandbox::support(),
+        decode_engine::sandbox::Support::Enforced { .. }
+    ) {
+        panic!(
+            "this test needs bubblewrap: {:?}",
+            decode_engine::sandbox::support()
+        );
+    }
+    let p = Project::new();
+    let target = p.tmp.home.join("notes.txt");
+    let command = format!("printf '\\033[2J'; echo hi > {}", target.display());
+    // "a" is not an answer here: only once or no.
+    let (s, out) = surface("a\ny\n");
+    let ctx = p.ctx_with(Mode::Auto, Arc::new(s));
+    let o = call_tool(
+        handler(Tool::Bash).as_ref(),
+        json!({ "command": command }),
+        &ctx,
+    )
+    .await;
+    let shown = out.text();
+    assert!(
+        shown.contains("a command hit a bound of the sandbox"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "bound: the command tried to write {}, outside the places",
+            target.display()
+        )),
+        "{shown}"
+    );
+    assert!(shown.contains("Read-only file system"), "{shown}");
+    assert!(!shown.contains('\u{1b}'), "{shown:?}");
+    assert!(
+        shown.contains("please answer [y] run it again outside the sandbox, once, [n] no"),
+        "{shown}"
+    );
+    assert_eq!(o.result.sandboxed, Some(false));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "hi\n");
+
+    std::fs::remove_file(&target).unwrap();
+    let (s, _) = surface("n\n\n");
+    let ctx = p.ctx_with(Mode::Auto, Arc::new(s));
+    let o = call_tool(
+        handler(Tool::Bash).as_ref(),
+        json!({ "command": command }),
+        &ctx,
+    )
+    .await;
+    assert!(!target.exists());
+    assert_eq!(o.result.sandboxed, Some(true));
+    assert!(
+        o.result
+            .content
+            .contains("the person chose not to run it outside the sandbox"),
+        "{}",
+        o.result.content
+    );
+}

@@ -30,6 +30,10 @@ pub struct CallOutcome {
     /// Bash: the command as the person edited it (what was judged again and run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edited_command: Option<String>,
+    /// Bash: the command hit a bound of the sandbox and the person was asked
+    /// whether to run it again outside; their answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_outside: Option<DecisionAnswer>,
 }
 
 /// How many times one call may be edited and asked again.
@@ -93,6 +97,7 @@ pub async fn call_tool(
             ran: false,
             note: None,
             edited_command: edited.clone(),
+            run_outside: None,
         };
 
         if outcome.decision.verdict == Verdict::Deny {
@@ -209,16 +214,24 @@ pub async fn call_tool(
         ..ctx.clone()
     };
     // What the call changes is recorded for the turn's undo (docs/checkpoints.md).
-    let recording = match &ctx.checkpoint {
-        Some(r) => {
-            r.begin(tool, ctx.judged_path.as_deref(), &ctx.cancel, &ctx.progress)
-                .await
+    let mut result = recorded(ctx, tool, handler.execute(input.clone(), ctx)).await;
+    // A sandboxed command that failed on a bound of the sandbox: the person is
+    // asked whether to run it again outside, once (in every mode: no rule and no
+    // mode lifts the sandbox).
+    if let Some(bound) = result
+        .bound
+        .clone()
+        .filter(|b| b.may_run_outside && result.sandboxed == Some(true))
+    {
+        let (again, note) = run_outside(handler, &input, ctx, &result, bound).await;
+        outcome.run_outside = Some(note.0);
+        match again {
+            Some(r) => {
+                outcome.note = Some(note.1);
+                result = r;
+            }
+            None => result.content.push_str(&format!("\n[{}]", note.1)),
         }
-        None => None,
-    };
-    let mut result = handler.execute(input, ctx).await;
-    if let Some(r) = recording {
-        r.finish(&ctx.progress).await;
     }
     if edited.is_some() {
         result.content = with_edit_note(&edited, result.content);
@@ -226,6 +239,105 @@ pub async fn call_tool(
     outcome.result = result;
     outcome.ran = true;
     outcome
+}
+
+/// Runs `execute`, recording what it changes for the turn's undo when the context has
+/// a turn recorder (docs/checkpoints.md): the store's lock is held from just before
+/// to just after, so another session's changes never mix in.
+async fn recorded(
+    ctx: &ToolContext,
+    tool: Tool,
+    execute: impl std::future::Future<Output = ToolResult>,
+) -> ToolResult {
+    let recording = match &ctx.checkpoint {
+        Some(r) => {
+            r.begin(tool, ctx.judged_path.as_deref(), &ctx.cancel, &ctx.progress)
+                .await
+        }
+        None => None,
+    };
+    let result = execute.await;
+    if let Some(r) = recording {
+        r.finish(&ctx.progress).await;
+    }
+    result
+}
+
+/// Asks the person whether a command that hit a bound of the sandbox should run
+/// again outside it, and runs it when they allow it once. Returns the new result
+/// (when it ran again) and the answer with a note for the person and the model.
+async fn run_outside(
+    handler: &dyn ToolHandler,
+    input: &serde_json::Value,
+    ctx: &ToolContext,
+    sandboxed: &ToolResult,
+    bound: decode_protocol::SandboxBound,
+) -> (Option<ToolResult>, (DecisionAnswer, String)) {
+    let command = input
+        .get("command")
+        .and_then(|c| c.as_str())
+        .unwrap_or_default()
+        .to_string();
+    let tail: Vec<&str> = sandboxed.content.lines().rev().take(12).collect();
+    let output = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+    let request = DecisionRequest::RunOutside {
+        command,
+        cwd: ctx.session.cwd().display().to_string(),
+        bound: bound.clone(),
+        output,
+    };
+    let answer = tokio::select! {
+        a = ctx.decisions.ask(request) => a,
+        _ = ctx.cancel.cancelled() => DecisionAnswer::Unavailable {
+            reason: "the run was stopped".to_string(),
+        },
+    };
+    tracing::info!(bound = %bound.message, ?answer, "asked to run a command again outside the sandbox");
+    match answer {
+        DecisionAnswer::AllowOnce => {
+            let outside = ToolContext {
+                approved_by_person: true,
+                ..ctx.clone()
+            };
+            // Recorded on its own: the store is not held while the person is asked.
+            let mut r = recorded(&outside, Tool::Bash, handler.execute(input.clone(), &outside)).await;
+            r.content = format!(
+                "[in the sandbox it failed: {}; the person allowed it to run again outside the sandbox, once]\n{}",
+                bound.message, r.content
+            );
+            (
+                Some(r),
+                (
+                    DecisionAnswer::AllowOnce,
+                    "ran again outside the sandbox: the person allowed it once".to_string(),
+                ),
+            )
+        }
+        DecisionAnswer::Deny { feedback } => {
+            let mut text = "the person chose not to run it outside the sandbox".to_string();
+            if let Some(f) = feedback
+                .as_deref()
+                .map(str::trim)
+                .filter(|f| !f.is_empty())
+            {
+                text.push_str(&format!("; their feedback: {f}"));
+            }
+            (None, (DecisionAnswer::Deny { feedback }, text))
+        }
+        DecisionAnswer::Unavailable { reason } => {
+            let text = format!(
+                "running it again outside the sandbox needs the person's approval, and nobody can answer: {reason}"
+            );
+            (None, (DecisionAnswer::Unavailable { reason }, text))
+        }
+        other => (
+            None,
+            (
+                other.clone(),
+                format!("not run outside the sandbox: the ask got an answer of the wrong kind ({other:?}); only \"allow once\" runs it outside"),
+            ),
+        ),
+    }
 }
 
 /// Deny over ask over allow.

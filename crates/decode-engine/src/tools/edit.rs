@@ -217,6 +217,7 @@ fn create(ctx: &ToolContext, path: &std::path::Path, shown: &str, content: &str)
         is_error: false,
         diff: unified_diff(shown, None, content),
         sandboxed: None,
+        bound: None,
     }
 }
 
@@ -249,6 +250,7 @@ fn replace_whole(
         is_error: false,
         diff,
         sandboxed: None,
+        bound: None,
     }
 }
 

@@ -72,6 +72,9 @@ pub struct ToolResult {
     /// Bash: whether the command ran in the sandbox.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandboxed: Option<bool>,
+    /// Bash: the bound of the sandbox the command hit, when it failed on one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<decode_protocol::SandboxBound>,
 }
 
 impl ToolResult {

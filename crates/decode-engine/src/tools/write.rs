@@ -125,5 +125,6 @@ fn write_file(input: &WriteInput, ctx: &ToolContext) -> ToolResult {
         is_error: false,
         diff,
         sandboxed: None,
+        bound: None,
     }
 }

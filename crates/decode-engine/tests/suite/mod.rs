@@ -1,5 +1,6 @@
 //! One module per part of the engine (see ../all.rs).
 
+mod as_users;
 mod channel;
 mod chat_session;
 mod checkpoints;
@@ -10,6 +11,8 @@ mod providers_gemini;
 mod providers_keys;
 mod providers_openai;
 mod sandbox;
+mod sandbox_bounds;
+mod sandbox_work;
 mod session;
 mod tool_races;
 mod tools_bash;
@@ -24,4 +27,5 @@ mod tools_web_fetch;
 mod tools_write;
 mod trust_round3;
 mod window_answers;
+mod workbench;
 mod workspace;

@@ -20,7 +20,7 @@ use decode_engine::session::SessionStore;
 use decode_engine::tools::{call_tool, handler, ToolContext};
 use decode_engine::workspace;
 use decode_policy::{Call, Mode, Tool, Verdict};
-use decode_protocol::{ProviderChoice, RuleList, RuleSource};
+use decode_protocol::{ProviderChoice, ProviderName, RuleList, RuleSource};
 use serde_json::{json, Value};
 use tools_support::Scripted;
 
@@ -393,7 +393,7 @@ fn the_provider_is_saved_keeping_unknown_keys_and_cleared_fields_go() {
     workspace::save_provider(
         config.path(),
         &ProviderChoice {
-            provider: Some("openai".into()),
+            provider: Some(ProviderName::Openai),
             model: Some(" qwen2.5-coder:7b ".into()),
             base_url: Some("http://localhost:11434/v1".into()),
             context_tokens: Some(32768),
@@ -412,14 +412,14 @@ fn the_provider_is_saved_keeping_unknown_keys_and_cleared_fields_go() {
 
     let keys = FakeKeys::default();
     let view = workspace::provider_view(config.path(), &keys, &no_env, false);
-    assert_eq!(view.provider.as_deref(), Some("openai"));
+    assert_eq!(view.provider, Some(ProviderName::Openai));
     assert_eq!(view.context_tokens, Some(32768));
     assert!(view.problem.is_none());
 
     workspace::save_provider(
         config.path(),
         &ProviderChoice {
-            provider: Some("openai".into()),
+            provider: Some(ProviderName::Openai),
             model: Some(String::new()),
             base_url: None,
             context_tokens: None,
@@ -443,7 +443,7 @@ fn a_linked_config_file_is_written_where_it_lives() {
     workspace::save_provider(
         config.path(),
         &ProviderChoice {
-            provider: Some("gemini".into()),
+            provider: Some(ProviderName::Gemini),
             model: None,
             base_url: None,
             context_tokens: None,
@@ -476,7 +476,7 @@ fn a_bad_provider_url_or_a_malformed_config_is_refused_and_the_file_kept() {
     let config = tempfile::tempdir().unwrap();
     let path = config.path().join("config.json");
     let choice = |url: &str| ProviderChoice {
-        provider: Some("openai".into()),
+        provider: Some(ProviderName::Openai),
         model: Some("m".into()),
         base_url: Some(url.into()),
         context_tokens: None,
@@ -485,11 +485,11 @@ fn a_bad_provider_url_or_a_malformed_config_is_refused_and_the_file_kept() {
     assert!(workspace::save_provider(config.path(), &choice("file:///etc"), &|_| false).is_err());
     assert!(workspace::save_provider(config.path(), &choice("not a url"), &|_| false).is_err());
     assert!(!path.exists());
-    let bad = ProviderChoice {
-        provider: Some("skynet".into()),
-        ..choice("http://x")
-    };
-    assert!(workspace::save_provider(config.path(), &bad, &|_| false).is_err());
+    // An unknown provider is not even a choice: the wire refuses it.
+    assert!(serde_json::from_value::<ProviderChoice>(json!({
+        "provider": "skynet", "model": null, "base_url": null, "context_tokens": null
+    }))
+    .is_err());
 
     fs::write(&path, "{\"provider\": ").unwrap();
     let e = workspace::save_provider(config.path(), &choice("http://localhost:1/v1"), &|_| false)
@@ -505,7 +505,7 @@ fn a_stored_key_never_follows_a_changed_base_url_without_a_confirmation() {
     let config = tempfile::tempdir().unwrap();
     let path = config.path().join("config.json");
     let choice = |url: Option<&str>, confirm: Option<&str>| ProviderChoice {
-        provider: Some("openai".into()),
+        provider: Some(ProviderName::Openai),
         model: Some("m".into()),
         base_url: url.map(String::from),
         context_tokens: None,
