@@ -608,9 +608,7 @@ fn command_env(sandboxed: Option<&Prepared>) -> Vec<(std::ffi::OsString, std::ff
             Some(s) => crate::sandbox::env::removed(k, &s.inputs.user.env_pass).is_none(),
             // Approved to run outside: the person's services stay (an ssh agent, the
             // display), but no command inherits Decode's keys or another secret.
-            None => !k
-                .to_str()
-                .is_none_or(crate::sandbox::env::is_secret_var),
+            None => !k.to_str().is_none_or(crate::sandbox::env::is_secret_var),
         })
         .collect();
     env.extend(overrides.into_iter().map(|(k, v)| (k.into(), v)));

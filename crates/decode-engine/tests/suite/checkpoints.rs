@@ -580,3 +580,53 @@ async fn the_store_is_a_git_object_database_git_can_read() {
     assert_eq!(out.stdout, b"hello\n");
     assert!(s.store.dir().starts_with(&s.data));
 }
+
+#[tokio::test]
+async fn a_sandboxed_command_and_its_run_again_outside_are_both_recorded() {
+    use decode_core::decision::{DecisionAnswer, DecisionRequest};
+    use decode_engine::sandbox::{self, Support};
+    assert!(
+        matches!(sandbox::support(), Support::Enforced { .. }),
+        "this test needs bubblewrap: {:?}",
+        sandbox::support()
+    );
+    let s = setup();
+    let p = &s.project;
+    p.write("log.txt", "start\n");
+    let session = "20260101-000000-000-5a5a";
+    // The command appends in the project (allowed in the sandbox), then writes in the
+    // home folder (a bound of the sandbox); the person lets it run again outside.
+    let surface = crate::tools_support::Scripted::new(vec![DecisionAnswer::AllowOnce]);
+    let rec = Arc::new(TurnRecorder::new(
+        Arc::clone(&s.store),
+        session,
+        1,
+        "log it",
+    ));
+    let ctx = p
+        .ctx_with(Mode::Auto, surface.clone())
+        .with_checkpoint(Some(rec));
+    let home = p.home.join("notes.txt");
+    let command = format!("echo run >> log.txt; echo hi > {}", home.display());
+    let out = tools::call_tool(
+        &*tools::handler(Tool::Bash),
+        json!({ "command": command }),
+        &ctx,
+    )
+    .await;
+    let asked = surface.asked();
+    assert!(
+        matches!(asked.as_slice(), [DecisionRequest::RunOutside { .. }]),
+        "{asked:?}"
+    );
+    assert_eq!(out.result.sandboxed, Some(false), "{}", out.result.content);
+    assert_eq!(p.read("log.txt"), "start\nrun\nrun\n", "it ran twice");
+
+    let plan = s.store.plan_undo(&scope(session, 1)).unwrap();
+    let paths: Vec<&str> = plan.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["log.txt"], "outside the project is not recorded");
+    assert_eq!(plan.conflicts, 0, "both runs are the turn's: {plan:?}");
+    let report = s.store.undo(&scope(session, 1), &[]).unwrap();
+    assert_eq!(report.restored, ["log.txt"]);
+    assert_eq!(p.read("log.txt"), "start\n");
+}
