@@ -94,17 +94,35 @@ impl Checkpoints {
                 source: e,
             },
         })?;
-        let Some(first) = log.turns.iter().find(|t| t.turn == scope.turn) else {
-            return Err(CheckpointError::NotFound(format!(
-                "turn {} of session {} changed no files in this project (nothing to undo)",
-                scope.turn, scope.session
-            )));
-        };
-        if first.undone.is_some() && !scope.later_turns {
-            return Err(CheckpointError::NotFound(format!(
-                "turn {} of session {} was already undone",
-                scope.turn, scope.session
-            )));
+        let first = log.turns.iter().find(|t| t.turn == scope.turn);
+        if scope.later_turns {
+            // "Restore to here" on a turn that changed nothing undoes the later ones.
+            if !log
+                .turns
+                .iter()
+                .any(|t| t.turn >= scope.turn && t.undone.is_none())
+            {
+                return Err(CheckpointError::NotFound(format!(
+                    "no turn of session {} from turn {} on changed files in this project that is not undone (nothing to restore)",
+                    scope.session, scope.turn
+                )));
+            }
+        } else {
+            match first {
+                None => {
+                    return Err(CheckpointError::NotFound(format!(
+                        "turn {} of session {} changed no files in this project (nothing to undo)",
+                        scope.turn, scope.session
+                    )))
+                }
+                Some(t) if t.undone.is_some() => {
+                    return Err(CheckpointError::NotFound(format!(
+                        "turn {} of session {} was already undone",
+                        scope.turn, scope.session
+                    )))
+                }
+                Some(_) => {}
+            }
         }
         let mut turns = Vec::new();
         let mut problems = Vec::new();

@@ -630,3 +630,34 @@ async fn a_sandboxed_command_and_its_run_again_outside_are_both_recorded() {
     assert_eq!(report.restored, ["log.txt"]);
     assert_eq!(p.read("log.txt"), "start\n");
 }
+
+#[tokio::test]
+async fn restore_to_here_on_a_turn_that_changed_nothing_undoes_the_later_ones() {
+    let s = setup();
+    let p = &s.project;
+    p.write("a.txt", "v0\n");
+    let session = "20260101-000000-000-abab";
+    // Turn 1 only read; turn 2 wrote.
+    call(&s.ctx(session, 1), Tool::Read, json!({"path": "a.txt"})).await;
+    call(
+        &s.ctx(session, 2),
+        Tool::Write,
+        json!({"path": "a.txt", "content": "v2\n"}),
+    )
+    .await;
+    let here = |turn| UndoScope {
+        session: session.into(),
+        turn,
+        later_turns: true,
+    };
+    // "Undo this turn" on turn 1 has nothing to undo; "Restore to here" does.
+    assert!(s.store.plan_undo(&scope(session, 1)).is_err());
+    assert_eq!(s.store.plan_undo(&here(1)).unwrap().turns, [2]);
+    assert!(
+        s.store.plan_undo(&here(3)).is_err(),
+        "nothing from turn 3 on"
+    );
+    s.store.undo(&here(1), &[]).unwrap();
+    assert_eq!(p.read("a.txt"), "v0\n");
+    assert!(s.store.plan_undo(&here(1)).is_err(), "everything is undone");
+}
