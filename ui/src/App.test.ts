@@ -1033,7 +1033,9 @@ describe('undo a turn', () => {
     const dialog = await screen.findByTestId('undo-dialog');
     expect(backend.undoPlan).toHaveBeenCalledExactlyOnceWith(1, false);
     await waitFor(() => expect(within(dialog).getAllByTestId('undo-file')).toHaveLength(3));
-    expect(within(dialog).getByTestId('undo-conflict-count')).toHaveTextContent('1 was changed since');
+    expect(within(dialog).getByTestId('undo-conflict-count')).toHaveTextContent('1 was changed since the turn');
+    // The kept conflict is not counted in what the button does.
+    expect(within(dialog).getByTestId('undo-confirm')).toHaveTextContent('Undo 2 files');
     const actions = within(dialog).getAllByTestId('undo-action').map((a) => a.textContent);
     expect(actions).toEqual(['put back', 'removed', 'kept as it is now']);
     expect(within(dialog).getByTestId('undo-conflict')).toHaveTextContent('notes.md changed after the turn');
@@ -1063,6 +1065,7 @@ describe('undo a turn', () => {
     await pastGuard();
     await user.click(await within(dialog).findByTestId('undo-overwrite'));
     expect(within(dialog).getAllByTestId('undo-action')[2]).toHaveTextContent('restored anyway');
+    expect(within(dialog).getByTestId('undo-confirm')).toHaveTextContent('Undo 3 files');
     await user.click(within(dialog).getByTestId('undo-confirm'));
     expect(backend.undoTurn).toHaveBeenCalledExactlyOnceWith(1, false, ['notes.md']);
   });
