@@ -399,7 +399,10 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     ensure!(!settings(project.path()).contains("session-e2e"));
     // The call the person answered ran outside the sandbox; the one the session rule
     // covered (nobody answered it) ran inside. Every card of this flow says which.
-    let sandbox = app.texts("tool-sandbox").await?;
+    let sandbox: Vec<String> = serde_json::from_value(
+        app.js("return [...document.querySelectorAll('[data-testid=\"tool-card\"][data-sandboxed]')].map(e => e.dataset.sandboxed);")
+            .await?,
+    )?;
     let last_two: Vec<&str> = sandbox
         .iter()
         .rev()
@@ -407,12 +410,7 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
         .rev()
         .map(String::as_str)
         .collect();
-    ensure!(
-        last_two.len() == 2
-            && last_two[0].ends_with("ran without the sandbox")
-            && last_two[1].contains("ran sandboxed"),
-        "{sandbox:?}"
-    );
+    ensure!(last_two == ["false", "true"], "{sandbox:?}");
     app.shot("05-session-rule").await?;
 
     // Deny with feedback: the feedback reaches the model.

@@ -424,6 +424,9 @@ describe('streaming', () => {
     const card = await screen.findByTestId('tool-card');
     await waitFor(() => expect(card).toHaveAttribute('data-status', 'running'));
     expect(screen.getByTestId('stop')).toBeInTheDocument();
+    // One line until opened.
+    expect(within(card).queryByTestId('tool-output')).toBeNull();
+    await user.click(within(card).getByRole('button', { expanded: false }));
     await waitFor(() => expect(within(card).getByTestId('tool-output')).toHaveTextContent('Compiling decode'));
     send({ type: 'tool_result', id: 'c1', name: 'bash', content: 'ok', is_error: false, ran: true, verdict: 'allow' });
     send({ type: 'tool_call_started', id: 'c2', name: 'edit', input: { path: 'a.txt' } });
@@ -451,8 +454,12 @@ describe('streaming', () => {
     const [c1, c2, c3] = screen.getAllByTestId('tool-card');
     await waitFor(() => expect(c1).toHaveAttribute('data-status', 'done'));
     expect(c2).toHaveAttribute('data-status', 'done');
+    expect(within(c2).queryByTestId('diff')).toBeNull();
+    await user.click(within(c2).getByRole('button', { expanded: false }));
     expect(within(c2).getByTestId('diff')).toHaveTextContent('+two');
     expect(c3).toHaveAttribute('data-status', 'denied');
+    // The gate's refusal in words, on the card's face.
+    expect(c3).toHaveTextContent('Not run:');
     // Collapsible.
     await user.click(within(c2).getByRole('button', { expanded: true }));
     expect(within(c2).queryByTestId('diff')).toBeNull();
@@ -955,6 +962,8 @@ describe('sandbox ask: run a command again outside the sandbox', () => {
     await screen.findByTestId('approval-dialog');
     await pastGuard();
     await user.type(screen.getByTestId('deny-feedback'), 'use the project folder');
+    // A key answers only after a pause in typing.
+    await pastGuard();
     await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 'n' });
     await waitFor(() =>
       expect(backend.answerDecision).toHaveBeenCalledWith(8, { kind: 'deny', feedback: 'use the project folder' }),

@@ -23,6 +23,11 @@ pub enum DecisionRequest {
         tool: Tool,
         /// The call's subject (command, path, URL) as the gate saw it.
         subject: String,
+        /// What the agent said it wants to do: the call's `description`, else the
+        /// last sentence it wrote before the call (the model's words, shown as text).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        intent: Option<String>,
         /// The tool's input, for display.
         input: Value,
         /// The gate's decision: reason, stages, fragments, whether it is capped and

@@ -93,6 +93,9 @@ impl LoopEvent {
                 diff,
                 edited_command,
                 sandboxed,
+                exit_code,
+                duration_ms,
+                stopped,
             } => LoopEvent::ToolResult {
                 id: id.clone(),
                 name: name.clone(),
@@ -105,6 +108,9 @@ impl LoopEvent {
                 diff: page_opt(diff),
                 edited_command: page_opt(edited_command),
                 sandboxed: *sandboxed,
+                exit_code: *exit_code,
+                duration_ms: *duration_ms,
+                stopped: *stopped,
             },
             LoopEvent::ToolProgress { id, stream, text } => LoopEvent::ToolProgress {
                 id: id.clone(),
@@ -137,6 +143,7 @@ impl DecisionRequest {
             DecisionRequest::Permission {
                 tool,
                 subject,
+                intent,
                 input,
                 decision,
                 cwd,
@@ -146,6 +153,7 @@ impl DecisionRequest {
             } => DecisionRequest::Permission {
                 tool: *tool,
                 subject: page_text(subject),
+                intent: page_opt(intent),
                 input: page_value(input),
                 decision: decision.clone(),
                 cwd: cwd.clone(),

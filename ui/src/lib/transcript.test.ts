@@ -89,7 +89,7 @@ describe('Transcript', () => {
       { type: 'done', outcome: 'cancelled', turns: 1 },
     ]);
     expect(t.items.map((i) => i.kind)).toEqual(['tool', 'error', 'notice']);
-    expect(t.items[0]).toMatchObject({ status: 'error' });
+    expect(t.items[0]).toMatchObject({ status: 'stopped' });
     expect(t.items[2]).toMatchObject({ text: 'Stopped.' });
   });
 

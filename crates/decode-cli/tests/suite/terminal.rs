@@ -79,6 +79,7 @@ fn permission(p: &Project, mode: Mode, tool: Tool, subject: &str) -> DecisionReq
     DecisionRequest::Permission {
         tool,
         subject: subject.to_string(),
+        intent: None,
         input: json!({}),
         decision,
         cwd: None,

@@ -19,6 +19,12 @@ const PROVIDER_KEYS: &[&str] = &[
 /// Name endings that mark a secret (`GH_TOKEN`, `AWS_SECRET_ACCESS_KEY`, …).
 const SECRET_SUFFIXES: &[&str] = &["_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIALS"];
 
+/// Whether a variable is one of the provider keys Decode itself reads: no command
+/// inherits one, not even a command the person approved to run outside.
+pub fn is_provider_key(name: &str) -> bool {
+    PROVIDER_KEYS.contains(&name.to_ascii_uppercase().as_str())
+}
+
 /// Whether an environment variable holds a secret by its name: a provider key
 /// variable, or a name ending in `_KEY`, `_TOKEN`, `_SECRET`, `_PASSWORD` or
 /// `_CREDENTIALS` (or one of those words alone). Case does not matter

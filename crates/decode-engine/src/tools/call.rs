@@ -121,6 +121,11 @@ pub async fn call_tool(
             outcome.note = Some("allowed by a rule you allowed for this session".to_string());
             break outcome;
         }
+        // A call that would fail on its own terms is not put to the person.
+        if let Err(e) = handler.precheck(&input, ctx) {
+            outcome.result = ToolResult::error(format!("{e} [the person was not asked]"));
+            return outcome;
+        }
 
         let request = permission_request(
             ctx,
@@ -214,7 +219,7 @@ pub async fn call_tool(
         ..ctx.clone()
     };
     // What the call changes is recorded for the turn's undo (docs/checkpoints.md).
-    let mut result = recorded(ctx, tool, handler.execute(input.clone(), ctx)).await;
+    let mut result = recorded(ctx, tool, timed(handler, &input, ctx)).await;
     // A sandboxed command that failed on a bound of the sandbox: the person is
     // asked whether to run it again outside, once (in every mode: no rule and no
     // mode lifts the sandbox).
@@ -263,6 +268,18 @@ async fn recorded(
     result
 }
 
+/// Runs the tool and notes how long it ran.
+async fn timed(
+    handler: &dyn ToolHandler,
+    input: &serde_json::Value,
+    ctx: &ToolContext,
+) -> ToolResult {
+    let started = std::time::Instant::now();
+    let mut result = handler.execute(input.clone(), ctx).await;
+    result.duration_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+    result
+}
+
 /// Asks the person whether a command that hit a bound of the sandbox should run
 /// again outside it, and runs it when they allow it once. Returns the new result
 /// (when it ran again) and the answer with a note for the person and the model.
@@ -300,7 +317,7 @@ async fn run_outside(
                 ..ctx.clone()
             };
             // Recorded on its own: the store is not held while the person is asked.
-            let mut r = recorded(&outside, Tool::Bash, handler.execute(input.clone(), &outside)).await;
+            let mut r = recorded(&outside, Tool::Bash, timed(handler, input, &outside)).await;
             r.content = format!(
                 "[in the sandbox it failed: {}; the person allowed it to run again outside the sandbox, once]\n{}",
                 bound.message, r.content
@@ -379,6 +396,7 @@ fn permission_request(
     DecisionRequest::Permission {
         tool,
         subject: call.subject.clone(),
+        intent: intent_of(input).or_else(|| ctx.intent.clone()),
         input: input.clone(),
         decision: decision.clone(),
         cwd: (tool == Tool::Bash).then(|| cwd.display().to_string()),
@@ -386,6 +404,47 @@ fn permission_request(
         suggested_rules: crate::rule_check::suggest_broader(&ctx.active, call, cwd, decision),
         edited,
     }
+}
+
+/// The longest intent an ask shows, in characters.
+const INTENT_MAX_CHARS: usize = 300;
+
+/// The call's own `description` (bash has one), cut to one short paragraph.
+fn intent_of(input: &serde_json::Value) -> Option<String> {
+    let text = input.get("description")?.as_str()?.trim();
+    (!text.is_empty()).then(|| cut_chars(text, INTENT_MAX_CHARS))
+}
+
+fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// The last sentence of what the agent wrote before its calls: what it said it is
+/// about to do ("Let me run the tests."). None when it wrote nothing.
+pub fn last_sentence(text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    // The last paragraph, then its last sentence (a period, ! or ? followed by a space
+    // ends one; "e.g." inside a sentence may cut it short, which only shortens it).
+    let para = text.rsplit("\n\n").find(|p| !p.trim().is_empty())?.trim();
+    let mut start = 0;
+    let bytes = para.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        if matches!(b, b'.' | b'!' | b'?' | b'\n')
+            && i + 1 < bytes.len()
+            && bytes[i + 1].is_ascii_whitespace()
+            && !para[i + 1..].trim().is_empty()
+        {
+            start = i + 1;
+        }
+    }
+    let sentence = para[start..].trim();
+    (!sentence.is_empty()).then(|| cut_chars(sentence, INTENT_MAX_CHARS))
 }
 
 /// The rules an answer carries, or the decision's exact rules when it carries none.

@@ -33,7 +33,7 @@ use crate::session_rules::SessionRules;
 use crate::state::ActiveState;
 
 pub use bash::{BashTool, DEFAULT_TIMEOUT_SECS, MAX_OUTPUT_CHARS, MAX_TIMEOUT_SECS};
-pub use call::{call_tool, CallOutcome};
+pub use call::{call_tool, last_sentence, CallOutcome};
 pub use control::{AskUserTool, EnterPlanModeTool, ExitPlanModeTool, SleepTool};
 pub use edit::EditTool;
 pub use glob::{GlobTool, GLOB_MAX_RESULTS};
@@ -75,6 +75,12 @@ pub struct ToolResult {
     /// Bash: the bound of the sandbox the command hit, when it failed on one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bound: Option<decode_protocol::SandboxBound>,
+    /// Bash: the command's exit code, when it ran to its end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// How long the tool ran, in milliseconds (set by the gated path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 impl ToolResult {
@@ -118,6 +124,9 @@ pub struct ToolContext {
     /// Records what `write`, `edit` and `bash` change for the turn's undo
     /// (docs/checkpoints.md); none outside a session's turn.
     pub checkpoint: Option<Arc<crate::checkpoints::TurnRecorder>>,
+    /// What the agent said before this call (its last sentence), shown in an ask
+    /// when the call carries no `description` of its own.
+    pub intent: Option<String>,
 }
 
 impl ToolContext {
@@ -136,6 +145,7 @@ impl ToolContext {
             judged_path: None,
             approved_by_person: false,
             checkpoint: None,
+            intent: None,
         }
     }
 
@@ -145,6 +155,12 @@ impl ToolContext {
         recorder: Option<Arc<crate::checkpoints::TurnRecorder>>,
     ) -> ToolContext {
         self.checkpoint = recorder;
+        self
+    }
+
+    /// The same context with what the agent said before the call.
+    pub fn with_intent(mut self, intent: Option<String>) -> ToolContext {
+        self.intent = intent;
         self
     }
 
@@ -190,6 +206,15 @@ pub trait ToolHandler: Send + Sync {
     /// default accepts everything.
     fn validate(&self, input: &serde_json::Value) -> Result<(), String> {
         let _ = input;
+        Ok(())
+    }
+
+    /// Checks, before the person is asked, that the call can succeed on its own
+    /// terms (an edit of a file the agent has not read cannot): an approval is never
+    /// spent on a call that then fails. Runs only when the gate asks. The default
+    /// accepts everything.
+    fn precheck(&self, input: &serde_json::Value, ctx: &ToolContext) -> Result<(), String> {
+        let _ = (input, ctx);
         Ok(())
     }
 

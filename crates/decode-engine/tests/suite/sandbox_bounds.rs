@@ -481,6 +481,8 @@ async fn inner_keys_and_tokens_are_not_in_the_environment() {
         "{}",
         r.content
     );
+    // But never the keys Decode itself reads.
+    assert!(!r.content.contains("dk-secret"), "{}", r.content);
 }
 
 #[test]

@@ -113,8 +113,14 @@ impl Gate {
         };
         let parsed: Parsed = shell::parse_command(&call.subject, &start, &self.home, &self.shell);
         let frags = &parsed.fragments;
+        // Shown with their quotes (each word re-quoted as bash reads it), so
+        // `python3 -c "import sys; print(1)"` never reads as two commands.
         for f in frags {
-            run.add_frag(&f.text);
+            run.add_frag(if f.canon.is_empty() {
+                &f.text
+            } else {
+                &f.canon
+            });
         }
         let want_resolved = self.index.has_text_rules(RuleList::Deny, tool)
             || self.index.has_text_rules(RuleList::Ask, tool);

@@ -181,7 +181,19 @@ edited_command?: string,
  * Bash: whether the command ran in the sandbox (false: the person approved
  * it, or this machine has no sandbox).
  */
-sandboxed?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_end", turn: number, stop_reason?: StopReason, usage?: Usage, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "done", outcome: Outcome, turns: number, };
+sandboxed?: boolean, 
+/**
+ * Bash: the command's exit code, when it ran to its end.
+ */
+exit_code?: number, 
+/**
+ * How long the tool ran (not the time spent waiting for an answer).
+ */
+duration_ms?: number, 
+/**
+ * The run was stopped while this call ran or before it started.
+ */
+stopped?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_end", turn: number, stop_reason?: StopReason, usage?: Usage, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "done", outcome: Outcome, turns: number, };
 
 /**
  * A loop event on its way to the window, stamped with the wall-clock time (Unix
@@ -225,6 +237,11 @@ export type DecisionRequest = { "kind": "permission", tool: Tool,
  * The call's subject (command, path, URL) as the gate saw it.
  */
 subject: string, 
+/**
+ * What the agent said it wants to do: the call's `description`, else the
+ * last sentence it wrote before the call (the model's words, shown as text).
+ */
+intent?: string, 
 /**
  * The tool's input, for display.
  */
