@@ -40,6 +40,9 @@ fn main() {
             "resume_session",
             "start_demo",
             "open_link",
+            "checkpoint_turns",
+            "undo_plan",
+            "undo_turn",
         ]),
     ))
     .expect("failed to run tauri-build");

@@ -85,6 +85,9 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// MCP servers: list, add, remove, approve a project's, list their tools.
     Mcp(McpArgs),
+    /// Undo what a turn of a session changed in the project (files changed since are
+    /// kept unless named with --overwrite).
+    Undo(UndoArgs),
     /// Internal: shows one native dialog described on stdin (the window's
     /// approval dialogs run in a child process so they can be closed).
     #[command(hide = true)]
@@ -277,6 +280,43 @@ pub struct DoctorArgs {
     /// The project folder (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The project folder (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// The session (default: the one that changed this project's files last).
+    #[arg(long, value_name = "SESSION_ID")]
+    pub session: Option<String>,
+
+    /// The turn: the number of the prompt in the session, from 1 (default: the last
+    /// turn that changed files and is not undone).
+    #[arg(long, value_name = "N")]
+    pub turn: Option<u32>,
+
+    /// Also undo every later turn of the session: the files go back to how they were
+    /// when turn N's prompt was sent ("restore to here").
+    #[arg(long)]
+    pub later: bool,
+
+    /// Show what would be undone (files, diffs, conflicts) and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Restore this file even though it changed after the turn (a conflict); repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub overwrite: Vec<String>,
+
+    /// List the session's turns that changed files (all sessions without --session).
+    #[arg(long, conflicts_with_all = ["turn", "later", "dry_run", "overwrite"])]
+    pub list: bool,
 
     /// Print JSON instead of text.
     #[arg(long)]

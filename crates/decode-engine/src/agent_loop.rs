@@ -35,6 +35,7 @@ use futures_util::future::join_all;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::checkpoints::{Checkpoints, TurnRecorder};
 use crate::decision::{DecisionAnswer, DecisionSurface};
 use crate::mcp::McpHub;
 use crate::providers::{
@@ -126,6 +127,11 @@ pub struct AgentLoop {
     /// The project's MCP servers, whose tools are offered beside the built-ins
     /// (docs/mcp.md).
     mcp: Option<Arc<McpHub>>,
+    /// The project's checkpoint store, once a turn opened it (`Err`: it could not be
+    /// opened; said once).
+    checkpoints: Option<Result<Arc<Checkpoints>, ()>>,
+    /// Records what the running turn changes (docs/checkpoints.md).
+    recorder: Option<Arc<TurnRecorder>>,
 }
 
 /// The percentage of the context above which old tool outputs are shortened.
@@ -186,6 +192,8 @@ impl AgentLoop {
             messages: Vec::new(),
             config,
             mcp: None,
+            checkpoints: None,
+            recorder: None,
         }
     }
 
@@ -268,6 +276,61 @@ impl AgentLoop {
             .take()
     }
 
+    /// The transcript's session id, when the loop writes one.
+    pub fn session_id(&self) -> Option<String> {
+        self.emitter
+            .transcript
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|s| s.id().to_string())
+    }
+
+    /// The project's checkpoint store, opened on first use (none without a data
+    /// folder; a store that cannot be opened is said once and not tried again).
+    pub fn checkpoints(&mut self) -> Option<Arc<Checkpoints>> {
+        if self.checkpoints.is_none() {
+            let data = self.active.data_dir()?.to_path_buf();
+            let opened = Checkpoints::open(&data, self.active.project_root());
+            self.checkpoints = Some(match opened {
+                Ok(c) => {
+                    let c = Arc::new(c);
+                    // Pruning runs beside the turn, at most once a day.
+                    let store = Arc::clone(&c);
+                    if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                        rt.spawn_blocking(move || store.prune_if_due(&data));
+                    }
+                    Ok(c)
+                }
+                Err(e) => {
+                    tracing::warn!("checkpoints are off: {e}");
+                    self.emit(LoopEvent::Notice {
+                        text: format!("Decode cannot keep checkpoints of this project ({e}): what the agent changes cannot be undone"),
+                    });
+                    Err(())
+                }
+            });
+        }
+        self.checkpoints.clone().and_then(Result::ok)
+    }
+
+    /// The recorder of the turn the person's last prompt started.
+    fn turn_recorder(&mut self) -> Option<Arc<TurnRecorder>> {
+        let session = self.session_id()?;
+        let (turn, prompt) = self
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::User { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .enumerate()
+            .last()
+            .map(|(i, t)| (i as u32 + 1, t.to_string()))?;
+        let store = self.checkpoints()?;
+        Some(Arc::new(TurnRecorder::new(store, &session, turn, &prompt)))
+    }
+
     /// The conversation so far.
     pub fn messages(&self) -> &[Message] {
         &self.messages
@@ -301,6 +364,7 @@ impl AgentLoop {
             return Outcome::Completed;
         }
 
+        self.recorder = self.turn_recorder();
         let mut turns: u32 = 0;
         let mut unresolved_denial = false;
         let outcome = loop {
@@ -622,6 +686,7 @@ impl AgentLoop {
             .with_session_rules(Arc::clone(&self.session_rules))
             .with_cancel(cancel.child_token())
             .with_progress(progress)
+            .with_checkpoint(self.recorder.clone())
             .with_intent(match self.messages.last() {
                 Some(Message::Assistant { text, .. }) => tools::last_sentence(text),
                 _ => None,

@@ -16,11 +16,15 @@ use std::future::Future;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use decode_protocol::{ChatStatus, ErrorKind, IpcError, LoopEvent, Outcome, Todo, TodoState};
+use decode_protocol::{
+    ChatStatus, ErrorKind, IpcError, LoopEvent, Outcome, Todo, TodoState, TurnCheckpoint, UndoPlan,
+    UndoReport, UndoScope,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent_loop::{AgentLoop, EventSink, LoopConfig};
 use crate::channel::DecisionChannel;
+use crate::checkpoints::{CheckpointError, Checkpoints};
 use crate::config::{self, Config, Overrides, SecretStore, SetupError};
 use crate::mcp::McpHub;
 use crate::providers::{self, Message, ModelClient};
@@ -341,6 +345,70 @@ impl ChatSession {
         }
     }
 
+    /// The project's checkpoint store and this chat's session id, for an undo (not
+    /// while a prompt runs: its turn is still being recorded).
+    fn undo_store(&self) -> Result<(Checkpoints, String), IpcError> {
+        if self.running() {
+            return Err(IpcError::new(
+                ErrorKind::Busy,
+                "the agent is still working: stop it or wait for it before undoing",
+            ));
+        }
+        let Some(session) = self.session_id() else {
+            return Err(IpcError::new(
+                ErrorKind::NotFound,
+                "this chat has no turns yet: there is nothing to undo",
+            ));
+        };
+        let Some(data) = self.active.data_dir() else {
+            return Err(IpcError::new(
+                ErrorKind::Other,
+                "Decode has no data folder here, so it keeps no checkpoints",
+            ));
+        };
+        let store = Checkpoints::open(data, self.active.project_root()).map_err(ipc_error)?;
+        Ok((store, session))
+    }
+
+    /// The turns of this chat's session that changed files, newest first.
+    pub fn checkpoint_turns(&self) -> Result<Vec<TurnCheckpoint>, IpcError> {
+        let (store, session) = self.undo_store()?;
+        store.turns(Some(&session)).map_err(ipc_error)
+    }
+
+    /// What "Undo this turn" (`later_turns` false) or "Restore to here" (true) on
+    /// turn `turn` of this chat would do, file by file, with diffs and conflicts.
+    pub fn undo_plan(&self, turn: u32, later_turns: bool) -> Result<UndoPlan, IpcError> {
+        let (store, session) = self.undo_store()?;
+        store
+            .plan_undo(&UndoScope {
+                session,
+                turn,
+                later_turns,
+            })
+            .map_err(ipc_error)
+    }
+
+    /// Applies that undo: conflicts stay as they are unless listed in `overwrite`.
+    pub fn undo(
+        &self,
+        turn: u32,
+        later_turns: bool,
+        overwrite: &[String],
+    ) -> Result<UndoReport, IpcError> {
+        let (store, session) = self.undo_store()?;
+        store
+            .undo(
+                &UndoScope {
+                    session,
+                    turn,
+                    later_turns,
+                },
+                overwrite,
+            )
+            .map_err(ipc_error)
+    }
+
     /// Checks that `text` can be sent now and returns the future that runs it to the
     /// end, sending every event to `sink`. Errors: no provider (`no_provider`, with how
     /// to set one up), a prompt already running (`busy`), an empty prompt, a transcript
@@ -531,4 +599,14 @@ impl ChatSession {
         }));
         Ok(agent)
     }
+}
+
+/// A checkpoint error as the window receives it.
+fn ipc_error(e: CheckpointError) -> IpcError {
+    let kind = match e {
+        CheckpointError::NotFound(_) => ErrorKind::NotFound,
+        CheckpointError::TooMany(_) => ErrorKind::Project,
+        _ => ErrorKind::Other,
+    };
+    IpcError::new(kind, e.to_string())
 }

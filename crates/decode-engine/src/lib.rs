@@ -5,6 +5,7 @@
 //! - [`sandbox`]: the bubblewrap sandbox every unapproved bash command runs in;
 //! - [`providers`]: the model providers (Gemini, Anthropic, OpenAI-compatible, script);
 //! - [`agent_loop`]: the loop that runs a prompt through model turns and gated tool calls;
+//! - [`checkpoints`]: what each turn changed, and undoing it;
 //! - [`channel`]: the one queue of decisions every surface answers;
 //! - [`session`]: the JSONL transcripts of conversations, and resuming them;
 //! - [`config`]: the app's config file and API keys (env vars, OS keyring);
@@ -21,6 +22,7 @@
 pub mod agent_loop;
 pub mod channel;
 pub mod chat;
+pub mod checkpoints;
 pub mod config;
 pub mod demo;
 pub mod mcp;

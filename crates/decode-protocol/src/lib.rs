@@ -11,6 +11,7 @@
 //! file. Regenerate with
 //! `DECODE_WRITE_TS=1 cargo test -p decode-protocol generated_typescript_is_current`.
 
+pub mod checkpoints;
 pub mod decision;
 pub mod error;
 pub mod events;
@@ -21,6 +22,10 @@ pub mod status;
 pub mod wire;
 pub mod workspace;
 
+pub use checkpoints::{
+    ConflictReason, EntryKind, FileChange, TurnCheckpoint, UndoConflict, UndoFailure, UndoFile,
+    UndoPlan, UndoReport, UndoScope,
+};
 pub use decision::{
     plan_modes, BoundKind, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, McpCallInfo,
     PendingDecision, RuleCheck, SandboxBound,
@@ -118,6 +123,16 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<McpServerView>(&cfg),
         decl::<SessionSummary>(&cfg),
         decl::<SessionView>(&cfg),
+        decl::<UndoScope>(&cfg),
+        decl::<TurnCheckpoint>(&cfg),
+        decl::<FileChange>(&cfg),
+        decl::<EntryKind>(&cfg),
+        decl::<ConflictReason>(&cfg),
+        decl::<UndoConflict>(&cfg),
+        decl::<UndoFile>(&cfg),
+        decl::<UndoPlan>(&cfg),
+        decl::<UndoFailure>(&cfg),
+        decl::<UndoReport>(&cfg),
     ];
     let protocol = format!("{HEADER}\n{}", decls.join("\n"));
     let wire = format!(

@@ -8,6 +8,7 @@
 
 use ts_rs::{Config, TS};
 
+use crate::checkpoints::{TurnCheckpoint, UndoPlan, UndoReport};
 use crate::decision::{ChannelEvent, DecisionAnswer, DecisionId, PendingDecision, RuleCheck};
 use crate::events::LoopEvent;
 use crate::policy_ts::{ModeTs, RuleListTs};
@@ -162,6 +163,13 @@ wire! {
         read_session(id: String) -> SessionView;
         resume_session(id: String, stop_first: bool) -> Unit;
         start_demo() -> Unit;
+        /// The turns of this chat's session that changed files (docs/checkpoints.md).
+        checkpoint_turns() -> Vec<TurnCheckpoint>;
+        /// What "Undo this turn" (`later_turns` false) or "Restore to here" (true) on
+        /// turn `turn` would do: every file with its diff and its conflict.
+        undo_plan(turn: u32, later_turns: bool) -> UndoPlan;
+        /// Applies that undo; a conflict is restored only when listed in `overwrite`.
+        undo_turn(turn: u32, later_turns: bool, overwrite: Vec<String>) -> UndoReport;
     }
     events {
         /// Every mode or agent change, from any surface (this window, the tray).

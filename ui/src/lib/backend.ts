@@ -38,6 +38,9 @@ import type {
   Snapshot,
   StreamEvent,
   TrustPreview,
+  TurnCheckpoint,
+  UndoPlan,
+  UndoReport,
 } from './gen/protocol';
 import type { Commands, Events } from './gen/wire';
 
@@ -299,4 +302,21 @@ export function resumeSession(id: string, stopFirst = false): Promise<void> {
 /** Opens the offline demo on a scratch project (the `project` event follows). */
 export function startDemo(): Promise<void> {
   return call('start_demo');
+}
+
+// ---- Checkpoints (docs/checkpoints.md) ----
+
+/** The turns of this chat's session that changed files, newest first. */
+export function checkpointTurns(): Promise<TurnCheckpoint[]> {
+  return call('checkpoint_turns');
+}
+
+/** What undoing turn `turn` (and, with `laterTurns`, every later one) would do; changes nothing. */
+export function undoPlan(turn: number, laterTurns: boolean): Promise<UndoPlan> {
+  return call('undo_plan', { turn, laterTurns });
+}
+
+/** Undoes it; a conflict is restored only when its path is in `overwrite`. */
+export function undoTurn(turn: number, laterTurns: boolean, overwrite: string[]): Promise<UndoReport> {
+  return call('undo_turn', { turn, laterTurns, overwrite });
 }

@@ -11,6 +11,7 @@ pub mod mcp;
 pub mod run;
 pub mod tool;
 pub mod trust;
+pub mod undo;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -8,3 +8,4 @@ mod run_cli;
 mod sandbox_cli;
 mod terminal;
 mod tool_cli;
+mod undo_cli;

@@ -218,7 +218,8 @@ pub async fn call_tool(
         approved_by_person,
         ..ctx.clone()
     };
-    let mut result = timed(handler, &input, ctx).await;
+    // What the call changes is recorded for the turn's undo (docs/checkpoints.md).
+    let mut result = recorded(ctx, tool, timed(handler, &input, ctx)).await;
     // A sandboxed command that failed on a bound of the sandbox: the person is
     // asked whether to run it again outside, once (in every mode: no rule and no
     // mode lifts the sandbox).
@@ -243,6 +244,28 @@ pub async fn call_tool(
     outcome.result = result;
     outcome.ran = true;
     outcome
+}
+
+/// Runs `execute`, recording what it changes for the turn's undo when the context has
+/// a turn recorder (docs/checkpoints.md): the store's lock is held from just before
+/// to just after, so another session's changes never mix in.
+async fn recorded(
+    ctx: &ToolContext,
+    tool: Tool,
+    execute: impl std::future::Future<Output = ToolResult>,
+) -> ToolResult {
+    let recording = match &ctx.checkpoint {
+        Some(r) => {
+            r.begin(tool, ctx.judged_path.as_deref(), &ctx.cancel, &ctx.progress)
+                .await
+        }
+        None => None,
+    };
+    let result = execute.await;
+    if let Some(r) = recording {
+        r.finish(&ctx.progress).await;
+    }
+    result
 }
 
 /// Runs the tool and notes how long it ran.
@@ -293,7 +316,8 @@ async fn run_outside(
                 approved_by_person: true,
                 ..ctx.clone()
             };
-            let mut r = timed(handler, input, &outside).await;
+            // Recorded on its own: the store is not held while the person is asked.
+            let mut r = recorded(&outside, Tool::Bash, timed(handler, input, &outside)).await;
             r.content = format!(
                 "[in the sandbox it failed: {}; the person allowed it to run again outside the sandbox, once]\n{}",
                 bound.message, r.content

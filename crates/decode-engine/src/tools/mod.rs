@@ -10,7 +10,7 @@ mod bash;
 mod call;
 mod control;
 mod edit;
-mod files;
+pub(crate) mod files;
 mod glob;
 mod grep;
 mod paths;
@@ -132,6 +132,9 @@ pub struct ToolContext {
     /// this session or always): bash runs it outside the sandbox. A call allowed
     /// by a rule, a mode or an earlier answer runs sandboxed.
     pub approved_by_person: bool,
+    /// Records what `write`, `edit` and `bash` change for the turn's undo
+    /// (docs/checkpoints.md); none outside a session's turn.
+    pub checkpoint: Option<Arc<crate::checkpoints::TurnRecorder>>,
     /// What the agent said before this call (its last sentence), shown in an ask
     /// when the call carries no `description` of its own.
     pub intent: Option<String>,
@@ -152,8 +155,18 @@ impl ToolContext {
             session_rules: Arc::new(SessionRules::new()),
             judged_path: None,
             approved_by_person: false,
+            checkpoint: None,
             intent: None,
         }
+    }
+
+    /// The same context recording changes for a turn's undo.
+    pub fn with_checkpoint(
+        mut self,
+        recorder: Option<Arc<crate::checkpoints::TurnRecorder>>,
+    ) -> ToolContext {
+        self.checkpoint = recorder;
+        self
     }
 
     /// The same context with what the agent said before the call.

@@ -3,6 +3,7 @@
 mod as_users;
 mod channel;
 mod chat_session;
+mod checkpoints;
 mod loop_ask;
 mod loop_session;
 mod mcp;

@@ -741,3 +741,150 @@ export type SessionView = { id: string, events: Array<LoopEvent>,
  * Where reading stopped and why (a corrupt or truncated transcript).
  */
 warnings: Array<string>, };
+
+/**
+ * Which turns to undo: one turn of a session ("Undo this turn"), or that turn and
+ * every later turn of the same session ("Restore to here": the project's files go
+ * back to how they were when the turn's prompt was sent).
+ */
+export type UndoScope = { 
+/**
+ * The session id.
+ */
+session: string, 
+/**
+ * The turn: the number of the person's prompt in the session, from 1.
+ */
+turn: number, 
+/**
+ * Also every later turn of the session.
+ */
+later_turns: boolean, };
+
+/**
+ * A turn of a session that changed files.
+ */
+export type TurnCheckpoint = { session: string, turn: number, 
+/**
+ * The first line of the person's prompt.
+ */
+prompt: string, 
+/**
+ * Unix milliseconds of the turn's first recorded change.
+ */
+started: number, 
+/**
+ * How many files and folders it changed.
+ */
+files: number, 
+/**
+ * Unix milliseconds of its undo, once undone.
+ */
+undone: number | null, 
+/**
+ * Changes the recording could not see (a checkpoint that failed): the undo of
+ * this turn may be incomplete.
+ */
+problems: Array<string>, };
+
+/**
+ * What a turn did to one path.
+ */
+export type FileChange = "created" | "modified" | "mode_changed" | "deleted" | "type_changed";
+
+/**
+ * What a path is (before the turn, or after it when the turn created it).
+ */
+export type EntryKind = "file" | "link" | "folder";
+
+/**
+ * Why a file is not put back without the person's say.
+ */
+export type ConflictReason = "changed_since" | "changed_between_turns" | "unreadable";
+
+/**
+ * A file that undo keeps as it is unless the person chooses to restore it anyway.
+ */
+export type UndoConflict = { reason: ConflictReason, 
+/**
+ * One sentence for the person.
+ */
+detail: string, 
+/**
+ * What changed since the turn: the diff from what the turn left to what is
+ * there now (none for a binary file, a link or a folder).
+ */
+diff: string | null, };
+
+/**
+ * One path an undo would put back.
+ */
+export type UndoFile = { 
+/**
+ * Relative to the project root.
+ */
+path: string, change: FileChange, kind: EntryKind, 
+/**
+ * The turns that changed it.
+ */
+turns: Array<number>, 
+/**
+ * The file's contents are binary: no text diff.
+ */
+binary: boolean, 
+/**
+ * What the turns did to it: the diff from before the first turn to after the
+ * last (what undo takes back). None for binary files, links and folders.
+ */
+diff: string | null, 
+/**
+ * The file is already as it was before the turns: nothing to do.
+ */
+already_restored: boolean, 
+/**
+ * Kept as it is unless the person chooses to restore it anyway.
+ */
+conflict: UndoConflict | null, };
+
+/**
+ * What undoing a scope would do, before anything is changed.
+ */
+export type UndoPlan = { scope: UndoScope, 
+/**
+ * The turns undone (already undone ones are left out).
+ */
+turns: Array<number>, files: Array<UndoFile>, 
+/**
+ * How many of the files are conflicts.
+ */
+conflicts: number, 
+/**
+ * What the recording of these turns could not see (their undo may be incomplete).
+ */
+problems: Array<string>, };
+
+/**
+ * A path undo could not put back.
+ */
+export type UndoFailure = { path: string, error: string, };
+
+/**
+ * What an undo did.
+ */
+export type UndoReport = { scope: UndoScope, turns: Array<number>, 
+/**
+ * Put back as they were before the turns (contents, mode, link target).
+ */
+restored: Array<string>, 
+/**
+ * Created by the turns, removed.
+ */
+removed: Array<string>, 
+/**
+ * Conflicts kept as they are (the person did not choose to restore them).
+ */
+kept: Array<string>, 
+/**
+ * Already as they were before the turns.
+ */
+unchanged: Array<string>, failed: Array<UndoFailure>, };

@@ -50,6 +50,13 @@ export interface Commands {
   read_session: { args: { id: string }; result: P.SessionView };
   resume_session: { args: { id: string; stopFirst: boolean }; result: void };
   start_demo: { args: null; result: void };
+  /** The turns of this chat's session that changed files (docs/checkpoints.md). */
+  checkpoint_turns: { args: null; result: Array<P.TurnCheckpoint> };
+  /** What "Undo this turn" (`later_turns` false) or "Restore to here" (true) on
+   * turn `turn` would do: every file with its diff and its conflict. */
+  undo_plan: { args: { turn: number; laterTurns: boolean }; result: P.UndoPlan };
+  /** Applies that undo; a conflict is restored only when listed in `overwrite`. */
+  undo_turn: { args: { turn: number; laterTurns: boolean; overwrite: Array<string> }; result: P.UndoReport };
 }
 
 /** Every event the backend pushes, with its payload. */
