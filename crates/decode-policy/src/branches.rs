@@ -5,45 +5,8 @@
 //! followed through earlier `checkout`/`switch` commands; where it cannot be
 //! known, it counts as protected.
 
-use crate::caps::git_subcommand;
 use crate::options::{self, OptionSpec};
-
-/// The branch checked out when a fragment runs.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) enum Branch {
-    /// No earlier switch: the repository's HEAD.
-    #[default]
-    Head,
-    /// One of these (`HEAD`: the repository's HEAD), after switches that may
-    /// have failed.
-    OneOf(Vec<String>),
-    /// An earlier switch the gate cannot follow (dynamic, `-`, `@{-1}`, a subshell).
-    Unknown,
-}
-
-impl Branch {
-    /// After a switch to `to` (`None`: unknown). `certain`: the rest of the
-    /// command runs only when the switch succeeded (`&&`).
-    pub(crate) fn switched(&self, to: Option<&str>, certain: bool) -> Branch {
-        let Some(to) = to else {
-            return Branch::Unknown;
-        };
-        if certain {
-            return Branch::OneOf(vec![to.to_string()]);
-        }
-        match self {
-            Branch::Unknown => Branch::Unknown,
-            Branch::Head => Branch::OneOf(vec!["HEAD".into(), to.to_string()]),
-            Branch::OneOf(v) => {
-                let mut v = v.clone();
-                if !v.iter().any(|b| b == to) {
-                    v.push(to.to_string());
-                }
-                Branch::OneOf(v)
-            }
-        }
-    }
-}
+use crate::programs::git_subcommand;
 
 /// What a fragment would change.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,15 +6,14 @@
 
 mod aliases;
 mod branches;
-mod caps;
 pub mod decide;
-mod external;
 mod globx;
 pub mod input;
 mod matcher;
 pub mod mode;
 mod options;
 pub mod paths;
+mod programs;
 pub mod rules;
 mod shell;
 pub mod tool;

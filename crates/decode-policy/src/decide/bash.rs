@@ -427,7 +427,14 @@ impl Gate {
         let has_rules = self.index.has_text_rules(RuleList::Deny, Tool::Bash)
             || self.index.has_text_rules(RuleList::Ask, Tool::Bash);
         for (i, f) in frags.iter().enumerate() {
-            for k in f.hidden_starts() {
+            let known = f
+                .core
+                .first()
+                .is_none_or(|n| crate::programs::knows_program(n));
+            if known {
+                continue;
+            }
+            for k in f.later_words() {
                 let tail = &f.core[k..];
                 let text = tail.join(" ");
                 let why = |what: String| {
@@ -442,7 +449,7 @@ impl Gate {
                     }
                 }
                 let t = f.tail(k);
-                if !has_rules && !crate::external::might_cap(&t.core) {
+                if !has_rules && !crate::programs::might_cap(&t.core) {
                     continue;
                 }
                 if let Some(r) = self.critical_removal(&t) {
@@ -451,10 +458,10 @@ impl Gate {
                 if mode == Mode::Bypass {
                     continue;
                 }
-                if let Some(r) = crate::external::external_effect(&t.core, &t.core_dyn, &[]) {
+                if let Some(r) = crate::programs::external_effect(&t.core, &t.core_dyn, &[]) {
                     return Some((i, why(r)));
                 }
-                if let Some(r) = caps::container_removal(&t.core) {
+                if let Some(r) = crate::programs::container_removal(&t.core) {
                     return Some((i, why(r)));
                 }
             }
@@ -524,7 +531,7 @@ impl Gate {
             } else {
                 (f.core.clone(), f.core_dyn.clone())
             };
-            if let Some(reason) = crate::external::external_effect(&core, &core_dyn, &f.chain) {
+            if let Some(reason) = crate::programs::external_effect(&core, &core_dyn, &f.chain) {
                 out.push(Cap {
                     kind: CapKind::External,
                     reason,

@@ -12,13 +12,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::branches::Branch;
-use crate::caps;
 use crate::input::{AgentPolicy, Call, PolicyInput};
 use crate::matcher::{PathForms, RuleIndex, Source};
 use crate::mode::Mode;
 use crate::paths::{self, expand_home, is_harmless_device, lexical, within};
 use crate::rules::{escape_glob, Rule, RuleList, RuleLists};
+use crate::shell::model::Branch;
 use crate::shell::{self, Fragment, Parsed, Role};
 use crate::tool::{Tool, ToolKind};
 use crate::trace::{

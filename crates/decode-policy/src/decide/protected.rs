@@ -2,7 +2,7 @@
 //! wherever they stand (`.git`, `.vscode`, `.idea`, `.envrc`), and whether a glob
 //! can name one.
 
-use super::*;
+use std::path::{Path, PathBuf};
 
 /// Whether a glob component (bash rules: `*` does not match a leading dot
 /// unless the pattern starts with one) can match `name`.

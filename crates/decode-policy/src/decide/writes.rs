@@ -243,7 +243,7 @@ impl Gate {
             }
             let mut as_rm = f.core.clone();
             as_rm[0] = "rm".to_string();
-            for t in caps::removal_targets(&as_rm) {
+            for t in crate::programs::removal_targets(&as_rm) {
                 if let Some(r) = self.critical_target(f, t) {
                     return Some(r);
                 }
@@ -261,7 +261,7 @@ impl Gate {
                 quote(&f.text)
             ));
         }
-        for t0 in caps::removal_targets(&f.core) {
+        for t0 in crate::programs::removal_targets(&f.core) {
             let alts = if t0.contains('{') {
                 shell::brace_expand(t0, 64)
             } else {
@@ -457,10 +457,10 @@ impl Gate {
         if let Some(why) = self.unplaceable_write(f) {
             return Some(why);
         }
-        if let Some(why) = caps::git_config_write(&f.core) {
+        if let Some(why) = crate::programs::git_config_write(&f.core) {
             return Some(format!("{} {why}: never automatic", quote(&f.text)));
         }
-        if let Some(what) = caps::container_removal(&f.core) {
+        if let Some(what) = crate::programs::container_removal(&f.core) {
             return Some(format!("{what}: never automatic"));
         }
         None

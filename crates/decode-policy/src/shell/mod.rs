@@ -7,25 +7,28 @@
 //! privilege wrapper and command path removed).
 
 mod arith;
-mod config;
-mod runners;
+pub(crate) mod config;
+pub(crate) mod model;
+pub(crate) mod parse;
 mod second;
-mod words;
-mod wrapper_table;
-mod wrappers;
-mod writes;
+pub(crate) mod words;
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::Node;
+
+use parse::{
+    backtick_unescape, backtick_unescape_in, find_substitutions, parse_budget_spent, parse_source,
+    translation_mark,
+};
 
 use crate::paths;
 pub(crate) use config::ShellConfig;
+pub(crate) use model::{Fragment, Parsed, Redir, Role, Target as WriteTarget};
+use words::basename;
 pub(crate) use words::brace_expand;
 pub(crate) use words::Word;
 use words::{is_dynamic_kind, norm_word, slice};
-pub(crate) use writes::Target as WriteTarget;
 
 /// Longest re-reading (brace-expanded or `$IFS`-split text) judged.
 const MAX_REINTERPRETED: usize = 4 * 1024;
@@ -62,295 +65,6 @@ const MAX_DERIVED: usize = 512;
 /// How deeply derived commands may nest (a derived command's derived command…).
 const MAX_DERIVED_DEPTH: usize = 24;
 
-thread_local! {
-    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-}
-
-fn new_parser() -> Option<Parser> {
-    let mut p = Parser::new();
-    match p.set_language(&tree_sitter_bash::LANGUAGE.into()) {
-        Ok(()) => Some(p),
-        Err(e) => {
-            tracing::error!("cannot load the bash grammar: {e}");
-            None
-        }
-    }
-}
-
-/// tree-sitter-bash 0.25's scanner calls `isdigit()` on the character after
-/// `{` (and after `{N..`), which reads out of bounds — and crashes — for
-/// large code points. The parser gets a copy where each non-ASCII character
-/// right after `{` or `.` is replaced by as many `x` bytes: a word character
-/// to both, so the tree is the same and its byte ranges fit `src`.
-fn scanner_safe(src: &str) -> Option<String> {
-    let mut out: Option<String> = None;
-    let mut prev = '\0';
-    for (i, c) in src.char_indices() {
-        if !c.is_ascii() && (prev == '{' || prev == '.') {
-            let o = out.get_or_insert_with(|| src.to_string());
-            o.replace_range(i..i + c.len_utf8(), &"x".repeat(c.len_utf8()));
-        }
-        prev = c;
-    }
-    out
-}
-
-/// Time all tree-sitter parses of one command may take together; past it
-/// the command is opaque (and asks even in bypass). tree-sitter's error
-/// recovery is superlinear on some inputs (thousands of `|`).
-const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_millis(40);
-
-thread_local! {
-    static DEADLINE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
-    /// How many texts this thread has parsed (the tests bound the work a command costs).
-    static PARSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// Parses with this thread's parser (created on first use, then reused);
-/// `None` when it cannot, or when the command's parse budget is spent.
-fn parse_tree(src: &str) -> Option<Tree> {
-    PARSES.with(|n| n.set(n.get() + 1));
-    let safe = scanner_safe(src);
-    let src = safe.as_deref().unwrap_or(src);
-    let deadline = DEADLINE.with(|d| d.get());
-    if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-        return None;
-    }
-    let bytes = src.as_bytes();
-    let run = |p: &mut Parser| {
-        let mut read = |i: usize, _: tree_sitter::Point| -> &[u8] { bytes.get(i..).unwrap_or(&[]) };
-        let mut expired = |_: &tree_sitter::ParseState| -> bool {
-            deadline.is_some_and(|d| std::time::Instant::now() >= d)
-        };
-        let options = tree_sitter::ParseOptions::new().progress_callback(&mut expired);
-        p.parse_with_options(&mut read, None, Some(options))
-    };
-    PARSER.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut slot) => {
-            if slot.is_none() {
-                *slot = new_parser();
-            }
-            let p = slot.as_mut()?;
-            let tree = run(p);
-            if tree.is_none() {
-                p.reset();
-            }
-            tree
-        }
-        // Re-entered (never expected): use a throw-away parser.
-        Err(_) => run(&mut new_parser()?),
-    })
-}
-
-/// Whether this command's parse budget is spent.
-fn parse_budget_spent() -> bool {
-    DEADLINE.with(|d| d.get().is_some_and(|d| std::time::Instant::now() >= d))
-}
-
-/// Whether a fragment must be covered by an allow rule, or is only checked
-/// by deny rules, ask rules and caps (a string run by `eval`, the command run
-/// by `sudo bash -c`, the outer `bash -c` whose string is judged instead).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub(crate) enum Role {
-    Full,
-    #[default]
-    Checked,
-}
-
-/// One simple command.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Fragment {
-    /// Normalised words joined by single spaces, redirections as `> target`.
-    pub text: String,
-    /// The same with each word re-quoted canonically (what allow rules and
-    /// "always allow" rules match: word boundaries and quoting kept).
-    pub canon: String,
-    pub role: Role,
-    /// Forms allow rules may match (empty for `Role::Checked`).
-    pub allow_forms: Vec<String>,
-    /// Forms deny rules, ask rules and `caps.external` match.
-    pub check_forms: Vec<String>,
-    /// Command names met while seeing through (basenames), outermost first.
-    pub chain: Vec<String>,
-    /// The seen-through command: name (basename) and its arguments.
-    pub core: Vec<String>,
-    /// Paths the fragment names (raw, quoting removed), relative to `cwd`.
-    pub paths: Vec<String>,
-    /// Current directory when the fragment runs; `None` when unknown.
-    pub cwd: Option<PathBuf>,
-    /// The branch checked out when it runs (after earlier switches).
-    pub branch: crate::branches::Branch,
-    /// Where it writes (redirections and the targets of writing commands).
-    pub writes: Vec<writes::Target>,
-    /// Links made by earlier commands (`ln`), as lexical paths; `None` when
-    /// one was made where the gate cannot place it.
-    pub links: Option<Vec<PathBuf>>,
-    /// For `find` and the commands its `-exec` runs: the starting points
-    /// (`None`: only known when it runs); `{}` stands for a path under them.
-    pub find_roots: Option<Vec<Option<String>>>,
-    /// The command's words (assignments and redirections apart), expanded.
-    pub words: Vec<Word>,
-    /// Index in `words` where each see-through level starts.
-    pub levels: Vec<usize>,
-    /// For each word of `core`: only known when the shell runs.
-    pub core_dyn: Vec<bool>,
-    /// For each word of `core`: some part of it is quoted.
-    pub core_quoted: Vec<bool>,
-    /// The program word is dynamic but made only of variables the command
-    /// sets to known text: each value was judged as a fragment of its own.
-    pub program_resolved: bool,
-    /// The program word has static parts (`c$(x)rl`): rules that could
-    /// match some value of it apply.
-    pub program_partial: bool,
-    /// The program word may expand to several words the command controls
-    /// (a substitution, `"$@"`, an array, a variable it sets to unknown
-    /// text): it may hold the arguments too.
-    pub program_free: bool,
-    /// Globs match names starting with a dot (`shopt -s dotglob`,
-    /// `GLOBIGNORE`) when it runs.
-    pub dotglob: bool,
-    /// Globs follow rules the gate does not model (`extglob`,
-    /// `nocaseglob`): a glob may name anything in its folder.
-    pub loose_globs: bool,
-    /// Run by `find -exec` or `xargs`: some of its words are filled in when
-    /// it runs (`{}`, the `-I` string, appended arguments).
-    pub filled: bool,
-    /// A wrapper or shell run by xargs or find whose command (or script) is
-    /// among the words filled in (`echo rm -rf /home | xargs env`).
-    pub command_filled: bool,
-}
-
-impl Fragment {
-    /// Globs over the words bash may run at each see-through level, joined
-    /// by spaces (the program by its base name; every dynamic part `*`,
-    /// absorbing the space before it, since it may expand to no word).
-    pub(crate) fn argv_patterns(&self, tilde: bool) -> Vec<String> {
-        let mut out = Vec::new();
-        for &lvl in &self.levels {
-            let Some(tail) = self.words.get(lvl..) else {
-                continue;
-            };
-            if tail.is_empty() {
-                continue;
-            }
-            let mut p = String::new();
-            for (k, w) in tail.iter().enumerate() {
-                let wp = if k == 0 {
-                    let mut name = w.clone();
-                    if !w.dynamic {
-                        name.text = wrappers::basename(&w.text).to_string();
-                        name.segs = Vec::new();
-                    }
-                    name.pattern(tilde)
-                } else {
-                    w.pattern(tilde)
-                };
-                if k > 0 && !wp.starts_with('*') {
-                    p.push(' ');
-                }
-                p.push_str(&wp);
-            }
-            if !out.contains(&p) {
-                out.push(p);
-            }
-        }
-        out
-    }
-
-    /// For a program the gate does not know: where in `core` a later,
-    /// unquoted, static word could start a command it runs.
-    pub(crate) fn hidden_starts(&self) -> Vec<usize> {
-        let Some(name) = self.core.first() else {
-            return Vec::new();
-        };
-        if crate::external::knows_program(name) {
-            return Vec::new();
-        }
-        (1..self.core.len())
-            .filter(|&k| {
-                !self.core_dyn.get(k).copied().unwrap_or(true)
-                    && !self.core_quoted.get(k).copied().unwrap_or(true)
-                    && !self.core[k].starts_with('-')
-                    && !self.core[k].is_empty()
-            })
-            .collect()
-    }
-
-    /// Whether an argument of the fragment is only known when the shell runs
-    /// (a dynamic command word makes the command opaque instead).
-    pub(crate) fn has_dynamic(&self) -> bool {
-        self.words.iter().any(|w| w.dynamic)
-    }
-
-    /// The command starting at word `k` of `core` (a later word of a program
-    /// the gate does not know), as a light fragment for the caps.
-    pub(crate) fn tail(&self, k: usize) -> Fragment {
-        let mut core = self.core[k..].to_vec();
-        // `foo run /bin/rm -rf /` runs `rm`.
-        core[0] = wrappers::basename(&core[0]).to_string();
-        Fragment {
-            text: core.join(" "),
-            chain: vec![core[0].clone()],
-            core_dyn: self
-                .core_dyn
-                .get(k..)
-                .map(<[bool]>::to_vec)
-                .unwrap_or_default(),
-            core,
-            cwd: self.cwd.clone(),
-            ..Fragment::default()
-        }
-    }
-
-    /// [`Fragment::argv_patterns`] of the levels whose program is known:
-    /// what deny rules, ask rules and `caps.external` could match.
-    pub(crate) fn dynamic_patterns(&self) -> Vec<String> {
-        if self.program_partial && !self.program_resolved {
-            // `c$(x)rl`: any program it can spell.
-            return self.argv_patterns(false);
-        }
-        let mut static_levels = self.clone();
-        static_levels
-            .levels
-            .retain(|&l| self.words.get(l).is_some_and(|w| !w.dynamic));
-        static_levels.argv_patterns(false)
-    }
-
-    /// The program word is only known when it runs (and not resolved
-    /// through the command's own variables).
-    pub(crate) fn program_unknown(&self) -> bool {
-        self.core_dyn.first() == Some(&true) && !self.program_resolved
-    }
-}
-
-/// The parse of one bash command.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Parsed {
-    pub fragments: Vec<Fragment>,
-    /// Why no rule can allow it.
-    pub opaque: Option<String>,
-    /// The analysis is incomplete (nesting too deep): ask even in bypass.
-    pub strict: bool,
-}
-
-/// Where a redirection points.
-#[derive(Debug, Clone)]
-pub(crate) struct Redir {
-    text: String,
-    path: Option<String>,
-    /// The target holds a decoded control character.
-    ctrl: bool,
-    /// `text` with the target in canonical (re-quoted) form.
-    canon: String,
-    /// It writes its target (`>`, `>>`, `>|`, `&>`, `<>`).
-    pub write: bool,
-    /// The target is only known when the shell runs.
-    pub dynamic: bool,
-    /// What a here-string or here-document feeds to standard input: its
-    /// text when static, `None` when it holds expansions.
-    pub feed: Option<Option<String>>,
-}
-
 #[derive(Clone)]
 struct Scope {
     role: Role,
@@ -359,10 +73,7 @@ struct Scope {
 
 /// Parses `src` into fragments. `root` is the directory commands start in.
 pub(crate) fn parse_command(src: &str, root: &Path, home: &Path, config: &ShellConfig) -> Parsed {
-    DEADLINE.with(|d| d.set(Some(std::time::Instant::now() + PARSE_BUDGET)));
-    let parsed = parse_command_inner(src, root, home, config);
-    DEADLINE.with(|d| d.set(None));
-    parsed
+    parse::budgeted(|| parse_command_inner(src, root, home, config))
 }
 
 fn parse_command_inner(src: &str, root: &Path, home: &Path, config: &ShellConfig) -> Parsed {
@@ -373,7 +84,7 @@ fn parse_command_inner(src: &str, root: &Path, home: &Path, config: &ShellConfig
         opaque: None,
         strict: false,
         cwd: Some(root.to_path_buf()),
-        branch: crate::branches::Branch::Head,
+        branch: model::Branch::Head,
         links: Some(Vec::new()),
         last_switch: None,
         depth: 0,
@@ -483,198 +194,6 @@ pub fn fragments(command: &str) -> Fragments {
     }
 }
 
-/// The first control (other than tab and newline) or invisible character.
-pub(crate) fn hidden_char(s: &str) -> Option<char> {
-    s.chars().find(|&c| is_hidden(c))
-}
-
-pub(crate) fn is_hidden(c: char) -> bool {
-    if c == '\t' || c == '\n' {
-        return false;
-    }
-    if c.is_control() {
-        return true;
-    }
-    matches!(c as u32,
-        0x00A0 | 0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x1680 | 0x17B4 | 0x17B5
-        | 0x180B..=0x180F
-        | 0x2000..=0x200F
-        | 0x2028..=0x202F
-        | 0x205F..=0x206F
-        | 0x2800
-        | 0x3000
-        | 0x3164
-        | 0xFE00..=0xFE0F
-        | 0xFEFF
-        | 0xFFA0
-        | 0xFFF0..=0xFFFB
-        | 0x1BCA0..=0x1BCA3
-        | 0x1D173..=0x1D17A
-        | 0xE0000..=0xE007F
-        | 0xE0100..=0xE01EF
-        | 0xF0000..=0x10FFFF)
-}
-
-/// Parses, then repairs two places where tree-sitter reads differently from
-/// bash, and parses again:
-/// - a line continuation inside a word (`r\<newline>m` is `rm` to bash),
-///   which tree-sitter takes for whitespace: removed;
-/// - a newline that tree-sitter swallowed into a word (`ls\n\rm x` is two
-///   commands to bash, one to tree-sitter): a space is put after it.
-fn parse_source(src: &str) -> Option<(Tree, String)> {
-    let mut text = src.to_string();
-    for _ in 0..6 {
-        let tree = parse_tree(&text)?;
-        let root = tree.root_node();
-        let bytes = text.as_bytes();
-        // (position, kind): a continuation to remove, a newline to follow by a
-        // space, a newline to precede by `;`, or a word tree-sitter dropped.
-        let mut fixes: Vec<(usize, Fix)> = dropped_words(root, bytes);
-        if fixes.is_empty() && !text.contains('\n') {
-            return Some((tree, text));
-        }
-        for (i, &b) in bytes.iter().enumerate() {
-            if b != b'\n' {
-                continue;
-            }
-            let escaped = i > 0 && bytes[i - 1] == b'\\';
-            if escaped {
-                let c = i - 1;
-                if is_gap(root, c) {
-                    let before = c > 0 && !bytes[c - 1].is_ascii_whitespace();
-                    let after = i + 1 < bytes.len() && !bytes[i + 1].is_ascii_whitespace();
-                    if before && after {
-                        fixes.push((c, Fix::Join));
-                    }
-                }
-            } else {
-                match root.descendant_for_byte_range(i, i + 1).map(|n| n.kind()) {
-                    Some("word") => fixes.push((i, Fix::Space)),
-                    // A simple command never spans an unescaped newline in bash.
-                    Some("command") => fixes.push((i, Fix::End)),
-                    _ => {}
-                }
-            }
-        }
-        if fixes.is_empty() {
-            return Some((tree, text));
-        }
-        fixes.sort_by_key(|f| f.0);
-        fixes.dedup_by_key(|f| f.0);
-        let mut fixed = String::with_capacity(text.len() + fixes.len());
-        let mut last = 0;
-        for (pos, fix) in fixes {
-            match fix {
-                Fix::Join => {
-                    fixed.push_str(&text[last..pos]);
-                    last = pos + 2;
-                }
-                Fix::Space => {
-                    fixed.push_str(&text[last..=pos]);
-                    fixed.push(' ');
-                    last = pos + 1;
-                }
-                Fix::End => {
-                    fixed.push_str(&text[last..pos]);
-                    fixed.push(';');
-                    last = pos;
-                }
-                Fix::Quote(end) => {
-                    fixed.push_str(&text[last..pos]);
-                    fixed.push('\'');
-                    fixed.push_str(&text[pos..end]);
-                    fixed.push('\'');
-                    last = end;
-                }
-            }
-        }
-        fixed.push_str(&text[last..]);
-        text = fixed;
-    }
-    let tree = parse_tree(&text)?;
-    Some((tree, text))
-}
-
-#[derive(Clone, Copy)]
-enum Fix {
-    Join,
-    Space,
-    End,
-    /// A word tree-sitter dropped from the tree (a lone `-` before `2>&1` or
-    /// `<<`): quoted, which it reads, and which means the same to bash.
-    Quote(usize),
-}
-
-/// Runs of word characters between the leaves of the tree: text
-/// tree-sitter read past without a node (bash reads them as words).
-fn dropped_words(root: Node<'_>, bytes: &[u8]) -> Vec<(usize, Fix)> {
-    let plain = |b: u8| {
-        b.is_ascii_alphanumeric()
-            || matches!(
-                b,
-                b'-' | b'_' | b'.' | b'/' | b'+' | b'=' | b',' | b':' | b'@' | b'%'
-            )
-    };
-    let mut out = Vec::new();
-    let gap = |from: usize, to: usize, out: &mut Vec<(usize, Fix)>| {
-        let mut i = from;
-        while i < to.min(bytes.len()) {
-            if plain(bytes[i]) {
-                let start = i;
-                while i < to && plain(bytes[i]) {
-                    i += 1;
-                }
-                out.push((start, Fix::Quote(i)));
-                continue;
-            }
-            i += 1;
-        }
-    };
-    let mut cursor = root.walk();
-    let mut last_end = 0usize;
-    let mut budget = 1_000_000usize;
-    loop {
-        let n = cursor.node();
-        let leaf = n.child_count() == 0 || matches!(n.kind(), "heredoc_body" | "comment");
-        if leaf {
-            if n.start_byte() > last_end {
-                gap(last_end, n.start_byte(), &mut out);
-            }
-            last_end = last_end.max(n.end_byte());
-        } else if cursor.goto_first_child() {
-            continue;
-        }
-        budget -= 1;
-        if budget == 0 {
-            return Vec::new();
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                if bytes.len() > last_end {
-                    gap(last_end, bytes.len(), &mut out);
-                }
-                return out;
-            }
-        }
-    }
-}
-
-/// True when byte `i` lies between tokens (tree-sitter skipped it as an extra):
-/// the smallest node holding it has children, none of which holds it.
-fn is_gap(root: Node<'_>, i: usize) -> bool {
-    let Some(node) = root.descendant_for_byte_range(i, i + 1) else {
-        return false;
-    };
-    node.child_count() > 0
-        && !matches!(
-            node.kind(),
-            "string" | "raw_string" | "heredoc_body" | "ansi_c_string" | "translated_string"
-        )
-}
-
 struct Walker<'h> {
     home: &'h Path,
     config: &'h ShellConfig,
@@ -682,7 +201,7 @@ struct Walker<'h> {
     opaque: Option<String>,
     strict: bool,
     cwd: Option<PathBuf>,
-    branch: crate::branches::Branch,
+    branch: model::Branch,
     /// Links made so far (`None`: one the gate cannot place).
     links: Option<Vec<PathBuf>>,
     /// The last branch switch: (fragment index, branch).
@@ -805,7 +324,7 @@ impl Walker<'_> {
             self.flat_text_scan(src);
             return;
         }
-        if let Some(c) = hidden_char(src) {
+        if let Some(c) = words::hidden_char(src) {
             self.set_opaque(format!(
                 "the command holds an invisible or control character (U+{:04X})",
                 c as u32
@@ -1049,7 +568,7 @@ impl Walker<'_> {
                 // HEAD lives in the repository, not the shell: a switch in a
                 // subshell stays, but the gate cannot say whether it ran.
                 if self.branch != saved.1 {
-                    self.branch = crate::branches::Branch::Unknown;
+                    self.branch = model::Branch::Unknown;
                 }
                 self.last_switch = None;
             }
@@ -1062,7 +581,7 @@ impl Walker<'_> {
                     if kids.get(k + 1).map(|n| n.kind()) == Some("&&") {
                         if let Some((at, b)) = self.last_switch.take() {
                             if at + 1 == self.out.len() {
-                                self.branch = crate::branches::Branch::OneOf(vec![b]);
+                                self.branch = model::Branch::OneOf(vec![b]);
                             }
                         }
                     }
@@ -1102,7 +621,7 @@ impl Walker<'_> {
                     self.cwd = None;
                 }
                 if moved.1 {
-                    self.branch = crate::branches::Branch::Unknown;
+                    self.branch = model::Branch::Unknown;
                 }
             }
             "heredoc_redirect" => self.heredoc(node, src, scope),
@@ -1470,7 +989,7 @@ impl Walker<'_> {
                 "the command word has blanks at its ends (bash runs that exact name)".into(),
             );
         }
-        let mut analysis = wrappers::analyse(&assigns, &words, &redirs, role, self.config);
+        let mut analysis = crate::programs::analyse(&assigns, &words, &redirs, role, self.config);
         if let Some(why) = &analysis.dynamic {
             self.set_opaque(why.clone());
         }
@@ -1484,7 +1003,7 @@ impl Walker<'_> {
             }
         }
         let cs = *analysis.levels.last().unwrap_or(&0);
-        let patterns: Vec<usize> = pattern_args(&analysis.core)
+        let patterns: Vec<usize> = crate::programs::pattern_args(&analysis.core)
             .into_iter()
             .map(|k| cs + k)
             .collect();
@@ -1510,7 +1029,7 @@ impl Walker<'_> {
             }
         });
         paths.extend(substituted);
-        let mut writes = writes::targets(&analysis.core, &analysis.core_dyn, &redirs);
+        let mut writes = crate::programs::targets(&analysis.core, &analysis.core_dyn, &redirs);
         writes.extend(analysis.own_writes.iter().cloned());
         // A target built from variables the command only ever sets to
         // known text (`for f in a b; do cp x /tmp/$f; done`) is judged
@@ -1542,8 +1061,8 @@ impl Walker<'_> {
         // `env -C DIR`, `git -C DIR`: the command runs in DIR.
         let cwd = match &analysis.chdir {
             None => self.cwd.clone(),
-            Some(wrappers::Workdir::Unknown) => None,
-            Some(wrappers::Workdir::At(d)) => match self.expand_static(d) {
+            Some(model::Workdir::Unknown) => None,
+            Some(model::Workdir::At(d)) => match self.expand_static(d) {
                 Some(Some(e)) => self.cwd.as_ref().map(|c| paths::lexical(c, &e)),
                 _ => None,
             },
@@ -1598,7 +1117,7 @@ impl Walker<'_> {
             && (self.git_elsewhere || git_names_repository(&frag.core))
         {
             // Which branch that repository is on is not known here.
-            frag.branch = crate::branches::Branch::Unknown;
+            frag.branch = model::Branch::Unknown;
         }
         let by_xargs = frag
             .chain
@@ -1615,7 +1134,7 @@ impl Walker<'_> {
             && frag
                 .core
                 .first()
-                .is_some_and(|p| wrappers::runs_its_arguments(p));
+                .is_some_and(|p| crate::programs::runs_its_arguments(p));
         if frag.command_filled {
             self.set_opaque(format!(
                 "`{}` runs a command that xargs or find fills in when it runs",
@@ -1656,14 +1175,14 @@ impl Walker<'_> {
         }
         for d in analysis.derived {
             let key = match &d {
-                wrappers::Derived::Words(ws, role) => {
+                model::Derived::Words(ws, role) => {
                     let t: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
                     (t.join("\u{0}"), *role, self.cwd.clone())
                 }
-                wrappers::Derived::Source(text, role) => {
+                model::Derived::Source(text, role) => {
                     (format!("\u{1}{text}"), *role, self.cwd.clone())
                 }
-                wrappers::Derived::Find(ws, role, _) => {
+                model::Derived::Find(ws, role, _) => {
                     let t: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
                     (format!("\u{3}{}", t.join("\u{0}")), *role, self.cwd.clone())
                 }
@@ -1677,19 +1196,19 @@ impl Walker<'_> {
             self.seen.insert(key);
             self.derived_depth += 1;
             match d {
-                wrappers::Derived::Words(ws, role) => {
+                model::Derived::Words(ws, role) => {
                     self.emit(Vec::new(), ws, Vec::new(), role);
                 }
-                wrappers::Derived::Source(text, role) => {
+                model::Derived::Source(text, role) => {
                     self.reparse(&text, role);
                     if same_shell && Self::moves(&text) {
                         // `eval`, `trap`, `source`: run in this shell (a trap
                         // at any time): where they move is not followed.
                         self.cwd = None;
-                        self.branch = crate::branches::Branch::Unknown;
+                        self.branch = model::Branch::Unknown;
                     }
                 }
-                wrappers::Derived::Find(ws, role, roots) => {
+                model::Derived::Find(ws, role, roots) => {
                     let before = self.out.len();
                     self.emit(Vec::new(), ws, Vec::new(), role);
                     if let Some(f) = self.out.get_mut(before) {
@@ -1852,7 +1371,7 @@ impl Walker<'_> {
                         .is_some_and(|(e, c)| sourced_file_is_inert(&paths::lexical(c, &e)));
                 if !inert {
                     self.cwd = None;
-                    self.branch = crate::branches::Branch::Unknown;
+                    self.branch = model::Branch::Unknown;
                 }
             }
             "hash" => {
@@ -1872,7 +1391,7 @@ impl Walker<'_> {
                     if dynamic {
                         self.strict = true;
                     }
-                    let program = wrappers::basename(&p).to_string();
+                    let program = basename(&p).to_string();
                     for n in core
                         .iter()
                         .skip(k + usize::from(core.get(k).is_some_and(|t| t == "--")))
@@ -1900,7 +1419,7 @@ impl Walker<'_> {
                 {
                     if self.git_elsewhere || git_names_repository(core) {
                         // It may have moved another repository's HEAD, or this one's.
-                        self.branch = crate::branches::Branch::Unknown;
+                        self.branch = model::Branch::Unknown;
                         self.last_switch = None;
                     } else {
                         self.branch = self.branch.switched(to.as_deref(), false);
@@ -1931,7 +1450,7 @@ impl Walker<'_> {
     /// A command word made of variables the command only sets to known
     /// text (`c=rm; $c -rf ~`, `x=(rm -rf ~); "${x[@]}"`): each value is
     /// judged as the command by deny rules, ask rules and caps.
-    fn program_values(&mut self, words: &[Word], analysis: &mut wrappers::Analysis) -> bool {
+    fn program_values(&mut self, words: &[Word], analysis: &mut model::Analysis) -> bool {
         let cs = *analysis.levels.last().unwrap_or(&0);
         let Some(program) = words.get(cs) else {
             return false;
@@ -1945,7 +1464,7 @@ impl Walker<'_> {
             if !ws.is_empty() {
                 analysis
                     .derived
-                    .push(wrappers::Derived::Words(ws, Role::Checked));
+                    .push(model::Derived::Words(ws, Role::Checked));
             }
         }
         true
@@ -2088,8 +1607,8 @@ fn sourced_file_is_inert(path: &Path) -> bool {
 /// `git -C DIR`, `--git-dir`, `--work-tree`: git works on the repository
 /// there, which may be this one or another.
 fn git_names_repository(core: &[String]) -> bool {
-    let end =
-        crate::caps::git_subcommand(core).map_or(core.len(), |(_, rest)| core.len() - rest.len());
+    let end = crate::programs::git_subcommand(core)
+        .map_or(core.len(), |(_, rest)| core.len() - rest.len());
     core[1..end]
         .iter()
         .any(|a| a == "-C" || a.starts_with("--git-dir") || a.starts_with("--work-tree"))
@@ -2177,92 +1696,6 @@ fn changes_cd_state(text: &str) -> Option<&'static str> {
     None
 }
 
-/// The text of a backtick substitution as bash reads it: `\\`, `\``
-/// and `\$` lose their backslash.
-fn backtick_unescape(s: &str) -> String {
-    backtick_unescape_in(s, false)
-}
-
-/// [`backtick_unescape`]; inside `"…"` (`in_dq`) `\"` loses its backslash too.
-fn backtick_unescape_in(s: &str, in_dq: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.peek() {
-                Some(&n @ ('\\' | '`' | '$')) => {
-                    out.push(n);
-                    chars.next();
-                    continue;
-                }
-                Some('"') if in_dq => {
-                    out.push('"');
-                    chars.next();
-                    continue;
-                }
-                _ => {}
-            }
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// The texts inside `$( … )` and `` `…` `` in `text`, skipping the byte
-/// ranges in `skip` (already parsed) and `$(( … ))` arithmetic.
-fn find_substitutions(text: &str, skip: &[std::ops::Range<usize>]) -> Vec<String> {
-    let mut out = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if let Some(r) = skip.iter().find(|r| r.contains(&i)) {
-            i = r.end.max(i + 1);
-            continue;
-        }
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'`' => {
-                let start = i + 1;
-                let mut j = start;
-                while j < bytes.len() && bytes[j] != b'`' {
-                    j += if bytes[j] == b'\\' { 2 } else { 1 };
-                }
-                let end = j.min(bytes.len());
-                out.push(slice(text, start..end).to_string());
-                i = end + 1;
-            }
-            b'$' if bytes.get(i + 1) == Some(&b'(') => {
-                if bytes.get(i + 2) == Some(&b'(') {
-                    i += 3;
-                    continue;
-                }
-                let start = i + 2;
-                let mut depth = 1usize;
-                let mut j = start;
-                while j < bytes.len() {
-                    match bytes[j] {
-                        b'\\' => j += 1,
-                        b'(' => depth += 1,
-                        b')' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    j += 1;
-                }
-                let end = j.min(bytes.len());
-                out.push(slice(text, start..end).to_string());
-                i = end + 1;
-            }
-            _ => i += 1,
-        }
-    }
-    out
-}
-
 fn first_kind<'t>(node: Node<'t>) -> Option<&'static str> {
     node.child(0).map(|c| c.kind())
 }
@@ -2306,19 +1739,6 @@ fn collect_command(node: Node<'_>, src: &str) -> Command {
         }
     }
     c
-}
-
-/// tree-sitter reads an argument `$"text"` as a `$` node followed by a
-/// string: the `$` only marks the string for translation (bash reads it as
-/// `"text"`), it is no word of its own.
-pub(crate) fn translation_mark(kids: &[(Node<'_>, Option<&str>)], i: usize) -> bool {
-    let (k, _) = kids[i];
-    !k.is_named()
-        && k.kind() == "$"
-        && k.byte_range().len() == 1
-        && kids
-            .get(i + 1)
-            .is_some_and(|(n, _)| n.kind() == "string" && n.start_byte() == k.end_byte())
 }
 
 /// An argument that tree-sitter tokenised as a `$` holding more text than the
@@ -2492,119 +1912,6 @@ fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
 
 /// Paths named by the arguments: non-option arguments, `--opt=VALUE` values
 /// and absolute or home paths inside an argument after whitespace.
-/// Words of `core` (indexes) that are search patterns, not files: find's
-/// `-name`/`-path`/`-regex` values, grep's and rg's pattern, and their
-/// `--exclude`/`--include`/`--glob` values.
-fn pattern_args(core: &[String]) -> Vec<usize> {
-    let mut out = Vec::new();
-    let Some(name) = core.first() else {
-        return out;
-    };
-    match name.as_str() {
-        "find" => {
-            for k in 1..core.len() {
-                if matches!(
-                    core[k - 1].as_str(),
-                    "-name"
-                        | "-iname"
-                        | "-path"
-                        | "-ipath"
-                        | "-wholename"
-                        | "-iwholename"
-                        | "-regex"
-                        | "-iregex"
-                        | "-lname"
-                        | "-ilname"
-                ) {
-                    out.push(k);
-                }
-            }
-        }
-        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" | "git" => {
-            let git = name == "git";
-            if git && core.get(1).map(String::as_str) != Some("grep") {
-                return out;
-            }
-            let start = if git { 2 } else { 1 };
-            let takes = |o: &str| {
-                matches!(
-                    o,
-                    "-A" | "-B"
-                        | "-C"
-                        | "-m"
-                        | "-e"
-                        | "-f"
-                        | "-d"
-                        | "-D"
-                        | "-g"
-                        | "-t"
-                        | "-T"
-                        | "-M"
-                        | "-j"
-                        | "-r"
-                        | "--regexp"
-                        | "--file"
-                        | "--glob"
-                        | "--iglob"
-                        | "--type"
-                        | "--type-not"
-                        | "--max-count"
-                        | "--context"
-                        | "--after-context"
-                        | "--before-context"
-                        | "--exclude"
-                        | "--exclude-dir"
-                        | "--include"
-                        | "--replace"
-                        | "--max-depth"
-                        | "--threads"
-                ) && !(o == "-r" && name != "rg")
-            };
-            let mut explicit = false;
-            let mut first = None;
-            let mut k = start;
-            let mut done = false;
-            while k < core.len() {
-                let a = core[k].as_str();
-                if !done && a == "--" {
-                    done = true;
-                } else if !done && a.starts_with('-') && a.len() > 1 {
-                    let opt = a.split_once('=').map_or(a, |(o, _)| o);
-                    let pattern_opt = matches!(opt, "-e" | "--regexp");
-                    let filter_opt = matches!(
-                        opt,
-                        "--exclude" | "--exclude-dir" | "--include" | "-g" | "--glob" | "--iglob"
-                    );
-                    if pattern_opt {
-                        explicit = true;
-                    }
-                    if a.contains('=') {
-                        if pattern_opt || filter_opt {
-                            out.push(k);
-                        }
-                    } else if takes(a) {
-                        if pattern_opt || filter_opt {
-                            out.push(k + 1);
-                        }
-                        k += 1;
-                    } else if a.starts_with("-e") && !a.starts_with("--") && a.len() > 2 {
-                        explicit = true;
-                        out.push(k);
-                    }
-                } else if first.is_none() {
-                    first = Some(k);
-                }
-                k += 1;
-            }
-            if let (false, Some(f)) = (explicit, first) {
-                out.push(f);
-            }
-        }
-        _ => {}
-    }
-    out
-}
-
 fn collect_arg_paths(words: &[Word], patterns: &[usize], out: &mut Vec<String>) {
     let mut options_done = false;
     for (k, w) in words.iter().enumerate().skip(1) {
@@ -2804,9 +2111,9 @@ mod tests {
 
     /// The texts parsed while `f` runs (on this thread).
     fn parses_of(f: impl FnOnce()) -> usize {
-        let before = PARSES.with(|n| n.get());
+        let before = parse::parse_count();
         f();
-        PARSES.with(|n| n.get()) - before
+        parse::parse_count() - before
     }
 
     #[test]

@@ -712,8 +712,8 @@ fn ts_walk<'t>(
                 push_children(&mut stack, true);
                 // Substitutions tree-sitter left as text (as the walker finds them).
                 if nest < 8 {
-                    for inner in super::find_substitutions(text, &parsed) {
-                        if let Some(tree) = super::parse_tree(&inner) {
+                    for inner in super::parse::find_substitutions(text, &parsed) {
+                        if let Some(tree) = super::parse::parse_tree(&inner) {
                             ts_walk(tree.root_node(), &inner, out, true, nest + 1);
                         }
                     }
@@ -750,7 +750,7 @@ fn ts_walk<'t>(
                     let count = (0..kids.len())
                         .filter(|&k| {
                             matches!(kids[k].1, Some("argument" | "name"))
-                                && !super::translation_mark(&kids, k)
+                                && !super::parse::translation_mark(&kids, k)
                         })
                         .count();
                     let starts: Option<Vec<usize>> = (!blind).then(|| {
@@ -760,7 +760,7 @@ fn ts_walk<'t>(
                             if kids[k].1 != Some("argument") {
                                 continue;
                             }
-                            if super::translation_mark(&kids, k) {
+                            if super::parse::translation_mark(&kids, k) {
                                 // `$"…"` starts at its `$`.
                                 mark = Some(kids[k].0.start_byte());
                                 continue;
@@ -874,7 +874,7 @@ mod tests {
     use super::*;
 
     fn both(src: &str) -> (Vec<Head>, Vec<Head>) {
-        let tree = super::super::parse_tree(src).expect("tree");
+        let tree = super::super::parse::parse_tree(src).expect("tree");
         let ts = ts_heads(tree.root_node(), src);
         let b = read(src).map(|r| r.heads).unwrap_or_default();
         (ts, b)

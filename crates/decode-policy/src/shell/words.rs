@@ -797,7 +797,7 @@ pub(crate) fn ansi_c(text: &str, out: &mut String) -> bool {
     let start = out.len();
     ansi_c_raw(text, out);
     let decoded = &out[start..];
-    let mut ctrl = decoded.chars().any(super::is_hidden);
+    let mut ctrl = decoded.chars().any(is_hidden);
     if let Some(nul) = decoded.find('\0') {
         out.truncate(start + nul);
         ctrl = true;
@@ -1014,6 +1014,46 @@ fn expand_rec(s: &str, limit: usize, out: &mut Vec<String>, depth: usize) {
         return;
     }
     out.push(s.to_string());
+}
+
+/// The first control (other than tab and newline) or invisible character.
+pub(crate) fn hidden_char(s: &str) -> Option<char> {
+    s.chars().find(|&c| is_hidden(c))
+}
+
+pub(crate) fn is_hidden(c: char) -> bool {
+    if c == '\t' || c == '\n' {
+        return false;
+    }
+    if c.is_control() {
+        return true;
+    }
+    matches!(c as u32,
+        0x00A0 | 0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x1680 | 0x17B4 | 0x17B5
+        | 0x180B..=0x180F
+        | 0x2000..=0x200F
+        | 0x2028..=0x202F
+        | 0x205F..=0x206F
+        | 0x2800
+        | 0x3000
+        | 0x3164
+        | 0xFE00..=0xFE0F
+        | 0xFEFF
+        | 0xFFA0
+        | 0xFFF0..=0xFFFB
+        | 0x1BCA0..=0x1BCA3
+        | 0x1D173..=0x1D17A
+        | 0xE0000..=0xE007F
+        | 0xE0100..=0xE01EF
+        | 0xF0000..=0x10FFFF)
+}
+
+/// The name a command word is judged by: its basename.
+pub(crate) fn basename(s: &str) -> &str {
+    match s.rfind('/') {
+        Some(i) if i + 1 < s.len() => &s[i + 1..],
+        _ => s,
+    }
 }
 
 #[cfg(test)]
