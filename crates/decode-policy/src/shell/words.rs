@@ -373,65 +373,7 @@ fn collect_segs(
                 .unwrap_or(text);
             out.push(Seg::Lit(inner.to_string()));
         }
-        "string" | "translated_string" => {
-            let mut pos = node.start_byte();
-            let end = node.end_byte();
-            let mut cursor = node.walk();
-            let mut lit = String::new();
-            let mut any = false;
-            for c in node.children(&mut cursor) {
-                if c.start_byte() > pos {
-                    dq_unescape(slice(src, pos..c.start_byte()), &mut lit);
-                }
-                pos = pos.max(c.end_byte());
-                match c.kind() {
-                    // A quote token may carry text of the string with it
-                    // (tree-sitter gives `" "` as `"` and ` "`): that text is
-                    // part of the word.
-                    "\"" | "$\"" => {
-                        let t = slice(src, c.byte_range());
-                        let t = if c.start_byte() == node.start_byte() {
-                            t.strip_prefix(c.kind()).unwrap_or(t)
-                        } else {
-                            t.strip_suffix('"').unwrap_or(t)
-                        };
-                        dq_unescape(t, &mut lit);
-                    }
-                    // The mark of `$"…"`; inside `"…"` a `$` is itself.
-                    "$" if node.kind() == "translated_string" => {}
-                    "$" => lit.push('$'),
-                    // `$"…"` holds a string node: read like `"…"`.
-                    "string" => {
-                        if !lit.is_empty() {
-                            out.push(Seg::Lit(std::mem::take(&mut lit)));
-                        }
-                        any = true;
-                        collect_segs(c, src, out, ctrl, true, depth + 1);
-                    }
-                    "string_content" => dq_unescape(slice(src, c.byte_range()), &mut lit),
-                    k if is_dynamic_kind(k) => {
-                        if !lit.is_empty() {
-                            out.push(Seg::Lit(std::mem::take(&mut lit)));
-                        }
-                        any = true;
-                        out.push(Seg::Dyn {
-                            text: slice(src, c.byte_range()).to_string(),
-                            kind: dyn_kind(k),
-                            quoted: true,
-                        });
-                    }
-                    _ => lit.push_str(slice(src, c.byte_range())),
-                }
-            }
-            if end > pos {
-                let tail = slice(src, pos..end);
-                let tail = tail.strip_suffix('"').unwrap_or(tail);
-                dq_unescape(tail, &mut lit);
-            }
-            if !lit.is_empty() || !any {
-                out.push(Seg::Lit(lit));
-            }
-        }
+        "string" | "translated_string" => string_segs(node, src, out, ctrl, depth),
         "ansi_c_string" => {
             let mut decoded = String::new();
             *ctrl |= ansi_c(text, &mut decoded);
@@ -505,6 +447,68 @@ fn collect_segs(
                 out.push(Seg::Live(text.to_string()));
             }
         }
+    }
+}
+
+/// The segments of a `"…"` (or `$"…"`) string: literal text with `\`
+/// escapes applied, and each expansion inside it (quoted).
+fn string_segs(node: Node<'_>, src: &str, out: &mut Vec<Seg>, ctrl: &mut bool, depth: usize) {
+    let mut pos = node.start_byte();
+    let end = node.end_byte();
+    let mut cursor = node.walk();
+    let mut lit = String::new();
+    let mut any = false;
+    for c in node.children(&mut cursor) {
+        if c.start_byte() > pos {
+            dq_unescape(slice(src, pos..c.start_byte()), &mut lit);
+        }
+        pos = pos.max(c.end_byte());
+        match c.kind() {
+            // A quote token may carry text of the string with it
+            // (tree-sitter gives `" "` as `"` and ` "`): that text is
+            // part of the word.
+            "\"" | "$\"" => {
+                let t = slice(src, c.byte_range());
+                let t = if c.start_byte() == node.start_byte() {
+                    t.strip_prefix(c.kind()).unwrap_or(t)
+                } else {
+                    t.strip_suffix('"').unwrap_or(t)
+                };
+                dq_unescape(t, &mut lit);
+            }
+            // The mark of `$"…"`; inside `"…"` a `$` is itself.
+            "$" if node.kind() == "translated_string" => {}
+            "$" => lit.push('$'),
+            // `$"…"` holds a string node: read like `"…"`.
+            "string" => {
+                if !lit.is_empty() {
+                    out.push(Seg::Lit(std::mem::take(&mut lit)));
+                }
+                any = true;
+                collect_segs(c, src, out, ctrl, true, depth + 1);
+            }
+            "string_content" => dq_unescape(slice(src, c.byte_range()), &mut lit),
+            k if is_dynamic_kind(k) => {
+                if !lit.is_empty() {
+                    out.push(Seg::Lit(std::mem::take(&mut lit)));
+                }
+                any = true;
+                out.push(Seg::Dyn {
+                    text: slice(src, c.byte_range()).to_string(),
+                    kind: dyn_kind(k),
+                    quoted: true,
+                });
+            }
+            _ => lit.push_str(slice(src, c.byte_range())),
+        }
+    }
+    if end > pos {
+        let tail = slice(src, pos..end);
+        let tail = tail.strip_suffix('"').unwrap_or(tail);
+        dq_unescape(tail, &mut lit);
+    }
+    if !lit.is_empty() || !any {
+        out.push(Seg::Lit(lit));
     }
 }
 

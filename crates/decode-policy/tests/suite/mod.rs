@@ -2,6 +2,7 @@
 
 mod bypasses;
 mod invariants;
+mod layout;
 mod options;
 mod oracle;
 mod review2;
