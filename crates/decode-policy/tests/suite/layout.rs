@@ -116,10 +116,10 @@ fn clean(t: &str) -> String {
 /// The module a path (`crate::a::b::Item`, `super::x`, `self::y`) names from
 /// module `cur`: the longest prefix that is a module.
 fn resolve(cur: &Module, segs: &[&str], all: &BTreeMap<Module, String>) -> Option<Module> {
-    let (mut base, rest): (Module, &[&str]) = match segs.first()? {
-        &"crate" => (Vec::new(), &segs[1..]),
-        &"self" => (cur.clone(), &segs[1..]),
-        &"super" => {
+    let (mut base, rest): (Module, &[&str]) = match *segs.first()? {
+        "crate" => (Vec::new(), &segs[1..]),
+        "self" => (cur.clone(), &segs[1..]),
+        "super" => {
             let mut b = cur.clone();
             let mut k = 0;
             while segs.get(k) == Some(&"super") {
