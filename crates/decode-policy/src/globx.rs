@@ -168,17 +168,34 @@ fn intersect_toks(a: &[Tok], b: &[Tok]) -> bool {
             return false;
         }
     }
+    // Cells visited: a dense grid when it fits the budget (no hashing),
+    // else a set that stops at the budget.
+    let cols = b.len() + 1;
+    let cells = (a.len() + 1).saturating_mul(cols);
+    let mut grid: Vec<bool> = if cells <= MAX_CELLS {
+        vec![false; cells]
+    } else {
+        Vec::new()
+    };
     let mut failed: HashSet<(usize, usize)> = HashSet::new();
     let mut stack = vec![(0usize, 0usize)];
     while let Some((i, j)) = stack.pop() {
         if i == a.len() && j == b.len() {
             return true;
         }
-        if !failed.insert((i, j)) {
-            continue;
-        }
-        if failed.len() > MAX_CELLS {
-            return true;
+        if grid.is_empty() {
+            if !failed.insert((i, j)) {
+                continue;
+            }
+            if failed.len() > MAX_CELLS {
+                return true;
+            }
+        } else {
+            let cell = &mut grid[i * cols + j];
+            if *cell {
+                continue;
+            }
+            *cell = true;
         }
         let (x, y) = (a.get(i), b.get(j));
         if x == Some(&Tok::Any) {

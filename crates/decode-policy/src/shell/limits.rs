@@ -41,3 +41,35 @@ pub(super) const MAX_DERIVED: usize = 512;
 
 /// How deeply derived commands may nest (a derived command's derived command…).
 pub(super) const MAX_DERIVED_DEPTH: usize = 24;
+
+/// Nesting (open brackets and compound keywords, `second::nesting`) a
+/// source text may reach before it is parsed: tree-sitter's work grows
+/// faster than the text past it (`${ ${ ${ …`), and brush-parser recurses
+/// once per level.
+pub(super) const MAX_PARSE_NESTING: usize = 48;
+
+/// Here-document operators one source text may hold before it is parsed:
+/// tree-sitter-bash's scanner carries every pending one from token to token.
+pub(super) const MAX_HEREDOCS: usize = 32;
+
+/// How many here-document operators (`<<`, `<<-`, not `<<<`) `src` holds.
+pub(super) fn heredoc_operators(src: &str) -> usize {
+    let b = src.as_bytes();
+    let mut n = 0;
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'<' && b[i + 1] == b'<' {
+            let mut j = i;
+            while j < b.len() && b[j] == b'<' {
+                j += 1;
+            }
+            if j - i == 2 {
+                n += 1;
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    n
+}

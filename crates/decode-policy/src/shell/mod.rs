@@ -180,6 +180,54 @@ mod tests {
         assert!(n <= 8, "{n} parses");
     }
 
+    /// The parse work of one command: progress checks and reads.
+    fn work(src: &str) -> (u64, u64) {
+        parse::work_of(|| {
+            walker::parse_command_inner(
+                src,
+                Path::new("/"),
+                Path::new("/"),
+                &ShellConfig::default(),
+            )
+        })
+        .0
+    }
+
+    #[test]
+    fn parse_work_is_counted_not_timed() {
+        // Large ordinary commands stay far under the budget…
+        for big in [
+            "git status && ".repeat(700),
+            "x\n".repeat(4_990),
+            format!("rm {}", "f ".repeat(4_990)),
+            "cat <<E\nx\nE\n".repeat(30),
+        ] {
+            let (ops, reads) = work(&big);
+            assert!(ops < parse::PARSE_OPS_BUDGET / 3, "{ops} checks");
+            assert!(reads < parse::PARSE_READS_BUDGET / 3, "{reads} reads");
+        }
+        // …and inputs where tree-sitter's work outgrows the text are cut by
+        // counted work or by their shape, before the work is done.
+        for bad in [
+            "f() ".repeat(2_400),
+            "a[1] ".repeat(1_900),
+            "${ ".repeat(3_300),
+            "<<E ".repeat(2_400),
+            "$[".repeat(4_900),
+        ] {
+            let p = frags(&bad);
+            assert!(p.strict, "{:?}", p.opaque);
+            let (ops, reads) = work(&bad);
+            assert!(
+                ops <= parse::PARSE_OPS_BUDGET + 16 && reads <= parse::PARSE_READS_BUDGET + 16,
+                "{ops} checks, {reads} reads"
+            );
+        }
+        // The same command, the same reading, every time.
+        let c = "f() ".repeat(2_400);
+        assert_eq!(work(&c), work(&c));
+    }
+
     #[test]
     fn nul_bytes() {
         let n = parses_of(|| {

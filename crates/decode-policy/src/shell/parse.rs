@@ -41,15 +41,43 @@ fn scanner_safe(src: &str) -> Option<String> {
     out
 }
 
-/// Time all tree-sitter parses of one command may take together; past it
-/// the command is opaque (and asks even in bypass). tree-sitter's error
-/// recovery is superlinear on some inputs (thousands of `|`).
-const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_millis(40);
+/// Work all tree-sitter parses of one command may do together, counted two
+/// ways: tree-sitter's progress checks (one per 100 parse operations) and
+/// the chunks of text its lexer reads (256 bytes each: a lexer that backs up
+/// and reads again pays again). Past either the command is opaque (and asks
+/// even in bypass): tree-sitter's error recovery is superlinear on some
+/// inputs. Work, never time: the same command gets the same verdict on any
+/// machine under any load.
+pub(crate) const PARSE_OPS_BUDGET: u64 = 2_000;
+pub(crate) const PARSE_READS_BUDGET: u64 = 5_000;
+/// The bytes the lexer gets per read.
+const READ_CHUNK: usize = 256;
 
 thread_local! {
-    static DEADLINE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+    /// Progress checks and reads this command's parses made (`None`: no budget).
+    static WORK: std::cell::Cell<Option<(u64, u64)>> = const { std::cell::Cell::new(None) };
     /// How many texts this thread has parsed (the tests bound the work a command costs).
     static PARSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn spent() -> bool {
+    WORK.with(|w| {
+        w.get()
+            .is_some_and(|(ops, reads)| ops >= PARSE_OPS_BUDGET || reads >= PARSE_READS_BUDGET)
+    })
+}
+
+/// Counts one unit of work (`op`: a progress check, else a read).
+fn count(op: bool) {
+    WORK.with(|w| {
+        if let Some((ops, reads)) = w.get() {
+            w.set(Some(if op {
+                (ops + 1, reads)
+            } else {
+                (ops, reads + 1)
+            }));
+        }
+    });
 }
 
 /// Parses with this thread's parser (created on first use, then reused);
@@ -58,39 +86,51 @@ pub(crate) fn parse_tree(src: &str) -> Option<Tree> {
     PARSES.with(|n| n.set(n.get() + 1));
     let safe = scanner_safe(src);
     let src = safe.as_deref().unwrap_or(src);
-    let deadline = DEADLINE.with(|d| d.get());
-    if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+    if spent() {
         return None;
     }
     let bytes = src.as_bytes();
     let run = |p: &mut Parser| {
-        let mut read = |i: usize, _: tree_sitter::Point| -> &[u8] { bytes.get(i..).unwrap_or(&[]) };
+        let mut read = |i: usize, _: tree_sitter::Point| -> &[u8] {
+            count(false);
+            if spent() {
+                // The text ends here for the parser: it stops at once, and
+                // the parse is thrown away below.
+                return &[];
+            }
+            bytes
+                .get(i..(i + READ_CHUNK).min(bytes.len()))
+                .unwrap_or(&[])
+        };
         let mut expired = |_: &tree_sitter::ParseState| -> bool {
-            deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            count(true);
+            spent()
         };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut expired);
         p.parse_with_options(&mut read, None, Some(options))
     };
-    PARSER.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut slot) => {
-            if slot.is_none() {
-                *slot = new_parser();
+    PARSER
+        .with(|cell| match cell.try_borrow_mut() {
+            Ok(mut slot) => {
+                if slot.is_none() {
+                    *slot = new_parser();
+                }
+                let p = slot.as_mut()?;
+                let tree = run(p);
+                if tree.is_none() {
+                    p.reset();
+                }
+                tree
             }
-            let p = slot.as_mut()?;
-            let tree = run(p);
-            if tree.is_none() {
-                p.reset();
-            }
-            tree
-        }
-        // Re-entered (never expected): use a throw-away parser.
-        Err(_) => run(&mut new_parser()?),
-    })
+            // Re-entered (never expected): use a throw-away parser.
+            Err(_) => run(&mut new_parser()?),
+        })
+        .filter(|_| !spent())
 }
 
 /// Whether this command's parse budget is spent.
 pub(crate) fn parse_budget_spent() -> bool {
-    DEADLINE.with(|d| d.get().is_some_and(|d| std::time::Instant::now() >= d))
+    spent()
 }
 
 /// Parses, then repairs two places where tree-sitter reads differently from
@@ -352,12 +392,37 @@ pub(crate) fn find_substitutions(text: &str, skip: &[std::ops::Range<usize>]) ->
     out
 }
 
+/// A node's children with their field names, in one pass (asking a node
+/// for child `i`'s field walks its children from the first: quadratic).
+pub(crate) fn fielded_children<'t>(node: Node<'t>) -> Vec<(Node<'t>, Option<&'static str>)> {
+    let mut out = Vec::with_capacity(node.child_count());
+    let mut c = node.walk();
+    if c.goto_first_child() {
+        loop {
+            out.push((c.node(), c.field_name()));
+            if !c.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// Runs `f` (judging one command) within that command's parse budget.
 pub(crate) fn budgeted<T>(f: impl FnOnce() -> T) -> T {
-    DEADLINE.with(|d| d.set(Some(std::time::Instant::now() + PARSE_BUDGET)));
+    let outer = WORK.with(|w| w.replace(Some((0, 0))));
     let out = f();
-    DEADLINE.with(|d| d.set(None));
+    WORK.with(|w| w.set(outer));
     out
+}
+
+/// The parse work `f` did (progress checks, reads), and its result.
+#[cfg(test)]
+pub(crate) fn work_of<T>(f: impl FnOnce() -> T) -> ((u64, u64), T) {
+    let outer = WORK.with(|w| w.replace(Some((0, 0))));
+    let out = f();
+    let n = WORK.with(|w| w.replace(outer)).unwrap_or((0, 0));
+    (n, out)
 }
 
 /// How many texts this thread has parsed so far.

@@ -758,30 +758,18 @@ fn ts_walk<'t>(
 fn command_head<'t>(node: tree_sitter::Node<'t>, src: &str, blind: bool) -> Option<Head> {
     if let Some(name) = node.child_by_field_name("name") {
         let raw = src.get(name.byte_range()).unwrap_or("");
+        let kids = super::parse::fielded_children(node);
         // The end of its last word (not of a redirection).
-        let mut c2 = node.walk();
-        let last = node
-            .children(&mut c2)
-            .enumerate()
-            .filter(|(k, _)| {
-                matches!(
-                    node.field_name_for_child(*k as u32),
-                    Some("argument" | "name")
-                )
-            })
-            .map(|(_, c)| c)
+        let last = kids
+            .iter()
+            .filter(|(_, f)| matches!(f, Some("argument" | "name")))
+            .map(|&(c, _)| c)
             .last();
         let end = match last {
             Some(l) if l.kind() == "process_substitution" => None,
             Some(l) if !blind => Some(l.end_byte()),
             _ => None,
         };
-        let mut c3 = node.walk();
-        let kids: Vec<(tree_sitter::Node<'t>, Option<&str>)> = node
-            .children(&mut c3)
-            .enumerate()
-            .map(|(k, c)| (c, node.field_name_for_child(k as u32)))
-            .collect();
         let count = (0..kids.len())
             .filter(|&k| {
                 matches!(kids[k].1, Some("argument" | "name"))

@@ -8,7 +8,7 @@ use tree_sitter::Node;
 
 use super::limits::{MAX_WORDS, RESERVED};
 use super::model::Redir;
-use super::parse::translation_mark;
+use super::parse::{fielded_children, translation_mark};
 use super::words::{self, is_dynamic_kind, norm_word, slice, Word};
 use crate::paths;
 
@@ -19,12 +19,7 @@ pub(super) fn first_kind<'t>(node: Node<'t>) -> Option<&'static str> {
 /// Assignments, words and redirections of a `command` node.
 pub(super) fn collect_command(node: Node<'_>, src: &str) -> Command {
     let mut c = Command::default();
-    let mut cursor = node.walk();
-    let kids: Vec<(Node<'_>, Option<&str>)> = node
-        .children(&mut cursor)
-        .enumerate()
-        .map(|(i, k)| (k, node.field_name_for_child(i as u32)))
-        .collect();
+    let kids = fielded_children(node);
     for (i, &(k, field)) in kids.iter().enumerate() {
         // Anonymous nodes are words too when they stand as arguments
         // (tree-sitter reads a plain `==` or `=~` as an operator).
@@ -113,9 +108,8 @@ pub(super) fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
             let mut fd = String::new();
             let mut op = String::new();
             let mut target: Option<Word> = None;
-            let mut cursor = node.walk();
-            for (i, c) in node.children(&mut cursor).enumerate() {
-                match node.field_name_for_child(i as u32) {
+            for (c, field) in fielded_children(node) {
+                match field {
                     Some("descriptor") => fd = slice(src, c.byte_range()).to_string(),
                     Some("destination") => {
                         let w = norm_word(c, src);

@@ -10,12 +10,14 @@ use tree_sitter::Node;
 
 use super::config::ShellConfig;
 use super::limits::{
-    pipe_count, MAX_COMMAND_CHARS, MAX_DERIVED, MAX_DERIVED_DEPTH, MAX_NODE_DEPTH, MAX_PIPES,
-    MAX_REINTERPRETED, MAX_REPARSE_DEPTH, MAX_WORDS, RESERVED,
+    heredoc_operators, pipe_count, MAX_COMMAND_CHARS, MAX_DERIVED, MAX_DERIVED_DEPTH, MAX_HEREDOCS,
+    MAX_NODE_DEPTH, MAX_PARSE_NESTING, MAX_PIPES, MAX_REINTERPRETED, MAX_REPARSE_DEPTH, MAX_WORDS,
+    RESERVED,
 };
 use super::model::{self, Fragment, Parsed, Redir, Role};
 use super::parse::{
-    backtick_unescape, backtick_unescape_in, find_substitutions, parse_budget_spent, parse_source,
+    backtick_unescape, backtick_unescape_in, fielded_children, find_substitutions,
+    parse_budget_spent, parse_source,
 };
 use super::syntax::{
     changes_cd_state, closes_into_word, collect_command, first_kind, flatten_words, indirect_name,
@@ -256,9 +258,16 @@ impl Walker<'_> {
             }
             None => src,
         };
+        if second::nesting(src) > MAX_PARSE_NESTING || heredoc_operators(src) > MAX_HEREDOCS {
+            // Parsing it would cost more than the text is long: deny rules,
+            // ask rules and caps see every simple command of a flat reading.
+            self.too_deep("the command is nested too deeply to judge");
+            self.flat_text_scan(src);
+            return;
+        }
         let Some((tree, text)) = parse_source(src) else {
             if parse_budget_spent() {
-                self.too_deep("the command takes too long to parse");
+                self.too_deep("the command needs too much work to parse");
                 self.flat_text_scan(src);
             } else {
                 self.set_opaque("the command cannot be parsed".into());
@@ -580,11 +589,10 @@ impl Walker<'_> {
 
     pub(super) fn redirected(&mut self, node: Node<'_>, src: &str, scope: &Scope) {
         let mut redirs = Vec::new();
-        let mut cursor = node.walk();
-        let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        let kids = fielded_children(node);
         let mut body = None;
-        for (i, child) in kids.iter().enumerate() {
-            if node.field_name_for_child(i as u32) == Some("body") {
+        for (child, field) in &kids {
+            if *field == Some("body") {
                 body = Some(*child);
                 continue;
             }
@@ -876,8 +884,10 @@ impl Walker<'_> {
                     "`{raw}` where a command should be: cannot be parsed"
                 ));
                 let rest = slice(src, name.end_byte()..node.end_byte());
-                if !rest.trim().is_empty() {
+                if !rest.trim().is_empty() && self.take_work(rest.len()) {
+                    self.derived_depth += 1;
                     self.reparse(rest, Role::Checked);
+                    self.derived_depth -= 1;
                 }
             }
         }

@@ -9,4 +9,5 @@ mod review2;
 mod round2;
 mod round3;
 mod round4;
+mod round5;
 mod spec;
