@@ -762,9 +762,9 @@ fn command_head<'t>(node: tree_sitter::Node<'t>, src: &str, blind: bool) -> Opti
         // The end of its last word (not of a redirection).
         let last = kids
             .iter()
-            .filter(|(_, f)| matches!(f, Some("argument" | "name")))
-            .map(|&(c, _)| c)
-            .last();
+            .rev()
+            .find(|(_, f)| matches!(f, Some("argument" | "name")))
+            .map(|&(c, _)| c);
         let end = match last {
             Some(l) if l.kind() == "process_substitution" => None,
             Some(l) if !blind => Some(l.end_byte()),
