@@ -13,6 +13,78 @@ use super::words::basename;
 use crate::paths;
 
 impl Walker<'_> {
+    /// `cd DIR`, `pushd DIR`: where the shell goes. Only the shell's own
+    /// `cd` moves it (`command cd`, `builtin cd` too): `env cd x`, `nohup cd
+    /// x`, `timeout 5 cd x` run a program named cd in a child. `pushd -n`
+    /// does not move it; `cd a b` may not (bash 5 refuses, older bash went to
+    /// `a`); a folder that does not exist (and that the command did not make)
+    /// or a file may not be entered — then where the shell is afterwards is
+    /// not known unless what follows runs only on success (`cd x && …`).
+    fn change_dir(&mut self, frag: &Fragment) {
+        let own = frag
+            .chain
+            .iter()
+            .rev()
+            .skip(1)
+            .all(|c| matches!(c.as_str(), "command" | "builtin"));
+        if !own {
+            return;
+        }
+        let core = &frag.core;
+        let name = core[0].as_str();
+        // Options (`-L`, `-P`, `-e`, `-@`, pushd's `-n`), then the folder.
+        let mut k = 1;
+        let mut no_move = false;
+        while k < core.len() && core[k].len() > 1 && core[k].starts_with('-') {
+            no_move |= name == "pushd" && !core[k].starts_with("--") && core[k].contains('n');
+            k += 1;
+            if core[k - 1] == "--" {
+                break;
+            }
+        }
+        if no_move {
+            return;
+        }
+        let pushd = name == "pushd";
+        if core.len() > k + 1 {
+            self.cwd = None;
+            return;
+        }
+        let before = self.cwd.clone();
+        let target = match core.get(k) {
+            // Bare `pushd` swaps the top two folders; bare `cd` goes home.
+            None if pushd => None,
+            None => Some(self.home.to_path_buf()),
+            // `cd -` (OLDPWD may come from Decode's own environment),
+            // `pushd +N` / `pushd -N` (rotate the stack).
+            Some(t) if t == "-" || (pushd && t.starts_with(['+', '-'])) => None,
+            Some(t) => {
+                let dynamic = frag.core_dyn[k] && !self.is_static_var(t);
+                match self.expand_static(t) {
+                    Some(Some(e)) if !dynamic => self.cwd.as_ref().map(|c| paths::lexical(c, &e)),
+                    _ => None,
+                }
+            }
+        };
+        // A folder reached through a file descriptor or /proc is wherever
+        // that points; HOME/CDPATH changed: unknown.
+        let placed = target.filter(|c| {
+            !self.cd_unsure
+                && !c.starts_with("/proc")
+                && !c.starts_with("/dev")
+                && c.as_os_str().len() <= 1024
+                && c.components().count() <= 64
+        });
+        let sure = placed.as_ref().is_some_and(|c| {
+            self.made.iter().any(|m| m.starts_with(c))
+                || std::fs::metadata(c).is_ok_and(|m| m.is_dir())
+        });
+        if !sure && placed != before {
+            self.cwd_any = Some(None);
+        }
+        self.cwd = placed;
+    }
+
     /// `let EXPR…`, and the NAME arguments of `declare`, `read`, `printf -v`,
     /// `unset`, `test -v`: bash evaluates them (their subscripts) as
     /// arithmetic. A name given through a variable is judged by every text
@@ -102,47 +174,19 @@ impl Walker<'_> {
             return;
         };
         match name.as_str() {
-            "cd" | "pushd" => {
-                // Options (`-L`, `-P`, `-e`, `-@`, pushd's `-n`), then the folder.
-                let mut k = 1;
-                while k < core.len() && core[k].len() > 1 && core[k].starts_with('-') {
-                    k += 1;
-                    if core[k - 1] == "--" {
-                        break;
-                    }
-                }
-                let pushd = name == "pushd";
-                self.cwd = match core.get(k) {
-                    // Bare `pushd` swaps the top two folders; bare `cd` goes home.
-                    None if pushd => None,
-                    None => Some(self.home.to_path_buf()),
-                    // `cd -` (OLDPWD may come from Decode's own environment),
-                    // `pushd +N` / `pushd -N` (rotate the stack).
-                    Some(t) if t == "-" || (pushd && t.starts_with(['+', '-'])) => None,
-                    Some(t) => {
-                        let dynamic = frag.core_dyn[k] && !self.is_static_var(t);
-                        match self.expand_static(t) {
-                            Some(Some(e)) if !dynamic => {
-                                self.cwd.as_ref().map(|c| paths::lexical(c, &e))
-                            }
-                            _ => None,
-                        }
-                    }
-                };
-                // A folder reached through a file descriptor or /proc is
-                // wherever that points; HOME/CDPATH changed: unknown.
-                if self.cd_unsure
-                    || self.cwd.as_ref().is_some_and(|c| {
-                        c.starts_with("/proc")
-                            || c.starts_with("/dev")
-                            || c.as_os_str().len() > 1024
-                            || c.components().count() > 64
-                    })
-                {
-                    self.cwd = None;
+            "cd" | "pushd" => self.change_dir(frag),
+            "popd" => self.cwd = None,
+            "mkdir" => {
+                // Folders it makes: a later `cd` into one goes there.
+                for t in frag.writes.iter().filter(|t| !t.dynamic) {
+                    let made = self
+                        .expand_static(&t.raw)
+                        .flatten()
+                        .zip(frag.cwd.as_ref())
+                        .map(|(e, c)| paths::lexical(c, &e));
+                    self.made.extend(made);
                 }
             }
-            "popd" => self.cwd = None,
             // A sourced file runs in this shell: where it moves is unknown,
             // unless it is a file on disk that names no command that moves
             // (a virtualenv's `activate`) and nothing earlier in the

@@ -11,6 +11,7 @@ mod arith;
 pub(crate) mod config;
 mod effects;
 mod emit;
+mod flow;
 mod limits;
 pub(crate) mod model;
 pub(crate) mod parse;

@@ -63,6 +63,8 @@ pub(super) fn parse_command_inner(
         loose_globs: false,
         filling: 0,
         git_elsewhere: false,
+        cwd_any: None,
+        made: Vec::new(),
     };
     if src.len() > MAX_COMMAND_CHARS && src.chars().count() > MAX_COMMAND_CHARS {
         // Not parsed: opaque (asks even in bypass); deny rules, ask rules
@@ -149,6 +151,12 @@ pub(super) struct Walker<'h> {
     /// The command changes what `cd` follows (`HOME`, `CDPATH`, `OLDPWD`,
     /// `cdable_vars`): after any `cd` the folder is unknown.
     pub(super) cd_unsure: bool,
+    /// Where the last statement leaves the shell whether or not it
+    /// succeeded, when that differs from `cwd` (where it leaves it when it
+    /// succeeded): `cd x` into a folder that may not exist.
+    pub(super) cwd_any: Option<Option<PathBuf>>,
+    /// Folders the command makes before it goes there (`mkdir -p b && cd b`).
+    pub(super) made: Vec<PathBuf>,
 }
 
 impl Walker<'_> {
@@ -448,7 +456,15 @@ impl Walker<'_> {
                     }
                 }
                 if let Some(body) = node.child_by_field_name("body") {
+                    // A body that may move the shell: see `looped`.
+                    if Self::moves(slice(src, body.byte_range())) {
+                        self.cwd = None;
+                    }
+                    let before = self.cwd.clone();
                     self.walk(body, src, scope);
+                    if self.cwd != before || self.cwd_any.take().is_some() {
+                        self.cwd = None;
+                    }
                 }
             }
             "variable_assignment" | "variable_assignments" => self.assignments(node, src, scope),
@@ -484,6 +500,7 @@ impl Walker<'_> {
                 let saved = (self.cwd.clone(), self.branch.clone());
                 self.children(node, src, scope);
                 self.cwd = saved.0;
+                self.cwd_any = None;
                 // HEAD lives in the repository, not the shell: a switch in a
                 // subshell stays, but the gate cannot say whether it ran.
                 if self.branch != saved.1 {
@@ -491,19 +508,17 @@ impl Walker<'_> {
                 }
                 self.last_switch = None;
             }
-            "list" => {
-                let mut cursor = node.walk();
-                let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
-                for (k, child) in kids.iter().enumerate() {
-                    self.walk(*child, src, scope);
-                    // `git checkout x && …`: what follows runs on x.
-                    if kids.get(k + 1).map(|n| n.kind()) == Some("&&") {
-                        if let Some((at, b)) = self.last_switch.take() {
-                            if at + 1 == self.out.len() {
-                                self.branch = model::Branch::OneOf(vec![b]);
-                            }
-                        }
-                    }
+            "list" => self.list(node, src, scope),
+            "pipeline" => self.pipeline(node, src, scope),
+            "if_statement" | "case_statement" => self.branches(node, src, scope),
+            "while_statement" | "for_statement" => self.looped(node, src, scope),
+            "negated_command" => {
+                let before = self.cwd.clone();
+                self.children(node, src, scope);
+                // `! cd x && …`: what follows runs when it failed.
+                if self.cwd != before || self.cwd_any.is_some() {
+                    self.cwd = None;
+                    self.cwd_any = None;
                 }
             }
             "expansion" => {
@@ -550,11 +565,25 @@ impl Walker<'_> {
         self.depth -= 1;
     }
 
+    /// The statements of a program, group or body, in order: one run in the
+    /// background (`cd x &`) runs in a subshell of its own, and after each
+    /// the shell is wherever it may be whether or not it succeeded.
     pub(super) fn children(&mut self, node: Node<'_>, src: &str, scope: &Scope) {
         let mut cursor = node.walk();
         let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
-        for child in kids {
-            self.walk(child, src, scope);
+        for (k, child) in kids.iter().enumerate() {
+            let background = kids.get(k + 1).is_some_and(|n| n.kind() == "&");
+            if background {
+                let saved = self.cwd.clone();
+                self.walk(*child, src, scope);
+                self.cwd = saved;
+                self.cwd_any = None;
+                continue;
+            }
+            self.walk(*child, src, scope);
+            if let Some(any) = self.cwd_any.take() {
+                self.cwd = any;
+            }
         }
     }
 

@@ -35,3 +35,86 @@ fn f14_verdicts_do_not_depend_on_load() {
         let _ = h.join();
     }
 }
+
+/// F1: a `cd` bash never performs does not move the gate's idea of the
+/// folder; where it cannot be sure, the folder is unknown (a relative write
+/// there is never automatic, a relative removal is critical).
+#[test]
+fn f01_cd_that_bash_never_performs() {
+    let p = Proj::new();
+    std::fs::create_dir_all(p.root.join("sub/deep")).unwrap();
+    std::fs::write(p.root.join("afile"), "x").unwrap();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    // Where bash runs them the gate cannot know: the write is never automatic.
+    for c in [
+        "cd sub/deep extra; echo hi > notes",
+        "false && cd sub/deep; echo hi > notes",
+        "true || cd sub/deep; echo hi > notes",
+        "if false; then cd sub/deep; fi; echo hi > notes",
+        "if true; then :; else cd sub/deep; fi; echo hi > notes",
+        "case x in y) cd sub/deep;; esac; echo hi > notes",
+        "for i in x; do cd sub/deep; done; echo hi > notes",
+        "while false; do cd sub/deep; done; echo hi > notes",
+        "for ((i=0;i<0;i++)); do cd sub/deep; done; echo hi > notes",
+        "cd afile; echo hi > notes",
+        "cd nowhere; echo hi > notes",
+        "! cd sub/deep && echo hi > notes",
+        "cd sub/deep || echo hi > notes",
+    ] {
+        cases.push(("auto", "bash", c, "ask:only known when it runs"));
+    }
+    // bash stays in the project root, where `../home/.bashrc` is the home
+    // folder's start-up file (from `sub/deep` it would be an ordinary file).
+    for c in [
+        "cd sub/deep | true; echo x >> ../home/.bashrc",
+        "true | cd sub/deep; echo x >> ../home/.bashrc",
+        "cd sub/deep & echo x >> ../home/.bashrc",
+        "env cd sub/deep; echo x >> ../home/.bashrc",
+        "sudo -u me cd sub/deep; echo x >> ../home/.bashrc",
+        "{ cd sub/deep; } | cat; echo x >> ../home/.bashrc",
+    ] {
+        cases.push(("auto", "bash", c, "ask:shell start-up file"));
+    }
+    // A wrapper runs a program named cd in a child: the shell stays, and
+    // `rm -rf ..` removes the project root's parent.
+    for c in [
+        "env cd sub/deep; rm -rf ..",
+        "nohup cd sub/deep; rm -rf ..",
+        "timeout 5 cd sub/deep; rm -rf ..",
+        "pushd -n sub/deep; rm -rf ..",
+        "cd sub/deep extra; rm -rf ..",
+        "cd sub/deep | true; rm -rf ..",
+        "false && cd sub/deep; rm -rf ..",
+        "cd afile/x; rm -rf ..",
+        "(cd sub/deep); rm -rf ..",
+        "cd sub/deep & rm -rf ..",
+    ] {
+        cases.push(("bypass", "bash", c, "ask"));
+    }
+    // Guards: a cd bash certainly performs still places what follows.
+    for c in [
+        "cd sub && echo hi > notes.txt",
+        "cd sub; echo hi > notes.txt",
+        "cd sub && ls && cd .. && echo hi > notes.txt",
+        "mkdir -p build/out && cd build/out && echo hi > log.txt",
+        "mkdir -p build/out; cd build; echo hi > log.txt",
+        "command cd sub; echo hi > notes.txt",
+        "builtin cd sub; echo hi > notes.txt",
+        "cd nowhere && echo hi > notes.txt",
+        "cd src && cargo build",
+        "(cd sub && make) && echo done > log.txt",
+        "for f in *.rs; do wc -l $f; done > counts.txt",
+        "cd sub/deep || exit 1; echo hi > notes.txt",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    for c in [
+        "cd sub/deep && rm -rf ..",
+        "cd sub/deep; rm -rf ..",
+        "env cd sub/deep && rm -rf build",
+    ] {
+        cases.push(("bypass", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
