@@ -33,9 +33,7 @@ pub(super) fn collect_command(node: Node<'_>, src: &str) -> Command {
             "variable_assignment" => c.assigns.push(norm_word(k, src)),
             "comment" => {}
             "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
-                if let Some(r) = redirect(k, src) {
-                    c.redirs.push(r);
-                }
+                c.redirs.extend(redirects(k, src));
             }
             _ => {
                 let left = MAX_WORDS.saturating_sub(c.words.len());
@@ -99,6 +97,21 @@ pub(super) fn flatten_words(node: Node<'_>, src: &str, out: &mut Vec<Word>, dept
             _ => flatten_words(c, src, out, depth + 1),
         }
     }
+}
+
+/// A redirection node's redirections: its own, and those tree-sitter puts
+/// inside a here-document's (`cat <<'EOF' > .decode/settings.json`).
+pub(super) fn redirects(node: Node<'_>, src: &str) -> Vec<Redir> {
+    let mut out: Vec<Redir> = redirect(node, src).into_iter().collect();
+    if node.kind() == "heredoc_redirect" {
+        let mut cursor = node.walk();
+        for c in node.named_children(&mut cursor) {
+            if matches!(c.kind(), "file_redirect" | "herestring_redirect") {
+                out.extend(redirect(c, src));
+            }
+        }
+    }
+    out
 }
 
 /// A redirection node → its rendered text and the path it names.

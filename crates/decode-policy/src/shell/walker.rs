@@ -21,7 +21,7 @@ use super::parse::{
 };
 use super::syntax::{
     changes_cd_state, closes_into_word, collect_command, first_kind, flatten_words, indirect_name,
-    plain_words, procsub_glued, redirect, sets_positional, split_translated_word, Command,
+    plain_words, procsub_glued, redirects, sets_positional, split_translated_word, Command,
 };
 use super::words::{self, norm_word, slice, Word};
 use super::{arith, second};
@@ -625,9 +625,7 @@ impl Walker<'_> {
                 body = Some(*child);
                 continue;
             }
-            if let Some(r) = redirect(*child, src) {
-                redirs.push(r);
-            }
+            redirs.extend(redirects(*child, src));
             self.walk(*child, src, scope);
         }
         match body {

@@ -118,3 +118,35 @@ fn f01_cd_that_bash_never_performs() {
     }
     run(&p, &g, &cases);
 }
+
+/// F13: a redirection after a here-document's start is a write target like
+/// any other, in every mode.
+#[test]
+fn f13_redirect_after_a_here_document() {
+    let p = Proj::new();
+    let g = p.gate(&["bash(cat *)"], &[], &["bash(cat *> /etc/*)"]);
+    let mut cases = Vec::new();
+    for c in [
+        "cat <<'EOF' > .decode/settings.json\n{}\nEOF",
+        "cat <<EOF > .decode/settings.json\n{}\nEOF",
+        "cat <<-EOF >> .git/hooks/pre-commit\n\trm -rf x\n\tEOF",
+        "cat > notes <<EOF 2> .envrc\nx\nEOF",
+        "tee <<'EOF' ~/.bashrc > /dev/null\nx\nEOF",
+        "cat <<'A' <<'B' > ~/.profile\na\nA\nb\nB",
+        "cat <<< x > .vscode/settings.json",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+        cases.push(("edit", "bash", c, "ask"));
+        cases.push(("default", "bash", c, "ask"));
+    }
+    // Deny rules see the redirection too.
+    cases.push(("auto", "bash", "cat <<'EOF' > /etc/hosts\nx\nEOF", "deny"));
+    // Guards.
+    for c in [
+        "cat <<'EOF' > notes.md\n# hi\nEOF",
+        "cat > notes.md <<'EOF'\n# hi\nEOF",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
