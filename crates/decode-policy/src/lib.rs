@@ -18,8 +18,9 @@ pub mod rules;
 mod shell;
 pub mod tool;
 pub mod trace;
+mod urls;
 
-pub use decide::{normalize_url, protected_anywhere, Gate, ProtectedKind, ProtectedPath};
+pub use decide::{protected_anywhere, Gate, ProtectedKind, ProtectedPath};
 pub use input::{glob_search, AgentPolicy, Call, PolicyInput};
 pub use mode::{Mode, ModeError};
 pub use rules::{escape_glob, Rule, RuleError, RuleList, RuleLists};
@@ -28,3 +29,4 @@ pub use tool::{Tool, ToolKind, UnknownTool};
 pub use trace::{
     serde_name, CapKind, Decision, FragmentReport, Origin, PolicyWarning, Stage, TraceStep, Verdict,
 };
+pub use urls::normalize_url;

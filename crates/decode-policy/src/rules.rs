@@ -138,7 +138,8 @@ impl Rule {
                     }
                     build_glob(&domain, true).map_err(|e| e.to_string())?;
                 } else {
-                    build_glob(p, false).map_err(|e| e.to_string())?;
+                    build_glob(&crate::urls::normal_url_pattern(p), false)
+                        .map_err(|e| e.to_string())?;
                 }
             }
             _ => {
@@ -282,13 +283,15 @@ pub(crate) fn bash_globs(pattern: &str) -> Vec<String> {
     out
 }
 
-/// `domain:HOST` patterns of web_fetch, lowercased.
+/// `domain:HOST` patterns of web_fetch, written as URLs' hosts are
+/// (lower-cased, IDNA to ASCII, without a trailing dot or a port).
 pub(crate) fn domain_pattern(p: &str) -> Option<String> {
     let p = p.trim();
     let rest = p
-        .strip_prefix("domain:")
-        .or_else(|| p.strip_prefix("Domain:"))?;
-    Some(rest.trim().trim_end_matches('.').to_ascii_lowercase())
+        .get(..7)
+        .filter(|d| d.eq_ignore_ascii_case("domain:"))
+        .map(|_| &p[7..])?;
+    Some(crate::urls::normal_host_pattern(rest))
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@
 //! - `protected`, `places`: what is protected and where a path lands;
 //! - `files`, `text`, `bash`: stages 1–7 for each kind of subject;
 //! - `writes`: the caps on what a bash fragment writes or removes;
-//! - `urls`: URLs as `web_fetch` fetches them.
 
 use std::path::{Path, PathBuf};
 
@@ -30,12 +29,10 @@ mod files;
 mod places;
 mod protected;
 mod text;
-mod urls;
 mod writes;
 
 use protected::{anywhere_label, glob_anywhere, glob_can_name, glob_dir, linked_entries};
 pub use protected::{protected_anywhere, ProtectedKind, ProtectedPath};
-pub use urls::normalize_url;
 
 /// A path the agent must never change on its own.
 #[derive(Debug, Clone)]

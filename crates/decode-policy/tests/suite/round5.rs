@@ -150,3 +150,73 @@ fn f13_redirect_after_a_here_document() {
     }
     run(&p, &g, &cases);
 }
+
+/// F10: web_fetch rules are normalised as URLs are: a `domain:` rule or a
+/// URL rule with capitals, a default port, a trailing dot, user info, or
+/// Unicode (IDNA) meets the URL whatever its spelling.
+#[test]
+fn f10_web_fetch_rules_normalised_like_urls() {
+    let p = Proj::new();
+    for rule in [
+        "web_fetch(domain:Bad.Example)",
+        "web_fetch(domain:bad.example.)",
+        "web_fetch(domain:bad.example:443)",
+        "web_fetch(domain:BAD.EXAMPLE.:443)",
+        "web_fetch(Domain:bad.example)",
+        "web_fetch(https://Bad.Example/*)",
+        "web_fetch(https://bad.example:443/*)",
+        "web_fetch(HTTPS://bad.example./*)",
+        "web_fetch(https://u@bad.example/*)",
+    ] {
+        let g = p.gate(&[], &[], &[rule]);
+        let mut cases = Vec::new();
+        for url in [
+            "https://bad.example/x",
+            "https://BAD.example:443/x",
+            "https://bad.example./x",
+            "https://u:p@bad.example/x",
+        ] {
+            cases.push(("auto", "web_fetch", url, "deny"));
+            cases.push(("bypass", "web_fetch", url, "deny"));
+        }
+        cases.push(("auto", "web_fetch", "https://good.example/x", "allow"));
+        run(&p, &g, &cases);
+    }
+    // Unicode and punycode are one host.
+    for rule in [
+        "web_fetch(domain:bücher.example)",
+        "web_fetch(domain:xn--bcher-kva.example)",
+        "web_fetch(domain:BÜCHER.example)",
+        "web_fetch(https://bücher.example/*)",
+        "web_fetch(https://xn--bcher-kva.example:443/*)",
+        "web_fetch(domain:*.bücher.example)",
+    ] {
+        let g = p.gate(&[], &[], &[rule]);
+        let mut cases = Vec::new();
+        let sub = rule.contains("*.");
+        for url in [
+            "https://bücher.example/x",
+            "https://xn--bcher-kva.example/x",
+            "https://BÜCHER.example/x",
+        ] {
+            let url = if sub {
+                url.replace("://", "://www.")
+            } else {
+                url.to_string()
+            };
+            let url: &str = Box::leak(url.into_boxed_str());
+            cases.push(("auto", "web_fetch", url, "deny"));
+        }
+        run(&p, &g, &cases);
+    }
+    // A port other than the default stays part of the site.
+    let g = p.gate(&[], &["web_fetch(https://docs.example:8443/*)"], &[]);
+    run(
+        &p,
+        &g,
+        &[
+            ("auto", "web_fetch", "https://DOCS.example:8443/a", "ask"),
+            ("auto", "web_fetch", "https://docs.example/a", "allow"),
+        ],
+    );
+}
