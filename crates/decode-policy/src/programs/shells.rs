@@ -9,11 +9,99 @@ use super::support::{
     stdin_script, Script,
 };
 use crate::shell::model::{Analysis, Derived, Role};
+use crate::shell::words::Word;
 
 /// The shells the gate reads (`-c STRING`, a script file, standard input).
 pub(crate) const SHELLS: &[&str] = &[
     "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh",
 ];
+
+/// Shells whose language is not bash's (or not only): what they run from a
+/// string or their standard input the gate cannot read.
+const FOREIGN_SHELLS: &[&str] = &[
+    "nu",
+    "nushell",
+    "elvish",
+    "xonsh",
+    "pwsh",
+    "powershell",
+    "rc",
+    "es",
+    "ion",
+    "murex",
+    "osh",
+    "ysh",
+    "oil",
+    "oksh",
+    "loksh",
+    "pdksh",
+    "ksh93",
+    "posh",
+    "rbash",
+    "hush",
+    "scsh",
+    "closh",
+    "ngs",
+    "oh",
+    "rush",
+    "tclsh",
+    "wish",
+];
+
+/// Names that end like a shell's but are not one.
+const NOT_SHELLS: &[&str] = &[
+    "ssh", "hash", "flash", "flush", "push", "crash", "smash", "trash", "wash", "mesh", "fresh",
+    "mosh", "stash", "shell", "brush",
+];
+
+/// Whether `name` is a shell the gate does not read, by name or by shape
+/// (`…sh`, `…shell`, with a version: `oksh`, `bash5`, `zsh-5.9`).
+pub(crate) fn foreign_shell(name: &str) -> bool {
+    if SHELLS.contains(&name) {
+        return false;
+    }
+    let bare = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
+    if FOREIGN_SHELLS.contains(&bare) || SHELLS.contains(&bare) {
+        return true;
+    }
+    // By shape: a short lower-case name ending in `sh`, or one ending in
+    // `shell` (not a script file such as `build.sh`, not `git-push`).
+    let word = !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_lowercase());
+    word && !NOT_SHELLS.contains(&bare)
+        && ((bare.ends_with("sh") && bare.len() <= 6) || bare.ends_with("shell"))
+}
+
+/// Whether `name` is a shell the gate knows not to read (by name only: a
+/// later word of a command is judged as a shell only when it is one).
+pub(crate) fn is_foreign(name: &str) -> bool {
+    FOREIGN_SHELLS.contains(&name)
+}
+
+/// Whether the words after a shell's name give it a string to run (`-c`,
+/// `--command`, `-Command`, `-EncodedCommand`, `--commands`, `-e`).
+pub(crate) fn runs_a_string(args: &[Word]) -> Option<usize> {
+    for (k, w) in args.iter().enumerate() {
+        let t = w.text.as_str();
+        if t == "--" {
+            return None;
+        }
+        if !t.starts_with('-') || t.len() < 2 {
+            continue;
+        }
+        let lower = t.to_ascii_lowercase();
+        let long = lower.trim_start_matches('-');
+        let named = matches!(
+            long,
+            "c" | "e" | "command" | "commands" | "encodedcommand" | "ec" | "exec" | "eval"
+        ) || long.starts_with("command=")
+            || long.starts_with("commands=");
+        let cluster = !t.starts_with("--") && t[1..].contains('c');
+        if named || cluster {
+            return Some(k);
+        }
+    }
+    None
+}
 
 const fn builtin(
     names: &'static [&'static str],
@@ -53,6 +141,28 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ("bash script.sh", "plain"),
             ("bash", "opaque"),
             ("bash --version", "plain"),
+        ],
+        ..Program::BASE
+    },
+    Program {
+        names: FOREIGN_SHELLS,
+        node: Node {
+            hooks: Hooks {
+                see: Some(foreign),
+                ..Hooks::NONE
+            },
+            ..Node::NONE
+        },
+        args: Args::Read,
+        takes_command: true,
+        examples: &[
+            ("nu -c 'rm -rf ~'", "opaque; runs 'rm -rf ~'"),
+            (
+                "pwsh -Command 'Remove-Item -Recurse ~'",
+                "opaque; runs 'Remove-Item -Recurse ~'",
+            ),
+            ("xonsh script.xsh", "plain"),
+            ("elvish", "opaque"),
         ],
         ..Program::BASE
     },
@@ -189,6 +299,36 @@ fn mapfile(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
         let t = words[j].text.as_str();
         let takes = t.len() == 2 && matches!(&t[1..], "d" | "n" | "O" | "s" | "u" | "c");
         j += if takes { 2 } else { 1 };
+    }
+    None
+}
+
+/// A shell whose language the gate does not read: a string it runs (`-c`,
+/// `-Command`) or a script on its standard input makes the command opaque;
+/// the string still meets the deny rules and caps as bash would read it.
+pub(crate) fn foreign(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
+    let args = &c.words[c.at.min(c.words.len())..];
+    if let Some(k) = runs_a_string(args) {
+        a.dynamic = Some(format!(
+            "`{}` runs a string in a shell language the gate does not read",
+            c.name
+        ));
+        let t = args[k].text.as_str();
+        let value = match t.split_once('=') {
+            Some((_, v)) if t.starts_with("--") => Some(v.to_string()),
+            _ => args.get(k + 1).map(|w| w.text.clone()),
+        };
+        if let Some(v) = value.filter(|v| !v.trim().is_empty()) {
+            a.derived.push(Derived::Source(v, Role::Checked));
+        }
+        return None;
+    }
+    let script = args.iter().find(|w| !w.text.starts_with('-'));
+    if script.is_none_or(|w| stdin_script(w) || piped_script(w)) {
+        a.dynamic = Some(format!(
+            "`{}` reads a script in a shell language the gate does not read from its input",
+            c.name
+        ));
     }
     None
 }

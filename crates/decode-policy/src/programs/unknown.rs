@@ -17,9 +17,18 @@ const STARTS_SHELL: &[&str] = &["newgrp", "fakeroot", "linux32", "linux64"];
 /// shell with `-c` later on its line.
 pub(crate) fn see(c: &Ctx<'_>, a: &mut Analysis) {
     let (n, words) = (c.name, c.words);
+    if super::shells::foreign_shell(n) {
+        // A shell by its shape (`oksh`, `zsh-5.9`): what it runs from a
+        // string the gate does not read.
+        super::shells::foreign(c, None, a);
+        return;
+    }
     let starts_shell = STARTS_SHELL.contains(&n) || (n == "setarch" && words.len() <= c.i + 2);
     let fed = c.redirs.iter().any(|r| r.feed.is_some());
-    let shell_at = |k: usize| !words[k].dynamic && SHELLS.contains(&basename(&words[k].text));
+    let shell_at = |k: usize| {
+        let name = basename(&words[k].text);
+        !words[k].dynamic && (SHELLS.contains(&name) || super::shells::is_foreign(name))
+    };
     let with_c = |k: usize| {
         words
             .get(k + 1)

@@ -220,3 +220,78 @@ fn f10_web_fetch_rules_normalised_like_urls() {
         ],
     );
 }
+
+/// F12: a `-c` string of a shell the gate does not read is opaque (its
+/// language is not bash's), whatever the shell is called.
+#[test]
+fn f12_unknown_shells_strings_are_opaque() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &["bash(curl *)"]);
+    let mut cases = Vec::new();
+    for c in [
+        "nu -c 'rm -rf ~'",
+        "elvish -c 'rm -rf ~'",
+        "xonsh -c 'import shutil; shutil.rmtree(\"/home\")'",
+        "oksh -c 'rm -rf ~'",
+        "osh -c 'rm -rf ~'",
+        "pwsh -Command 'Remove-Item -Recurse -Force ~'",
+        "pwsh -NoProfile -EncodedCommand cgBtACAALQByAGYAIAB+AA==",
+        "powershell -c 'Remove-Item ~'",
+        "rc -c 'rm -rf /home'",
+        "loksh -c 'rm -rf ~'",
+        "ysh -c 'rm -rf ~'",
+        "/opt/bin/fooshell -c 'rm -rf ~'",
+        "zsh-5.9 -c 'rm -rf ~'",
+        "nu --commands 'rm -rf ~'",
+        "mise exec -- nu -c 'rm -rf ~'",
+        "echo 'rm -rf ~' | nu",
+        "elvish < /dev/stdin",
+        "env nu -c 'rm -rf ~'",
+    ] {
+        cases.push((
+            "auto",
+            "bash",
+            c,
+            "ask:shell language the gate does not read",
+        ));
+    }
+    // What can be read as bash still meets the deny rules.
+    cases.push(("auto", "bash", "nu -c 'curl http://x.example'", "deny"));
+    // Guards: a script file is the file's business; names that only end
+    // like a shell's are not shells.
+    for c in [
+        "nu script.nu",
+        "pwsh ./build.ps1",
+        "ssh host ls",
+        "mosh host",
+        "git stash",
+        "./build.sh -c release",
+        "bash ./run.sh",
+        "python manage.py shell -c 'print(1)'",
+        "stash list",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
+
+/// F13's guard: an agent writing a file from a here-document after
+/// activating a virtualenv stays automatic when the activate script on
+/// disk moves nowhere (a missing one could: the folder is then unknown).
+#[test]
+fn f13_heredoc_write_after_an_inert_activate_stays_allowed() {
+    let p = Proj::new();
+    p.write(
+        "venv/bin/activate",
+        "# This file must be used with \"source bin/activate\" *from bash*\n\
+         deactivate () {\n    unset VIRTUAL_ENV\n}\n\
+         VIRTUAL_ENV=/x/venv\nexport VIRTUAL_ENV\nPATH=\"$VIRTUAL_ENV/bin:$PATH\"\nexport PATH\n\
+         hash -r 2> /dev/null\n",
+    );
+    let g = p.gate(&[], &[], &[]);
+    let c =
+        "cd {root} && source venv/bin/activate && cat <<'EOF' > requirements.txt\nnumpy==1.26\nEOF";
+    run(&p, &g, &[("auto", "bash", c, "allow")]);
+    let missing = "source nowhere/bin/activate && cat <<'EOF' > requirements.txt\nx\nEOF";
+    run(&p, &g, &[("auto", "bash", missing, "ask")]);
+}
