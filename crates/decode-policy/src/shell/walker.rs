@@ -65,6 +65,7 @@ pub(super) fn parse_command_inner(
         git_elsewhere: false,
         cwd_any: None,
         made: Vec::new(),
+        attached: None,
     };
     if src.len() > MAX_COMMAND_CHARS && src.chars().count() > MAX_COMMAND_CHARS {
         // Not parsed: opaque (asks even in bypass); deny rules, ask rules
@@ -157,6 +158,9 @@ pub(super) struct Walker<'h> {
     pub(super) cwd_any: Option<Option<PathBuf>>,
     /// Folders the command makes before it goes there (`mkdir -p b && cd b`).
     pub(super) made: Vec<PathBuf>,
+    /// Redirections that belong to the command node with this id (the last
+    /// of a list tree-sitter hung them on).
+    pub(super) attached: Option<(usize, Vec<Redir>)>,
 }
 
 impl Walker<'_> {
@@ -630,6 +634,15 @@ impl Walker<'_> {
         }
         match body {
             Some(b) if b.kind() == "command" => self.command(b, src, scope, &redirs),
+            Some(b)
+                if matches!(b.kind(), "list" | "pipeline") && rightmost(b).kind() == "command" =>
+            {
+                // tree-sitter hangs `a && b > r` (and `a | b > r`) on the
+                // whole list: bash gives the redirection to `b` alone.
+                self.attached = Some((rightmost(b).id(), redirs));
+                self.walk(b, src, scope);
+                self.attached = None;
+            }
             Some(b) => {
                 let mut inner = scope.clone();
                 inner.redirs.extend(redirs);
@@ -920,7 +933,32 @@ impl Walker<'_> {
         }
         let mut all = scope.redirs.clone();
         all.extend(extra.iter().cloned());
+        if self
+            .attached
+            .as_ref()
+            .is_some_and(|(id, _)| *id == node.id())
+        {
+            all.extend(self.attached.take().map(|(_, r)| r).unwrap_or_default());
+        }
         all.append(&mut redirs);
         self.emit(assigns, words, all, scope.role);
     }
+}
+
+/// The last statement of a list or pipeline (where bash attaches a
+/// redirection tree-sitter hangs on the whole).
+fn rightmost(node: Node<'_>) -> Node<'_> {
+    let mut n = node;
+    while matches!(n.kind(), "list" | "pipeline") {
+        let count = n.named_child_count();
+        match (0..count)
+            .rev()
+            .filter_map(|k| n.named_child(k))
+            .find(|c| c.kind() != "comment")
+        {
+            Some(c) => n = c,
+            None => break,
+        }
+    }
+    n
 }

@@ -277,7 +277,8 @@ fn f12_unknown_shells_strings_are_opaque() {
 
 /// F13's guard: an agent writing a file from a here-document after
 /// activating a virtualenv stays automatic when the activate script on
-/// disk moves nowhere (a missing one could: the folder is then unknown).
+/// disk moves nowhere (a missing one could be made by another call before
+/// this one runs: the folder is then unknown).
 #[test]
 fn f13_heredoc_write_after_an_inert_activate_stays_allowed() {
     let p = Proj::new();
