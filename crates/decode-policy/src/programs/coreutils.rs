@@ -9,7 +9,7 @@ use super::schema::{
     Args, Argv, Copy, Ctx, Effect, Hooks, Node, Patterns, Program, Removes, Runs, Writes,
 };
 use crate::options::{self, OptionSpec};
-use crate::shell::model::{Analysis, Derived, Target};
+use crate::shell::model::{Analysis, Derived, Role, Target};
 use crate::shell::words::Word;
 
 /// A program whose options are all known: `short` letters and `value` words
@@ -615,11 +615,53 @@ fn rm_forms(core: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// GNU sed runs commands with the `e` command and the `e` flag of `s`: the
-/// script is opaque.
+/// GNU sed runs commands with the `e` command and the `e` flag of `s`: such
+/// a script is opaque, and so is one read from a file (`-f`) or only known
+/// when it runs — unless `--sandbox` refuses `e`, `r` and `w`.
 fn sed(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usize> {
-    if c.words[c.at..].iter().any(|w| sed_runs_commands(&w.text)) {
-        a.dynamic = Some("the sed script runs shell commands (`e`)".into());
+    let args = &c.words[c.at..];
+    if options::flagged(args, &SED, &["--sandbox"]) {
+        return start;
+    }
+    if !options::values(args, &SED, &["-f", "--file"]).is_empty() {
+        a.dynamic = Some("the sed script is read from a file (it may run commands: `e`)".into());
+        return start;
+    }
+    // A value glued to its option (`-e1e…`, `--expression=…`) is its text
+    // after the option; arithmetic expansions stand as numbers.
+    let known = |at: usize, text: String| {
+        let w = &args[at];
+        if !w.dynamic {
+            return Some(text);
+        }
+        let whole = w.numbers_only()?;
+        let option = w.text.len().checked_sub(text.len())?;
+        Some(whole.get(option..)?.to_string())
+    };
+    let mut scripts: Vec<Option<String>> = options::values(args, &SED, &["-e", "--expression"])
+        .into_iter()
+        .map(|v| known(v.at, v.text))
+        .collect();
+    if scripts.is_empty() {
+        scripts.extend(
+            options::operands(args, &SED)
+                .first()
+                .map(|&k| known(k, args[k].text.clone())),
+        );
+    }
+    for script in scripts {
+        let Some(script) = script else {
+            a.dynamic =
+                Some("the sed script is only known when it runs (it may run commands: `e`)".into());
+            continue;
+        };
+        if sed_runs_commands(&script) {
+            a.dynamic = Some("the sed script runs shell commands (`e`)".into());
+            // What can be seen of them still meets the deny rules and caps.
+            for cmd in sed_command_texts(&script) {
+                a.derived.push(Derived::Source(cmd, Role::Checked));
+            }
+        }
     }
     start
 }
@@ -643,75 +685,193 @@ pub(crate) fn awk_runs_commands(prog: &str) -> bool {
         || prog.contains("|\"")
 }
 
-/// Whether a sed script (or `-e`/`--expression=` option word) runs a
-/// command: an `e` command, or an `s` command with the `e` flag.
+/// Whether a GNU sed script runs a command: an `e` command (`1e CMD`,
+/// `/x/e`, `$ecmd`), or an `s` command with the `e` flag. The script is read
+/// command by command (addresses, `!`, blocks, the texts of `a`/`i`/`c` and
+/// the file names of `r`/`w` skipped); text it cannot read counts as running
+/// one when it holds an `e` at all.
 pub(crate) fn sed_runs_commands(script: &str) -> bool {
-    if script.starts_with('-') && !script.starts_with("-e") && !script.starts_with("--expression=")
-    {
-        return false;
-    }
-    let script = script
-        .strip_prefix("--expression=")
-        .or_else(|| script.strip_prefix("-e"))
-        .unwrap_or(script);
-    // An `e` command: a command that is just `e` or `e …`.
-    for cmd in script.split([';', '\n']) {
-        let c = cmd.trim_start_matches(|ch: char| {
-            ch.is_whitespace() || ch.is_ascii_digit() || matches!(ch, '$' | ',' | '!' | '{' | '}')
-        });
-        if c == "e" || c.starts_with("e ") || c.starts_with("e\t") {
-            return true;
-        }
-    }
-    sed_s_flag_e(script.as_bytes())
-}
-
-/// `s/a/b/FLAGS` with an `e` among the flags.
-fn sed_s_flag_e(b: &[u8]) -> bool {
+    let b: Vec<char> = script.chars().collect();
     let mut i = 0;
-    while i < b.len() {
-        let at_cmd = i == 0
-            || matches!(
-                b[i - 1],
-                b';' | b'\n' | b' ' | b'{' | b'}' | b'0'..=b'9' | b'$' | b'/' | b'!'
-            );
-        if b[i] == b's' && at_cmd && i + 1 < b.len() {
-            let d = b[i + 1];
-            if d.is_ascii_alphanumeric() || d == b'\\' || d == b'\n' || d == b' ' {
-                i += 1;
-                continue;
-            }
-            let mut j = i + 2;
-            let mut seen = 0;
-            while j < b.len() && seen < 2 {
-                if b[j] == b'\\' {
-                    j += 2;
-                    continue;
-                }
-                if b[j] == d {
-                    seen += 1;
-                }
-                j += 1;
-            }
-            if seen == 2 {
-                while j < b.len()
-                    && matches!(
-                        b[j],
-                        b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b'e' | b'0'..=b'9'
-                    )
-                {
-                    if b[j] == b'e' {
-                        return true;
-                    }
-                    j += 1;
-                }
-            }
-            i = j.max(i + 1);
+    let unread = |i: usize| b[i.min(b.len())..].contains(&'e');
+    loop {
+        while i < b.len() && matches!(b[i], ' ' | '\t' | '\n' | ';' | '}') {
+            i += 1;
+        }
+        if i >= b.len() {
+            return false;
+        }
+        if b[i] == '#' {
+            i = line_end(&b, i);
             continue;
         }
+        if !sed_address(&b, &mut i) {
+            return unread(i);
+        }
+        skip_blanks(&b, &mut i);
+        if b.get(i) == Some(&',') {
+            i += 1;
+            skip_blanks(&b, &mut i);
+            if matches!(b.get(i), Some('+' | '~')) {
+                i += 1;
+            }
+            if !sed_address(&b, &mut i) {
+                return unread(i);
+            }
+            skip_blanks(&b, &mut i);
+        }
+        while b.get(i) == Some(&'!') {
+            i += 1;
+            skip_blanks(&b, &mut i);
+        }
+        let Some(&cmd) = b.get(i) else {
+            return false;
+        };
         i += 1;
+        match cmd {
+            'e' => return true,
+            '{' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'n' | 'N' | 'p' | 'P' | 'x' | 'z' | '='
+            | 'F' | 'l' | 'L' | 'q' | 'Q' => {
+                // An optional number (`q5`, `l 40`).
+                skip_blanks(&b, &mut i);
+                while b.get(i).is_some_and(|c| c.is_ascii_digit()) {
+                    i += 1;
+                }
+            }
+            'a' | 'i' | 'c' | 'r' | 'R' | 'w' | 'W' | ':' | 'b' | 't' | 'T' | 'v' => {
+                i = line_end(&b, i);
+            }
+            's' => match sed_s_flags(&b, &mut i) {
+                Some(flags) if flags.contains('e') => return true,
+                Some(flags) if flags.contains('w') => i = line_end(&b, i),
+                Some(_) => {}
+                None => return unread(i),
+            },
+            'y' => {
+                if sed_delimited(&b, &mut i, 2).is_none() {
+                    return unread(i);
+                }
+            }
+            _ => return unread(i),
+        }
     }
-    false
+}
+
+/// The texts a sed script's `e` commands run, and the replacements of its
+/// `s///e` commands (the line they make is what runs).
+fn sed_command_texts(script: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, _) in script.match_indices('e') {
+        let rest = script[k + 1..].split('\n').next().unwrap_or("").trim();
+        if !rest.is_empty() && !out.iter().any(|o| o == rest) {
+            out.push(rest.to_string());
+        }
+    }
+    // `s/PATTERN/REPLACEMENT/…e`: the replacement, at least.
+    for (k, _) in script.match_indices('s') {
+        let mut chars = script[k + 1..].chars();
+        let Some(d) = chars
+            .next()
+            .filter(|d| !d.is_alphanumeric() && !d.is_whitespace())
+        else {
+            continue;
+        };
+        let parts: Vec<&str> = script[k + 1 + d.len_utf8()..].splitn(3, d).collect();
+        if let Some(repl) = parts.get(1).filter(|r| !r.trim().is_empty()) {
+            if !out.iter().any(|o| o == repl) {
+                out.push(repl.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn skip_blanks(b: &[char], i: &mut usize) {
+    while b.get(*i).is_some_and(|c| *c == ' ' || *c == '\t') {
+        *i += 1;
+    }
+}
+
+/// Where the line holding `i` ends (a backslash before a newline continues it).
+fn line_end(b: &[char], mut i: usize) -> usize {
+    while i < b.len() && b[i] != '\n' {
+        i += if b[i] == '\\' { 2 } else { 1 };
+    }
+    i.min(b.len())
+}
+
+/// Reads an address at `b[i]` if there is one: a number (`N`, `N~M`), `$`,
+/// `/REGEX/` or `\cREGEXc` with `I`/`M` flags. `false` when it cannot.
+fn sed_address(b: &[char], i: &mut usize) -> bool {
+    match b.get(*i) {
+        Some(c) if c.is_ascii_digit() => {
+            while b.get(*i).is_some_and(|c| c.is_ascii_digit() || *c == '~') {
+                *i += 1;
+            }
+            true
+        }
+        Some('$') => {
+            *i += 1;
+            true
+        }
+        Some('/') => {
+            if sed_delimited(b, i, 1).is_none() {
+                return false;
+            }
+            while matches!(b.get(*i), Some('I' | 'M')) {
+                *i += 1;
+            }
+            true
+        }
+        Some('\\') => {
+            *i += 1;
+            if sed_delimited(b, i, 1).is_none() {
+                return false;
+            }
+            while matches!(b.get(*i), Some('I' | 'M')) {
+                *i += 1;
+            }
+            true
+        }
+        _ => true,
+    }
+}
+
+/// Reads `parts` delimited parts after a delimiter at `b[i]` (`/a/b/`):
+/// `None` when the text ends first.
+fn sed_delimited(b: &[char], i: &mut usize, parts: usize) -> Option<()> {
+    let d = *b.get(*i)?;
+    if d == '\n' || d == '\\' {
+        return None;
+    }
+    *i += 1;
+    let mut seen = 0;
+    while seen < parts {
+        let c = *b.get(*i)?;
+        *i += if c == '\\' { 2 } else { 1 };
+        if c == d {
+            seen += 1;
+        }
+    }
+    Some(())
+}
+
+/// An `s` command's flags, after its pattern and replacement.
+fn sed_s_flags(b: &[char], i: &mut usize) -> Option<String> {
+    sed_delimited(b, i, 2)?;
+    let mut flags = String::new();
+    while let Some(&c) = b.get(*i) {
+        if c.is_ascii_alphanumeric() {
+            flags.push(c);
+            *i += 1;
+            if c == 'w' {
+                break;
+            }
+        } else {
+            break;
+        }
+    }
+    Some(flags)
 }
 
 /// sed scripts: the `-e`/`--expression` values, else the first operand;

@@ -18,6 +18,7 @@ mod build;
 mod cloud;
 mod coreutils;
 mod effects;
+mod launchers;
 mod net;
 mod node;
 mod packages;

@@ -50,6 +50,13 @@ pub(crate) fn runs(node: &Node, c: &Ctx<'_>, a: &mut Analysis) -> Option<usize> 
                     a.derived.push(Derived::Source(v.text, Role::Checked));
                 }
             }
+            Runs::Lines => {
+                let args = &c.words[c.at..];
+                let what = format!("`{}`", c.name);
+                for k in options::operands(args, &node.options) {
+                    run_string(&args[k], c.role, &what, a);
+                }
+            }
             Runs::OptionCommand(opts) => {
                 let args = &c.words[c.at..];
                 for v in options::values(args, &node.options, opts) {

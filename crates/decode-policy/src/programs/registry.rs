@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::schema::Program;
-use super::{archives, build, cloud, coreutils, net, packages, privilege, shells, vcs, wrappers};
+use super::{
+    archives, build, cloud, coreutils, launchers, net, packages, privilege, shells, vcs, wrappers,
+};
 
 /// Every family's entries.
 pub(crate) const FAMILIES: &[&[Program]] = &[
@@ -19,6 +21,7 @@ pub(crate) const FAMILIES: &[&[Program]] = &[
     net::PROGRAMS,
     cloud::PROGRAMS,
     shells::PROGRAMS,
+    launchers::PROGRAMS,
 ];
 
 /// Every entry.

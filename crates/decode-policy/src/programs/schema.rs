@@ -189,6 +189,9 @@ pub(crate) enum Runs {
     /// The value of one of these options is a line a shell runs (`man -P`,
     /// `split --filter`); judged by deny rules, ask rules and caps.
     OptionLine(&'static [&'static str]),
+    /// Each operand after its options is a line a shell runs, needing allow
+    /// rules of its own (`hyperfine 'make a' 'make b'`, `concurrently`).
+    Lines,
     /// The same, and the line needs allow rules of its own; a value only
     /// known when it runs makes the command opaque (`rsync -e`).
     OptionCommand(&'static [&'static str]),

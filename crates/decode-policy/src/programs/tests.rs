@@ -59,6 +59,7 @@ pub(crate) fn reading(line: &str) -> String {
                 format!("runs `{}`", t.join(" "))
             }
             Derived::Source(s, _) => format!("runs '{s}'"),
+            Derived::Typed(s) => format!("types '{s}'"),
             Derived::Find(ws, _, roots) => {
                 let t: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
                 let r: Vec<&str> = roots.iter().map(|r| r.as_deref().unwrap_or("?")).collect();
@@ -263,13 +264,41 @@ fn wrappers_are_seen_through_with_every_form() {
 #[test]
 fn scripts_that_run_commands() {
     use super::coreutils::{awk_runs_commands, sed_runs_commands};
-    assert!(sed_runs_commands("s/a/b/e"));
-    assert!(sed_runs_commands("1e rm -rf x"));
-    assert!(sed_runs_commands("-es/x/y/ge"));
-    assert!(!sed_runs_commands("s/a/b/g"));
-    assert!(!sed_runs_commands("s/e/f/"));
-    assert!(!sed_runs_commands("/etc/passwd"));
-    assert!(!sed_runs_commands("-i"));
+    for yes in [
+        "s/a/b/e",
+        "1e rm -rf x",
+        "s/x/y/ge",
+        "1els",
+        "$e id",
+        "/x/e touch y",
+        "\\%x%e id",
+        "2~3e id",
+        "1,/x/!e id",
+        "0,/re/e id",
+        "/a/,+2{e id\n}",
+        "p;e id",
+        "s|a|b|pe",
+        "s/a\\/b/c/e",
+        "y/abc/xyz/;e id",
+    ] {
+        assert!(sed_runs_commands(yes), "{yes}");
+    }
+    for no in [
+        "s/a/b/g",
+        "s/e/f/",
+        "/etc/passwd",
+        "/error/d",
+        "1,5p",
+        "s/x/y/w out.e",
+        "a\\\nhello e",
+        "$a extra",
+        "y/e/E/",
+        "/begin/,/end/d",
+        "s/old/new/3",
+        "# e comment\np",
+    ] {
+        assert!(!sed_runs_commands(no), "{no}");
+    }
     assert!(awk_runs_commands("BEGIN { system(\"rm x\") }"));
     assert!(awk_runs_commands("{ print | \"sh\" }"));
     assert!(!awk_runs_commands("{ print $1 }"));

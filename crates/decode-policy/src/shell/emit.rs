@@ -286,6 +286,9 @@ impl Walker<'_> {
                 (t.join("\u{0}"), *role, self.cwd.clone())
             }
             model::Derived::Source(text, role) => (format!("\u{1}{text}"), *role, self.cwd.clone()),
+            model::Derived::Typed(text) => {
+                (format!("\u{2}{text}"), Role::Checked, self.cwd.clone())
+            }
             model::Derived::Find(ws, role, _) => {
                 let t: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
                 (format!("\u{3}{}", t.join("\u{0}")), *role, self.cwd.clone())
@@ -311,6 +314,11 @@ impl Walker<'_> {
                     self.cwd = None;
                     self.branch = model::Branch::Unknown;
                 }
+            }
+            model::Derived::Typed(text) => {
+                let was = std::mem::replace(&mut self.typing, true);
+                self.reparse(&text, Role::Checked);
+                self.typing = was;
             }
             model::Derived::Find(ws, role, roots) => {
                 let before = self.out.len();

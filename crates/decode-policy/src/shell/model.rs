@@ -243,6 +243,10 @@ pub(crate) enum Derived {
     /// Words `find -exec` runs for each match under the starting points
     /// (`None`: a starting point only known when it runs).
     Find(Vec<Word>, Role, Vec<Option<String>>),
+    /// Text typed into a shell but not entered (it runs only if a later
+    /// key enters it): what it says meets deny rules, ask rules and caps;
+    /// text bash cannot parse is not opaque.
+    Typed(String),
 }
 
 #[derive(Debug, Clone, Default)]

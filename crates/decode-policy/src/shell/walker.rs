@@ -66,6 +66,7 @@ pub(super) fn parse_command_inner(
         cwd_any: None,
         made: Vec::new(),
         attached: None,
+        typing: false,
     };
     if src.len() > MAX_COMMAND_CHARS && src.chars().count() > MAX_COMMAND_CHARS {
         // Not parsed: opaque (asks even in bypass); deny rules, ask rules
@@ -161,6 +162,10 @@ pub(super) struct Walker<'h> {
     /// Redirections that belong to the command node with this id (the last
     /// of a list tree-sitter hung them on).
     pub(super) attached: Option<(usize, Vec<Redir>)>,
+    /// Judging text typed into a pane's shell but not entered
+    /// (`tmux send-keys 'TEXT'` without `Enter`): text bash cannot parse
+    /// does not run, so it is not opaque.
+    pub(super) typing: bool,
 }
 
 impl Walker<'_> {
@@ -281,14 +286,14 @@ impl Walker<'_> {
             if parse_budget_spent() {
                 self.too_deep("the command needs too much work to parse");
                 self.flat_text_scan(src);
-            } else {
+            } else if !self.typing {
                 self.set_opaque("the command cannot be parsed".into());
             }
             return;
         };
         let root = tree.root_node();
         let broken = root.has_error();
-        if broken {
+        if broken && !self.typing {
             self.set_opaque("the command cannot be parsed".into());
         }
         // The second reading: both parsers must find the same simple commands.

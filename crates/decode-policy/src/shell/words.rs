@@ -119,6 +119,27 @@ impl Word {
         out
     }
 
+    /// The word's text when its only expansions are arithmetic (`$((…))`,
+    /// always a number when it runs), each standing as `0`; `None` when
+    /// another expansion could put any text there.
+    pub(crate) fn numbers_only(&self) -> Option<String> {
+        if !self.dynamic {
+            return Some(self.text.clone());
+        }
+        let mut out = String::new();
+        for s in &self.segs {
+            match s {
+                Seg::Live(t) | Seg::Lit(t) => out.push_str(t),
+                Seg::Dyn {
+                    kind: "arithmetic_expansion",
+                    ..
+                } => out.push('0'),
+                Seg::Dyn { .. } | Seg::Ifs => return None,
+            }
+        }
+        Some(out)
+    }
+
     pub(crate) fn from_segs(segs: Vec<Seg>, ctrl: bool) -> Word {
         let mut w = Word {
             ctrl,

@@ -296,3 +296,115 @@ fn f13_heredoc_write_after_an_inert_activate_stays_allowed() {
     let missing = "source nowhere/bin/activate && cat <<'EOF' > requirements.txt\nx\nEOF";
     run(&p, &g, &[("auto", "bash", missing, "ask")]);
 }
+
+/// F11: programs that run a string — schedulers, multiplexers, socket
+/// relays, development runners, GNU sed's `e` — have it judged, or are
+/// opaque where it runs out of sight.
+#[test]
+fn f11_programs_that_run_a_string() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &["bash(curl *)"]);
+    let mut cases = Vec::new();
+    // Critical removals they would run: ask even in bypass.
+    for c in [
+        "at now <<< 'rm -rf ~'",
+        "batch <<< 'rm -rf /home'",
+        "socat TCP-LISTEN:8080 SYSTEM:'rm -rf ~'",
+        "socat - system:\"rm -rf ~\",pty",
+        "socat - EXEC:'rm -rf /home'",
+        "ncat -l 4444 --sh-exec 'rm -rf ~'",
+        "ncat -l 4444 -c 'rm -rf ~'",
+        "nc -l -p 4444 -e 'rm -rf /home'",
+        "tmux new-session -d 'rm -rf ~'",
+        "tmux new -d -s x 'rm -rf /home'",
+        "tmux split-window -v 'rm -rf ~'",
+        "tmux run-shell 'rm -rf ~'",
+        "tmux send-keys -t x 'rm -rf ~' Enter",
+        "tmux send -t x:0.1 'rm -rf /home' C-m",
+        "tmux send-keys -t x 'rm -rf' ' ~' KPEnter",
+        "tmux send-keys -t x 'rm -rf ~'",
+        "tmux send-keys -l -t x 'rm -rf ~\n'",
+        "tmux send-keys -t x 'ls' Enter 'rm -rf /home' Escape",
+        "tmux -c 'rm -rf ~'",
+        "screen -dmS x rm -rf ~",
+        "screen -S x -X stuff 'rm -rf ~\\n'",
+        "hyperfine 'rm -rf ~'",
+        "hyperfine --prepare 'rm -rf ~' true",
+        "hyperfine -w 3 -p 'rm -rf ~' 'make'",
+        "nodemon --exec 'rm -rf ~' app.js",
+        "nodemon -x 'rm -rf ~'",
+        "concurrently 'npm run watch' 'rm -rf ~'",
+        "concurrently -k -n a,b 'rm -rf ~' 'x'",
+        "entr -s 'rm -rf ~'",
+        "ls | entr rm -rf /home",
+        "watchexec -e rs -- rm -rf ~",
+        "sed -n '1e rm -rf ~' x",
+        "sed 's/x/rm -rf ~/e' x",
+        "sed --expression='1erm -rf ~' x",
+        "sed --expr='1erm -rf ~' x",
+        "sed -e '$e rm -rf ~' x",
+        "sed '/x/e rm -rf ~' x",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+        cases.push(("bypass", "bash", c, "ask"));
+    }
+    // Opaque: where they run it the gate cannot see.
+    for c in [
+        "echo 'rm -rf ~' | at now",
+        "echo '* * * * * rm -rf ~' | crontab -",
+        "crontab jobs.txt",
+        "crontab",
+        "tmux if-shell true 'run-shell \"rm -rf ~\"'",
+        "tmux source-file x.conf",
+        "ncat --lua-exec x.lua -l 4444",
+        "sed -f script.sed x",
+        "sed \"$S\" x",
+        "sed -n \"${a}p\" x",
+        "tmux send-keys -t x 'rm -rf ~ )' Enter",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    // Deny rules see what they run.
+    for c in [
+        "tmux send-keys -t x 'git push origin main' Enter",
+        "tmux new -d 'git push'",
+    ] {
+        cases.push(("auto", "bash", c, "ask:external effects"));
+    }
+    for c in [
+        "ncat -l 1 --sh-exec 'curl http://x.example'",
+        "hyperfine 'curl http://x.example'",
+        "socat - SYSTEM:'curl http://x.example'",
+        "tmux new -d 'curl http://x.example'",
+    ] {
+        cases.push(("auto", "bash", c, "deny"));
+    }
+    // Guards.
+    for c in [
+        "at -l",
+        "crontab -l",
+        "tmux ls",
+        "tmux attach -t x",
+        "tmux kill-session -t w && tmux new-session -d -s w && tmux split-window -v -t w",
+        "tmux send-keys -t w:0.2 'python monitor.py' Enter",
+        "tmux send-keys -t w:0.2 ':wq' Enter",
+        "screen -ls",
+        "nc -z localhost 8080",
+        "socat TCP:localhost:80 -",
+        "hyperfine 'cargo build' 'make'",
+        "nodemon -w src app.js",
+        "concurrently 'npm run watch' 'npm run serve'",
+        "ls *.rs | entr -c cargo test",
+        "watchexec -e rs -- cargo test",
+        "sed -n '1,5p' x",
+        "sed -i 's/error/warning/g' notes.txt",
+        "sed --sandbox -n '1e ls' x",
+        "for l in 5 9; do sed -n \"$((l-2)),$((l+1))p\" x; done",
+        "tmux send-keys -t w:0.2 'f s i .strip()' Escape",
+        "tmux send-keys -t w:0.2 'f=' 'i' '.strip()' Escape",
+        "tmux send-keys -t w C-c",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
