@@ -151,6 +151,10 @@ const PODMAN_SUBS: &[Sub] = &[
     UNSHARE,
 ];
 
+/// kubectl's commands that change the cluster: those that create, change
+/// or remove objects (`run`, `expose` and `autoscale` create them; `label`,
+/// `annotate`, `taint`, `cordon`, `drain` change them), run a command in a
+/// container (`exec`, `attach`, `debug`) or copy files into one (`cp`).
 const KUBECTL_VERBS: &[Sub] = &[
     Sub::external(&["apply"], "apply"),
     Sub::external(&["create"], "create"),
@@ -161,6 +165,17 @@ const KUBECTL_VERBS: &[Sub] = &[
     Sub::external(&["scale"], "scale"),
     Sub::external(&["set"], "set"),
     Sub::external(&["edit"], "edit"),
+    Sub::external(&["run"], "run"),
+    Sub::external(&["expose"], "expose"),
+    Sub::external(&["autoscale"], "autoscale"),
+    Sub::external(&["label"], "label"),
+    Sub::external(&["annotate"], "annotate"),
+    Sub::external(&["taint"], "taint"),
+    Sub::external(&["cordon", "uncordon"], "cordon"),
+    Sub::external(&["drain"], "drain"),
+    Sub::external(&["exec", "attach", "debug"], "exec"),
+    Sub::external(&["cp"], "cp"),
+    Sub::external(&["certificate"], "certificate"),
 ];
 
 const PLATFORM_OPTIONS: OptionSpec<'static> = global_options(&[
@@ -178,6 +193,8 @@ const PLATFORM_VERBS: &[Sub] = &[
     Sub::external(&["deploy"], "deploy"),
     Sub::external(&["publish"], "publish"),
     Sub::external(&["release"], "release"),
+    Sub::external(&["push", "upload"], "push"),
+    Sub::external(&["destroy"], "destroy"),
 ];
 
 pub(crate) const PROGRAMS: &[Program] = &[
@@ -242,7 +259,12 @@ pub(crate) const PROGRAMS: &[Program] = &[
         Args::Read,
         &[
             ("kubectl -o yaml apply -f x", "external kubectl apply"),
+            ("kubectl -f x.yaml apply", "external kubectl apply"),
+            ("kubectl run x --image=busybox", "external kubectl run"),
+            ("kubectl -n ns exec pod -- sh", "external kubectl exec"),
             ("kubectl get pods -o yaml", "plain"),
+            ("kubectl logs deploy/x", "plain"),
+            ("kubectl config set-context --current", "plain"),
         ],
     ),
     platform(
@@ -251,13 +273,18 @@ pub(crate) const PROGRAMS: &[Program] = &[
         &[
             Sub::external(&["install"], "install"),
             Sub::external(&["upgrade"], "upgrade"),
-            Sub::external(&["uninstall"], "uninstall"),
-            Sub::external(&["delete"], "delete"),
+            // helm's own aliases of `uninstall`.
+            Sub::external(&["uninstall", "delete", "del", "un"], "uninstall"),
             Sub::external(&["rollback"], "rollback"),
             Sub::external(&["push"], "push"),
         ],
         Args::Read,
-        &[("helm upgrade app chart", "external helm upgrade")],
+        &[
+            ("helm upgrade app chart", "external helm upgrade"),
+            ("helm del app", "external helm del"),
+            ("helm -n x un app", "external helm un"),
+            ("helm list", "plain"),
+        ],
     ),
     platform(
         &["terraform", "tofu", "terragrunt"],
@@ -285,12 +312,20 @@ pub(crate) const PROGRAMS: &[Program] = &[
         &["pulumi"],
         global_options(&["-s", "--stack", "-C", "--cwd"]),
         &[
-            Sub::external(&["up"], "up"),
-            Sub::external(&["destroy"], "destroy"),
-            Sub::external(&["update"], "update"),
+            // pulumi's own aliases: `up` is `update`, `destroy` is `down`/`dn`.
+            Sub::external(&["up", "update", "u"], "up"),
+            Sub::external(&["destroy", "down", "dn"], "destroy"),
+            Sub::external(&["import"], "import"),
+            Sub::external(&["refresh"], "refresh"),
+            Sub::external(&["cancel"], "cancel"),
         ],
         Args::Read,
-        &[("pulumi up", "external pulumi up")],
+        &[
+            ("pulumi up", "external pulumi up"),
+            ("pulumi down --yes", "external pulumi down"),
+            ("pulumi -C infra dn", "external pulumi dn"),
+            ("pulumi preview", "plain"),
+        ],
     ),
     Program {
         names: &["vercel"],
@@ -315,14 +350,35 @@ pub(crate) const PROGRAMS: &[Program] = &[
         PLATFORM_OPTIONS,
         PLATFORM_VERBS,
         Args::Read,
-        &[("fly deploy", "external fly deploy")],
+        &[
+            ("fly deploy", "external fly deploy"),
+            (
+                "firebase hosting:channel:deploy preview",
+                "external firebase hosting:channel:deploy",
+            ),
+            ("firebase deploy:prod", "external firebase deploy:prod"),
+            ("firebase --project p deploy", "external firebase deploy"),
+            ("firebase emulators:start", "plain"),
+            ("fly status", "plain"),
+        ],
     ),
     platform(
         &["wrangler", "surge", "heroku"],
         PLATFORM_OPTIONS,
         PLATFORM_VERBS,
         Args::Unread,
-        &[("wrangler publish", "external wrangler publish")],
+        &[
+            ("wrangler publish", "external wrangler publish"),
+            (
+                "heroku container:push web",
+                "external heroku container:push",
+            ),
+            (
+                "heroku container:release web",
+                "external heroku container:release",
+            ),
+            ("heroku logs --tail", "plain"),
+        ],
     ),
     Program {
         names: &["gcloud", "aws", "az"],

@@ -7,13 +7,13 @@
 //! the command runs counts as every sub-command.
 
 use super::registry;
-use super::schema::{Args, Argv, Effect, Program, Sub, PUBLISH_WORDS};
+use super::schema::{spelled_as, Args, Argv, Effect, Program, Sub, PUBLISH_WORDS};
 use super::support::global_options;
 use crate::options::{self, OptionSpec};
 
 /// Groups after which a publish word still counts for a program the caps do
 /// not name (`jj git push`, `dotnet nuget push`, `git lfs push`).
-const GROUPS: &[&str] = &["git", "nuget", "lfs", "release", "annex", "state"];
+const GROUPS: &[&str] = &["git", "nuget", "lfs", "release", "annex", "state", "hex"];
 
 /// Whether a cap could apply to a command starting with these words (a
 /// quick test before the caps run on a later word of an unknown program).
@@ -23,9 +23,7 @@ pub(crate) fn might_cap(words: &[String]) -> bool {
     };
     knows_program(name)
         || matches!(name.as_str(), "rm" | "rmdir" | "find" | "docker" | "podman")
-        || words.iter().any(|w| {
-            PUBLISH_WORDS.contains(&w.as_str()) || w == "gh-deploy" || w.ends_with(":publish")
-        })
+        || words.iter().any(|w| spelled_as(w, PUBLISH_WORDS))
 }
 
 /// Programs whose arguments the gate reads: wrappers, runners, privilege
@@ -133,15 +131,21 @@ fn sub_effect(p: &Program, v: &Argv<'_>) -> Option<String> {
 }
 
 /// The sub-commands a word names (every one, when the word is only known
-/// when the command runs).
+/// when the command runs). A sub-command with an external effect is named
+/// in any spelling of [`spelled_as`] (`hosting:channel:deploy`,
+/// `container:push`, `deploy:prod`); a group only by its own name.
 fn matching<'s>(subs: &'s [Sub], word: &'s str, dynamic: bool) -> impl Iterator<Item = &'s Sub> {
-    subs.iter()
-        .filter(move |s| dynamic || s.names.contains(&word))
+    subs.iter().filter(move |s| {
+        dynamic
+            || s.names.contains(&word)
+            || (matches!(s.node.effect, Effect::External(_)) && spelled_as(word, s.names))
+    })
 }
 
 /// Any program the caps do not name: `push`, `publish`, `deploy`, `upload`
-/// (or `gh-deploy`) as its first sub-command word, or after a known group
-/// (`jj git push`, `dotnet nuget push`).
+/// as its first sub-command word, in any spelling of [`spelled_as`]
+/// (`gh-deploy`, `hex.publish`, `container:push`), or after a known group
+/// (`jj git push`, `dotnet nuget push`, `rebar3 hex publish`).
 fn generic(v: &Argv<'_>) -> Option<String> {
     let (name, args) = (v.name(), v.args());
     let spec: OptionSpec<'_> = global_options(&[]);
@@ -150,13 +154,13 @@ fn generic(v: &Argv<'_>) -> Option<String> {
             continue;
         }
         let w = args[k].as_str();
-        if PUBLISH_WORDS.contains(&w) || w == "gh-deploy" {
+        if spelled_as(w, PUBLISH_WORDS) {
             return Some(format!("{name} {w}"));
         }
         if GROUPS.contains(&w) {
             let rest = &args[k + 1..];
             for j in options::candidates(rest, &spec) {
-                if PUBLISH_WORDS.contains(&rest[j].as_str()) {
+                if spelled_as(&rest[j], PUBLISH_WORDS) {
                     return Some(format!("{name} {w} {}", rest[j]));
                 }
             }

@@ -5,8 +5,8 @@
 //! - `schema`: the shape of an entry (options, sub-commands, what it runs,
 //!   writes and removes, where it moves, its effect, hooks, examples);
 //! - the families: `wrappers`, `privilege`, `packages`, `build`, `vcs`,
-//!   `archives`, `coreutils`, `net`, `cloud`, `shells`; `variables` for the
-//!   environment variables that hold commands;
+//!   `forges`, `archives`, `coreutils`, `net`, `cloud`, `shells`, `launchers`;
+//!   `variables` for the environment variables that hold commands;
 //! - the interpreter: `see` (what a command runs, level by level), `node`
 //!   (one entry's data applied), `writes` (where it writes, what it
 //!   removes, which words are patterns), `effects` (external effects and
@@ -18,6 +18,7 @@ mod build;
 mod cloud;
 mod coreutils;
 mod effects;
+mod forges;
 mod launchers;
 mod net;
 mod node;

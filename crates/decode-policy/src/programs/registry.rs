@@ -6,7 +6,8 @@ use std::sync::OnceLock;
 
 use super::schema::Program;
 use super::{
-    archives, build, cloud, coreutils, launchers, net, packages, privilege, shells, vcs, wrappers,
+    archives, build, cloud, coreutils, forges, launchers, net, packages, privilege, shells, vcs,
+    wrappers,
 };
 
 /// Every family's entries.
@@ -16,6 +17,7 @@ pub(crate) const FAMILIES: &[&[Program]] = &[
     packages::PROGRAMS,
     build::PROGRAMS,
     vcs::PROGRAMS,
+    forges::PROGRAMS,
     archives::PROGRAMS,
     coreutils::PROGRAMS,
     net::PROGRAMS,

@@ -396,6 +396,31 @@ impl<'a> Argv<'a> {
 /// the caps do not name (`hg push`, `poetry publish`).
 pub(crate) const PUBLISH_WORDS: &[&str] = &["push", "publish", "deploy", "upload"];
 
+/// Whether a sub-command word is one of `verbs` in any of the spellings
+/// command-line programs use for their command trees: the word itself, a
+/// part of a `:`-separated name (`hosting:channel:deploy`, `container:push`,
+/// `deploy:prod`), the last part of a `.`-separated one (`hex.publish`), the
+/// first or last part of a `-` or `_`-joined one without a dot (`gh-deploy`,
+/// `push-image`). A path or an option is none of these.
+pub(crate) fn spelled_as(word: &str, verbs: &[&str]) -> bool {
+    if verbs.contains(&word) {
+        return true;
+    }
+    if word.is_empty() || word.starts_with('-') || word.contains(['/', ' ', '=']) {
+        return false;
+    }
+    if word.contains(':') {
+        return word.split(':').any(|p| spelled_as(p, verbs));
+    }
+    if let Some((head, last)) = word.rsplit_once('.') {
+        return !head.is_empty() && verbs.contains(&last);
+    }
+    let mut parts = word.split(['-', '_']).filter(|p| !p.is_empty());
+    let first = parts.next();
+    let last = parts.last();
+    first.is_some_and(|p| verbs.contains(&p)) || last.is_some_and(|p| verbs.contains(&p))
+}
+
 /// Whether the gate reads every word a program takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Args {

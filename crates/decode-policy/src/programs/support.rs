@@ -315,8 +315,6 @@ pub(crate) const COMMON_FLAGS: &[&str] = &[
     "-q",
     "-h",
     "-y",
-    "-f",
-    "-n",
     "--verbose",
     "--quiet",
     "--silent",

@@ -1,7 +1,8 @@
 //! Version control: `git` (its configuration keys and options that run
 //! programs, its aliases, the folders `-C` and `--work-tree` name, what it
-//! pushes), `gh`, `glab` (docs/permissions.md, "Fail closed" and "The
-//! stages").
+//! pushes) (docs/permissions.md, "Fail closed" and "The stages"); other
+//! version control systems' commits that reach a server (`svn commit`,
+//! `p4 submit`).
 
 use super::node;
 use super::schema::{Args, Argv, Ctx, Effect, Hooks, Moves, Node, Place, Program, Runs, Sub};
@@ -228,67 +229,105 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ..Program::BASE
     },
     Program {
-        names: &["gh"],
+        names: &["svn"],
         node: Node {
-            options: global_options(&["-R", "--repo"]),
+            options: global_options(&[
+                "--username",
+                "--password",
+                "--config-dir",
+                "--config-option",
+                "-m",
+                "--message",
+                "-F",
+                "--file",
+                "-r",
+                "--revision",
+            ]),
             hooks: Hooks {
-                see: Some(gh_alias),
+                effect: Some(svn_on_server),
                 ..Hooks::NONE
             },
             ..Node::NONE
         },
         subs: &[
-            Sub::group(
-                &["pr"],
-                &[
-                    Sub::external(&["create", "new"], "create"),
-                    Sub::external(&["merge"], "merge"),
-                ],
-            ),
-            Sub::group(
-                &["release"],
-                &[
-                    Sub::external(&["create", "new"], "create"),
-                    Sub::external(&["upload"], "upload"),
-                ],
-            ),
-            Sub::group(
-                &["repo"],
-                &[
-                    Sub::external(&["create", "new"], "create"),
-                    Sub::external(&["delete"], "delete"),
-                ],
-            ),
+            Sub::external(&["commit", "ci"], "commit"),
+            Sub::external(&["import"], "import"),
         ],
         args: Args::Read,
         generic_verbs: false,
         examples: &[
-            ("gh -R o/r pr create", "external gh pr create"),
-            ("gh pr new", "external gh pr new"),
-            ("gh pr view 3", "plain"),
-            ("gh alias set co 'pr checkout'", "opaque"),
+            ("svn ci -m x", "external svn ci"),
+            ("svn --username u commit", "external svn commit"),
+            (
+                "svn rm -m x https://svn.example/r/trunk",
+                "external svn rm (on the server)",
+            ),
+            ("svn rm old.c", "plain"),
+            ("svn log -l 5", "plain"),
         ],
         ..Program::BASE
     },
     Program {
-        names: &["glab"],
+        names: &["p4"],
         node: Node {
-            options: global_options(&["-R", "--repo"]),
+            options: global_options(&[
+                "-c", "-p", "-u", "-P", "-d", "-C", "-H", "-x", "-z", "-r", "-L", "-l",
+            ]),
             ..Node::NONE
         },
         subs: &[
-            Sub::group(&["mr"], &[Sub::external(&["merge", "accept"], "merge")]),
-            Sub::group(
-                &["release"],
-                &[
-                    Sub::external(&["create", "new"], "create"),
-                    Sub::external(&["upload"], "upload"),
-                ],
-            ),
+            Sub::external(&["submit"], "submit"),
+            Sub::external(&["shelve"], "shelve"),
+            Sub::external(&["push"], "push"),
+            Sub::external(&["populate"], "populate"),
+            Sub::external(&["obliterate"], "obliterate"),
+            Sub::external(&["unsubmit", "resubmit"], "unsubmit"),
         ],
         args: Args::Read,
         generic_verbs: false,
-        examples: &[("glab mr merge 4", "external glab mr merge")],
+        examples: &[
+            ("p4 submit -d x", "external p4 submit"),
+            ("p4 -c ws shelve -c 5", "external p4 shelve"),
+            ("p4 opened", "plain"),
+        ],
+        ..Program::BASE
+    },
+    Program {
+        names: &["cvs"],
+        node: Node {
+            options: global_options(&["-d", "-e", "-s", "-T", "-z"]),
+            ..Node::NONE
+        },
+        subs: &[
+            Sub::external(&["commit", "ci", "com"], "commit"),
+            Sub::external(&["import", "imp", "im"], "import"),
+            Sub::external(&["tag", "ta", "freeze", "rtag", "rt", "rfreeze"], "tag"),
+        ],
+        args: Args::Read,
+        generic_verbs: false,
+        examples: &[
+            ("cvs -d :pserver:x ci -m y", "external cvs ci"),
+            ("cvs update", "plain"),
+        ],
+        ..Program::BASE
+    },
+    Program {
+        names: &["fossil"],
+        node: Node {
+            options: global_options(&["-R", "--repository", "--chdir"]),
+            ..Node::NONE
+        },
+        // `commit` syncs with the remote when autosync is on (the default).
+        subs: &[
+            Sub::external(&["commit", "ci"], "commit"),
+            Sub::external(&["push", "sync"], "push"),
+        ],
+        args: Args::Read,
+        generic_verbs: false,
+        examples: &[
+            ("fossil ci -m x", "external fossil ci"),
+            ("fossil status", "plain"),
+        ],
         ..Program::BASE
     },
 ];
@@ -534,17 +573,6 @@ pub(crate) fn ext_command(url: &str) -> Option<String> {
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
         .collect();
     Some(quoted.join(" "))
-}
-
-/// `gh alias set NAME 'EXPANSION'`: later `gh NAME` runs the expansion.
-fn gh_alias(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
-    let args: Vec<&str> = c.words[c.at..].iter().map(|w| w.text.as_str()).collect();
-    if let Some(k) = args.iter().position(|w| *w == "alias") {
-        if matches!(args.get(k + 1), Some(&"set" | &"import")) {
-            a.dynamic = Some("`gh alias set` defines what a later `gh` command runs".into());
-        }
-    }
-    None
 }
 
 /// Where git writes besides its repository: the work tree `--work-tree`
@@ -800,4 +828,26 @@ pub(crate) fn git_key_runs(key: &str) -> Option<bool> {
         .any(|s| k.ends_with(s))
         || (k.starts_with("submodule.") && k.ends_with(".update"));
     runs.then_some(true)
+}
+
+/// `svn` commands that act on the repository at once when an operand is a
+/// URL (`svn rm URL`, `svn mkdir URL`, `svn copy URL URL`, `svn propset
+/// --revprop`, `svn lock URL`).
+fn svn_on_server(v: &Argv<'_>) -> Option<String> {
+    const URL_ACTS: &[&str] = &[
+        "delete", "del", "remove", "rm", "mkdir", "copy", "cp", "move", "mv", "rename", "ren",
+        "propset", "pset", "ps", "propdel", "pdel", "pd", "propedit", "pedit", "pe", "lock",
+        "unlock",
+    ];
+    let args = v.args();
+    let spec = global_options(&["-m", "--message", "-F", "--file", "-r", "--revision"]);
+    let first = *options::candidates(args, &spec).first()?;
+    let sub = args[first].as_str();
+    if !URL_ACTS.contains(&sub) {
+        return None;
+    }
+    let on_server = args[first + 1..].iter().enumerate().any(|(j, a)| {
+        a.contains("://") || a.starts_with('^') || a == "--revprop" || v.dyn_arg(first + 1 + j)
+    });
+    on_server.then(|| format!("svn {sub} (on the server)"))
 }

@@ -408,3 +408,97 @@ fn f11_programs_that_run_a_string() {
     }
     run(&p, &g, &cases);
 }
+
+/// F8: external effects in other spellings — forge API calls by method,
+/// forge commands under any group, platform verbs inside `:`/`.`/`-` names,
+/// the platforms' own aliases, options before the sub-command, other
+/// version control systems' commits — ask in auto mode.
+#[test]
+fn f08_external_effects_spelled_differently() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "gh api -X POST repos/o/r/pulls/1/merge",
+        "gh api --method PUT repos/o/r/pulls/1/merge",
+        "gh api --method=delete repos/o/r",
+        "gh api -XPATCH repos/o/r",
+        "gh api repos/o/r/issues -f title=x",
+        "gh api repos/o/r/issues --input body.json",
+        "gh api graphql -f query='mutation { addStar(input:{}) { clientMutationId } }'",
+        "gh api graphql -F query=@q.graphql",
+        "glab api -X POST projects/1/merge_requests",
+        "gh -R o/r pr edit 3 --add-label x",
+        "gh issue close 4",
+        "gh release delete v1",
+        "gh secret set TOKEN",
+        "gh workflow run deploy.yml",
+        "gh run rerun 9",
+        "gh repo deploy-key add k.pub",
+        "gh $SUB merge 3",
+        "glab mr accept 4",
+        "tea pulls merge 3",
+        "firebase hosting:channel:deploy preview",
+        "firebase deploy:prod",
+        "firebase --project p functions:deploy",
+        "heroku container:push web",
+        "heroku container:release web",
+        "mix hex.publish",
+        "rebar3 hex publish",
+        "p4 submit -d x",
+        "p4 -c ws shelve -c 5",
+        "svn ci -m x",
+        "svn --username u commit -m x",
+        "svn rm -m x https://svn.example/r/trunk",
+        "cvs -d :pserver:x ci -m y",
+        "fossil commit -m x",
+        "helm del rel",
+        "helm -n x un rel",
+        "helm delete rel",
+        "pulumi down --yes",
+        "pulumi -C infra dn",
+        "pulumi update",
+        "kubectl run x --image=busybox",
+        "kubectl -f x.yaml apply",
+        "kubectl --kubeconfig k -n ns delete pod x",
+        "kubectl expose deploy x --port 80",
+        "kubectl label node n x=y",
+        "kubectl drain node1",
+        "oc run x --image=y",
+        "some-cli deploy-prod",
+        "tool container:push",
+    ] {
+        cases.push(("auto", "bash", c, "ask:external effects"));
+    }
+    // Guards: what only reads, or changes only this machine.
+    for c in [
+        "gh api repos/o/r/pulls --paginate",
+        "gh api -X GET search/issues -f q=x",
+        "gh api graphql -f query='query { viewer { login } }'",
+        "gh pr view 3",
+        "gh pr list --state merged",
+        "gh pr checks 3",
+        "gh run list",
+        "gh run view 9 --log",
+        "gh repo clone o/r",
+        "gh auth status",
+        "gh config set editor vim",
+        "glab mr list",
+        "firebase emulators:start",
+        "heroku logs --tail",
+        "helm list -A",
+        "helm template charts/api",
+        "pulumi preview",
+        "kubectl get pods -n staging",
+        "kubectl logs deploy/api --tail=100",
+        "kubectl config current-context",
+        "svn rm old.c",
+        "svn log -l 5",
+        "p4 opened",
+        "cat deploy.sh",
+        "./scripts/deploy-notes.sh --help",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
