@@ -14,6 +14,7 @@ pub mod mode;
 mod options;
 pub mod paths;
 mod programs;
+mod protected_names;
 pub mod rules;
 mod shell;
 pub mod tool;

@@ -158,6 +158,23 @@ fn project_protected(roots: &[PathBuf]) -> (Vec<Protected>, Vec<PathBuf>) {
                 false,
                 ProtectedKind::PermissionFile,
             ),
+            (
+                ".decode/settings.local.json",
+                false,
+                ProtectedKind::PermissionFile,
+            ),
+            (".decode/mcp.json", false, ProtectedKind::PermissionFile),
+            (".mcp.json", false, ProtectedKind::PermissionFile),
+            (
+                ".claude/settings.json",
+                false,
+                ProtectedKind::PermissionFile,
+            ),
+            (
+                ".claude/settings.local.json",
+                false,
+                ProtectedKind::PermissionFile,
+            ),
             (".decode/agents", true, ProtectedKind::AgentDefinitions),
             (".claude/agents", true, ProtectedKind::AgentDefinitions),
             (".git", true, ProtectedKind::GitInternals),
@@ -243,33 +260,18 @@ fn guard_chain(path: &Path, dir: bool, kind: ProtectedKind, out: &mut Vec<Protec
     chain.resolved
 }
 
-/// The files in the home folder that other programs run or obey.
+/// The files in the home folder that other programs run or obey (the
+/// table [`IN_HOME`]).
 fn home_protected(homes: &[PathBuf]) -> Vec<Protected> {
     let mut out = Vec::new();
     for h in homes {
-        for f in [
-            ".bashrc",
-            ".bash_profile",
-            ".bash_login",
-            ".bash_logout",
-            ".profile",
-            ".zshrc",
-            ".zshenv",
-            ".zprofile",
-            ".zlogin",
-            ".zlogout",
-        ] {
+        for &(rel, dir, kind) in IN_HOME {
             out.push(Protected {
-                path: h.join(f),
-                dir: false,
-                kind: ProtectedKind::ShellStartup,
+                path: h.join(rel),
+                dir,
+                kind,
             });
         }
-        out.push(Protected {
-            path: h.join(".ssh"),
-            dir: true,
-            kind: ProtectedKind::Ssh,
-        });
     }
     out
 }
@@ -279,6 +281,7 @@ fn app_dirs(home: &Path, given: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for d in PolicyInput::app_dirs_for(home)
         .into_iter()
+        .chain(SYSTEM_DIRS.iter().map(PathBuf::from))
         .chain(given.iter().cloned())
     {
         if !d.is_absolute() {

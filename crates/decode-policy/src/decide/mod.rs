@@ -31,6 +31,7 @@ mod protected;
 mod text;
 mod writes;
 
+use crate::protected_names::{IN_HOME, SYSTEM_DIRS};
 use protected::{anywhere_label, glob_anywhere, glob_can_name, glob_dir, linked_entries};
 pub use protected::{protected_anywhere, ProtectedKind, ProtectedPath};
 
@@ -222,9 +223,16 @@ impl Gate {
     /// one), the shell start-up files, `~/.ssh` and Decode's own folders. The
     /// names of [`protected_anywhere`] come on top, wherever they stand.
     pub fn protected_paths(&self) -> Vec<ProtectedPath> {
+        // The home folder outside its caches and the system folders are
+        // read-only in the sandbox as a whole: their entries here are for the
+        // gate (and a system folder must never be made to protect it).
         let mut out: Vec<ProtectedPath> = self
             .protected
             .iter()
+            .filter(|p| {
+                p.kind != ProtectedKind::HomeConfig
+                    && !SYSTEM_DIRS.iter().any(|d| p.path.starts_with(d))
+            })
             .map(|p| ProtectedPath {
                 path: p.path.clone(),
                 dir: p.dir,

@@ -415,9 +415,8 @@ pub(crate) fn spelled_as(word: &str, verbs: &[&str]) -> bool {
     if let Some((head, last)) = word.rsplit_once('.') {
         return !head.is_empty() && verbs.contains(&last);
     }
-    let mut parts = word.split(['-', '_']).filter(|p| !p.is_empty());
-    let first = parts.next();
-    let last = parts.last();
+    let first = word.split(['-', '_']).find(|p| !p.is_empty());
+    let last = word.rsplit(['-', '_']).find(|p| !p.is_empty());
     first.is_some_and(|p| verbs.contains(&p)) || last.is_some_and(|p| verbs.contains(&p))
 }
 

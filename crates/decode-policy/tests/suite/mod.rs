@@ -5,6 +5,7 @@ mod invariants;
 mod layout;
 mod options;
 mod oracle;
+mod protected;
 mod review2;
 mod round2;
 mod round3;

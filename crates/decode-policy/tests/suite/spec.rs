@@ -1125,8 +1125,10 @@ fn s5_cap_never_automatic_files() {
             "cd .git && echo x > hooks/pre-commit",
             "ask:never automatic",
         ),
+        // Everything under `.decode/` is a permission file (settings, local
+        // settings, agents, MCP servers, and what a later Decode reads there).
+        ("auto", "write", ".decode/notes.md", "ask:never automatic"),
         // Reading or editing ordinary files stays automatic.
-        ("auto", "write", ".decode/notes.md", "allow"),
         ("auto", "write", "src/git.rs", "allow"),
         ("auto", "bash", "git status", "allow"),
         ("edit", "write", "src/.gitignore", "allow"),
