@@ -13,7 +13,7 @@ impl Gate {
         let root = paths::resolve(&root_given);
         let home = lexical(&cwd, &input.home);
         let home_canon = paths::resolve(&home);
-        let (index, warnings) = compile_rules(&input, &home, &home_canon);
+        let (index, warnings, broken_rules) = compile_rules(&input, &home, &home_canon);
         let extra_dirs = if input.trusted {
             input
                 .additional_directories
@@ -74,6 +74,7 @@ impl Gate {
             git_dir,
             app_dirs,
             index,
+            broken_rules,
         };
         (gate, warnings)
     }
@@ -85,8 +86,9 @@ fn compile_rules(
     input: &PolicyInput,
     home: &Path,
     home_canon: &Path,
-) -> (RuleIndex, Vec<PolicyWarning>) {
+) -> (RuleIndex, Vec<PolicyWarning>, Vec<BrokenRule>) {
     let mut warnings = Vec::new();
+    let mut broken = Vec::new();
     let trusted = input.trusted;
     let mut index = RuleIndex::new();
     let homes: Vec<&Path> = if home == home_canon {
@@ -118,6 +120,9 @@ fn compile_rules(
                     .map_err(|e| e.to_string())
                     .and_then(|r| index.add(list, &r, source.clone(), &homes));
                 if let Err(message) = result {
+                    if list != RuleList::Allow {
+                        broken.push(BrokenRule::new(text, list, &source.describe(), &message));
+                    }
                     warnings.push(PolicyWarning {
                         rule: text.clone(),
                         source: source.describe(),
@@ -135,6 +140,13 @@ fn compile_rules(
     );
     for p in &input.external_caps {
         if let Err(message) = index.add_external(p) {
+            broken.push(BrokenRule {
+                text: p.clone(),
+                list: RuleList::Ask,
+                source: ".decode/settings.json caps.external".into(),
+                message: message.clone(),
+                tool: Some(Tool::Bash),
+            });
             warnings.push(PolicyWarning {
                 rule: p.clone(),
                 source: ".decode/settings.json caps.external".into(),
@@ -143,7 +155,7 @@ fn compile_rules(
         }
     }
     index.finish();
-    (index, warnings)
+    (index, warnings, broken)
 }
 
 /// The project's permission files and agents, its `.git`, and the folders

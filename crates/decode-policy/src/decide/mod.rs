@@ -63,8 +63,43 @@ pub struct Gate {
     /// Decode's own config and data folders (given and resolved).
     app_dirs: Vec<PathBuf>,
     index: RuleIndex,
+    /// Deny and ask rules (and external caps) that did not parse: the calls
+    /// they could cover ask until they are fixed.
+    broken_rules: Vec<BrokenRule>,
     /// git and cargo aliases in force for the project.
     shell: shell::ShellConfig,
+}
+
+/// A deny or ask rule that did not parse. What it meant cannot be known, so
+/// it is not dropped: every call it could cover (its tool's, when the tool
+/// can be read; else every gated call) asks, naming it, in every mode — a
+/// deny or ask verdict of the other rules stands (docs/permissions.md,
+/// "Fail closed").
+#[derive(Debug, Clone)]
+struct BrokenRule {
+    text: String,
+    list: RuleList,
+    source: String,
+    message: String,
+    /// The tool it names, when that part reads.
+    tool: Option<Tool>,
+}
+
+impl BrokenRule {
+    fn new(text: &str, list: RuleList, source: &str, message: &str) -> BrokenRule {
+        let name = text.split('(').next().unwrap_or(text).trim();
+        BrokenRule {
+            text: text.to_string(),
+            list,
+            source: source.to_string(),
+            message: message.to_string(),
+            tool: Tool::from_name(name),
+        }
+    }
+
+    fn covers(&self, tool: Tool) -> bool {
+        self.tool.is_none_or(|t| t == tool)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -354,12 +389,43 @@ impl Gate {
                     Vec::new(),
                 )
             }
-            _ => match tool {
-                Tool::Bash => self.decide_bash(call, mode, run, cwd),
-                Tool::WebFetch | Tool::TodoWrite => self.decide_text(call, mode, run),
-                _ => self.decide_path(call, mode, run),
-            },
+            _ => {
+                let d = match tool {
+                    Tool::Bash => self.decide_bash(call, mode, run, cwd),
+                    Tool::WebFetch | Tool::TodoWrite => self.decide_text(call, mode, run),
+                    _ => self.decide_path(call, mode, run),
+                };
+                self.unless_broken_rule(tool, d)
+            }
         }
+    }
+
+    /// An allow stands only when no deny or ask rule that failed to parse
+    /// could cover the call: such a rule makes it ask (fail closed).
+    fn unless_broken_rule(&self, tool: Tool, mut d: Decision) -> Decision {
+        if d.verdict != Verdict::Allow {
+            return d;
+        }
+        let Some(b) = self.broken_rules.iter().find(|b| b.covers(tool)) else {
+            return d;
+        };
+        let list = match b.list {
+            RuleList::Deny => "deny",
+            _ => "ask",
+        };
+        let why = format!(
+            "the {list} rule `{}` in {} does not parse ({}): calls it could cover ask until it is fixed",
+            b.text, b.source, b.message
+        );
+        d.trace.push(TraceStep {
+            stage: Stage::AskRules,
+            result: why.clone(),
+        });
+        d.verdict = Verdict::Ask;
+        d.reason = why;
+        d.capped = true;
+        d.always_allow_rules.clear();
+        d
     }
 }
 
