@@ -18,6 +18,7 @@ fn main() {
             "forget_project",
             "open_project_path",
             "choose_project",
+            "new_chat",
             "trust_preview",
             "set_trust",
             "dismiss_trust",
@@ -37,6 +38,7 @@ fn main() {
             "read_session",
             "resume_session",
             "start_demo",
+            "open_link",
         ]),
     ))
     .expect("failed to run tauri-build");

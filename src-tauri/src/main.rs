@@ -3,9 +3,13 @@
 //! arguments; its subcommands run as `decode`'s do, and `native-dialog` is its own
 //! (the approval dialogs run in a child process of the window).
 
-mod gui;
+mod app;
+mod commands;
+mod links;
+mod message_box;
 mod native;
 mod screens;
+mod state;
 mod stream;
 mod tray;
 
@@ -13,11 +17,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use decode_cli::cli::{self, Command, OpenArgs, Parsed};
-use decode_cli::{commands, logging, output};
+use decode_cli::{logging, output};
 use decode_core::dirs::Dirs;
-use decode_engine::channel::DecisionChannel;
-use decode_engine::chat::ChatSession;
-use decode_engine::session::SessionStore;
 
 fn main() -> ExitCode {
     let cli = match cli::parse(std::env::args_os()) {
@@ -59,38 +60,21 @@ fn software_paint() {
 }
 
 fn open_window(args: OpenArgs, dirs: &Dirs) -> ExitCode {
-    // A session to continue brings its project (unless a folder is given).
-    let store = SessionStore::new(&dirs.data);
-    let resumed = match &args.resume {
-        Some(id) => match store.open(id) {
-            Ok(r) => Some(r),
-            Err(e) => return output::usage_error(&format!("decode: {e}")),
-        },
-        None => None,
+    let overrides = match args.provider.overrides(args.max_turns) {
+        Ok(o) => o,
+        Err(line) => return output::usage_error(&line),
     };
-    let project = args
-        .project_dir
-        .clone()
-        .or_else(|| resumed.as_ref().map(|r| r.session.header().project.clone()));
-    let active = match commands::open_state(project.as_deref(), &args.select, dirs) {
-        Ok(state) => Arc::new(state),
+    let bench = match decode_cli::commands::open_workbench(
+        args.project_dir.as_deref(),
+        args.resume.as_deref(),
+        &args.select,
+        overrides,
+        dirs,
+    ) {
+        Ok(b) => Arc::new(b),
         Err(code) => return code,
     };
-    let setup = gui::chat_setup(&args.provider, args.max_turns, dirs);
-    let chat = Arc::new(ChatSession::new(
-        Arc::clone(&active),
-        Arc::new(DecisionChannel::new()),
-        store,
-        setup,
-        resumed,
-    ));
-    let start = gui::Start {
-        project: gui::Project { active, chat },
-        dirs: dirs.clone(),
-        provider: args.provider,
-        max_turns: args.max_turns,
-    };
-    match gui::run(start) {
+    match app::run(bench) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             output::err(&format!("decode: {e}"));

@@ -61,12 +61,49 @@ pub(crate) struct DialogSpec {
     pub pick_folder: Option<PathBuf>,
 }
 
+/// The most lines of a subject, question or plan a dialog shows, and the most
+/// characters of one line: a dialog always fits on the screen with its buttons.
+const MAX_BODY_LINES: usize = 24;
+const MAX_LINE_CHARS: usize = 240;
+
+/// `text` cut to fit a dialog: at most [`MAX_BODY_LINES`] lines of at most
+/// [`MAX_LINE_CHARS`] characters, saying how much was left out.
+fn fit(text: &str) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out: Vec<String> = lines
+        .iter()
+        .take(MAX_BODY_LINES)
+        .map(|l| cut(l, MAX_LINE_CHARS))
+        .collect();
+    if lines.len() > MAX_BODY_LINES {
+        out.push(format!(
+            "… {} more lines (open Decode to see them all)",
+            lines.len() - MAX_BODY_LINES
+        ));
+    }
+    out.join("\n")
+}
+
+/// The first line of a dialog whose text holds invisible or reordering characters.
+const HIDDEN_NOTE: &str =
+    "⚠ This request holds invisible or reordering characters, shown below as escapes (\\u{…}).\n\n";
+
 fn cut(text: &str, max: usize) -> String {
     let mut out: String = text.chars().take(max).collect();
     if text.chars().count() > max {
         out.push('…');
     }
     out
+}
+
+impl DialogSpec {
+    fn message_box(&self) -> crate::message_box::MessageBox<'_> {
+        crate::message_box::MessageBox {
+            title: &self.title,
+            body: &self.body,
+            buttons: &self.buttons,
+        }
+    }
 }
 
 /// The dialog for a pending request in the project `project`. Every piece of
@@ -77,15 +114,30 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
         DecisionRequest::Permission {
             tool,
             subject,
+            intent,
             decision,
             cwd,
             ..
         } => {
-            let mut body = format!(
+            let mut body = String::new();
+            if decode_core::display::has_hidden(subject)
+                || intent
+                    .as_deref()
+                    .is_some_and(decode_core::display::has_hidden)
+            {
+                body.push_str(HIDDEN_NOTE);
+            }
+            if let Some(intent) = intent {
+                body.push_str(&format!(
+                    "The agent: {}\n\n",
+                    cut(&one_line(intent), MAX_LINE_CHARS)
+                ));
+            }
+            body.push_str(&format!(
                 "{tool}: {}\n\n{}",
-                sanitize(&cut(subject, MAX_BODY_CHARS)),
+                fit(&sanitize(&cut(subject, MAX_BODY_CHARS))),
                 one_line(&decision.reason)
-            );
+            ));
             if let Some(cwd) = cwd {
                 body.push_str(&format!("\n\nin {}", one_line(cwd)));
             }
@@ -102,7 +154,10 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
                 });
                 body.push_str(&format!(
                     "\n\nAlways allow saves: {}",
-                    one_line(&decision.always_allow_rules.join(", "))
+                    cut(
+                        &one_line(&decision.always_allow_rules.join(", ")),
+                        MAX_LINE_CHARS
+                    )
                 ));
             } else if decision.capped {
                 body.push_str("\n\nOnly \"Allow once\" is offered for this call.");
@@ -118,7 +173,15 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
             }
         }
         DecisionRequest::Question { question, options } => {
-            let mut body = sanitize(&cut(question, MAX_BODY_CHARS)).into_owned();
+            let hidden = std::iter::once(question)
+                .chain(options)
+                .any(|t| decode_core::display::has_hidden(t));
+            let mut body = if hidden {
+                HIDDEN_NOTE.to_string()
+            } else {
+                String::new()
+            };
+            body.push_str(&fit(&sanitize(&cut(question, MAX_BODY_CHARS))));
             if !options.is_empty() {
                 body.push_str("\n\nOptions:");
                 for o in options.iter().take(8) {
@@ -131,10 +194,42 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
                 buttons: open_or_later(),
             }
         }
-        DecisionRequest::PlanApproval { plan } => NativeDialog {
+        DecisionRequest::PlanApproval { plan, .. } => NativeDialog {
             title: format!("Decode — {project}: approve the plan?"),
-            body: sanitize(&cut(plan, MAX_BODY_CHARS)).into_owned(),
+            body: format!(
+                "{}{}",
+                if decode_core::display::has_hidden(plan) {
+                    HIDDEN_NOTE
+                } else {
+                    ""
+                },
+                fit(&sanitize(&cut(plan, MAX_BODY_CHARS)))
+            ),
             buttons: open_or_later(),
+        },
+        DecisionRequest::RunOutside {
+            command,
+            cwd,
+            bound,
+            ..
+        } => NativeDialog {
+            title: format!("Decode — {project}: run outside the sandbox?"),
+            body: format!(
+                "bash: {}\n\nIn the sandbox: {}\n\nin {}\n\nRun it again outside the sandbox, once?",
+                sanitize(&cut(command, MAX_BODY_CHARS)),
+                one_line(&bound.message),
+                one_line(cwd)
+            ),
+            buttons: vec![
+                Button {
+                    label: "Run outside once",
+                    choice: Choice::Answer(DecisionAnswer::AllowOnce),
+                },
+                Button {
+                    label: "Deny",
+                    choice: Choice::Answer(DecisionAnswer::Deny { feedback: None }),
+                },
+            ],
         },
     }
 }
@@ -169,6 +264,11 @@ impl NativeDialog {
     }
 }
 
+/// With this variable set to `1`, the child reads one dialog spec per line and
+/// prints, per line, what GTK would show for it (JSON), without showing anything: the
+/// exact-text check of tests/native_dialog.rs.
+pub(crate) const CHECK_ENV: &str = "DECODE_DIALOG_CHECK";
+
 /// The child process: shows the dialog read from stdin and prints the index
 /// of the button pressed (nothing when the dialog was closed).
 pub(crate) fn run_child() -> std::process::ExitCode {
@@ -176,6 +276,9 @@ pub(crate) fn run_child() -> std::process::ExitCode {
     let mut input = String::new();
     if std::io::stdin().read_to_string(&mut input).is_err() {
         return std::process::ExitCode::from(2);
+    }
+    if std::env::var_os(CHECK_ENV).is_some_and(|v| v == "1") {
+        return check_child(&input);
     }
     let Ok(spec) = serde_json::from_str::<DialogSpec>(&input) else {
         return std::process::ExitCode::from(2);
@@ -193,26 +296,39 @@ pub(crate) fn run_child() -> std::process::ExitCode {
         }
         return std::process::ExitCode::SUCCESS;
     }
-    let buttons = match spec.buttons.as_slice() {
-        [a] => rfd::MessageButtons::OkCustom(a.clone()),
-        [a, b] => rfd::MessageButtons::OkCancelCustom(a.clone(), b.clone()),
-        [a, b, c] => rfd::MessageButtons::YesNoCancelCustom(a.clone(), b.clone(), c.clone()),
-        _ => return std::process::ExitCode::from(2),
-    };
-    let result = rfd::MessageDialog::new()
-        .set_level(rfd::MessageLevel::Warning)
-        .set_title(&spec.title)
-        .set_description(&spec.body)
-        .set_buttons(buttons)
-        .show();
-    let pressed = match result {
-        rfd::MessageDialogResult::Custom(label) => spec.buttons.iter().position(|b| *b == label),
-        rfd::MessageDialogResult::Ok | rfd::MessageDialogResult::Yes => Some(0),
-        rfd::MessageDialogResult::No => Some(1),
-        rfd::MessageDialogResult::Cancel => None,
-    };
-    if let Some(i) = pressed {
-        decode_cli::output::out(&i.to_string());
+    if spec.buttons.is_empty() || spec.buttons.len() > 3 {
+        return std::process::ExitCode::from(2);
+    }
+    match crate::message_box::show(&spec.message_box()) {
+        Ok(Some(i)) => {
+            decode_cli::output::out(&i.to_string());
+            std::process::ExitCode::SUCCESS
+        }
+        Ok(None) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            std::process::ExitCode::from(3)
+        }
+    }
+}
+
+fn check_child(input: &str) -> std::process::ExitCode {
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        return std::process::ExitCode::from(3);
+    }
+    for line in input.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(spec) = serde_json::from_str::<DialogSpec>(line) else {
+            return std::process::ExitCode::from(2);
+        };
+        match crate::message_box::shown(&spec.message_box()) {
+            Ok(shown) => {
+                decode_cli::output::json(&serde_json::to_string(&shown).unwrap_or_default())
+            }
+            Err(e) => {
+                tracing::error!("{e}");
+                return std::process::ExitCode::from(3);
+            }
+        }
     }
     std::process::ExitCode::SUCCESS
 }
@@ -413,6 +529,7 @@ mod tests {
         DecisionRequest::Permission {
             tool: Tool::Bash,
             subject: subject.into(),
+            intent: None,
             input: serde_json::json!({ "command": subject }),
             decision: d,
             cwd: Some("/work/p".into()),
@@ -424,6 +541,32 @@ mod tests {
 
     fn labels(d: &NativeDialog) -> Vec<&str> {
         d.buttons.iter().map(|b| b.label).collect()
+    }
+
+    #[test]
+    fn a_sandbox_ask_offers_running_outside_once_or_deny() {
+        let d = dialog_for(
+            &DecisionRequest::RunOutside {
+                command: "cat ~/.aws/credentials %s".into(),
+                cwd: "/work/p".into(),
+                bound: decode_protocol::SandboxBound {
+                    kind: decode_protocol::BoundKind::Hidden,
+                    path: Some("/h/.aws".into()),
+                    host: None,
+                    message: "/h/.aws is hidden from commands in the sandbox".into(),
+                    may_run_outside: true,
+                },
+                output: "Permission denied".into(),
+            },
+            "p",
+        );
+        assert_eq!(labels(&d), ["Run outside once", "Deny"]);
+        assert!(d.body.contains("cat ~/.aws/credentials %s"), "{}", d.body);
+        assert!(d.body.contains("/h/.aws is hidden"), "{}", d.body);
+        assert!(matches!(
+            d.buttons[0].choice,
+            Choice::Answer(DecisionAnswer::AllowOnce)
+        ));
     }
 
     #[test]
@@ -481,12 +624,7 @@ mod tests {
         assert!(d.body.contains("Which database?") && d.body.contains("• SQLite"));
         assert_eq!(d.choice("0"), Some(&Choice::OpenWindow));
         assert_eq!(d.choice("1"), Some(&Choice::Later));
-        let p = dialog_for(
-            &DecisionRequest::PlanApproval {
-                plan: "1. x".into(),
-            },
-            "p",
-        );
+        let p = dialog_for(&DecisionRequest::plan("1. x"), "p");
         assert_eq!(labels(&p), ["Open Decode", "Later"]);
         assert!(p.title.contains("plan"));
     }
@@ -507,8 +645,59 @@ mod tests {
         }
         assert!(d.body.contains("\\x1b]0;owned"), "{}", d.body);
         let long = "x".repeat(5000);
-        let d = dialog_for(&DecisionRequest::PlanApproval { plan: long }, "p");
+        let d = dialog_for(&DecisionRequest::plan(long), "p");
         assert!(d.body.chars().count() <= MAX_BODY_CHARS + 1);
         assert!(d.body.ends_with('…'));
+        assert!(d
+            .body
+            .lines()
+            .all(|l| l.chars().count() <= MAX_LINE_CHARS + 1));
+    }
+
+    /// A command of many lines, or one very long line, still gives a dialog whose
+    /// text fits the screen with its buttons: its end is said to be cut.
+    #[test]
+    fn a_dialog_never_grows_past_its_lines() {
+        let many: String =
+            (0..151).map(|i| format!("echo {i}\n")).collect::<String>() + "git push --force";
+        let d = dialog_for(&permission(&many, decision(false, &[])), "p");
+        assert!(d.body.lines().count() <= MAX_BODY_LINES + 8, "{}", d.body);
+        assert!(d.body.contains("more lines (open Decode"), "{}", d.body);
+        let wide = format!("echo {}", "y".repeat(6000));
+        let d = dialog_for(
+            &permission(&wide, decision(false, &[&format!("bash({wide})")])),
+            "p",
+        );
+        assert!(
+            d.body
+                .lines()
+                .all(|l| l.chars().count() <= MAX_LINE_CHARS + 30),
+            "{}",
+            d.body
+        );
+    }
+
+    #[test]
+    fn a_request_with_hidden_characters_says_so_first() {
+        let d = dialog_for(
+            &permission("echo 'ok \u{202e}txt.exe'", decision(false, &[])),
+            "p",
+        );
+        assert!(
+            d.body.starts_with("⚠ This request holds invisible"),
+            "{}",
+            d.body
+        );
+        assert!(d.body.contains("\\u{202e}"), "{}", d.body);
+        let d = dialog_for(&permission("echo ok", decision(false, &[])), "p");
+        assert!(!d.body.starts_with('⚠'));
+        let q = dialog_for(
+            &DecisionRequest::Question {
+                question: "Which?".into(),
+                options: vec!["a\u{200b}b".into()],
+            },
+            "p",
+        );
+        assert!(q.body.starts_with('⚠'), "{}", q.body);
     }
 }

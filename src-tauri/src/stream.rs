@@ -27,7 +27,8 @@ fn now_ms() -> f64 {
 pub(crate) fn stamp(tx: &mpsc::UnboundedSender<StreamEvent>, event: &LoopEvent) {
     let _ = tx.send(StreamEvent {
         at_ms: now_ms(),
-        event: event.clone(),
+        // Long texts reach the page as their head and their size (decode-protocol page.rs).
+        event: event.for_page(),
     });
 }
 

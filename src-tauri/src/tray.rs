@@ -18,6 +18,44 @@ use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem, Submenu};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
 use tauri::{AppHandle, Wry};
 
+/// One item of the tray's menu, as its id says it (the one place ids are written and
+/// read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TrayItem {
+    Mode(Mode),
+    Agent(String),
+    Pending,
+    Show,
+    Quit,
+}
+
+impl TrayItem {
+    pub(crate) fn id(&self) -> String {
+        match self {
+            TrayItem::Mode(m) => format!("mode:{m}"),
+            TrayItem::Agent(name) => format!("agent:{name}"),
+            TrayItem::Pending => "pending".into(),
+            TrayItem::Show => "show".into(),
+            TrayItem::Quit => "quit".into(),
+        }
+    }
+
+    pub(crate) fn parse(id: &str) -> Option<TrayItem> {
+        if let Some(mode) = id.strip_prefix("mode:") {
+            return mode.parse().ok().map(TrayItem::Mode);
+        }
+        if let Some(name) = id.strip_prefix("agent:") {
+            return Some(TrayItem::Agent(name.to_string()));
+        }
+        match id {
+            "pending" => Some(TrayItem::Pending),
+            "show" => Some(TrayItem::Show),
+            "quit" => Some(TrayItem::Quit),
+            _ => None,
+        }
+    }
+}
+
 /// What the tray shows at one moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TrayModel {
@@ -100,18 +138,17 @@ fn icon(badge: bool) -> tauri::Result<Image<'static>> {
 }
 
 impl Tray {
-    /// Builds the tray from `model`; `on_menu` gets each chosen item's id
-    /// (`mode:NAME`, `agent:NAME`, `pending`, `show`, `quit`).
+    /// Builds the tray from `model`; `on_menu` gets each chosen item.
     pub(crate) fn build(
         app: &AppHandle,
         model: &TrayModel,
-        on_menu: impl Fn(&AppHandle, &str) + Send + Sync + 'static,
+        on_menu: impl Fn(&AppHandle, TrayItem) + Send + Sync + 'static,
     ) -> tauri::Result<Arc<Tray>> {
         let mut modes = Vec::new();
         for (mode, current) in &model.modes {
             let item = CheckMenuItem::with_id(
                 app,
-                format!("mode:{mode}"),
+                TrayItem::Mode(*mode).id(),
                 format!("Mode: {mode}"),
                 true,
                 *current,
@@ -122,13 +159,19 @@ impl Tray {
         let agents_menu = Submenu::with_id(app, "agents", "Agent", true)?;
         let pending = MenuItem::with_id(
             app,
-            "pending",
+            TrayItem::Pending.id(),
             &model.pending_label,
             model.pending_enabled,
             None::<&str>,
         )?;
-        let show = MenuItem::with_id(app, "show", model.show_label, true, None::<&str>)?;
-        let quit = MenuItem::with_id(app, "quit", "Quit Decode", true, None::<&str>)?;
+        let show = MenuItem::with_id(
+            app,
+            TrayItem::Show.id(),
+            model.show_label,
+            true,
+            None::<&str>,
+        )?;
+        let quit = MenuItem::with_id(app, TrayItem::Quit.id(), "Quit Decode", true, None::<&str>)?;
         let sep1 = PredefinedMenuItem::separator(app)?;
         let sep2 = PredefinedMenuItem::separator(app)?;
         let mut entries: Vec<&dyn tauri::menu::IsMenuItem<Wry>> = Vec::new();
@@ -146,7 +189,12 @@ impl Tray {
             .icon(icon(model.badge)?)
             .tooltip(&model.tooltip)
             .menu(&menu)
-            .on_menu_event(move |app, event| on_menu(app, event.id().as_ref()))
+            .on_menu_event(
+                move |app, event| match TrayItem::parse(event.id().as_ref()) {
+                    Some(item) => on_menu(app, item),
+                    None => tracing::warn!(id = event.id().as_ref(), "unknown tray item"),
+                },
+            )
             .build(app)?;
         let tray = Arc::new(Tray {
             icon,
@@ -180,7 +228,7 @@ impl Tray {
             for (name, label, active) in &model.agents {
                 let item = CheckMenuItem::with_id(
                     app,
-                    format!("agent:{name}"),
+                    TrayItem::Agent(name.clone()).id(),
                     label,
                     true,
                     *active,
@@ -220,6 +268,24 @@ impl Tray {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn tray_ids_read_back_as_the_items_they_name() {
+        use super::TrayItem;
+        use decode_policy::Mode;
+        for item in [
+            TrayItem::Mode(Mode::Bypass),
+            TrayItem::Agent("code-reviewer".into()),
+            TrayItem::Agent("a:b".into()),
+            TrayItem::Pending,
+            TrayItem::Show,
+            TrayItem::Quit,
+        ] {
+            assert_eq!(TrayItem::parse(&item.id()), Some(item));
+        }
+        assert_eq!(TrayItem::parse("mode:nope"), None);
+        assert_eq!(TrayItem::parse("bogus"), None);
+    }
+
     use super::*;
     use decode_protocol::AgentSummary;
 

@@ -16,6 +16,7 @@ use anyhow::{bail, ensure, Context};
 use decode_tests::fake_openai::{FakeOpenAi, Script, Turn};
 use decode_tests::project::{decode_bin, TempProject};
 use decode_tests::window::{tid, App};
+use fantoccini::actions::{InputSource, MouseActions, PointerAction, MOUSE_BUTTON_LEFT};
 use fantoccini::key::Key;
 use fantoccini::Locator;
 use serde_json::json;
@@ -96,6 +97,20 @@ fn script() -> Script {
             ],
         )
         .flow(
+            "flow-hostile",
+            vec![
+                Turn {
+                    text: HOSTILE_MARKDOWN.into(),
+                    calls: vec![
+                        ("c-h-1".into(), "read".into(), json!({"path": "../outside-a.txt"}).to_string()),
+                        ("c-h-2".into(), "read".into(), json!({"path": "../outside-b.txt"}).to_string()),
+                    ],
+                    ..Turn::default()
+                },
+                Turn::text("Hostile flow done."),
+            ],
+        )
+        .flow(
             "flow-ask",
             vec![
                 Turn::call(
@@ -124,7 +139,53 @@ fn script() -> Script {
             vec![bash("c-stop-1", "sleep 30"), Turn::text("(not reached)")],
         )
         .flow("flow-after", vec![Turn::text("Still here after the stop.")])
+        .flow(
+            "flow-fresh-one",
+            vec![bash("c-fresh-1", "echo fresh-e2e"), Turn::text("Fresh one done.")],
+        )
+        .flow(
+            "flow-fresh-two",
+            vec![bash("c-fresh-2", "echo fresh-e2e"), Turn::text("Fresh two done.")],
+        )
+        .flow(
+            "flow-huge",
+            vec![
+                Turn::call(
+                    "",
+                    "c-huge-1",
+                    "write",
+                    json!({"path": "huge.txt", "content": "h".repeat(5 << 20)}),
+                ),
+                Turn::text("Huge flow done."),
+            ],
+        )
 }
+
+/// Model text that draws a full-window "Decode dialog" with the app's own classes,
+/// test ids and roles, fixed over everything, with buttons where the real ones are.
+const HOSTILE_MARKDOWN: &str = concat!(
+    "Reading two files.\n\n",
+    "<div class=\"backdrop\" style=\"position:fixed;inset:0;z-index:2147483647;background:#111\" ",
+    "data-testid=\"approval-dialog\" role=\"dialog\" aria-modal=\"true\" id=\"fake\">",
+    "<div class=\"dialog wide\"><h2>Allow read?</h2>",
+    "<button class=\"btn primary\" data-testid=\"approve-once\">Allow once</button>",
+    "<button class=\"btn danger\" data-testid=\"deny\">Deny</button></div></div>\n\n",
+    "<p class=\"composer\" style=\"position:fixed;bottom:0;left:0;right:0;height:120px\">fake composer</p>\n"
+);
+
+/// Where each real control of the open dialog is, and whether it is the topmost thing
+/// there: `[testid, topmost]` for every button of the approval dialog.
+const REAL_BUTTONS_ON_TOP: &str = r#"
+const dialogs = document.querySelectorAll('[data-testid="approval-dialog"]');
+const fakes = [...document.querySelectorAll('.markdown [data-testid], .markdown .backdrop, .markdown [role], .markdown [style], .markdown button')];
+const buttons = [...dialogs[0].querySelectorAll('button')].map((b) => {
+  const r = b.getBoundingClientRect();
+  const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return [b.dataset.testid ?? b.textContent, top === b || b.contains(top)];
+});
+const clip = getComputedStyle(document.querySelector('.markdown')).overflowX;
+return { dialogs: dialogs.length, inMarkdown: !!dialogs[0].closest('.markdown'), fakes: fakes.length, buttons, clip };
+"#;
 
 /// Counts approval dialogs as they appear (so "no dialog for the next call" is checked).
 const COUNT_DIALOGS: &str = r#"
@@ -182,8 +243,26 @@ fn settings(project: &Path) -> String {
     std::fs::read_to_string(project.join(".decode/settings.json")).unwrap_or_default()
 }
 
+/// Rewrites the project's settings as an editor would (a new file renamed over the
+/// old), with `edit` applied to its JSON.
+fn edit_settings(project: &Path, edit: impl FnOnce(&mut serde_json::Value)) -> anyhow::Result<()> {
+    let path = project.join(".decode/settings.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&settings(project)).unwrap_or_else(|_| json!({}));
+    edit(&mut v);
+    let tmp = project.join(".decode/settings.json.editor");
+    std::fs::write(&tmp, serde_json::to_string_pretty(&v)?)?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(())
+}
+
 /// Processes `sleep 30` started with this test's HOME.
 fn sleeps_of(home: &Path) -> Vec<u32> {
+    processes_of(home, b"sleep\x0030\x00")
+}
+
+/// Processes started with this test's HOME whose command line is `cmdline` (NUL-separated).
+fn processes_of(home: &Path, cmdline: &[u8]) -> Vec<u32> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return found;
@@ -194,7 +273,7 @@ fn sleeps_of(home: &Path) -> Vec<u32> {
             continue;
         };
         let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-        if cmd != b"sleep\x0030\x00" {
+        if cmd != cmdline {
             continue;
         }
         let env = std::fs::read(e.path().join("environ")).unwrap_or_default();
@@ -407,6 +486,82 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     app.client.active_element().await?.send_keys("y").await?;
     wait_assistant(app, "Read both.").await?;
 
+    // Hostile Markdown next to a real approval: the message cannot draw Decode's
+    // dialog (no app classes, test ids, roles or styles survive), the real buttons are
+    // the topmost thing where they stand, and a double-click answers one request only.
+    app.send("flow-hostile go").await?;
+    app.wait("approval-dialog", LONG).await?;
+    let requests_before = fake.requests().len();
+    app.wait_text("approval-queue", "1 of 2", SHORT).await?;
+    wait_assistant(app, "Reading two files.").await?;
+    let seen = app.js(REAL_BUTTONS_ON_TOP).await?;
+    eprintln!("e2e: hostile markdown beside a real approval: {seen}");
+    ensure!(
+        seen["dialogs"] == 1 && seen["inMarkdown"] == false,
+        "{seen}"
+    );
+    ensure!(seen["fakes"] == 0, "model text kept app attributes: {seen}");
+    ensure!(
+        seen["clip"] == "clip",
+        "rendered text is not clipped to its message: {seen}"
+    );
+    let buttons = seen["buttons"].as_array().context("buttons")?;
+    ensure!(
+        buttons.len() >= 2 && buttons.iter().all(|b| b[1] == true),
+        "a real button is covered: {seen}"
+    );
+    app.shot("08b-hostile-markdown").await?;
+    settle().await;
+    let once = app.wait("approve-once", SHORT).await?;
+    app.client
+        .perform_actions(
+            MouseActions::new("mouse".into())
+                .then(PointerAction::MoveToElement {
+                    element: once,
+                    duration: None,
+                    x: 0.0,
+                    y: 0.0,
+                })
+                .then(PointerAction::Down {
+                    button: MOUSE_BUTTON_LEFT,
+                })
+                .then(PointerAction::Up {
+                    button: MOUSE_BUTTON_LEFT,
+                })
+                .then(PointerAction::Pause {
+                    duration: Duration::from_millis(90),
+                })
+                .then(PointerAction::Down {
+                    button: MOUSE_BUTTON_LEFT,
+                })
+                .then(PointerAction::Up {
+                    button: MOUSE_BUTTON_LEFT,
+                }),
+        )
+        .await?;
+    app.client.release_actions().await?;
+    app.wait_gone("approval-queue", SHORT).await?;
+    // The second read is on screen, unanswered: the double-click's second click fell
+    // in its guard.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    app.wait("approval-dialog", SHORT).await?;
+    let subject = app
+        .js("return document.querySelector('[data-testid=\"approval-dialog\"]').textContent;")
+        .await?;
+    ensure!(
+        subject
+            .as_str()
+            .is_some_and(|t| t.contains("outside-b.txt")),
+        "the second request is not the one shown: {subject}"
+    );
+    ensure!(
+        fake.requests().len() == requests_before,
+        "the turn went on before the second request was answered"
+    );
+    settle().await;
+    app.client.active_element().await?.send_keys("y").await?;
+    wait_assistant(app, "Hostile flow done.").await?;
+
     // ask_user: the answer reaches the model.
     app.send("flow-ask go").await?;
     app.wait("ask-user-dialog", LONG).await?;
@@ -471,6 +626,89 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     input.send_keys(&Key::Up.to_string()).await?;
     ensure!(app.value("chat-input").await? == "flow-after hello");
     input.clear().await?;
+
+    // The rules on disk now decide: an allow rule written in an editor while the window
+    // is open lets the next call run; turned into a deny, the call after is denied.
+    let asked = dialogs(app).await?;
+    edit_settings(project.path(), |v| {
+        v["permissions"]["allow"] = json!(["bash(echo fresh-e2e)"]);
+    })?;
+    app.send("flow-fresh-one go").await?;
+    wait_assistant(app, "Fresh one done.").await?;
+    ensure!(
+        dialogs(app).await? == asked,
+        "a call the rule on disk allows asked"
+    );
+    edit_settings(project.path(), |v| {
+        v["permissions"]["deny"] = json!(["bash(echo fresh-e2e)"]);
+    })?;
+    app.send("flow-fresh-two go").await?;
+    wait_assistant(app, "Fresh two done.").await?;
+    ensure!(
+        dialogs(app).await? == asked,
+        "a call the rule on disk denies asked"
+    );
+    let cards = tool_cards(app).await?;
+    ensure!(
+        cards
+            .last()
+            .is_some_and(|(status, text)| status == "denied" && text.contains("fresh-e2e")),
+        "the call under the new deny rule: {cards:?}"
+    );
+    edit_settings(project.path(), |v| {
+        v["permissions"]["deny"] = json!([]);
+    })?;
+
+    // A 5 MB argument: the page receives its head and its size, so the window stays
+    // responsive (the figure is printed; the bound checked is what the page holds).
+    app.send("/mode default").await?;
+    app.wait_text("status-mode", "default", SHORT).await?;
+    app.send("flow-huge go").await?;
+    app.wait("approval-dialog", LONG).await?;
+    let shown = app
+        .js("return document.querySelector('[data-testid=\"approval-dialog\"]').textContent.length;")
+        .await?;
+    ensure!(
+        shown.as_u64().is_some_and(|n| n < 200_000),
+        "the dialog holds {shown} characters of a 5 MB argument"
+    );
+    let started = Instant::now();
+    app.js("return document.querySelectorAll('[data-testid=\"tool-card\"]').length;")
+        .await?;
+    eprintln!(
+        "e2e: page round trip with a 5 MB argument on screen: {:?}",
+        started.elapsed()
+    );
+    settle().await;
+    app.click("deny").await.context("denying the huge write")?;
+    wait_assistant(app, "Huge flow done.")
+        .await
+        .context("after the huge write")?;
+    let started = Instant::now();
+    let composer = app
+        .wait("chat-input", SHORT)
+        .await
+        .context("the composer")?;
+    composer.click().await.context("clicking the composer")?;
+    composer.send_keys("typed").await.context("typing")?;
+    ensure!(
+        app.value("chat-input")
+            .await
+            .context("reading the composer")?
+            == "typed"
+    );
+    eprintln!(
+        "e2e: a click and a word typed after the 5 MB card: {:?}",
+        started.elapsed()
+    );
+    composer.clear().await?;
+    let page = app.js("return document.body.textContent.length;").await?;
+    ensure!(
+        page.as_u64().is_some_and(|n| n < 1_000_000),
+        "the page holds {page} characters after a 5 MB argument"
+    );
+    app.send("/mode edit").await?;
+    app.wait_text("status-mode", "edit", SHORT).await?;
 
     // Shift+Tab cycles all five modes (from edit, after the plan).
     let mut seen = Vec::new();
@@ -539,6 +777,11 @@ async fn without_a_provider_the_window_says_how_to_set_one_up() -> anyhow::Resul
         app.wait_text("notice-line", "No model provider is configured", SHORT)
             .await?;
         app.wait_text("status-model", "not set up", SHORT).await?;
+        // The folder is untrusted: a person answers the trust dialog before typing.
+        app.wait("trust-dialog", SHORT).await?;
+        settle().await;
+        app.click("trust-later").await?;
+        app.wait_gone("trust-dialog", SHORT).await?;
         app.send("hello there").await?;
         app.wait_text("error-line", "no model provider is configured", SHORT)
             .await?;
@@ -550,4 +793,132 @@ async fn without_a_provider_the_window_says_how_to_set_one_up() -> anyhow::Resul
     .await;
     app.close().await;
     result
+}
+
+/// Processes started with this test's HOME whose command line holds `needle`.
+fn processes_holding(home: &Path, needle: &[u8]) -> Vec<u32> {
+    let marker = format!("HOME={}", home.display());
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+            cmd.windows(needle.len())
+                .any(|w| w == needle)
+                .then_some(())?;
+            let env = std::fs::read(e.path().join("environ")).ok()?;
+            env.split(|b| *b == 0)
+                .any(|kv| kv == marker.as_bytes())
+                .then_some(pid)
+        })
+        .collect()
+}
+
+async fn until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) -> anyhow::Result<()> {
+    let start = Instant::now();
+    while !done() {
+        ensure!(start.elapsed() < limit, "{what} (after {limit:?})");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}
+
+/// Starts the app on `project` against `fake`, runs `sleep 30 & sleep 31` approved
+/// once (so outside the sandbox) and returns once both sleeps run.
+async fn approved_sleeps(project: &TempProject, fake: &FakeOpenAi) -> anyhow::Result<App> {
+    let args = vec![
+        project.path().display().to_string(),
+        "--provider".into(),
+        "openai".into(),
+        "--base-url".into(),
+        fake.base_url.clone(),
+        "--model".into(),
+        "gpt-e2e".into(),
+    ];
+    let app = App::start(project, &args).await?;
+    app.send("flow-orphan go").await?;
+    app.wait("approval-dialog", LONG).await?;
+    settle().await;
+    app.click("approve-once").await?;
+    until("the approved sleeps never started", SHORT, || {
+        !sleeps_of(&project.home).is_empty()
+            && !processes_of(&project.home, b"sleep\x0031\x00").is_empty()
+    })
+    .await?;
+    Ok(app)
+}
+
+fn kill9(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status();
+}
+
+/// Nothing a call started outlives Decode: a command approved to run outside the
+/// sandbox (where no namespace ties it to Decode) dies with a window killed with
+/// `kill -9`, its background children too; and if even its watcher was killed first,
+/// the next start of Decode kills what was left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_window_leaves_no_command_running() -> anyhow::Result<()> {
+    let project = TempProject::new()?;
+    trust(&project)?;
+    let script = Script::new().flow(
+        "flow-orphan",
+        vec![
+            bash("c-orphan-1", "sleep 30 & sleep 31; echo never"),
+            Turn::text("(not reached)"),
+        ],
+    );
+    let fake = FakeOpenAi::start(script).await?;
+    let gone = |home: &Path| {
+        sleeps_of(home).is_empty() && processes_of(home, b"sleep\x0031\x00").is_empty()
+    };
+
+    // The window is killed: its watcher kills the command's group at once.
+    let app = approved_sleeps(&project, &fake).await?;
+    let pid = app.app_pid().context("the app's process")?;
+    ensure!(
+        !processes_holding(&project.home, b"decode-watch").is_empty(),
+        "no watcher for the approved command"
+    );
+    kill9(pid);
+    until(
+        "the approved command outlived the killed window",
+        Duration::from_secs(5),
+        || gone(&project.home),
+    )
+    .await?;
+    drop(app);
+
+    // The watcher is killed too: the command survives the window, and the next start
+    // of Decode kills it.
+    let app = approved_sleeps(&project, &fake).await?;
+    let pid = app.app_pid().context("the app's process")?;
+    for w in processes_holding(&project.home, b"decode-watch") {
+        kill9(w);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    kill9(pid);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    ensure!(
+        !gone(&project.home),
+        "without its watcher the command should still run here (the test would prove nothing)"
+    );
+    drop(app);
+    let out = std::process::Command::new(decode_bin())
+        .args(["check", "bash", "true"])
+        .current_dir(project.path())
+        .envs(project.env())
+        .output()?;
+    ensure!(out.status.success(), "decode check failed: {out:?}");
+    until(
+        "the next start of Decode left the command running",
+        Duration::from_secs(5),
+        || gone(&project.home),
+    )
+    .await?;
+    Ok(())
 }

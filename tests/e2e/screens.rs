@@ -432,6 +432,8 @@ async fn sessions(app: &App, project: &TempProject) -> anyhow::Result<()> {
             .contains("the first question"),
         "{title}"
     );
+    // Every dialog ignores pointer input for its first 400 ms, as a person's would wait.
+    tokio::time::sleep(Duration::from_millis(450)).await;
     item.click().await?;
     app.wait("session-transcript", SHORT).await?;
     wait_assistant(app, "The first answer.").await?;

@@ -276,6 +276,11 @@ impl App {
         let _ = self.client.close().await;
     }
 
+    /// The `decode-window` process showing the app.
+    pub fn app_pid(&self) -> Option<u32> {
+        app_process(self.driver.child.id())
+    }
+
     /// Runs a script in the page and returns its value.
     pub async fn js(&self, script: &str) -> anyhow::Result<serde_json::Value> {
         Ok(self.client.execute(script, vec![]).await?)

@@ -8,6 +8,7 @@ import type {
   DecisionRequest,
   LoopEvent,
   Mode,
+  ProjectOpened,
   Snapshot,
   StreamEvent,
   TrustPreview,
@@ -28,6 +29,8 @@ vi.mock('./lib/backend', async () => {
     getChat: vi.fn(),
     onChat: vi.fn(),
     getHistory: vi.fn(),
+    openLink: vi.fn(),
+    newChat: vi.fn(),
     sendPrompt: vi.fn(),
     stopPrompt: vi.fn(),
     pendingDecisions: vi.fn(),
@@ -118,6 +121,8 @@ let stream: ((e: StreamEvent) => void) | null;
 function send(event: LoopEvent) {
   if (!stream) throw new Error('no prompt is running');
   stream({ at_ms: Date.now(), event });
+  // As the backend does: the chat's status says the turn ended.
+  if (event.type === 'done') emitChat(chatStatus({ running: false }));
 }
 
 beforeEach(() => {
@@ -153,6 +158,8 @@ beforeEach(() => {
   vi.mocked(backend.getHistory).mockResolvedValue([]);
   vi.mocked(backend.sendPrompt).mockImplementation(async (text, onEvent) => {
     stream = onEvent;
+    // As the backend does: the chat's status says a turn runs (the one place that knows).
+    emitChat(chatStatus({ running: true }));
     onEvent({ at_ms: Date.now(), event: { type: 'user_prompt', text } });
   });
   vi.mocked(backend.stopPrompt).mockResolvedValue(true);
@@ -368,6 +375,34 @@ describe('streaming', () => {
     expect(assistant.querySelector('script')).toBeNull();
   });
 
+  it('a link in model text never navigates: a click shows its full URL, and only then may the browser open it', async () => {
+    const { user } = await renderApp();
+    await user.type(input(), 'x{Enter}');
+    send({ type: 'text_delta', text: 'See [the docs](https://docs.example.com/a?b=c#d) and [this](javascript:alert(1)).' });
+    send({ type: 'done', outcome: 'completed', turns: 1 });
+    const assistant = await waitFor(() => {
+      const m = screen.getAllByTestId('message')[1];
+      expect(m.querySelector('a')).not.toBeNull();
+      return m;
+    });
+    await user.click(within(assistant).getByText('the docs'));
+    const dialog = await screen.findByTestId('link-dialog');
+    expect(screen.getByTestId('link-url')).toHaveTextContent('https://docs.example.com/a?b=c#d');
+    expect(dialog.closest('.markdown')).toBeNull();
+    expect(backend.openLink).not.toHaveBeenCalled();
+    await pastGuard();
+    await user.click(screen.getByTestId('link-open'));
+    await waitFor(() => expect(backend.openLink).toHaveBeenCalledWith('https://docs.example.com/a?b=c#d'));
+    await waitFor(() => expect(screen.queryByTestId('link-dialog')).toBeNull());
+    // A link that is not http(s) is shown, never opened.
+    await user.click(within(assistant).getByText('this'));
+    await screen.findByTestId('link-dialog');
+    expect(screen.queryByTestId('link-open')).toBeNull();
+    await pastGuard();
+    await user.click(screen.getByTestId('link-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('link-dialog')).toBeNull());
+  });
+
   it('tool calls become cards: running with streamed output, then done with the diff', async () => {
     const { user } = await renderApp();
     await user.type(input(), 'build it{Enter}');
@@ -481,11 +516,60 @@ describe('approval dialog', () => {
   it('answers in queue order; a request resolved elsewhere closes', async () => {
     const { user } = await ask();
     emitDecision({ kind: 'queued', id: 2, request: { kind: 'question', question: 'Which one?', options: ['A'] } });
+    await pastGuard();
     await user.click(screen.getByTestId('approve-once'));
     expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'allow_once' });
     expect(await screen.findByTestId('ask-user-dialog')).toBeInTheDocument();
     emitDecision({ kind: 'resolved', id: 2, by: 'dialog', answer: { kind: 'answer', text: 'A' } });
     await waitFor(() => expect(screen.queryByTestId('ask-user-dialog')).toBeNull());
+  });
+
+  it('pointer input in the first 400 ms is ignored: a click meant for something else never answers', async () => {
+    const { user } = await ask();
+    await user.click(screen.getByTestId('approve-once'));
+    await user.click(screen.getByTestId('deny'));
+    expect(backend.answerDecision).not.toHaveBeenCalled();
+    await pastGuard();
+    await user.click(screen.getByTestId('approve-once'));
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'allow_once' }));
+  });
+
+  it('a double-click answers one request, never the next one in the queue too', async () => {
+    const { user } = await ask(permission('cat ~/other.txt'));
+    emitDecision({ kind: 'queued', id: 2, request: permission('cat ~/secret.txt') });
+    await pastGuard();
+    await user.dblClick(screen.getByTestId('approve-once'));
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledTimes(1));
+    expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'allow_once' });
+    // The second request is shown now, and its own guard holds the second click.
+    await waitFor(() => expect(screen.getByTestId('approval-command')).toHaveValue('cat ~/secret.txt'));
+    await user.click(screen.getByTestId('approve-once'));
+    expect(backend.answerDecision).toHaveBeenCalledTimes(1);
+    await pastGuard();
+    await user.click(screen.getByTestId('approve-once'));
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(2, { kind: 'allow_once' }));
+  });
+
+  it('a call with invisible or reordering characters says so first and shows them escaped', async () => {
+    await ask({
+      kind: 'permission',
+      tool: 'write',
+      subject: 'src/auth.rs',
+      input: { path: 'src/auth.rs' },
+      decision: decision({ always_allow_rules: ['edit(src/auth.rs)'] }),
+      diff: '--- a/src/auth.rs\n+++ b/src/auth.rs\n@@ -1 +1 @@\n-if admin {\n+if admin \u202e{ /* ok */\n',
+    });
+    const dialog = screen.getByTestId('approval-dialog');
+    const warning = screen.getByTestId('hidden-warning');
+    expect(dialog.querySelector('.content')?.firstElementChild).toBe(warning);
+    expect(screen.getByTestId('diff')).toHaveTextContent('if admin \\u{202e}{ /* ok */');
+    expect(screen.getByTestId('diff').textContent).not.toContain('\u202e');
+    expect(screen.getByTestId('diff-hidden')).toBeInTheDocument();
+  });
+
+  it('an ordinary call carries no such warning', async () => {
+    await ask();
+    expect(screen.queryByTestId('hidden-warning')).toBeNull();
   });
 
   it('keyboard: y, s, a and n answer once the 400 ms guard is over; earlier keys are ignored', async () => {
@@ -514,6 +598,7 @@ describe('approval dialog', () => {
     await pastGuard();
     await user.type(screen.getByTestId('deny-feedback'), 'no network');
     expect(backend.answerDecision).not.toHaveBeenCalled();
+    await pastGuard();
     await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 'n' });
     await waitFor(() =>
       expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'deny', feedback: 'no network' }),
@@ -535,6 +620,36 @@ describe('approval dialog', () => {
     emitDecision({ kind: 'resolved', id: 1, by: 'window', answer: { kind: 'deny', feedback: null } });
     await waitFor(() => expect(screen.queryByTestId('approval-dialog')).toBeNull());
     expect(input().value).toBe('half-written draft');
+  });
+
+  it('a person typing when a dialog opens never answers it with the letters of their sentence', async () => {
+    const { user } = await renderApp();
+    const typer = userEvent.setup({ delay: 120 });
+    await user.click(input());
+    const typing = typer.keyboard('also add some tests, yes');
+    await new Promise((r) => setTimeout(r, 300));
+    emitDecision({ kind: 'pending', id: 1, request: permission('curl example.com') });
+    await typing;
+    // Every letter came less than 400 ms after the one before it: none answered.
+    expect(backend.answerDecision).not.toHaveBeenCalled();
+    expect(screen.getByTestId('approval-dialog')).toBeInTheDocument();
+    // A pause, then a deliberate key.
+    await pastGuard();
+    await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 'n' });
+    await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'deny', feedback: null }));
+  }, 15_000);
+
+  it('Shift+Tab in any dialog moves the focus, never the mode', async () => {
+    vi.mocked(backend.trustPreview).mockResolvedValue(trustPreview());
+    current = snapshot({ trusted: false });
+    const { user } = await renderApp();
+    await screen.findByTestId('trust-dialog');
+    await pastGuard();
+    for (let i = 0; i < 5; i++) await user.keyboard('{Shift>}{Tab}{/Shift}');
+    expect(backend.cycleMode).not.toHaveBeenCalled();
+    expect(screen.getByTestId('status-mode').textContent).toBe('default');
+    // The focus stayed inside the dialog.
+    expect(screen.getByTestId('trust-dialog').contains(document.activeElement)).toBe(true);
   });
 
   it('Always allow saves the edited rule only when the gate accepts it', async () => {
@@ -607,6 +722,7 @@ describe('ask_user and plan dialogs', () => {
     emitDecision({ kind: 'pending', id: 7, request: { kind: 'question', question: 'Which **db**?', options: ['Postgres', 'SQLite'] } });
     const dialog = await screen.findByTestId('ask-user-dialog');
     expect(dialog.querySelector('strong')).toHaveTextContent('db');
+    await pastGuard();
     await user.click(screen.getAllByTestId('ask-user-option')[1]);
     await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(7, { kind: 'answer', text: 'SQLite' }));
     emitDecision({ kind: 'pending', id: 8, request: { kind: 'question', question: 'Name?', options: [] } });
@@ -619,7 +735,7 @@ describe('ask_user and plan dialogs', () => {
 
   it('the plan is approved into the chosen mode, or sent back with feedback', async () => {
     const { user } = await renderApp();
-    emitDecision({ kind: 'pending', id: 3, request: { kind: 'plan_approval', plan: '# Plan\n\n1. Test' } });
+    emitDecision({ kind: 'pending', id: 3, request: { kind: 'plan_approval', plan: '# Plan\n\n1. Test', modes: ['edit', 'auto', 'default'] } });
     const dialog = await screen.findByTestId('plan-dialog');
     expect(dialog.querySelector('h1')).toHaveTextContent('Plan');
     expect(screen.getByTestId('plan-approve-mode')).toHaveValue('edit');
@@ -628,8 +744,11 @@ describe('ask_user and plan dialogs', () => {
     await user.click(screen.getByTestId('plan-approve'));
     await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(3, { kind: 'plan_approved', mode: 'auto' }));
 
-    emitDecision({ kind: 'pending', id: 4, request: { kind: 'plan_approval', plan: 'Plan B' } });
+    // Only the modes the request offers can be chosen (auto disabled here).
+    emitDecision({ kind: 'pending', id: 4, request: { kind: 'plan_approval', plan: 'Plan B', modes: ['edit', 'default'] } });
     await waitFor(() => expect(screen.getByTestId('plan-dialog')).toHaveTextContent('Plan B'));
+    const offered = Array.from(screen.getByTestId('plan-approve-mode').querySelectorAll('option')).map((o) => o.value);
+    expect(offered).toEqual(['edit', 'default']);
     await pastGuard();
     await user.type(screen.getByTestId('plan-feedback'), 'also the docs');
     await user.click(screen.getByTestId('plan-reject'));
@@ -723,7 +842,7 @@ describe('trust, first run and the screens around the chat', () => {
     expect(items[1]).toBeDisabled();
     expect(items[1]).toHaveTextContent('missing');
     await user.click(items[2]);
-    expect(backend.openProjectPath).toHaveBeenCalledWith('/home/ada/site');
+    expect(backend.openProjectPath).toHaveBeenCalledWith('/home/ada/site', false);
   });
 
   it('asks before leaving a running turn for another folder, and stops it first', async () => {
@@ -745,7 +864,97 @@ describe('trust, first run and the screens around the chat', () => {
     await user.click(await screen.findByTestId('recent-project'));
     await pastGuard();
     await user.click(within(await screen.findByTestId('switch-confirm')).getByTestId('switch-stop'));
-    await waitFor(() => expect(backend.openProjectPath).toHaveBeenCalledWith('/home/ada/site'));
-    expect(backend.stopPrompt).toHaveBeenCalled();
+    // The backend stops the turn and waits for its end before it moves: no polling here.
+    await waitFor(() => expect(backend.openProjectPath).toHaveBeenCalledWith('/home/ada/site', true));
+  });
+
+  it('starts over on the project event without reloading: status, chat, history and pending decisions', async () => {
+    let emitProject: (o: ProjectOpened) => void = () => {};
+    vi.mocked(backend.onProject).mockImplementation(async (cb) => {
+      emitProject = cb;
+      return () => {};
+    });
+    const { user } = await renderApp();
+    await user.type(input(), 'hello{Enter}');
+    send({ type: 'done', outcome: 'completed', turns: 1 });
+    await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(1));
+    emitProject({
+      kind: 'session',
+      status: snapshot({ project: '/home/ada/site', agent: 'plan', mode: 'plan' }),
+      chat: chatStatus({ session_id: 's-2' }),
+      history: [
+        { type: 'user_prompt', text: 'an earlier question' },
+        { type: 'assistant_message', text: 'an earlier answer', tool_calls: [] },
+      ],
+      pending: [{ id: 9, request: permission('npm test') }],
+    });
+    await waitFor(() => expect(screen.getByTestId('status-agent').textContent).toBe('plan'));
+    expect(screen.getByTestId('project-path')).toHaveTextContent('/home/ada/site');
+    const messages = screen.getAllByTestId('message');
+    expect(messages.map((m) => m.textContent)).toEqual([
+      expect.stringContaining('an earlier question'),
+      expect.stringContaining('an earlier answer'),
+    ]);
+    expect(await screen.findByTestId('approval-dialog')).toBeInTheDocument();
+  });
+
+  it('/new starts a new conversation through the backend', async () => {
+    vi.mocked(backend.newChat).mockResolvedValue(undefined);
+    const { user } = await renderApp();
+    await user.type(input(), '/new{Enter}');
+    await waitFor(() => expect(backend.newChat).toHaveBeenCalledWith(false));
+  });
+});
+
+describe('sandbox ask: run a command again outside the sandbox', () => {
+  function runOutside(): DecisionRequest {
+    return {
+      kind: 'run_outside',
+      command: 'cat ~/.aws/credentials',
+      cwd: '/home/ada/projects/engine',
+      bound: {
+        kind: 'hidden',
+        path: '/home/ada/.aws',
+        message: '/home/ada/.aws is hidden from commands in the sandbox (a credential store)',
+        may_run_outside: true,
+      },
+      output: 'cat: /home/ada/.aws/credentials: Permission denied\n[exit code 1]',
+    };
+  }
+
+  it('is the approval dialog of kind "sandbox", naming the bound and the path; only once or no', async () => {
+    const { user } = await renderApp();
+    emitDecision({ kind: 'pending', id: 7, request: runOutside() });
+    const dialog = await screen.findByTestId('approval-dialog');
+    expect(dialog).toHaveAttribute('data-kind', 'sandbox');
+    const ask = screen.getByTestId('run-outside');
+    expect(ask).toHaveTextContent('a hidden file');
+    expect(ask).toHaveTextContent('/home/ada/.aws is hidden from commands in the sandbox');
+    expect(screen.getByTestId('run-outside-path')).toHaveTextContent('/home/ada/.aws');
+    expect(screen.getByTestId('approval-command')).toHaveTextContent('cat ~/.aws/credentials');
+    expect(dialog).toHaveTextContent('/home/ada/projects/engine');
+    // No rule can lift the sandbox: neither "for this session" nor "always".
+    expect(screen.queryByTestId('approve-session')).toBeNull();
+    expect(screen.queryByTestId('approve-always')).toBeNull();
+    expect(screen.queryByTestId('approval-rule')).toBeNull();
+    await pastGuard();
+    await user.click(screen.getByTestId('approve-once'));
+    expect(backend.answerDecision).toHaveBeenCalledWith(7, { kind: 'allow_once' });
+  });
+
+  it('n says no, with the feedback for the model; a permission ask has no sandbox kind', async () => {
+    const { user } = await renderApp();
+    emitDecision({ kind: 'pending', id: 8, request: runOutside() });
+    await screen.findByTestId('approval-dialog');
+    await pastGuard();
+    await user.type(screen.getByTestId('deny-feedback'), 'use the project folder');
+    await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 'n' });
+    await waitFor(() =>
+      expect(backend.answerDecision).toHaveBeenCalledWith(8, { kind: 'deny', feedback: 'use the project folder' }),
+    );
+    emitDecision({ kind: 'resolved', id: 8, by: 'window', answer: { kind: 'deny', feedback: null } });
+    emitDecision({ kind: 'pending', id: 9, request: permission() });
+    await waitFor(() => expect(screen.getByTestId('approval-dialog')).not.toHaveAttribute('data-kind'));
+    expect(screen.queryByTestId('run-outside')).toBeNull();
   });
 });

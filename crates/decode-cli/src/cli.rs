@@ -109,6 +109,29 @@ pub struct ProviderArgs {
     pub script: Option<PathBuf>,
 }
 
+impl ProviderArgs {
+    /// The flags as the overrides of the config they are (the one place they become
+    /// them), with `--max-turns`; an unknown provider is the one-line usage error.
+    pub fn overrides(
+        &self,
+        max_turns: Option<u32>,
+    ) -> Result<decode_engine::config::Overrides, String> {
+        let provider = self
+            .provider
+            .as_deref()
+            .map(str::parse::<decode_engine::providers::ProviderKind>)
+            .transpose()
+            .map_err(|e| format!("decode: {e}"))?;
+        Ok(decode_engine::config::Overrides {
+            provider,
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            script: self.script.clone(),
+            max_turns,
+        })
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The project folder (default: the current directory, or the resumed session's).

@@ -21,7 +21,7 @@ pub fn run(command: Command, dirs: &Dirs) -> ExitCode {
     match command {
         Command::Check(args) => commands::check::run(args, dirs),
         Command::Trust(args) => commands::trust::run(args, dirs),
-        Command::Agents(args) => commands::agents::run(args),
+        Command::Agents(args) => commands::agents::run(args, dirs),
         Command::Tool(args) => commands::tool::run(args, dirs),
         Command::Run(args) => commands::run::run(*args, dirs),
         Command::Key(args) => commands::key::run(args),

@@ -60,6 +60,31 @@ impl TerminalSurface {
     }
 }
 
+/// Makes `surface` a surface of `channel`: each request that becomes current is asked
+/// there (on the runtime of `handle`) and answered as `terminal`.
+pub fn answer_channel(
+    channel: &Arc<decode_engine::channel::DecisionChannel>,
+    surface: Arc<dyn DecisionSurface>,
+    handle: tokio::runtime::Handle,
+) -> decode_engine::channel::ChannelSubscription {
+    let weak = Arc::downgrade(channel);
+    channel.subscribe(Box::new(move |event| {
+        let decode_engine::channel::ChannelEvent::Pending { id, request } = event else {
+            return;
+        };
+        let (id, request, surface, weak) =
+            (*id, request.clone(), Arc::clone(&surface), weak.clone());
+        handle.spawn(async move {
+            let answer = surface.ask(request).await;
+            if let Some(channel) = weak.upgrade() {
+                if let Err(e) = channel.answer_by(id, answer, "terminal") {
+                    tracing::debug!("terminal answer not taken: {e}");
+                }
+            }
+        });
+    }))
+}
+
 #[async_trait]
 impl DecisionSurface for TerminalSurface {
     async fn ask(&self, request: DecisionRequest) -> DecisionAnswer {
@@ -110,6 +135,7 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
         DecisionRequest::Permission {
             tool,
             subject,
+            intent,
             decision,
             ..
         } => {
@@ -120,6 +146,9 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                 "\ndecode: permission needed for {}:",
                 tool.name()
             )?;
+            if let Some(intent) = intent {
+                writeln!(io.output, "  the agent: {}", one_line(intent))?;
+            }
             for line in sanitize(subject).split('\n') {
                 writeln!(io.output, "  │ {line}")?;
             }
@@ -163,6 +192,44 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                 feedback: Some("no valid answer was given".to_string()),
             })
         }
+        DecisionRequest::RunOutside {
+            command,
+            cwd,
+            bound,
+            output,
+        } => {
+            writeln!(io.output, "\ndecode: a command hit a bound of the sandbox:")?;
+            for line in sanitize(command).split('\n') {
+                writeln!(io.output, "  │ {line}")?;
+            }
+            writeln!(io.output, "  in: {}", one_line(cwd))?;
+            writeln!(io.output, "  bound: {}", one_line(&bound.message))?;
+            if !output.trim().is_empty() {
+                writeln!(io.output, "  it printed (the end):")?;
+                for line in sanitize(output).split('\n') {
+                    writeln!(io.output, "  ┆ {line}")?;
+                }
+            }
+            let choices = "[y] run it again outside the sandbox, once, [n] no";
+            for _ in 0..5 {
+                write!(io.output, "Run it outside the sandbox? {choices}: ")?;
+                let Some(answer) = read_line(io)? else {
+                    return Ok(unavailable_eof());
+                };
+                match answer.to_ascii_lowercase().as_str() {
+                    "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
+                    "n" | "no" | "d" | "deny" => {
+                        return Ok(DecisionAnswer::Deny {
+                            feedback: feedback(io)?,
+                        })
+                    }
+                    _ => writeln!(io.output, "  please answer {choices}")?,
+                }
+            }
+            Ok(DecisionAnswer::Deny {
+                feedback: Some("no valid answer was given".to_string()),
+            })
+        }
         DecisionRequest::Question { question, options } => {
             writeln!(io.output, "\ndecode: the agent asks:")?;
             for line in sanitize(question).split('\n') {
@@ -190,7 +257,7 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                 return Ok(DecisionAnswer::Answer { text });
             }
         }
-        DecisionRequest::PlanApproval { plan } => {
+        DecisionRequest::PlanApproval { plan, modes } => {
             writeln!(io.output, "\ndecode: the agent presents a plan:\n")?;
             for line in sanitize(plan).split('\n') {
                 writeln!(io.output, "  │ {line}")?;
@@ -215,6 +282,10 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                         continue;
                     }
                 };
+                if !modes.contains(&mode) {
+                    writeln!(io.output, "  {mode} mode is not offered here; {choices}")?;
+                    continue;
+                }
                 return Ok(DecisionAnswer::PlanApproved { mode });
             }
             Ok(DecisionAnswer::PlanRejected {

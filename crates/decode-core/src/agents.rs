@@ -19,6 +19,13 @@ use serde_yaml::{Mapping, Value};
 
 /// Largest agent (or project instructions) file read, in bytes.
 pub const MAX_AGENT_FILE_BYTES: u64 = 1024 * 1024;
+/// The most agent files read from one folder (`.decode/agents`, `.claude/agents`).
+pub const MAX_AGENT_FILES: usize = 200;
+/// The most bytes read from one folder of agent files, all files together.
+pub const MAX_AGENT_FOLDER_BYTES: u64 = 4 * 1024 * 1024;
+/// The most names of a folder of agent files looked at (the files are read in name
+/// order, so the names are gathered first).
+const MAX_AGENT_FOLDER_ENTRIES: usize = 10_000;
 
 /// The built-in agent files, embedded at build time: (virtual path, contents).
 pub const BUILTIN_FILES: [(&str, &str); 4] = [
@@ -223,7 +230,13 @@ pub fn read_instructions(gate: &Gate, mode: Mode) -> (Option<Instructions>, Vec<
             ));
             continue;
         }
-        match decode_policy::paths::read_small_file_beneath(root, &resolved, MAX_AGENT_FILE_BYTES) {
+        // A file with other hard links is not read: another name, perhaps outside
+        // the project, could hold anything.
+        match decode_policy::paths::read_permission_file_beneath(
+            root,
+            &resolved,
+            MAX_AGENT_FILE_BYTES,
+        ) {
             Ok(text) => return (Some(Instructions { name, text }), skipped),
             Err(e) if e.is_missing() => continue,
             Err(e) => {
@@ -329,6 +342,14 @@ pub enum AgentErrorKind {
         rule: String,
         /// Why it does not parse.
         reason: String,
+    },
+    /// The folder holds more agent files than are read (by count or size).
+    #[error("the folder holds more than {} agent files or {} MiB in all: {skipped} file(s) from `{first_skipped}` on were not read", MAX_AGENT_FILES, MAX_AGENT_FOLDER_BYTES >> 20)]
+    FolderTooLarge {
+        /// How many `.md` files were not read.
+        skipped: usize,
+        /// The first file not read.
+        first_skipped: String,
     },
     /// Another file of the same folder already defines the name.
     #[error("the agent name `{name}` is already defined by {first}, so this file is ignored")]
@@ -745,28 +766,72 @@ impl Catalog {
                 return;
             }
         };
-        let mut paths: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "md"))
-            .filter(|p| !p.is_dir())
-            .collect();
+        // A cloned repository's folder: bounded in names looked at, files read
+        // and bytes read (a bad folder costs milliseconds, never seconds).
+        let mut looked = 0usize;
+        let mut paths: Vec<PathBuf> = Vec::new();
+        let mut unlisted = false;
+        for e in entries {
+            looked += 1;
+            if looked > MAX_AGENT_FOLDER_ENTRIES {
+                unlisted = true;
+                break;
+            }
+            let Ok(e) = e else { continue };
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "md") && !e.file_type().is_ok_and(|t| t.is_dir())
+            {
+                paths.push(p);
+            }
+        }
         paths.sort();
         // Names defined by this folder so far, to report duplicates within it.
         let mut seen: Vec<(String, PathBuf)> = Vec::new();
-        for path in paths {
+        let mut read_bytes = 0u64;
+        for (i, path) in paths.iter().enumerate() {
+            // The whole file counts against the folder's budget before it is read.
+            // (A file over the size of one agent file is refused unread.)
+            let cost = std::fs::metadata(path)
+                .map(|m| m.len())
+                .ok()
+                .filter(|&n| n <= MAX_AGENT_FILE_BYTES)
+                .unwrap_or(0);
+            if i >= MAX_AGENT_FILES || read_bytes + cost > MAX_AGENT_FOLDER_BYTES {
+                let e = AgentError {
+                    file: dir.to_path_buf(),
+                    line: None,
+                    key: None,
+                    kind: AgentErrorKind::FolderTooLarge {
+                        skipped: paths.len() - i,
+                        first_skipped: path
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                    },
+                };
+                tracing::warn!(error = %e, "agent folder bounded");
+                self.errors.push(e);
+                return;
+            }
             let source = match format {
                 AgentFormat::Claude => AgentSource::ClaudeProject(path.clone()),
                 AgentFormat::Decode => AgentSource::DecodeProject(path.clone()),
             };
-            match read_agent_file(&path)
-                .and_then(|bytes| parse_agent(&bytes, &path, format, source))
-            {
+            let bytes = match read_agent_file(path) {
+                Ok(b) => b,
+                Err(e) => {
+                    self.errors.push(e);
+                    continue;
+                }
+            };
+            read_bytes += bytes.len() as u64;
+            match parse_agent(&bytes, path, format, source) {
                 Ok(agent) => {
                     if let Some((_, first)) = seen.iter().find(|(n, _)| *n == agent.name) {
-                        let fm_line = std::fs::read_to_string(&path)
+                        let fm_line = std::str::from_utf8(&bytes)
                             .ok()
                             .and_then(|t| {
-                                split_frontmatter(&t)
+                                split_frontmatter(t)
                                     .ok()
                                     .map(|(fm, _)| Frontmatter { text: fm }.key_line("name"))
                             })
@@ -787,6 +852,18 @@ impl Catalog {
                 }
                 Err(e) => self.errors.push(e),
             }
+        }
+        if unlisted {
+            let e = AgentError {
+                file: dir.to_path_buf(),
+                line: None,
+                key: None,
+                kind: AgentErrorKind::Io(format!(
+                    "the folder holds more than {MAX_AGENT_FOLDER_ENTRIES} entries: only the agent files among the first {MAX_AGENT_FOLDER_ENTRIES} were looked at"
+                )),
+            };
+            tracing::warn!(error = %e, "agent folder bounded");
+            self.errors.push(e);
         }
     }
 
@@ -852,12 +929,29 @@ fn read_agent_file(path: &Path) -> Result<Vec<u8>, AgentError> {
         Err(e @ ReadError::HardLinked) => Err(err(AgentErrorKind::Io(e.to_string()))),
         Err(ReadError::TooLarge(_)) => Err(err(AgentErrorKind::TooLarge)),
         Err(ReadError::NotText) => {
-            // Read again for the position of the bad byte (small, regular).
-            let bytes = std::fs::read(path).unwrap_or_default();
-            Ok(bytes)
+            // Read again for the position of the bad byte: bounded and without
+            // blocking, as it may have changed meanwhile.
+            Ok(read_bounded(path, MAX_AGENT_FILE_BYTES).unwrap_or_default())
         }
         Err(ReadError::Io(e)) => Err(err(AgentErrorKind::Io(e.to_string()))),
     }
+}
+
+/// At most `max + 1` bytes of a regular file, opened without blocking.
+fn read_bounded(path: &Path, max: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(max + 1).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
 }
 
 #[cfg(test)]

@@ -110,6 +110,66 @@ pub fn open_dir(dir: &Path, create: bool) -> io::Result<Dir> {
     })
 }
 
+/// Adds read, write and search for the owner of the folder `fd` when one is
+/// missing; the old mode when it changed.
+fn make_changeable(fd: &OwnedFd) -> io::Result<Option<Mode>> {
+    let st = fstat(fd.as_fd()).map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+    let mode = Mode::from_bits_truncate(st.st_mode & 0o7777);
+    let wanted = mode | Mode::S_IRWXU;
+    if wanted == mode {
+        return Ok(None);
+    }
+    fchmod(fd, wanted).map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+    Ok(Some(mode))
+}
+
+/// Opens the folder `name` of the folder `parent` (never through a link) and gives
+/// its owner read, write and search on it first when one is missing — a folder
+/// `chmod 000` cannot even be opened otherwise. The mode is changed through a
+/// descriptor of the very entry (opened with `O_PATH`), so a link swapped in is
+/// never followed.
+fn open_changeable(parent: &OwnedFd, name: &OsStr) -> io::Result<OwnedFd> {
+    let path_only = openat(
+        parent,
+        name,
+        OFlag::O_PATH | OFlag::O_NOFOLLOW | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+    let st = fstat(path_only.as_fd()).map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+    let at = format!(
+        "/proc/self/fd/{}",
+        std::os::fd::AsRawFd::as_raw_fd(&path_only)
+    );
+    if st.st_mode & 0o700 != 0o700 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            &at,
+            std::fs::Permissions::from_mode((st.st_mode & 0o7777) | 0o700),
+        )?;
+    }
+    // The same folder, opened for reading through its descriptor.
+    Ok(OwnedFd::from(std::fs::File::open(&at)?))
+}
+
+/// The names in the folder `fd` (not `.` and `..`).
+fn list(fd: &OwnedFd) -> io::Result<Vec<std::ffi::OsString>> {
+    use std::os::unix::ffi::OsStrExt;
+    // A new open of the folder: its own position in the listing.
+    let own = openat(fd, ".", DIR_FLAGS, Mode::empty())
+        .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+    let mut d = nix::dir::Dir::from_fd(own).map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+    let mut out = Vec::new();
+    for e in d.iter() {
+        let e = e.map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+        let n = e.file_name().to_bytes();
+        if n != b"." && n != b".." {
+            out.push(OsStr::from_bytes(n).to_os_string());
+        }
+    }
+    Ok(out)
+}
+
 fn is_link_at(dir: &OwnedFd, name: &OsStr) -> bool {
     nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
         .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK)
@@ -243,6 +303,7 @@ impl Dir {
                 Err(nix::Error::ENOENT) => None,
                 Err(e) => return Err(errno(e, &self.path.join(name))),
             };
+        self.remove_stale_temps(name);
         let mut tmp_name = std::ffi::OsString::from(".");
         tmp_name.push(name);
         tmp_name.push(format!(".decode-{}-{}.tmp", std::process::id(), unique()));
@@ -274,6 +335,173 @@ impl Dir {
             );
         }
         result
+    }
+
+    /// Removes the temporary files an earlier [`Dir::atomic_write`] of `name` left when
+    /// its process was killed between creating and renaming them
+    /// (`.NAME.decode-PID-N.tmp` whose process is gone). Best effort: a write goes on
+    /// whatever happens here.
+    fn remove_stale_temps(&self, name: &OsStr) {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::ffi::OsStrExt;
+        let mut prefix = b".".to_vec();
+        prefix.extend_from_slice(name.as_bytes());
+        prefix.extend_from_slice(b".decode-");
+        // The folder itself, through its descriptor (never by its path again).
+        let Ok(entries) = std::fs::read_dir(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
+        else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let file_name = entry.file_name();
+            let Some(rest) = file_name.as_bytes().strip_prefix(prefix.as_slice()) else {
+                continue;
+            };
+            let Some(rest) = rest.strip_suffix(b".tmp") else {
+                continue;
+            };
+            let pid = rest
+                .split(|b| *b == b'-')
+                .next()
+                .and_then(|p| std::str::from_utf8(p).ok())
+                .and_then(|p| p.parse::<i32>().ok());
+            let Some(pid) = pid.filter(|p| *p > 0) else {
+                continue;
+            };
+            // A writer that is alive may be in the middle of its write (this process's
+            // other threads included).
+            let alive = pid == std::process::id() as i32
+                || !matches!(
+                    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+                    Err(nix::errno::Errno::ESRCH)
+                );
+            if alive {
+                continue;
+            }
+            match unlinkat(
+                &self.fd,
+                file_name.as_os_str(),
+                nix::unistd::UnlinkatFlags::NoRemoveDir,
+            ) {
+                Ok(()) => tracing::info!(
+                    file = %self.path.join(&file_name).display(),
+                    "removed a temporary file a killed write left behind"
+                ),
+                Err(e) => tracing::debug!(error = %e, "could not remove a stale temporary file"),
+            }
+        }
+    }
+
+    /// Another handle on the same folder.
+    pub fn try_clone(&self) -> io::Result<Dir> {
+        Ok(Dir {
+            fd: self.fd.try_clone()?,
+            path: self.path.clone(),
+        })
+    }
+
+    /// The path this folder was opened as.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file type and mode of `name` in this folder (a link is not followed);
+    /// `None` when there is no such entry.
+    pub fn entry_mode(&self, name: &OsStr) -> Option<u32> {
+        nix::sys::stat::fstatat(&self.fd, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
+            .ok()
+            .map(|st| st.st_mode)
+    }
+
+    /// Gives this folder's owner the right to list, enter and change it (a command
+    /// may have taken them away: `chmod 555`, `chmod 000`). Returns the mode to put
+    /// back afterwards, when it was changed.
+    pub fn make_changeable(&self) -> io::Result<Option<Mode>> {
+        make_changeable(&self.fd)
+    }
+
+    /// Puts back a mode [`Dir::make_changeable`] returned.
+    pub fn restore_mode(&self, mode: Mode) {
+        if let Err(e) = fchmod(&self.fd, mode) {
+            tracing::debug!(path = %self.path.display(), error = %e, "cannot put a folder's mode back");
+        }
+    }
+
+    /// Makes the folder `name` in this folder changeable by its owner (so it can be
+    /// moved elsewhere, which rewrites its `..`), without following a link.
+    pub fn make_entry_changeable(&self, name: &OsStr) -> io::Result<()> {
+        open_changeable(&self.fd, name).map(|_| ())
+    }
+
+    /// Moves `name` of this folder to `to_name` in the folder `to` (no link
+    /// followed).
+    pub fn move_entry(&self, name: &OsStr, to: &Dir, to_name: &OsStr) -> io::Result<()> {
+        renameat(&self.fd, name, &to.fd, to_name)
+            .map_err(|e| io::Error::from_raw_os_error(e as i32))
+    }
+
+    /// Removes `name` from this folder, a folder with everything in it, whatever
+    /// the command that made it did to its modes or its depth: every folder is made
+    /// changeable before it is read, and what is inside a subfolder is moved up into
+    /// the folder being emptied, so any depth needs two open folders. At most
+    /// `budget` entries are removed (`Err` beyond).
+    pub fn remove_tree(&self, name: &OsStr, budget: usize) -> io::Result<()> {
+        let io_err = |e: nix::Error| io::Error::from_raw_os_error(e as i32);
+        let Some(mode) = self.entry_mode(name) else {
+            return Ok(());
+        };
+        if mode & libc::S_IFMT != libc::S_IFDIR {
+            return unlinkat(&self.fd, name, nix::unistd::UnlinkatFlags::NoRemoveDir)
+                .map_err(io_err);
+        }
+        let top = open_changeable(&self.fd, name)?;
+        let mut left = budget;
+        loop {
+            let names = list(&top)?;
+            if names.is_empty() {
+                break;
+            }
+            for n in names {
+                left = left
+                    .checked_sub(1)
+                    .ok_or_else(|| io::Error::other("too many entries to remove"))?;
+                let st = nix::sys::stat::fstatat(
+                    &top,
+                    n.as_os_str(),
+                    nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+                )
+                .map_err(io_err)?;
+                if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
+                    unlinkat(&top, n.as_os_str(), nix::unistd::UnlinkatFlags::NoRemoveDir)
+                        .map_err(io_err)?;
+                    continue;
+                }
+                let sub = open_changeable(&top, n.as_os_str())?;
+                for inner in list(&sub)? {
+                    // Up one level, under a name nothing else has.
+                    let up = std::ffi::OsString::from(format!(".decode-rm-{}", unique()));
+                    if let Ok(m) = nix::sys::stat::fstatat(
+                        &sub,
+                        inner.as_os_str(),
+                        nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+                    ) {
+                        if m.st_mode & libc::S_IFMT == libc::S_IFDIR {
+                            // Moving a folder rewrites its `..`.
+                            if let Ok(fd) =
+                                openat(&sub, inner.as_os_str(), DIR_FLAGS, Mode::empty())
+                            {
+                                make_changeable(&fd)?;
+                            }
+                        }
+                    }
+                    renameat(&sub, inner.as_os_str(), &top, up.as_os_str()).map_err(io_err)?;
+                }
+                unlinkat(&top, n.as_os_str(), nix::unistd::UnlinkatFlags::RemoveDir)
+                    .map_err(io_err)?;
+            }
+        }
+        drop(top);
+        unlinkat(&self.fd, name, nix::unistd::UnlinkatFlags::RemoveDir).map_err(io_err)
     }
 
     /// Whether this folder is still the one at the path it was opened as
@@ -312,6 +540,46 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("f.txt")]);
+    }
+
+    /// A write killed between creating its temporary file and renaming it leaves the
+    /// file behind; the next write of the same name takes it away. A live writer's
+    /// file, or another name's, is left alone.
+    #[test]
+    fn a_killed_writes_temporary_file_goes_with_the_next_write() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let dead = gone.id();
+        gone.wait().unwrap();
+        let mut live = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let stale = format!(".settings.json.decode-{dead}-12345.tmp");
+        let busy = format!(".settings.json.decode-{}-1.tmp", live.id());
+        let other = format!(".agent.md.decode-{dead}-1.tmp");
+        for name in [&stale, &busy, &other] {
+            std::fs::write(root.join(name), "{half").unwrap();
+        }
+        let dir = open_dir(&root, false).unwrap();
+        dir.atomic_write(OsStr::new("settings.json"), b"{}")
+            .unwrap();
+        assert!(
+            !root.join(&stale).exists(),
+            "the dead writer's temp file stayed"
+        );
+        assert!(
+            root.join(&busy).exists(),
+            "a live writer's temp file was taken"
+        );
+        assert!(
+            root.join(&other).exists(),
+            "another file's temp file was taken"
+        );
+        assert_eq!(std::fs::read(root.join("settings.json")).unwrap(), b"{}");
+        let _ = live.kill();
+        let _ = live.wait();
     }
 
     #[test]

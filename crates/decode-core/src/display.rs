@@ -10,14 +10,17 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// Whether `c` must not reach a terminal raw. Newline and tab are kept by
-/// [`sanitize`] and escaped by [`one_line`].
+/// Whether `c` must not reach a terminal raw: the hidden characters of the gate's one
+/// table (`decode_policy::hidden`), plus newline and tab, which [`sanitize`] keeps and
+/// [`one_line`] escapes.
 fn unsafe_char(c: char) -> bool {
-    c.is_control()
-        || matches!(c as u32,
-            0x061C | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2069 | 0xFEFF | 0xFFF9..=0xFFFB
-            // Tag characters: invisible text a terminal shows as nothing.
-            | 0xE0000..=0xE007F)
+    c == '\n' || c == '\t' || decode_policy::hidden::is_hidden(c)
+}
+
+/// Whether `text` holds a character a person cannot see or that reorders what they
+/// see (a surface that shows it escaped also says so).
+pub fn has_hidden(text: &str) -> bool {
+    decode_policy::hidden::hidden_char(text).is_some()
 }
 
 fn escape(c: char, out: &mut String) {
@@ -103,6 +106,27 @@ mod tests {
         assert_eq!(sanitize("two\nlines\tok"), "two\nlines\tok");
         assert_eq!(one_line("two\nlines"), "two\\nlines");
         assert!(matches!(sanitize("plain text é"), Cow::Borrowed(_)));
+    }
+
+    /// The cases the window's escaping (`ui/src/lib/display.ts`) checks too: both
+    /// sides show hidden characters the same way.
+    #[test]
+    fn escapes_as_the_window_does() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../ui/src/test/escape-cases.json"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let cases: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+        assert!(cases.len() > 10);
+        for case in cases {
+            let (text, shown) = (
+                case["text"].as_str().unwrap(),
+                case["shown"].as_str().unwrap(),
+            );
+            assert_eq!(sanitize(text), shown, "{text:?}");
+            assert_eq!(has_hidden(text), text != shown, "{text:?}");
+        }
     }
 
     #[test]

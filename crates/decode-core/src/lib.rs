@@ -3,6 +3,7 @@
 //!
 //! - [`dirs`]: where Decode keeps its config, data and state (XDG);
 //! - [`settings`]: the project's `.decode/settings.json` and always-allow persistence;
+//! - [`user_settings`]: the person's own `~/.config/decode/settings.json` (its `sandbox` section);
 //! - [`trust`]: which project folders the person trusts;
 //! - [`agents`]: the agents catalog (built-ins and project agent files);
 //! - [`state`]: the one active agent / mode / gate shared by every surface;
@@ -18,12 +19,15 @@ pub mod beneath;
 pub mod decision;
 pub mod dirs;
 pub mod display;
+pub mod freshness;
 pub mod fsutil;
 pub mod projects;
 pub mod running_commands;
+pub mod running_groups;
 pub mod settings;
 pub mod state;
 pub mod trust;
+pub mod user_settings;
 
 pub use agents::{Agent, AgentError, AgentErrorKind, AgentFormat, AgentSource, Catalog};
 pub use dirs::Dirs;

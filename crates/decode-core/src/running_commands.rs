@@ -195,12 +195,61 @@ pub fn made_by_a_running_command(path: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The folders of the paths a running command watches, opened (without following
+/// a link) before it started: its clean-up works on these very folders, whatever the
+/// command does to their names, to the links above them or to their modes.
+#[derive(Debug, Default)]
+pub struct Held {
+    dirs: Vec<(PathBuf, crate::beneath::Dir)>,
+}
+
+impl Held {
+    /// Opens the folder of every path of `absent` and `links` (each once).
+    pub fn open(absent: &[PathBuf], links: &[(PathBuf, PathBuf)]) -> Held {
+        let mut held = Held::default();
+        for at in absent.iter().chain(links.iter().map(|(l, _)| l)) {
+            let Some(parent) = at.parent() else {
+                continue;
+            };
+            if held.dirs.iter().any(|(p, _)| p == parent) {
+                continue;
+            }
+            match crate::beneath::open_dir(parent, false) {
+                Ok(d) => held.dirs.push((parent.to_path_buf(), d)),
+                Err(e) => {
+                    tracing::debug!(folder = %parent.display(), error = %e, "cannot hold a watched folder open")
+                }
+            }
+        }
+        held
+    }
+
+    fn get(&self, parent: &Path) -> Option<&crate::beneath::Dir> {
+        self.dirs.iter().find(|(p, _)| p == parent).map(|(_, d)| d)
+    }
+}
+
 /// Takes away what a command created at the protected paths in `absent`, and puts
-/// back the protected `links` it replaced (see `sandbox::Plan::undo`).
+/// back the protected `links` it replaced (see `sandbox::Plan::undo`), through
+/// folders opened now.
 pub fn take_back(
     absent: &[PathBuf],
     links: &[(PathBuf, PathBuf)],
     quarantine: &Path,
+) -> Vec<String> {
+    take_back_held(absent, links, quarantine, None)
+}
+
+/// [`take_back`] through the folders `held` opened before the command started
+/// (those it holds; the others opened now, without following a link). A folder the
+/// command made unchangeable (`chmod 555`, `chmod 000`) is made changeable for the
+/// clean-up and given its mode back after; what the command created is moved to
+/// `quarantine`, or removed whole (whatever its modes and depth) when it cannot be.
+pub fn take_back_held(
+    absent: &[PathBuf],
+    links: &[(PathBuf, PathBuf)],
+    quarantine: &Path,
+    held: Option<&Held>,
 ) -> Vec<String> {
     let mut notes = Vec::new();
     let stamp = std::time::SystemTime::now()
@@ -208,47 +257,56 @@ pub fn take_back(
         .map(|d| d.as_millis())
         .unwrap_or(0);
     let mut n = 0usize;
-    let mut take = |at: &Path, entry: &Path| -> String {
+    let quarantine_dir = std::fs::create_dir_all(quarantine)
+        .ok()
+        .and_then(|()| crate::beneath::open_dir(quarantine, false).ok());
+    let mut take = |at: &Path, dir: &crate::beneath::Dir, name: &std::ffi::OsStr| -> String {
         n += 1;
         let flat: String = at
             .to_string_lossy()
             .trim_start_matches('/')
             .replace('/', "%");
-        let dest = quarantine.join(format!("{stamp}-{n}-{flat}"));
-        let moved = std::fs::create_dir_all(quarantine)
-            .and_then(|()| std::fs::rename(entry, &dest))
-            .is_ok();
+        let dest_name = std::ffi::OsString::from(format!("{stamp}-{n}-{flat}"));
+        let is_dir = dir
+            .entry_mode(name)
+            .is_some_and(|m| m & libc::S_IFMT == libc::S_IFDIR);
+        if is_dir {
+            // Moving a folder elsewhere rewrites its `..`: it must be changeable.
+            let _ = dir.make_entry_changeable(name);
+        }
+        let moved = quarantine_dir
+            .as_ref()
+            .is_some_and(|q| dir.move_entry(name, q, &dest_name).is_ok());
         if moved {
-            format!("moved to {}", dest.display())
-        } else {
-            let gone = match std::fs::symlink_metadata(entry) {
-                Ok(m) if m.is_dir() => std::fs::remove_dir_all(entry),
-                Ok(_) => std::fs::remove_file(entry),
-                Err(e) => Err(e),
-            };
-            match gone {
-                Ok(()) => "removed".to_string(),
-                Err(e) => {
-                    tracing::error!(path = %at.display(), error = %e, "could not take away what a sandboxed command created");
-                    format!("COULD NOT be removed ({e})")
-                }
+            return format!("moved to {}", quarantine.join(&dest_name).display());
+        }
+        match dir.remove_tree(name, 1_000_000) {
+            Ok(()) => "removed".to_string(),
+            Err(e) => {
+                tracing::error!(path = %at.display(), error = %e, "could not take away what a sandboxed command created");
+                format!("COULD NOT be removed ({e})")
             }
         }
     };
-    // The folder of `at`, opened without following a link, and `at`'s entry in it.
-    let open = |at: &Path| -> Result<(crate::beneath::Dir, PathBuf), String> {
-        let (Some(parent), Some(name)) = (at.parent(), at.file_name()) else {
+    // The folder of `at`: the one held since before the command, else opened now
+    // without following a link.
+    let open = |at: &Path| -> Result<crate::beneath::Dir, String> {
+        let Some(parent) = at.parent() else {
             return Err("no folder".into());
         };
-        let dir = crate::beneath::open_dir(parent, false).map_err(|e| e.to_string())?;
-        let entry = dir.entry_path(name);
-        Ok((dir, entry))
+        if let Some(d) = held.and_then(|h| h.get(parent)) {
+            return d.try_clone().map_err(|e| e.to_string());
+        }
+        crate::beneath::open_dir(parent, false).map_err(|e| e.to_string())
     };
     // Links first, outer ones first: what is beneath them is checked through them.
     let mut links: Vec<&(PathBuf, PathBuf)> = links.iter().collect();
     links.sort_by_key(|(at, _)| at.components().count());
     for (at, target) in links {
-        let (_dir, entry) = match open(at) {
+        let Some(name) = at.file_name() else {
+            continue;
+        };
+        let dir = match open(at) {
             Ok(d) => d,
             Err(e) => {
                 notes.push(format!(
@@ -258,15 +316,20 @@ pub fn take_back(
                 continue;
             }
         };
+        let entry = dir.entry_path(name);
         if std::fs::read_link(&entry).ok().as_ref() == Some(target) {
             continue;
         }
-        let how = if std::fs::symlink_metadata(&entry).is_ok() {
-            take(at, &entry)
+        let restore = dir.make_changeable().ok().flatten();
+        let how = if dir.entry_mode(name).is_some() {
+            take(at, &dir, name)
         } else {
             "gone".to_string()
         };
         let back = std::os::unix::fs::symlink(target, &entry);
+        if let Some(mode) = restore {
+            dir.restore_mode(mode);
+        }
         tracing::warn!(path = %at.display(), "a sandboxed command replaced a protected link: {how}");
         notes.push(match back {
             Ok(()) => format!(
@@ -281,7 +344,10 @@ pub fn take_back(
         });
     }
     for at in absent {
-        let (_dir, entry) = match open(at) {
+        let Some(name) = at.file_name() else {
+            continue;
+        };
+        let dir = match open(at) {
             Ok(d) => d,
             Err(e) => {
                 if std::fs::symlink_metadata(at).is_ok() {
@@ -293,13 +359,18 @@ pub fn take_back(
                 continue;
             }
         };
-        if std::fs::symlink_metadata(&entry).is_ok() {
-            let how = take(at, &entry);
+        // Without search permission on the folder its entries cannot even be seen.
+        let restore = dir.make_changeable().ok().flatten();
+        if dir.entry_mode(name).is_some() {
+            let how = take(at, &dir, name);
             tracing::warn!(path = %at.display(), "a sandboxed command created a protected path: {how}");
             notes.push(format!(
                 "{} is protected by Decode and did not exist before: what the command created there was {how}",
                 at.display()
             ));
+        }
+        if let Some(mode) = restore {
+            dir.restore_mode(mode);
         }
     }
     notes

@@ -41,7 +41,7 @@ pub fn settings_path(project_root: &Path) -> PathBuf {
 pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 
 /// How deeply JSON may nest in a settings file.
-const MAX_NESTING: usize = 64;
+pub(crate) const MAX_NESTING: usize = 64;
 
 /// The loaded project settings.
 #[derive(Debug, Clone)]
@@ -159,6 +159,75 @@ impl Settings {
     }
 }
 
+/// The settings of a folder around a project (see [`load_enclosing`]).
+#[derive(Debug, Clone)]
+pub struct EnclosingSettings {
+    /// The folder that holds `.decode/settings.json`.
+    pub root: PathBuf,
+    /// Its settings (empty while the file is malformed or unreadable; the
+    /// warning says so).
+    pub settings: Settings,
+}
+
+/// The settings files of the folders around `project_root`: every folder above it,
+/// up to and including the home folder (up to `/` for a project outside the home
+/// folder), that holds `.decode/settings.json`, nearest first. Their deny and ask
+/// rules apply in the project too: a subfolder, a submodule or a vendored
+/// repository with a `.decode/` of its own never sheds the rules of the project
+/// around it. Each file is read like the project's own (bounded, never blocking);
+/// a malformed or unreadable one comes back as a warning.
+///
+/// `project_root` is the canonical root; `given`, when set, is the root as it was
+/// reached (through a link, say): the folders above that spelling count too, so a
+/// link inside a project to a folder elsewhere does not leave the project's rules
+/// behind.
+pub fn load_enclosing(
+    project_root: &Path,
+    given: Option<&Path>,
+    home: &Path,
+) -> (Vec<EnclosingSettings>, Vec<SettingsWarning>) {
+    let mut homes: Vec<PathBuf> = vec![home.to_path_buf()];
+    if let Ok(c) = home.canonicalize() {
+        if c != home {
+            homes.push(c);
+        }
+    }
+    let mut starts: Vec<PathBuf> = vec![project_root.to_path_buf()];
+    if let Some(g) = given {
+        let g = decode_policy::paths::lexical(Path::new("/"), g);
+        if g != project_root {
+            starts.push(g);
+        }
+    }
+    let mut found: Vec<EnclosingSettings> = Vec::new();
+    let mut seen: Vec<PathBuf> = vec![project_root.to_path_buf()];
+    let mut warnings = Vec::new();
+    for start in &starts {
+        let under_home = homes.iter().any(|h| start.starts_with(h) && start != h);
+        for dir in start.ancestors().skip(1) {
+            let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+            if !seen.contains(&canonical) {
+                seen.push(canonical);
+                let path = settings_path(dir);
+                // Anything there counts (a FIFO or a dangling link is reported like
+                // a malformed file by the loader); nothing there is no settings.
+                if std::fs::symlink_metadata(&path).is_ok() {
+                    let (settings, w) = Settings::load(dir);
+                    warnings.extend(w);
+                    found.push(EnclosingSettings {
+                        root: dir.to_path_buf(),
+                        settings,
+                    });
+                }
+            }
+            if under_home && homes.iter().any(|h| h.as_path() == dir) {
+                break;
+            }
+        }
+    }
+    (found, warnings)
+}
+
 fn empty_rule_lists() -> RuleLists {
     RuleLists {
         allow: Vec::new(),
@@ -225,7 +294,7 @@ struct CapsFile {
 
 /// Deserialises an optional struct from a JSON object only (serde's derive would also
 /// accept an array of field values); `null` is `None`.
-fn object_only<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+pub(crate) fn object_only<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de>,
@@ -248,14 +317,14 @@ where
 
 /// A parse or type problem with its position.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct ParseProblem {
+pub(crate) struct ParseProblem {
     line: usize,
     column: usize,
     message: String,
 }
 
 impl ParseProblem {
-    fn into_warning(self, path: &Path) -> SettingsWarning {
+    pub(crate) fn into_warning(self, path: &Path) -> SettingsWarning {
         SettingsWarning {
             path: path.to_path_buf(),
             line: Some(self.line),
@@ -267,8 +336,18 @@ impl ParseProblem {
 
 /// Parses and type-checks the file. A file holding only whitespace counts as `{}`.
 fn parse_validated(bytes: &[u8]) -> Result<(Value, SettingsFile), ParseProblem> {
+    parse_object(bytes)
+}
+
+/// Parses a settings file of any level (docs/permissions.md, "Settings files"): a
+/// JSON object nested at most [`MAX_NESTING`] deep, with the known keys of `T` type
+/// checked (the problem names the key). A file holding only whitespace is `{}`.
+pub(crate) fn parse_object<T>(bytes: &[u8]) -> Result<(Value, T), ParseProblem>
+where
+    T: for<'de> Deserialize<'de> + Default,
+{
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return Ok((Value::Object(Map::new()), SettingsFile::default()));
+        return Ok((Value::Object(Map::new()), T::default()));
     }
     let depth = decode_policy::paths::nesting_depth(&String::from_utf8_lossy(bytes));
     if depth > MAX_NESTING {
@@ -291,7 +370,7 @@ fn parse_validated(bytes: &[u8]) -> Result<(Value, SettingsFile), ParseProblem> 
         });
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let file: SettingsFile = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    let file: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let key = e.path().to_string();
         json_problem(e.inner(), Some(key))
     })?;

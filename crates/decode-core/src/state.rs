@@ -7,6 +7,15 @@
 //! [`ActiveState::cycle_mode`]). Observers registered with
 //! [`ActiveState::subscribe`] are told of every actual change exactly once, in the
 //! order the changes happened.
+//!
+//! A state opened from disk ([`ActiveState::open`]) decides with the files on disk
+//! *now*: before each decision it stats every file it was built from — the project's
+//! settings file, those of the folders around it, the agent files, the trust store
+//! and the record of the rules the person saved ([`crate::freshness`]) — and reloads
+//! them when one changed: a deny rule the person adds in their editor applies to the
+//! very next call. A settings file that cannot be read as settings (malformed, too
+//! large, not a regular file) is treated as empty, as at start-up, and reported
+//! ([`ActiveState::settings_problems`]).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -14,12 +23,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use decode_policy::{Call, Decision, Gate, Mode, PolicyInput, PolicyWarning, Tool};
+use decode_policy::{Call, Decision, EnclosingRules, Gate, Mode, PolicyInput, PolicyWarning, Tool};
 use decode_protocol::ErrorKind;
 pub use decode_protocol::{AgentSummary, Snapshot};
 
 use crate::agents::{Agent, AgentError, Catalog, DEFAULT_AGENT};
-use crate::settings::{Settings, SettingsWarning};
+use crate::freshness::Watch;
+use crate::settings::{EnclosingSettings, Settings, SettingsWarning};
 use crate::trust::{TrustError, TrustStore};
 
 /// Why the state could not be opened or changed. Each message is one line naming
@@ -128,6 +138,15 @@ struct Inner {
     agent: Agent,
     mode: Mode,
     settings: Settings,
+    /// The settings of the folders around the project (their deny and ask rules
+    /// apply here too).
+    enclosing: Vec<EnclosingSettings>,
+    /// The project's allow rules that the person saved through Decode (they count
+    /// even while the project is untrusted).
+    saved_allow: Vec<String>,
+    /// The settings files (the project's and the folders' around it) that are
+    /// malformed, unreadable or held back: their rules are unknown.
+    settings_problems: Vec<SettingsWarning>,
     trusted: bool,
     gate: Arc<Gate>,
 }
@@ -141,11 +160,17 @@ struct Delivery {
 /// The active agent, mode and gate of one project window (see the module docs).
 pub struct ActiveState {
     project_root: PathBuf,
+    /// The project root as it was given, when it differs from the canonical one
+    /// (reached through a link): the folders above it count as around it too.
+    project_given: Option<PathBuf>,
     home: PathBuf,
     /// Decode's data folder, when the state was opened from one (records which
     /// rules "always allow" saved).
     data_dir: Option<PathBuf>,
     inner: RwLock<Inner>,
+    /// The stamps of the files the state was read from (`None`: built in memory,
+    /// nothing on disk to follow).
+    watch: Option<Mutex<Watch>>,
     observers: Mutex<Vec<(u64, SharedObserver)>>,
     next_subscription: AtomicU64,
     delivery: Mutex<Delivery>,
@@ -185,19 +210,35 @@ impl ActiveState {
             .cloned()
             .unwrap_or_else(fallback_agent);
         let mode = agent.effective_default_mode(trusted);
-        let (gate, warnings) = compile_gate(project_root, home, &settings, trusted, &agent);
+        let (gate, warnings) = compile_gate(
+            project_root,
+            home,
+            GateParts {
+                settings: &settings,
+                enclosing: &[],
+                saved_allow: &[],
+                trusted,
+                agent: &agent,
+            },
+        );
+        let inner = Inner {
+            catalog,
+            agent,
+            mode,
+            settings,
+            enclosing: Vec::new(),
+            saved_allow: Vec::new(),
+            settings_problems: Vec::new(),
+            trusted,
+            gate,
+        };
         let state = ActiveState {
             project_root: project_root.to_path_buf(),
+            project_given: None,
             home: home.to_path_buf(),
             data_dir: None,
-            inner: RwLock::new(Inner {
-                catalog,
-                agent,
-                mode,
-                settings,
-                trusted,
-                gate,
-            }),
+            inner: RwLock::new(inner),
+            watch: None,
             observers: Mutex::new(Vec::new()),
             next_subscription: AtomicU64::new(1),
             delivery: Mutex::new(Delivery::default()),
@@ -229,19 +270,30 @@ impl ActiveState {
                 message: "it is not a folder".into(),
             });
         }
-        let mut diagnostics = Vec::new();
-
-        let (settings, warnings) = Settings::load(&root);
-        diagnostics.extend(warnings.into_iter().map(Diagnostic::Settings));
-
-        let store = TrustStore::open(data_dir);
-        if let Some(problem) = store.problem() {
-            diagnostics.push(Diagnostic::Trust(problem.clone()));
-        }
-        let trusted = store.is_trusted(&root);
-
-        let catalog = Catalog::load(&root);
-        diagnostics.extend(catalog.errors().iter().cloned().map(Diagnostic::Agent));
+        // Whatever a Decode that was killed left running outside the sandbox goes now.
+        crate::running_groups::reap_orphans();
+        let given = decode_policy::paths::lexical(
+            &std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            project_root,
+        );
+        let project_given = (given != root).then_some(given);
+        let sources = Sources {
+            root: &root,
+            given: project_given.as_deref(),
+            home,
+            data_dir,
+        };
+        // Stamped before anything is read: a change made while reading shows next time.
+        let watch = Watch::take(sources.watched_paths());
+        let OnDisk {
+            settings,
+            enclosing,
+            saved_allow,
+            settings_problems,
+            trusted,
+            catalog,
+            mut diagnostics,
+        } = sources.read();
 
         let name = agent.unwrap_or(DEFAULT_AGENT);
         let chosen = catalog
@@ -249,28 +301,44 @@ impl ActiveState {
             .cloned()
             .ok_or_else(|| unknown_agent(name, &catalog))?;
         let start_mode = mode.unwrap_or_else(|| chosen.effective_default_mode(trusted));
-        let (gate, warnings) = compile_gate(&root, home, &settings, trusted, &chosen);
+        let (gate, warnings) = compile_gate(
+            &root,
+            home,
+            GateParts {
+                settings: &settings,
+                enclosing: &enclosing,
+                saved_allow: &saved_allow,
+                trusted,
+                agent: &chosen,
+            },
+        );
+        let inner = Inner {
+            catalog,
+            agent: chosen,
+            mode: start_mode,
+            settings,
+            enclosing,
+            saved_allow,
+            settings_problems,
+            trusted,
+            gate,
+        };
         diagnostics.extend(warnings.into_iter().map(Diagnostic::Policy));
 
         tracing::info!(
             project = %root.display(),
-            agent = %chosen.name,
+            agent = %inner.agent.name,
             mode = %start_mode,
             trusted,
             "project opened"
         );
         let state = ActiveState {
+            project_given,
             project_root: root,
             home: home.to_path_buf(),
             data_dir: Some(data_dir.to_path_buf()),
-            inner: RwLock::new(Inner {
-                catalog,
-                agent: chosen,
-                mode: start_mode,
-                settings,
-                trusted,
-                gate,
-            }),
+            inner: RwLock::new(inner),
+            watch: Some(Mutex::new(watch)),
             observers: Mutex::new(Vec::new()),
             next_subscription: AtomicU64::new(1),
             delivery: Mutex::new(Delivery::default()),
@@ -349,13 +417,43 @@ impl ActiveState {
         self.read().trusted
     }
 
-    /// The compiled gate for the active agent, settings and trust.
+    /// The settings of the folders around the project whose deny and ask rules
+    /// apply here too (a copy), nearest first.
+    pub fn enclosing_settings(&self) -> Vec<EnclosingSettings> {
+        self.read().enclosing.clone()
+    }
+
+    /// The project's allow rules that count although the project is untrusted:
+    /// those the person saved through Decode.
+    pub fn saved_allow_rules(&self) -> Vec<String> {
+        self.read().saved_allow.clone()
+    }
+
+    /// The settings files whose rules are unknown right now — the project's or a
+    /// folder's around it that is malformed, unreadable (a FIFO, a device, too
+    /// large) or held back — each with its file, line and column when known.
+    pub fn settings_problems(&self) -> Vec<SettingsWarning> {
+        self.read().settings_problems.clone()
+    }
+
+    /// What the gate is compiled from now: the project's settings and trust, the
+    /// active agent, the folders around the project and the rules the person saved.
+    /// For surfaces that compile a gate of their own on top (the session's answers).
+    pub fn policy_input(&self) -> PolicyInput {
+        policy_input(&self.project_root, &self.home, GateParts::of(&self.read()))
+    }
+
+    /// The compiled gate for the active agent, settings and trust (the files on disk
+    /// now: see [`ActiveState::refresh`]).
     pub fn gate(&self) -> Arc<Gate> {
+        self.refresh();
         Arc::clone(&self.read().gate)
     }
 
-    /// Judges `call` with the current gate in the current mode, both read at once.
+    /// Judges `call` with the current gate in the current mode, both read at once,
+    /// after following any change of the files on disk.
     pub fn decide(&self, call: &Call) -> Decision {
+        self.refresh();
         let inner = self.read();
         inner.gate.decide(call, inner.mode)
     }
@@ -364,8 +462,56 @@ impl ActiveState {
     /// paths in a command resolve against it, and a directory outside the project counts
     /// as outside for the path scope.
     pub fn decide_in(&self, call: &Call, cwd: &Path) -> Decision {
+        self.refresh();
         let inner = self.read();
         inner.gate.decide_in(call, inner.mode, Some(cwd))
+    }
+
+    /// Follows the files on disk: when one the state was built from changed since it
+    /// was read (or could have: see [`crate::freshness`]), reads them all again and
+    /// recompiles the gate, keeping the active agent and mode (as
+    /// [`ActiveState::reload_catalog`] and [`ActiveState::set_trusted`] do). Returns
+    /// whether anything was read again. A state built in memory ([`ActiveState::new`])
+    /// has nothing to follow.
+    pub fn refresh(&self) -> bool {
+        let (Some(watch), Some(data_dir)) = (&self.watch, &self.data_dir) else {
+            return false;
+        };
+        let mut watch = lock(watch);
+        let Some(changed) = watch.changed().map(Path::to_path_buf) else {
+            return false;
+        };
+        let sources = Sources {
+            root: &self.project_root,
+            given: self.project_given.as_deref(),
+            home: &self.home,
+            data_dir,
+        };
+        let next = Watch::take(sources.watched_paths());
+        let disk = sources.read();
+        for d in &disk.diagnostics {
+            tracing::warn!(diagnostic = %d, "after a change on disk");
+        }
+        {
+            let mut inner = self.write();
+            let before = self.snapshot_of(&inner);
+            inner.settings = disk.settings;
+            inner.enclosing = disk.enclosing;
+            inner.saved_allow = disk.saved_allow;
+            inner.settings_problems = disk.settings_problems;
+            self.apply_trust(&mut inner, disk.trusted);
+            self.apply_catalog(&mut inner, disk.catalog);
+            self.recompile(&mut inner);
+            let after = self.snapshot_of(&inner);
+            if after != before {
+                self.enqueue(after);
+            }
+        }
+        *watch = next;
+        drop(watch);
+        tracing::debug!(changed = %changed.display(), "rules reloaded from disk");
+        self.deliver();
+        true
     }
 
     /// Exactly the active agent's tools: the only ones offered to the model.
@@ -450,11 +596,21 @@ impl ActiveState {
     /// Re-reads `.decode/settings.json` and recompiles the gate (after an always-allow
     /// or an edit of the file). Returns the file's warnings and the gate's.
     pub fn reload_settings(&self) -> Vec<Diagnostic> {
-        let (settings, warnings) = Settings::load(&self.project_root);
+        let (settings, mut problems) = Settings::load(&self.project_root);
+        let (enclosing, warnings) = crate::settings::load_enclosing(
+            &self.project_root,
+            self.project_given.as_deref(),
+            &self.home,
+        );
+        problems.extend(warnings);
+        let saved_allow = saved_allow_rules(self.data_dir(), &self.project_root, &settings);
         let mut diagnostics: Vec<Diagnostic> =
-            warnings.into_iter().map(Diagnostic::Settings).collect();
+            problems.iter().cloned().map(Diagnostic::Settings).collect();
         let mut inner = self.write();
         inner.settings = settings;
+        inner.enclosing = enclosing;
+        inner.saved_allow = saved_allow;
+        inner.settings_problems = problems;
         diagnostics.extend(
             self.recompile(&mut inner)
                 .into_iter()
@@ -473,17 +629,7 @@ impl ActiveState {
             if inner.trusted == trusted {
                 return Vec::new();
             }
-            inner.trusted = trusted;
-            tracing::info!(trusted, "project trust changed");
-            // An untrusted project's own agent runs only in default or plan mode,
-            // whatever it was in while the project was trusted.
-            if !trusted
-                && inner.agent.from_project()
-                && !matches!(inner.mode, Mode::Default | Mode::Plan)
-            {
-                tracing::info!(mode = %inner.mode, "trust revoked: the project agent falls back to default mode");
-                inner.mode = Mode::Default;
-            }
+            self.apply_trust(&mut inner, trusted);
             let diagnostics = self
                 .recompile(&mut inner)
                 .into_iter()
@@ -512,20 +658,7 @@ impl ActiveState {
         {
             let mut inner = self.write();
             let before = self.snapshot_of(&inner);
-            let current = inner.agent.name.clone();
-            match catalog.get(&current).cloned() {
-                Some(agent) => inner.agent = agent,
-                None => {
-                    let agent = catalog
-                        .get(DEFAULT_AGENT)
-                        .or_else(|| catalog.agents().first())
-                        .cloned()
-                        .unwrap_or_else(fallback_agent);
-                    inner.mode = agent.effective_default_mode(inner.trusted);
-                    inner.agent = agent;
-                }
-            }
-            inner.catalog = catalog;
+            self.apply_catalog(&mut inner, catalog);
             diagnostics.extend(
                 self.recompile(&mut inner)
                     .into_iter()
@@ -559,14 +692,47 @@ impl ActiveState {
         observers.len() != before
     }
 
+    /// Sets the trust flag; revoking trust brings a project agent in another mode than
+    /// default or plan back to default. The gate is not recompiled here.
+    fn apply_trust(&self, inner: &mut Inner, trusted: bool) {
+        if inner.trusted == trusted {
+            return;
+        }
+        inner.trusted = trusted;
+        tracing::info!(trusted, "project trust changed");
+        // An untrusted project's own agent runs only in default or plan mode,
+        // whatever it was in while the project was trusted.
+        if !trusted
+            && inner.agent.from_project()
+            && !matches!(inner.mode, Mode::Default | Mode::Plan)
+        {
+            tracing::info!(mode = %inner.mode, "trust revoked: the project agent falls back to default mode");
+            inner.mode = Mode::Default;
+        }
+    }
+
+    /// Takes a newly loaded catalog: the active agent takes its new definition (the
+    /// mode is kept); if it is gone, `build` becomes active in its default mode. The
+    /// gate is not recompiled here.
+    fn apply_catalog(&self, inner: &mut Inner, catalog: Catalog) {
+        let current = inner.agent.name.clone();
+        match catalog.get(&current).cloned() {
+            Some(agent) => inner.agent = agent,
+            None => {
+                let agent = catalog
+                    .get(DEFAULT_AGENT)
+                    .or_else(|| catalog.agents().first())
+                    .cloned()
+                    .unwrap_or_else(fallback_agent);
+                inner.mode = agent.effective_default_mode(inner.trusted);
+                inner.agent = agent;
+            }
+        }
+        inner.catalog = catalog;
+    }
+
     fn recompile(&self, inner: &mut Inner) -> Vec<PolicyWarning> {
-        let (gate, warnings) = compile_gate(
-            &self.project_root,
-            &self.home,
-            &inner.settings,
-            inner.trusted,
-            &inner.agent,
-        );
+        let (gate, warnings) = compile_gate(&self.project_root, &self.home, GateParts::of(inner));
         for w in &warnings {
             tracing::warn!(warning = %w, "rule skipped");
         }
@@ -615,6 +781,95 @@ impl ActiveState {
     }
 }
 
+/// The most files of one agents folder whose stamps are followed (a file added or
+/// removed beyond them changes the folder's own stamp).
+const MAX_WATCHED_AGENT_FILES: usize = 256;
+
+/// Where a project's state is read from.
+struct Sources<'a> {
+    root: &'a Path,
+    /// The root as it was reached, when that differs (see `load_enclosing`).
+    given: Option<&'a Path>,
+    home: &'a Path,
+    data_dir: &'a Path,
+}
+
+/// What the files of a project say now.
+struct OnDisk {
+    settings: Settings,
+    enclosing: Vec<EnclosingSettings>,
+    saved_allow: Vec<String>,
+    settings_problems: Vec<SettingsWarning>,
+    trusted: bool,
+    catalog: Catalog,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Sources<'_> {
+    /// Every file and folder the state is read from: the project's settings file, the
+    /// place of one in every folder around the project (a file created there counts),
+    /// the agents folders and their `*.md` files, the trust store and the record of
+    /// the rules the person saved.
+    fn watched_paths(&self) -> Vec<PathBuf> {
+        let mut paths = vec![crate::settings::settings_path(self.root)];
+        let starts = std::iter::once(self.root).chain(self.given);
+        for start in starts {
+            for dir in start.ancestors().skip(1) {
+                paths.push(crate::settings::settings_path(dir));
+            }
+        }
+        for dir in [
+            self.root.join(".claude").join("agents"),
+            self.root.join(".decode").join("agents"),
+        ] {
+            if let Ok(entries) = std::fs::read_dir(&dir) {
+                paths.extend(
+                    entries
+                        .filter_map(|e| e.ok().map(|e| e.path()))
+                        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                        .take(MAX_WATCHED_AGENT_FILES),
+                );
+            }
+            paths.push(dir);
+        }
+        paths.push(TrustStore::open(self.data_dir).path().to_path_buf());
+        paths.push(
+            crate::projects::ProjectStore::open(self.data_dir)
+                .path()
+                .to_path_buf(),
+        );
+        paths.sort();
+        paths.dedup();
+        paths
+    }
+
+    fn read(&self) -> OnDisk {
+        let mut diagnostics = Vec::new();
+        let (settings, mut settings_problems) = Settings::load(self.root);
+        let (enclosing, warnings) =
+            crate::settings::load_enclosing(self.root, self.given, self.home);
+        settings_problems.extend(warnings);
+        diagnostics.extend(settings_problems.iter().cloned().map(Diagnostic::Settings));
+        let saved_allow = saved_allow_rules(Some(self.data_dir), self.root, &settings);
+        let store = TrustStore::open(self.data_dir);
+        if let Some(problem) = store.problem() {
+            diagnostics.push(Diagnostic::Trust(problem.clone()));
+        }
+        let trusted = store.is_trusted(self.root);
+        let catalog = Catalog::load(self.root);
+        diagnostics.extend(catalog.errors().iter().cloned().map(Diagnostic::Agent));
+        OnDisk {
+            settings,
+            enclosing,
+            saved_allow,
+            settings_problems,
+            trusted,
+            catalog,
+            diagnostics,
+        }
+    }
+}
+
 fn unknown_agent(name: &str, catalog: &Catalog) -> StateError {
     StateError::UnknownAgent {
         name: name.to_string(),
@@ -638,26 +893,79 @@ fn fallback_agent() -> Agent {
     }
 }
 
-fn compile_gate(
-    project_root: &Path,
-    home: &Path,
-    settings: &Settings,
+/// What a gate is compiled from (the parts of [`Inner`] it needs).
+struct GateParts<'a> {
+    settings: &'a Settings,
+    enclosing: &'a [EnclosingSettings],
+    saved_allow: &'a [String],
     trusted: bool,
-    agent: &Agent,
-) -> (Arc<Gate>, Vec<PolicyWarning>) {
-    let input = PolicyInput {
+    agent: &'a Agent,
+}
+
+impl<'a> GateParts<'a> {
+    fn of(inner: &'a Inner) -> GateParts<'a> {
+        GateParts {
+            settings: &inner.settings,
+            enclosing: &inner.enclosing,
+            saved_allow: &inner.saved_allow,
+            trusted: inner.trusted,
+            agent: &inner.agent,
+        }
+    }
+}
+
+fn policy_input(project_root: &Path, home: &Path, inner: GateParts<'_>) -> PolicyInput {
+    let settings = inner.settings;
+    PolicyInput {
         project_root: project_root.to_path_buf(),
         home: home.to_path_buf(),
         project_rules: settings.permissions.clone(),
         additional_directories: settings.additional_directories.clone(),
         protected_branches: settings.protected_branches.clone(),
         external_caps: settings.caps_external.clone(),
-        trusted,
-        agent: agent.policy(),
+        trusted: inner.trusted,
+        agent: inner.agent.policy(),
         app_dirs: PolicyInput::app_dirs_for(home),
-    };
-    let (gate, warnings) = Gate::new(input);
+        enclosing: inner
+            .enclosing
+            .iter()
+            .map(|e| EnclosingRules {
+                root: e.root.clone(),
+                rules: e.settings.permissions.clone(),
+                external_caps: e.settings.caps_external.clone(),
+            })
+            .collect(),
+        saved_allow: inner.saved_allow.to_vec(),
+    }
+}
+
+fn compile_gate(
+    project_root: &Path,
+    home: &Path,
+    inner: GateParts<'_>,
+) -> (Arc<Gate>, Vec<PolicyWarning>) {
+    let (gate, warnings) = Gate::new(policy_input(project_root, home, inner));
     (Arc::new(gate), warnings)
+}
+
+/// The allow rules of the project's settings file that the person saved through
+/// Decode (recorded in the data folder's projects store): the rules of the file
+/// that are also in the record.
+fn saved_allow_rules(data_dir: Option<&Path>, root: &Path, settings: &Settings) -> Vec<String> {
+    let Some(data) = data_dir else {
+        return Vec::new();
+    };
+    if settings.permissions.allow.is_empty() {
+        return Vec::new();
+    }
+    let recorded = crate::projects::ProjectStore::open(data).always_allowed(root);
+    settings
+        .permissions
+        .allow
+        .iter()
+        .filter(|r| recorded.contains(r))
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! What the bash sandbox adds to one command (bench/sandbox.sh runs it in release).
 //!
 //! `sandbox_cost [BIG_TREE]`: runs `true` through the bash tool N times unsandboxed
-//! (as an approved call) and sandboxed, in a small temp project, and prints the
-//! medians; with BIG_TREE, also the time of one walk of that tree and of a sandboxed
-//! command there, back to back and with a pause (a model's thinking) between calls.
+//! (as an approved call), sandboxed (the sandbox kept warm: what Decode does), and
+//! sandboxed with bubblewrap building the sandbox for every command (what Decode did
+//! before), interleaved, in a small temp project, and prints the medians; with
+//! BIG_TREE, also the time of one walk of that tree and of a sandboxed command
+//! there, back to back and with a pause (a model's thinking) between calls.
 #![allow(clippy::print_stdout)]
 
 use std::path::Path;
@@ -19,7 +21,7 @@ use decode_engine::tools::{self, ToolContext};
 use decode_policy::{Mode, Tool};
 use serde_json::json;
 
-const N: usize = 40;
+const N: usize = 30;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -74,18 +76,39 @@ async fn main() {
     std::fs::create_dir_all(root.join(".decode")).unwrap();
     std::fs::write(root.join(".decode/settings.json"), "{}").unwrap();
     let c = ctx(&root, home.path());
-    // Warm up (the first sandboxed call walks the project).
+    // Warm up (the first sandboxed call walks the project and builds the sandbox).
     time_calls(&c, false, Duration::ZERO).await;
-    let plain = time_calls(&c, true, Duration::ZERO).await;
-    let boxed = time_calls(&c, false, Duration::ZERO).await;
-    println!("small project, `true`, median of {N}:");
-    println!("  unsandboxed  {}", ms(plain));
-    println!("  sandboxed    {}", ms(boxed));
-    println!(
-        "  added        {} ({:.2}x)",
-        ms(boxed.saturating_sub(plain)),
-        boxed.as_secs_f64() / plain.as_secs_f64()
-    );
+    // Interleaved rounds, so a busy machine weighs on each the same; back to back,
+    // and 50 ms apart (as when a model thinks between calls: the sandbox's next
+    // shell is started ahead meanwhile).
+    for (label, pause) in [
+        ("back to back", Duration::ZERO),
+        ("50 ms apart", Duration::from_millis(50)),
+    ] {
+        let (mut plain, mut warm, mut cold) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..5 {
+            plain.push(time_calls(&c, true, pause).await);
+            warm.push(time_calls(&c, false, pause).await);
+            sandbox::warm::keep_warm(false);
+            cold.push(time_calls(&c, false, pause).await);
+            sandbox::warm::keep_warm(true);
+        }
+        let (plain, warm, cold) = (median(plain), median(warm), median(cold));
+        println!("small project, `true`, {label}, median of 5 rounds of {N}:");
+        println!("  unsandboxed                          {}", ms(plain));
+        println!(
+            "  sandboxed (kept warm)                {}   added {} ({:.2}x)",
+            ms(warm),
+            ms(warm.saturating_sub(plain)),
+            warm.as_secs_f64() / plain.as_secs_f64()
+        );
+        println!(
+            "  sandboxed (bubblewrap every command) {}   added {} ({:.2}x)",
+            ms(cold),
+            ms(cold.saturating_sub(plain)),
+            cold.as_secs_f64() / plain.as_secs_f64()
+        );
+    }
 
     if let Some(big) = std::env::args().nth(1) {
         let big = Path::new(&big).canonicalize().unwrap();

@@ -220,6 +220,11 @@ impl AgentLoop {
         self
     }
 
+    /// How many messages of the conversation the model sees so far.
+    pub fn history_len(&self) -> usize {
+        self.messages.len()
+    }
+
     fn take_transcript(&self) -> Option<Session> {
         self.emitter
             .transcript
@@ -476,11 +481,15 @@ impl AgentLoop {
     }
 
     fn cancelled_report(&self, call: &ToolCall) -> CallReport {
-        self.not_run(call, "not run: the run was stopped".to_string())
+        self.not_run_as(call, "not run: the run was stopped".to_string(), true)
     }
 
     /// A call that did not run: reported to the sink and to the model as an error.
     fn not_run(&self, call: &ToolCall, content: String) -> CallReport {
+        self.not_run_as(call, content, false)
+    }
+
+    fn not_run_as(&self, call: &ToolCall, content: String, stopped: bool) -> CallReport {
         self.emit(LoopEvent::ToolResult {
             id: call.id.clone(),
             name: call.name.clone(),
@@ -493,6 +502,9 @@ impl AgentLoop {
             diff: None,
             edited_command: None,
             sandboxed: None,
+            exit_code: None,
+            duration_ms: None,
+            stopped,
         });
         CallReport {
             output: ToolOutput {
@@ -575,7 +587,11 @@ impl AgentLoop {
             .with_session(Arc::clone(&self.tool_session))
             .with_session_rules(Arc::clone(&self.session_rules))
             .with_cancel(cancel.child_token())
-            .with_progress(progress);
+            .with_progress(progress)
+            .with_intent(match self.messages.last() {
+                Some(Message::Assistant { text, .. }) => tools::last_sentence(text),
+                _ => None,
+            });
         let outcome = tools::call_tool(&*handler, call.input.clone(), &ctx).await;
 
         let denied = !outcome.ran
@@ -596,6 +612,9 @@ impl AgentLoop {
             diff: outcome.result.diff.clone(),
             edited_command: outcome.edited_command.clone(),
             sandboxed: outcome.result.sandboxed,
+            exit_code: outcome.result.exit_code,
+            duration_ms: outcome.result.duration_ms,
+            stopped: cancel.is_cancelled(),
         });
         CallReport {
             output: ToolOutput {

@@ -9,6 +9,12 @@
 //! the queue behind the current one is announced with [`ChannelEvent::Queued`], so a
 //! surface can say "1 of 3".
 //!
+//! Only the current request can be answered: one that waits behind it has not been
+//! shown to the person as the thing to decide, so an answer for it is refused
+//! ([`AnswerRefused::NotShown`]); and an answer must fit its request
+//! ([`DecisionRequest::misfit`]: a plan approved into a mode it did not offer, "always
+//! allow" for a capped call) or it is refused and the request stays pending.
+//!
 //! When no surface is subscribed, a request is answered
 //! [`DecisionAnswer::Unavailable`] at once (nobody could ever answer it). Cancelling
 //! (a stopped run, a closed window) resolves every pending request as `Unavailable`;
@@ -34,6 +40,20 @@ use crate::decision::{DecisionAnswer, DecisionRequest, DecisionSurface};
 #[error("decision {id} was already answered")]
 pub struct AlreadyAnswered {
     pub id: DecisionId,
+}
+
+/// Why an answer was not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerRefused {
+    /// Already answered (by another surface, or cancelled), or never existed.
+    #[error(transparent)]
+    AlreadyAnswered(#[from] AlreadyAnswered),
+    /// It waits behind the current request: it has not been shown yet.
+    #[error("decision {id} is waiting behind another one and has not been shown yet")]
+    NotShown { id: DecisionId },
+    /// The answer does not fit the request; the request stays pending.
+    #[error("decision {id}: {why}")]
+    Misfit { id: DecisionId, why: String },
 }
 
 /// Identifies a subscription, for [`DecisionChannel::unsubscribe`].
@@ -142,15 +162,16 @@ impl DecisionChannel {
             .collect()
     }
 
-    /// Answers a pending request on behalf of a surface named `by` (`window`,
-    /// `dialog`, `terminal`, …). The first answer wins; any later one is
-    /// [`AlreadyAnswered`].
+    /// Answers the current request on behalf of a surface named `by` (`window`,
+    /// `dialog`, `terminal`, …). The first answer wins; a later one is
+    /// [`AnswerRefused::AlreadyAnswered`]. A request still waiting behind the current
+    /// one, or an answer that does not fit the request, is refused (module docs).
     pub fn answer_by(
         &self,
         id: DecisionId,
         answer: DecisionAnswer,
         by: &str,
-    ) -> Result<(), AlreadyAnswered> {
+    ) -> Result<(), AnswerRefused> {
         {
             let mut inner = self.lock();
             let pos = inner
@@ -158,8 +179,14 @@ impl DecisionChannel {
                 .iter()
                 .position(|p| p.id == id)
                 .ok_or(AlreadyAnswered { id })?;
-            let was_current = pos == 0;
-            let pending = inner.queue.remove(pos).ok_or(AlreadyAnswered { id })?;
+            if pos != 0 {
+                return Err(AnswerRefused::NotShown { id });
+            }
+            if let Some(why) = inner.queue[0].request.misfit(&answer) {
+                tracing::warn!(id, by, %why, "an answer that does not fit its request was refused");
+                return Err(AnswerRefused::Misfit { id, why });
+            }
+            let pending = inner.queue.pop_front().ok_or(AlreadyAnswered { id })?;
             // The asker may have given up meanwhile; the answer is still "taken".
             let _ = pending.reply.send(answer.clone());
             inner.outbox.push_back(ChannelEvent::Resolved {
@@ -167,16 +194,14 @@ impl DecisionChannel {
                 by: by.to_string(),
                 answer,
             });
-            if was_current {
-                queue_next(&mut inner);
-            }
+            queue_next(&mut inner);
         }
         self.deliver();
         Ok(())
     }
 
     /// [`answer_by`](Self::answer_by) from an unnamed surface.
-    pub fn answer(&self, id: DecisionId, answer: DecisionAnswer) -> Result<(), AlreadyAnswered> {
+    pub fn answer(&self, id: DecisionId, answer: DecisionAnswer) -> Result<(), AnswerRefused> {
         self.answer_by(id, answer, "surface")
     }
 

@@ -35,8 +35,9 @@ pub enum ChatSetup {
         client: Arc<dyn ModelClient>,
         config: LoopConfig,
     },
-    /// No usable provider: the text says why and how to set one up.
-    Missing { problem: String },
+    /// No usable provider: `problem` says why and how to set one up (for the window);
+    /// `cause` is the reason alone, one line (for the command line).
+    Missing { problem: String, cause: String },
 }
 
 impl ChatSetup {
@@ -51,9 +52,9 @@ impl ChatSetup {
         store: &dyn SecretStore,
     ) -> ChatSetup {
         let config_path = Config::path_in(config_dir);
-        let missing = |problem: String| {
+        let missing = |problem: String, cause: String| {
             tracing::warn!("no model for the chat: {problem}");
-            ChatSetup::Missing { problem }
+            ChatSetup::Missing { problem, cause }
         };
         let config = match Config::load(config_dir) {
             Ok((c, warnings)) => {
@@ -62,11 +63,16 @@ impl ChatSetup {
                 }
                 c
             }
-            Err(e) => return missing(format!("{e}. Fix the file to chat with a model.")),
+            Err(e) => {
+                return missing(
+                    format!("{e}. Fix the file to chat with a model."),
+                    e.to_string(),
+                )
+            }
         };
         let setup = match config::resolve(&config, overrides, env, store, &config_path) {
             Ok(s) => s,
-            Err(SetupError::NoProvider { .. }) => {
+            Err(e @ SetupError::NoProvider { .. }) => {
                 return missing(format!(
                     "No model provider is configured, so messages cannot reach an agent yet. \
                      To set one up, start Decode with provider flags — for a local Ollama: \
@@ -75,9 +81,9 @@ impl ChatSetup {
                      with `decode key set anthropic` or ANTHROPIC_API_KEY, then open Decode again. \
                      Switching modes and agents and /help work meanwhile.",
                     config_path.display()
-                ))
+                ), e.to_string())
             }
-            Err(e) => return missing(format!("{e}.")),
+            Err(e) => return missing(format!("{e}."), e.to_string()),
         };
         match providers::connect(&setup.provider) {
             Ok(client) => {
@@ -92,7 +98,7 @@ impl ChatSetup {
                     },
                 }
             }
-            Err(e) => missing(format!("{e}.")),
+            Err(e) => missing(format!("{e}."), e.to_string()),
         }
     }
 }
@@ -123,6 +129,8 @@ pub struct ChatSession {
     reopen: Mutex<Option<String>>,
     history: Vec<LoopEvent>,
     inner: Mutex<Inner>,
+    /// Whether a prompt runs, for those waiting until it ended ([`ChatSession::idle`]).
+    running: tokio::sync::watch::Sender<bool>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -159,7 +167,7 @@ impl ChatSession {
                 status.provider = Some(info.provider.name().to_string());
                 status.model = Some(info.model);
             }
-            ChatSetup::Missing { problem } => status.setup_problem = Some(problem.clone()),
+            ChatSetup::Missing { problem, .. } => status.setup_problem = Some(problem.clone()),
         }
         let history = match &resume {
             Some(r) => {
@@ -189,7 +197,15 @@ impl ChatSession {
                 closed: false,
             }),
             reopen: Mutex::new(None),
+            running: tokio::sync::watch::Sender::new(false),
         }
+    }
+
+    /// Resolves once no prompt runs (at once when none does): after [`ChatSession::stop`],
+    /// when the stopped turn has ended, its tools killed and its transcript written.
+    pub async fn idle(&self) {
+        let mut rx = self.running.subscribe();
+        let _ = rx.wait_for(|running| !*running).await;
     }
 
     /// The decision channel asks go to.
@@ -324,9 +340,19 @@ impl ChatSession {
                 "the message is empty",
             ));
         }
+        self.start_turn(Some(text), sink)
+    }
+
+    /// Like [`ChatSession::start`]; without a prompt, the model takes the next turn of
+    /// the conversation as it stands (a resumed session that stopped mid-way).
+    pub fn start_turn(
+        self: &Arc<Self>,
+        text: Option<String>,
+        sink: EventSink,
+    ) -> Result<impl Future<Output = Outcome> + Send + 'static, IpcError> {
         let (client, config) = match &self.setup {
             ChatSetup::Ready { client, config } => (Arc::clone(client), *config),
-            ChatSetup::Missing { problem } => {
+            ChatSetup::Missing { problem, .. } => {
                 return Err(IpcError::new(ErrorKind::NoProvider, problem))
             }
         };
@@ -347,11 +373,13 @@ impl ChatSession {
             }
             inner.cancel = Some(cancel.clone());
         }
+        self.running.send_replace(true);
         self.changed(|s| s.running = true);
         let this = Arc::clone(self);
         Ok(async move {
             let outcome = this.run(text, sink, client, config, cancel).await;
             lock(&this.inner).cancel = None;
+            this.running.send_replace(false);
             this.changed(|s| s.running = false);
             outcome
         })
@@ -359,7 +387,7 @@ impl ChatSession {
 
     async fn run(
         self: &Arc<Self>,
-        text: String,
+        text: Option<String>,
         sink: EventSink,
         client: Arc<dyn ModelClient>,
         config: LoopConfig,
@@ -391,7 +419,9 @@ impl ChatSession {
             None => match self.open_loop(client, config) {
                 Ok(a) => a.with_sink(counting),
                 Err(e) => {
-                    counting(&LoopEvent::UserPrompt { text });
+                    if let Some(text) = text {
+                        counting(&LoopEvent::UserPrompt { text });
+                    }
                     counting(&LoopEvent::Error {
                         kind: e.kind,
                         message: e.message,
@@ -405,7 +435,25 @@ impl ChatSession {
             },
         };
         let agent = guard.insert(agent);
-        agent.run(Some(&text), cancel).await
+        agent.run(text.as_deref(), cancel).await
+    }
+
+    /// Opens the transcript now (a new one, or the session to continue) rather than at
+    /// the first prompt: its id, and how many messages the model sees from before.
+    pub async fn open_session(self: &Arc<Self>) -> Result<(String, usize), IpcError> {
+        let (client, config) = match &self.setup {
+            ChatSetup::Ready { client, config } => (Arc::clone(client), *config),
+            ChatSetup::Missing { problem, .. } => {
+                return Err(IpcError::new(ErrorKind::NoProvider, problem))
+            }
+        };
+        let mut guard = self.agent.lock().await;
+        if guard.is_none() {
+            *guard = Some(self.open_loop(client, config)?);
+        }
+        let earlier = guard.as_ref().map(|a| a.history_len()).unwrap_or(0);
+        let id = self.session_id().unwrap_or_default();
+        Ok((id, earlier))
     }
 
     /// Creates the loop: on the resumed session, or on a new transcript.

@@ -63,6 +63,11 @@ pub struct Config {
     /// quits it.
     #[serde(default)]
     pub close_to_tray: Option<bool>,
+    /// The host each provider's stored key was last confirmed for (`{"openai":
+    /// "api.openai.com"}`; a provider not named: its default host). Saving a base URL
+    /// on another host asks first, so a key never follows a changed URL silently.
+    #[serde(default)]
+    pub key_hosts: std::collections::BTreeMap<String, String>,
     /// Keys Decode does not know (ignored, reported as warnings).
     #[serde(flatten)]
     pub unknown: Map<String, Value>,

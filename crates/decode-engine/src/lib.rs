@@ -13,7 +13,9 @@
 //! - [`preview`]: the diff a write or edit would make, for the approval dialog;
 //! - [`chat`]: one window's chat session: the loop, its transcript and its status;
 //! - [`demo`]: the offline demo (a sample project and a script);
-//! - [`workspace`]: what the window's screens around the chat read and change.
+//! - [`workspace`]: what the window's screens around the chat read and change;
+//! - [`workbench`]: one project at a time — state, chat, decisions — and every way to
+//!   move it (another folder, a session, a new model setup, a new conversation).
 
 pub mod agent_loop;
 pub mod channel;
@@ -28,6 +30,7 @@ pub mod secret;
 pub mod session;
 pub mod session_rules;
 pub mod tools;
+pub mod workbench;
 pub mod workspace;
 
 // The core's modules, so the engine's own paths (`crate::state`, …) read as one crate.

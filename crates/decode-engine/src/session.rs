@@ -96,7 +96,24 @@ pub struct Session {
     header: SessionHeader,
     path: PathBuf,
     file: File,
+    /// The inputs of the tool calls of the last model turn written, by call id: a
+    /// `tool_call_started` of one of them is written without its input, which the
+    /// turn already holds (a 5 MB argument is stored once).
+    turn_inputs: HashMap<String, Value>,
+    /// How much output of each running call was written as progress.
+    progress_kept: HashMap<String, usize>,
+    /// Streamed text not written yet: deltas go to the file in pieces of
+    /// [`TEXT_PIECE`] (a 9 MB answer streamed word by word is not 4 million records).
+    pending_text: String,
 }
+
+/// The text of the deltas written together in one `text_delta` record (at most; the
+/// pending text is written before any other event).
+pub const TEXT_PIECE: usize = 4 * 1024;
+
+/// The most output of one call kept in the transcript as progress; the rest is not
+/// written (the call's result holds what the model read, the end of it included).
+pub const PROGRESS_KEPT: usize = 64 * 1024;
 
 /// A session opened for resuming.
 #[derive(Debug)]
@@ -203,7 +220,7 @@ impl SessionStore {
                 mode: mode.to_string(),
                 model: model.to_string(),
             };
-            let mut session = Session { header, path, file };
+            let mut session = Session::with(header, path, file);
             let mut line = serde_json::to_value(&session.header).unwrap_or(Value::Null);
             if let Value::Object(map) = &mut line {
                 map.insert("type".into(), Value::String("session".into()));
@@ -282,7 +299,7 @@ impl SessionStore {
         }
         let messages = conversation(&parsed.events);
         Ok(ResumedSession {
-            session: Session { header, path, file },
+            session: Session::with(header, path, file),
             messages,
             events: parsed.events,
             warnings: parsed.warnings,
@@ -355,6 +372,17 @@ fn one_line(text: &str, max: usize) -> String {
 }
 
 impl Session {
+    fn with(header: SessionHeader, path: PathBuf, file: File) -> Session {
+        Session {
+            header,
+            path,
+            file,
+            turn_inputs: HashMap::new(),
+            progress_kept: HashMap::new(),
+            pending_text: String::new(),
+        }
+    }
+
     /// The session id.
     pub fn id(&self) -> &str {
         &self.header.id
@@ -382,23 +410,111 @@ impl Session {
             })
     }
 
-    /// Appends one event (one `write`, flushed).
+    /// Appends one event (one `write`, flushed). What the transcript already holds is
+    /// not written twice: a started call's input that its model turn holds is left out
+    /// (and put back when the transcript is read), a call's progress beyond
+    /// [`PROGRESS_KEPT`] is not kept, and a result's diff (shown, never read by the
+    /// model: a new 5 MB file's diff is the file again) is kept as the window shows it.
     pub fn append(&mut self, event: &LoopEvent) -> Result<(), SessionError> {
+        if let LoopEvent::TextDelta { text } = event {
+            self.pending_text.push_str(text);
+            if self.pending_text.len() >= TEXT_PIECE {
+                return self.flush_text();
+            }
+            return Ok(());
+        }
+        self.flush_text()?;
+        let mut input_in_turn = false;
+        if let LoopEvent::ToolResult { diff: Some(d), .. } = event {
+            if d.len() > decode_protocol::page::PAGE_TEXT_MAX {
+                return self.append_raw(&event.for_page_diff());
+            }
+        }
+        match event {
+            LoopEvent::AssistantMessage { tool_calls, .. } => {
+                self.turn_inputs = tool_calls
+                    .iter()
+                    .map(|c| (c.id.clone(), c.input.clone()))
+                    .collect();
+                self.progress_kept.clear();
+            }
+            LoopEvent::ToolCallStarted { id, input, .. } => {
+                input_in_turn = self.turn_inputs.get(id) == Some(input) && !input.is_null();
+            }
+            LoopEvent::ToolProgress { id, text, .. } => {
+                let kept = self.progress_kept.entry(id.clone()).or_insert(0);
+                if *kept >= PROGRESS_KEPT {
+                    return Ok(());
+                }
+                *kept += text.len();
+                if *kept >= PROGRESS_KEPT {
+                    let mut value = serde_json::to_value(event).unwrap_or(Value::Null);
+                    if let Value::Object(map) = &mut value {
+                        map.insert("ts".into(), Value::from(now_ms()));
+                    }
+                    self.write_line(&value)?;
+                    let note = LoopEvent::ToolProgress {
+                        id: id.clone(),
+                        stream: decode_protocol::ProgressStream::Note,
+                        text: "\n… more output was not kept in the transcript (the result holds what the model read)\n".into(),
+                    };
+                    let mut value = serde_json::to_value(&note).unwrap_or(Value::Null);
+                    if let Value::Object(map) = &mut value {
+                        map.insert("ts".into(), Value::from(now_ms()));
+                    }
+                    return self.write_line(&value);
+                }
+            }
+            _ => {}
+        }
+        self.append_value(event, input_in_turn)
+    }
+
+    /// Writes the streamed text not written yet, as one `text_delta`.
+    fn flush_text(&mut self) -> Result<(), SessionError> {
+        if self.pending_text.is_empty() {
+            return Ok(());
+        }
+        let text = std::mem::take(&mut self.pending_text);
+        self.append_value(&LoopEvent::TextDelta { text }, false)
+    }
+
+    fn append_raw(&mut self, event: &LoopEvent) -> Result<(), SessionError> {
+        self.append_value(event, false)
+    }
+
+    fn append_value(&mut self, event: &LoopEvent, input_in_turn: bool) -> Result<(), SessionError> {
         let mut value = serde_json::to_value(event).unwrap_or(Value::Null);
         if let Value::Object(map) = &mut value {
             map.insert("ts".into(), Value::from(now_ms()));
+            if input_in_turn {
+                map.insert("input".into(), Value::Null);
+                map.insert(INPUT_IN_TURN.into(), Value::Bool(true));
+            }
         }
         self.write_line(&value)
     }
 
     /// Forces what was written to disk (called at every turn end).
     pub fn sync(&mut self) -> Result<(), SessionError> {
+        self.flush_text()?;
         self.file.sync_data().map_err(|source| SessionError::Io {
             path: self.path.clone(),
             source,
         })
     }
 }
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // The streamed text of a run that ends here (stopped, failed) is kept too.
+        let _ = self.flush_text();
+    }
+}
+
+/// Marks a `tool_call_started` record written without its input: the input is that
+/// of the call with the same id in the last `assistant_message` before it.
+const INPUT_IN_TURN: &str = "input_in_turn";
 
 struct Parsed {
     header: Option<SessionHeader>,
@@ -415,6 +531,8 @@ fn parse_transcript(path: &Path, bytes: &[u8]) -> Parsed {
         events: Vec::new(),
         warnings: Vec::new(),
     };
+    // The inputs of the last model turn's calls, for records written without theirs.
+    let mut turn_inputs: HashMap<String, Value> = HashMap::new();
     for (n, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -431,13 +549,26 @@ fn parse_transcript(path: &Path, bytes: &[u8]) -> Parsed {
                     Err(_) => false,
                 }
             }
-            Ok(v) => match serde_json::from_value::<LoopEvent>(v) {
-                Ok(e) => {
-                    parsed.events.push(e);
-                    true
+            Ok(mut v) => {
+                if v.get(INPUT_IN_TURN) == Some(&Value::Bool(true)) {
+                    let id = v.get("id").and_then(Value::as_str).unwrap_or_default();
+                    let input = turn_inputs.get(id).cloned().unwrap_or(Value::Null);
+                    v["input"] = input;
                 }
-                Err(_) => false,
-            },
+                match serde_json::from_value::<LoopEvent>(v) {
+                    Ok(e) => {
+                        if let LoopEvent::AssistantMessage { tool_calls, .. } = &e {
+                            turn_inputs = tool_calls
+                                .iter()
+                                .map(|c| (c.id.clone(), c.input.clone()))
+                                .collect();
+                        }
+                        parsed.events.push(e);
+                        true
+                    }
+                    Err(_) => false,
+                }
+            }
             Err(_) => false,
         };
         if !ok {
@@ -554,6 +685,87 @@ mod tests {
         assert!(later > id);
         assert!(valid_id(&id));
         assert!(!valid_id("../etc/passwd"));
+    }
+
+    /// A started call's input is written once (in its model turn) and read back whole;
+    /// progress beyond the bound is not kept.
+    #[test]
+    fn what_the_transcript_holds_is_written_once_and_read_back_whole() {
+        use decode_protocol::{ProgressStream, ToolCall};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let file = File::create(&path).unwrap();
+        let header = SessionHeader {
+            id: "20260101-000000-000-abcd".into(),
+            version: 1,
+            project: "/p".into(),
+            created: 0,
+            agent: "build".into(),
+            mode: "default".into(),
+            model: "m".into(),
+        };
+        let mut s = Session::with(header, path.clone(), file);
+        let big = serde_json::json!({"path": "a", "content": "z".repeat(300_000)});
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "write".into(),
+            input: big.clone(),
+            invalid_input: None,
+            signature: None,
+        };
+        s.append(&LoopEvent::AssistantMessage {
+            text: "t".into(),
+            tool_calls: vec![call],
+        })
+        .unwrap();
+        s.append(&LoopEvent::ToolCallStarted {
+            id: "c1".into(),
+            name: "write".into(),
+            input: big.clone(),
+            decision: None,
+        })
+        .unwrap();
+        for _ in 0..40 {
+            s.append(&LoopEvent::ToolProgress {
+                id: "c1".into(),
+                stream: ProgressStream::Stdout,
+                text: "o".repeat(16_384),
+            })
+            .unwrap();
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(
+            bytes.len() < 300_000 + PROGRESS_KEPT + 20_000,
+            "{}",
+            bytes.len()
+        );
+        let parsed = parse_transcript(&path, &bytes);
+        assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+        let started = parsed
+            .events
+            .iter()
+            .find_map(|e| match e {
+                LoopEvent::ToolCallStarted { input, .. } => Some(input.clone()),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(started, big, "the input is read back from its turn");
+        let progress: usize = parsed
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                LoopEvent::ToolProgress {
+                    text,
+                    stream: ProgressStream::Stdout,
+                    ..
+                } => Some(text.len()),
+                _ => None,
+            })
+            .sum();
+        assert!(
+            (PROGRESS_KEPT..PROGRESS_KEPT + 16_385).contains(&progress),
+            "{progress}"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use decode_policy::{Call, Decision, Gate, PolicyInput, Verdict};
+use decode_policy::{Call, Decision, Gate, Verdict};
 
 use crate::state::ActiveState;
 
@@ -80,27 +80,17 @@ impl SessionRules {
                 return Arc::clone(&c.gate);
             }
         }
-        let settings = active.settings();
-        let trusted = active.trusted();
-        let mut agent = active.agent().policy();
-        if agent.from_project && !trusted {
+        // The active gate's input (the project, the folders around it, the saved
+        // rules, the agent) plus the session's answers.
+        let mut input = active.policy_input();
+        let agent = &mut input.agent;
+        if agent.from_project && !input.trusted {
             // The agent's own allow rules do not count in an untrusted project; the
             // person's answers do.
             agent.rules.allow.clear();
             agent.from_project = false;
         }
         agent.rules.allow.extend(rules.iter().cloned());
-        let input = PolicyInput {
-            project_root: active.project_root().to_path_buf(),
-            home: active.home().to_path_buf(),
-            project_rules: settings.permissions.clone(),
-            additional_directories: settings.additional_directories.clone(),
-            protected_branches: settings.protected_branches.clone(),
-            external_caps: settings.caps_external.clone(),
-            trusted,
-            agent,
-            app_dirs: PolicyInput::app_dirs_for(active.home()),
-        };
         let gate = Arc::new(Gate::new(input).0);
         *compiled = Some(Compiled {
             base,

@@ -72,7 +72,8 @@ pub fn project_rules(active: &ActiveState, store: Option<&ProjectStore>) -> Proj
     for r in &mut rules {
         if r.list == RuleList::Allow {
             r.always_allowed = always.contains(&r.rule);
-            if !trusted && r.ignored.is_none() {
+            // A rule the person saved through Decode counts at once.
+            if !trusted && r.ignored.is_none() && !r.always_allowed {
                 r.ignored = Some("the project is not trusted: its allow rules are ignored".into());
             }
         }
@@ -269,7 +270,7 @@ pub fn provider_view(
     };
     ProviderView {
         config_file: path.display().to_string(),
-        provider: config.provider.map(|p| p.name().to_string()),
+        provider: config.provider.map(Into::into),
         model: config.model.clone(),
         base_url: config.base_url.clone(),
         context_tokens: config.context_tokens.map(|t| t as u64),
@@ -319,15 +320,55 @@ pub fn key_problem(e: &KeyError) -> String {
     }
 }
 
+/// Why the provider settings were not saved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SaveProviderError {
+    /// A value that cannot be used, or a file that cannot be read or written.
+    #[error("{0}")]
+    Invalid(String),
+    /// The stored key would be sent to a host it was not set up for: the person must
+    /// confirm that host first (`ProviderChoice::confirm_key_host`).
+    #[error(
+        "Your {provider} API key would be sent to {host}, not to {bound} where it was set \
+         up. Confirm that {host} may receive your key, or change the URL back."
+    )]
+    KeyHost {
+        provider: String,
+        host: String,
+        bound: String,
+    },
+}
+
+impl From<String> for SaveProviderError {
+    fn from(s: String) -> SaveProviderError {
+        SaveProviderError::Invalid(s)
+    }
+}
+
+/// `host[:port]` of a URL (the port only when it is not the scheme's default).
+pub fn url_host(url: &str) -> Option<String> {
+    let url = reqwest::Url::parse(url).ok()?;
+    let host = url.host_str()?.to_ascii_lowercase();
+    Some(match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host,
+    })
+}
+
 /// Writes the provider fields to the config file in `config_dir`, keeping every other
 /// key (known or not) and the key order; `None` or an empty text removes a field. The
 /// write is atomic; a malformed file is an error and is left as it is.
-pub fn save_provider(config_dir: &Path, choice: &ProviderChoice) -> Result<(), String> {
-    let path = Config::path_in(config_dir);
-    let provider = match choice.provider.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(p) => Some(p.parse::<ProviderKind>().map_err(|e| e.to_string())?),
-    };
+///
+/// `has_key(kind)` says whether a key for that provider is stored or in the
+/// environment: a base URL that would send it to another host than the one it was
+/// last confirmed for is refused ([`SaveProviderError::KeyHost`]) unless the choice
+/// confirms that host, which is then recorded.
+pub fn save_provider(
+    config_dir: &Path,
+    choice: &ProviderChoice,
+    has_key: &dyn Fn(ProviderKind) -> bool,
+) -> Result<(), SaveProviderError> {
+    let provider: Option<ProviderKind> = choice.provider.map(Into::into);
     let base_url = choice
         .base_url
         .as_deref()
@@ -336,17 +377,86 @@ pub fn save_provider(config_dir: &Path, choice: &ProviderChoice) -> Result<(), S
     if let Some(u) = base_url {
         let parsed = reqwest::Url::parse(u).map_err(|e| format!("`{u}` is not a URL: {e}"))?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(format!("`{u}` is not an http or https URL"));
+            return Err(format!("`{u}` is not an http or https URL").into());
         }
     }
+    edit_config(config_dir, |old, root| {
+        let key_host = confirmed_key_host(old, provider, base_url, choice, has_key)?;
+        let mut put = |key: &str, value: Option<Value>| match value {
+            Some(v) => {
+                root.insert(key.to_string(), v);
+            }
+            None => {
+                root.shift_remove(key);
+            }
+        };
+        put("provider", provider.map(|p| Value::from(p.name())));
+        put(
+            "model",
+            choice
+                .model
+                .as_deref()
+                .map(str::trim)
+                .filter(|m| !m.is_empty())
+                .map(Value::from),
+        );
+        put("baseUrl", base_url.map(Value::from));
+        put("contextTokens", choice.context_tokens.map(Value::from));
+        if let Some((kind, host)) = key_host {
+            record_key_host(root, kind, host);
+        }
+        Ok(())
+    })?;
+    tracing::info!(dir = %config_dir.display(), "provider settings saved");
+    Ok(())
+}
+
+/// A key was just stored for `kind`: it is set up for the host the settings show for
+/// that provider now (the configured base URL when `kind` is the configured provider,
+/// else its default host), which is recorded so that a later change of the URL asks.
+pub fn bind_key_host(config_dir: &Path, kind: ProviderKind) -> Result<(), String> {
+    edit_config(config_dir, |old, root| {
+        let url = match (old.provider, old.base_url.as_deref()) {
+            (Some(k), Some(u)) if k == kind => u.to_string(),
+            _ => kind.default_base_url().to_string(),
+        };
+        let Some(host) = url_host(&url) else {
+            return Ok(());
+        };
+        let default = url_host(kind.default_base_url());
+        let recorded = old.key_hosts.get(kind.name()).cloned().or(default);
+        if recorded.as_deref() != Some(host.as_str()) {
+            record_key_host(root, kind, host);
+        }
+        Ok(())
+    })
+    .map_err(|e| e.to_string())
+}
+
+fn record_key_host(root: &mut Map<String, Value>, kind: ProviderKind, host: String) {
+    let mut hosts = match root.shift_remove("keyHosts") {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    hosts.insert(kind.name().to_string(), Value::from(host));
+    root.insert("keyHosts".to_string(), Value::Object(hosts));
+}
+
+/// Reads the config file in `config_dir` (it must be one Decode can read, or it is
+/// left alone), lets `edit` change its JSON object, and writes it back atomically,
+/// under the config lock, keeping every other key and the key order. A config file
+/// linked from elsewhere (a dotfiles repository) is written where it lives.
+fn edit_config(
+    config_dir: &Path,
+    edit: impl FnOnce(&Config, &mut Map<String, Value>) -> Result<(), SaveProviderError>,
+) -> Result<(), SaveProviderError> {
+    let path = Config::path_in(config_dir);
     std::fs::create_dir_all(config_dir)
         .map_err(|e| format!("could not create {}: {e}", config_dir.display()))?;
     // One writer at a time (the window and another Decode may both save).
     let lock_path = fsutil::lock_path_for(&path);
     let _lock = fsutil::FileLock::acquire(&lock_path)
         .map_err(|e| format!("could not lock {}: {e}", lock_path.display()))?;
-    // A config file linked from elsewhere (a dotfiles repository) is written where
-    // it lives, and stays a link.
     let path = match std::fs::symlink_metadata(&path) {
         Ok(m) if m.file_type().is_symlink() => decode_policy::paths::resolve(&path),
         _ => path,
@@ -354,41 +464,58 @@ pub fn save_provider(config_dir: &Path, choice: &ProviderChoice) -> Result<(), S
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("could not read {}: {e}", path.display())),
+        Err(e) => return Err(format!("could not read {}: {e}", path.display()).into()),
     };
-    // The file must be one Decode can read, or it is left alone.
-    Config::parse(&path, &text).map_err(|e| e.to_string())?;
+    let (old, _) = Config::parse(&path, &text).map_err(|e| e.to_string())?;
     let mut root: Map<String, Value> = if text.trim().is_empty() {
         Map::new()
     } else {
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?
     };
-    let mut put = |key: &str, value: Option<Value>| match value {
-        Some(v) => {
-            root.insert(key.to_string(), v);
-        }
-        None => {
-            root.shift_remove(key);
-        }
-    };
-    put("provider", provider.map(|p| Value::from(p.name())));
-    put(
-        "model",
-        choice
-            .model
-            .as_deref()
-            .map(str::trim)
-            .filter(|m| !m.is_empty())
-            .map(Value::from),
-    );
-    put("baseUrl", base_url.map(Value::from));
-    put("contextTokens", choice.context_tokens.map(Value::from));
+    edit(&old, &mut root)?;
     let mut out = serde_json::to_string_pretty(&Value::Object(root)).map_err(|e| e.to_string())?;
     out.push('\n');
     fsutil::atomic_write(&path, out.as_bytes())
         .map_err(|e| format!("could not write {}: {e}", path.display()))?;
-    tracing::info!(path = %path.display(), "provider settings saved");
     Ok(())
+}
+
+/// The host a stored key newly goes to, once the person confirmed it (to record), or
+/// the refusal when they have not (see [`save_provider`]).
+fn confirmed_key_host(
+    old: &Config,
+    provider: Option<ProviderKind>,
+    base_url: Option<&str>,
+    choice: &ProviderChoice,
+    has_key: &dyn Fn(ProviderKind) -> bool,
+) -> Result<Option<(ProviderKind, String)>, SaveProviderError> {
+    let Some(kind) = provider.filter(|k| *k != ProviderKind::Script) else {
+        return Ok(None);
+    };
+    let url = base_url.unwrap_or(kind.default_base_url());
+    if providers::is_local_url(url) || !has_key(kind) {
+        return Ok(None);
+    }
+    let Some(host) = url_host(url) else {
+        return Ok(None);
+    };
+    let bound = old
+        .key_hosts
+        .get(kind.name())
+        .cloned()
+        .or_else(|| url_host(kind.default_base_url()))
+        .unwrap_or_default();
+    if host == bound {
+        return Ok(None);
+    }
+    if choice.confirm_key_host.as_deref() == Some(host.as_str()) {
+        return Ok(Some((kind, host)));
+    }
+    Err(SaveProviderError::KeyHost {
+        provider: kind.name().to_string(),
+        host,
+        bound,
+    })
 }
 
 /// "Test connection": one tiny request to the configured model; the one-line outcome.

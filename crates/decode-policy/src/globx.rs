@@ -93,7 +93,13 @@ fn tokens(p: &str, out: &mut Vec<Vec<Tok>>) -> bool {
                 if v.last() != Some(&Tok::Any) {
                     v.push(Tok::Any);
                 }
-                i += 1;
+                // `**/` also matches no folder at all (globset: `**/x` matches `x`):
+                // the slash is part of what `**` may stand for.
+                if chars.get(i + 1) == Some(&'*') && chars.get(i + 2) == Some(&'/') {
+                    i += 3;
+                } else {
+                    i += 1;
+                }
             }
             '?' => {
                 v.push(Tok::One);
@@ -243,6 +249,11 @@ mod tests {
         assert!(!intersect("wc -l secret*", "wc -l src/*.rs"));
         assert!(intersect("echo \\*", "echo *"));
         assert!(!intersect("echo \\*", "echo x"));
+        // `**/` may stand for no folder (as globset reads it).
+        assert!(intersect("**/*", ".env"));
+        assert!(intersect("src/**/*.rs", "src/main.rs"));
+        assert!(intersect("**/.env", ".env"));
+        assert!(!intersect("src/**/*.rs", "secrets/x"));
         let long = "x".repeat(5000);
         assert!(!intersect(&format!("{long}a"), &format!("{long}b")));
     }

@@ -63,6 +63,32 @@ pub struct PolicyInput {
     /// count too.
     #[serde(default)]
     pub app_dirs: Vec<PathBuf>,
+    /// The deny and ask rules (and `caps.external`) of every folder above the
+    /// project that holds `.decode/settings.json`: a subfolder, a submodule or a
+    /// vendored repository never sheds the rules of the project around it. Their
+    /// allow rules never count here.
+    #[serde(default)]
+    pub enclosing: Vec<EnclosingRules>,
+    /// Allow rules of the project's settings that the person saved through Decode
+    /// ("always allow", the settings window; Decode records them in its data
+    /// folder): they count at once, even while the project is untrusted.
+    #[serde(default)]
+    pub saved_allow: Vec<String>,
+}
+
+/// The rules of a folder around the project (see [`PolicyInput::enclosing`]).
+/// Relative path patterns are anchored at `root`, as they are in that folder's own
+/// project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnclosingRules {
+    /// The folder that holds `.decode/settings.json`.
+    pub root: PathBuf,
+    /// Its `permissions`; only `deny` and `ask` are used.
+    #[serde(default)]
+    pub rules: RuleLists,
+    /// Its `caps.external`.
+    #[serde(default)]
+    pub external_caps: Vec<String>,
 }
 
 impl PolicyInput {
@@ -78,6 +104,8 @@ impl PolicyInput {
             trusted: true,
             agent: AgentPolicy::all_tools("build"),
             app_dirs: Vec::new(),
+            enclosing: Vec::new(),
+            saved_allow: Vec::new(),
         }
     }
 

@@ -8,6 +8,7 @@ mod aliases;
 mod branches;
 pub mod decide;
 mod globx;
+pub mod hidden;
 pub mod input;
 mod matcher;
 pub mod mode;
@@ -22,7 +23,7 @@ pub mod trace;
 mod urls;
 
 pub use decide::{protected_anywhere, Gate, ProtectedKind, ProtectedPath};
-pub use input::{glob_search, AgentPolicy, Call, PolicyInput};
+pub use input::{glob_search, AgentPolicy, Call, EnclosingRules, PolicyInput};
 pub use mode::{Mode, ModeError};
 pub use rules::{escape_glob, Rule, RuleError, RuleList, RuleLists};
 pub use shell::{fragments, Fragments, MAX_COMMAND_CHARS};

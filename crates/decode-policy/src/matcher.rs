@@ -16,6 +16,8 @@ use crate::tool::Tool;
 pub(crate) enum Source {
     Project,
     Agent(String),
+    /// The settings of a folder around the project (its root).
+    Enclosing(std::path::PathBuf),
 }
 
 impl Source {
@@ -23,6 +25,9 @@ impl Source {
         match self {
             Source::Project => ".decode/settings.json".to_string(),
             Source::Agent(name) => format!("agent {name}"),
+            Source::Enclosing(root) => {
+                format!("{}/.decode/settings.json", root.display())
+            }
         }
     }
 }
@@ -95,6 +100,10 @@ struct ToolRules {
     /// bash patterns as globs, for fragments with words only known when the
     /// command runs (matched by intersection: could some value match?).
     globs: Vec<(crate::globx::Compiled, usize)>,
+    /// Path patterns as globs (`true`: absolute), for "could some path under
+    /// this folder match?" (another agent's search, whose results Decode cannot
+    /// filter).
+    path_globs: Vec<(crate::globx::Compiled, usize, bool, String)>,
 }
 
 /// One list (allow, ask or deny) for every tool.
@@ -160,16 +169,21 @@ impl RuleIndex {
     }
 
     /// Adds a parsed rule. `homes` are the spellings of the home folder
-    /// (as given and canonical) used to anchor `~/…` patterns.
+    /// (as given and canonical) used to anchor `~/…` patterns; `anchors`, when
+    /// not empty, are the spellings of the folder whose relative path patterns
+    /// this rule's are (a folder around the project): they then match the
+    /// absolute path under it instead of the project-relative one.
     pub(crate) fn add(
         &mut self,
         list: RuleList,
         rule: &Rule,
         source: Source,
         homes: &[&Path],
+        anchors: &[&Path],
     ) -> Result<(), String> {
         let idx = self.refs.len();
         let mut staged: Vec<(Slot, globset::Glob)> = Vec::new();
+        let mut path_raw: Vec<(String, bool)> = Vec::new();
         let mut literal: Option<String> = None;
         let mut raw: Vec<String> = Vec::new();
         if let Some(p) = &rule.pattern {
@@ -213,6 +227,7 @@ impl RuleIndex {
                             };
                             let glob = build_glob(&pat, false).map_err(|e| e.to_string())?;
                             staged.push((Slot::Abs, glob));
+                            path_raw.push((pat, true));
                         }
                     } else if p.starts_with('/') {
                         let pat = match p.strip_prefix('/') {
@@ -221,10 +236,21 @@ impl RuleIndex {
                         };
                         let glob = build_glob(pat, false).map_err(|e| e.to_string())?;
                         staged.push((Slot::Abs, glob));
-                    } else {
+                        path_raw.push((pat.to_string(), true));
+                    } else if anchors.is_empty() {
                         let pat = p.strip_prefix("./").unwrap_or(p);
                         let glob = build_glob(pat, false).map_err(|e| e.to_string())?;
                         staged.push((Slot::Rel, glob));
+                        path_raw.push((pat.to_string(), false));
+                    } else {
+                        let rest = p.strip_prefix("./").unwrap_or(p);
+                        for a in anchors {
+                            let base = escape_path(a);
+                            let pat = format!("{}/{}", base.trim_end_matches('/'), rest);
+                            let glob = build_glob(&pat, false).map_err(|e| e.to_string())?;
+                            staged.push((Slot::Abs, glob));
+                            path_raw.push((pat, true));
+                        }
                     }
                 }
                 _ => {
@@ -260,12 +286,17 @@ impl RuleIndex {
                 tr.globs
                     .extend(raw.iter().map(|g| (crate::globx::Compiled::new(g), idx)));
             }
+            tr.path_globs.extend(
+                path_raw
+                    .iter()
+                    .map(|(g, abs)| (crate::globx::Compiled::new(g), idx, *abs, g.clone())),
+            );
         }
         Ok(())
     }
 
     /// Adds a `caps.external` pattern.
-    pub(crate) fn add_external(&mut self, pattern: &str) -> Result<(), String> {
+    pub(crate) fn add_external(&mut self, pattern: &str, source: Source) -> Result<(), String> {
         let idx = self.refs.len();
         let mut globs = Vec::new();
         for g in bash_globs(pattern) {
@@ -275,7 +306,7 @@ impl RuleIndex {
         }
         self.refs.push(RuleRef {
             text: pattern.to_string(),
-            source: Source::Project,
+            source,
         });
         for g in globs {
             self.external.add(g, idx);
@@ -410,6 +441,54 @@ impl RuleIndex {
             (Some(a), Some(r)) => Some(if a.rule <= r.rule { a } else { r }),
             (a, r) => a.or(r),
         }
+    }
+
+    /// The first rule of a list that could match some path under the folder `p`
+    /// (its absolute form, and its project-relative one when inside: `.` for the
+    /// root) that `tail` (a glob relative to the folder; `*`: anything) matches.
+    /// `may_exist(glob, absolute)` tells whether some file could match the rule's
+    /// glob now (a rule whose literal folder is not there matches nothing yet).
+    pub(crate) fn match_under(
+        &self,
+        list: RuleList,
+        tool: Tool,
+        p: &PathForms<'_>,
+        tail: &str,
+        may_exist: &dyn Fn(&str, bool) -> bool,
+    ) -> Option<usize> {
+        let t = &self.list(list).tools[tool.index()];
+        if let Some(b) = t.bare {
+            return Some(b);
+        }
+        if t.path_globs.is_empty() {
+            return None;
+        }
+        let tail = tail.trim_start_matches("./");
+        let tail = if tail.is_empty() { "*" } else { tail };
+        let under = |folder: &str| -> crate::globx::Compiled {
+            let base = crate::rules::escape_glob(folder);
+            crate::globx::Compiled::new(&format!("{}/{tail}", base.trim_end_matches('/')))
+        };
+        let abs = under(p.abs);
+        let rel = p.rel.map(|r| {
+            if r == "." || r.is_empty() {
+                crate::globx::Compiled::new(tail)
+            } else {
+                under(r)
+            }
+        });
+        t.path_globs
+            .iter()
+            .filter(|(g, _, is_abs, raw)| {
+                let meets = if *is_abs {
+                    g.intersects(&abs)
+                } else {
+                    rel.as_ref().is_some_and(|r| g.intersects(r))
+                };
+                meets && may_exist(raw, *is_abs)
+            })
+            .map(|&(_, i, _, _)| i)
+            .min()
     }
 
     /// An anchored allow rule names this path (lifts the path scope).

@@ -149,8 +149,24 @@ pub fn read_permission_file(path: &Path, max: u64) -> Result<String, ReadError> 
 /// a link swapped in after the path was judged cannot lead anywhere else
 /// (it is an error instead).
 pub fn read_small_file_beneath(root: &Path, path: &Path, max: u64) -> Result<String, ReadError> {
+    read_beneath(root, path, max, false)
+}
+
+/// Like [`read_small_file_beneath`], for a project file Decode acts on (its
+/// instructions): a file with more than one hard link is refused too (another
+/// name, perhaps outside the project, could hold anything).
+pub fn read_permission_file_beneath(
+    root: &Path,
+    path: &Path,
+    max: u64,
+) -> Result<String, ReadError> {
+    read_beneath(root, path, max, true)
+}
+
+fn read_beneath(root: &Path, path: &Path, max: u64, one_link: bool) -> Result<String, ReadError> {
     use nix::fcntl::{open, openat, OFlag};
     use nix::sys::stat::Mode;
+    use std::os::unix::fs::MetadataExt;
     let io = |e: nix::Error| ReadError::Io(std::io::Error::from_raw_os_error(e as i32));
     let rest = strip_within(path, root).ok_or_else(|| {
         ReadError::Io(std::io::Error::new(
@@ -185,7 +201,14 @@ pub fn read_small_file_beneath(root: &Path, path: &Path, max: u64) -> Result<Str
         Mode::empty(),
     )
     .map_err(io)?;
-    read_opened(std::fs::File::from(fd), max)
+    let file = std::fs::File::from(fd);
+    if one_link {
+        let md = file.metadata().map_err(ReadError::Io)?;
+        if md.is_file() && md.nlink() > 1 {
+            return Err(ReadError::HardLinked);
+        }
+    }
+    read_opened(file, max)
 }
 
 fn read_opened(file: std::fs::File, max: u64) -> Result<String, ReadError> {

@@ -23,6 +23,11 @@ pub enum DecisionRequest {
         tool: Tool,
         /// The call's subject (command, path, URL) as the gate saw it.
         subject: String,
+        /// What the agent said it wants to do: the call's `description`, else the
+        /// last sentence it wrote before the call (the model's words, shown as text).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        intent: Option<String>,
         /// The tool's input, for display.
         input: Value,
         /// The gate's decision: reason, stages, fragments, whether it is capped and
@@ -53,7 +58,106 @@ pub enum DecisionRequest {
         options: Vec<String>,
     },
     /// The model presents a plan to leave plan mode (`exit_plan_mode`).
-    PlanApproval { plan: String },
+    PlanApproval {
+        plan: String,
+        /// The modes the person may continue in, the first one the default (edit, auto,
+        /// default — never plan or bypass, never a mode the settings disabled). An
+        /// answer naming another mode is refused.
+        #[serde(default = "plan_modes")]
+        #[ts(as = "Vec<ModeTs>")]
+        modes: Vec<Mode>,
+    },
+    /// A sandboxed command hit a bound of the sandbox: run it again outside, once?
+    /// (Only allow once or deny.)
+    RunOutside {
+        /// The command, as it ran.
+        command: String,
+        /// The folder it ran in.
+        cwd: String,
+        /// The bound it hit.
+        bound: SandboxBound,
+        /// The end of what it printed (at most a few lines).
+        output: String,
+    },
+}
+
+/// Which bound of the sandbox a command hit (docs/sandbox.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum BoundKind {
+    /// A write outside the places commands may write, or to a protected path.
+    Write,
+    /// A hidden file or folder (a credential store, Decode's own, a `read` deny
+    /// rule's, the person's `sandbox.hidden`).
+    Hidden,
+    /// A service of the host (a display, a bus, an agent, a container engine, a
+    /// terminal multiplexer).
+    Service,
+    /// The network (commands have a network of their own).
+    Network,
+}
+
+/// A bound of the sandbox a command hit, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SandboxBound {
+    pub kind: BoundKind,
+    /// The path it hit, when the output names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub path: Option<String>,
+    /// The host it tried to reach, when the output names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub host: Option<String>,
+    /// One sentence: which bound, which path or host, why.
+    pub message: String,
+    /// Whether running it again outside may be offered (never for a file a `read`
+    /// deny rule covers: the rule holds outside too).
+    pub may_run_outside: bool,
+}
+
+/// The modes a plan may be approved into, in the order offered.
+pub fn plan_modes() -> Vec<Mode> {
+    vec![Mode::Edit, Mode::Auto, Mode::Default]
+}
+
+impl DecisionRequest {
+    /// A plan approval offering every plan mode.
+    pub fn plan(plan: impl Into<String>) -> DecisionRequest {
+        DecisionRequest::PlanApproval {
+            plan: plan.into(),
+            modes: plan_modes(),
+        }
+    }
+
+    /// Why `answer` cannot answer this request, if it cannot: each answer is bound to
+    /// the kind of request it answers and to what that request offered (a capped call
+    /// offers only "allow once"; a plan offers its `modes`; only a command can be
+    /// edited).
+    pub fn misfit(&self, answer: &DecisionAnswer) -> Option<String> {
+        use DecisionAnswer as A;
+        match (self, answer) {
+            (_, A::Unavailable { .. }) => None,
+            (DecisionRequest::Permission { .. }, A::AllowOnce | A::Deny { .. }) => None,
+            (
+                DecisionRequest::Permission { decision, .. },
+                A::AllowForSession { .. } | A::AlwaysAllow { .. },
+            ) => decision
+                .capped
+                .then(|| "this call is capped: only \"allow once\" is offered".to_string()),
+            (DecisionRequest::Permission { tool, .. }, A::EditCommand { .. }) => (*tool
+                != Tool::Bash)
+                .then(|| format!("only a command can be edited, not a {tool} call")),
+            (DecisionRequest::Question { .. }, A::Answer { .. } | A::Deny { .. }) => None,
+            (DecisionRequest::PlanApproval { modes, .. }, A::PlanApproved { mode }) => (!modes
+                .contains(mode))
+            .then(|| format!("the plan approval does not offer {mode} mode")),
+            (DecisionRequest::PlanApproval { .. }, A::PlanRejected { .. } | A::Deny { .. }) => None,
+            // Running a command outside the sandbox: only once, or not at all.
+            (DecisionRequest::RunOutside { .. }, A::AllowOnce | A::Deny { .. }) => None,
+            _ => Some("this answer does not fit the request it was given for".to_string()),
+        }
+    }
 }
 
 /// How a person answered.

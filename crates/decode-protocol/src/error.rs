@@ -51,6 +51,10 @@ pub enum ErrorKind {
     Busy,
     /// The decision was already answered (or never existed).
     AlreadyAnswered,
+    /// The decision waits in the queue but is not the one shown yet, or the answer does
+    /// not fit the request (a plan mode the dialog does not offer): refused.
+    NotShown,
+
     /// An answer or input that cannot be used (an empty prompt, an empty command).
     InvalidInput,
     /// The page is not connected to a backend (UI only).

@@ -125,6 +125,18 @@ pub enum LoopEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         sandboxed: Option<bool>,
+        /// Bash: the command's exit code, when it ran to its end.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        exit_code: Option<i32>,
+        /// How long the tool ran (not the time spent waiting for an answer).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional, type = "number")]
+        duration_ms: Option<u64>,
+        /// The run was stopped while this call ran or before it started.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[ts(as = "Option<_>", optional)]
+        stopped: bool,
     },
     /// Something the person should know (retries, shortened context, limits).
     Notice { text: String },

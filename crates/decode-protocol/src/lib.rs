@@ -15,20 +15,24 @@ pub mod decision;
 pub mod error;
 pub mod events;
 pub mod messages;
+pub mod page;
 pub mod policy_ts;
 pub mod status;
+pub mod wire;
 pub mod workspace;
 
 pub use decision::{
-    ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, PendingDecision, RuleCheck,
+    plan_modes, BoundKind, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest,
+    PendingDecision, RuleCheck, SandboxBound,
 };
 pub use error::{ErrorKind, IpcError};
 pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
 pub use messages::{Message, StopReason, ToolCall, ToolOutput, Usage};
 pub use status::{AgentSummary, ChatStatus, Snapshot, Todo, TodoState};
 pub use workspace::{
-    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, ProjectRules, ProviderChoice, ProviderView,
-    RecentProject, RuleEntry, RuleList, RuleSource, SessionSummary, SessionView, TrustPreview,
+    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, OpenedKind, ProjectOpened, ProjectRules,
+    ProviderChoice, ProviderName, ProviderSave, ProviderView, RecentProject, RuleEntry, RuleList,
+    RuleSource, SessionSummary, SessionView, SettingsList, TrustPreview,
 };
 
 use decode_policy::Mode;
@@ -79,6 +83,8 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<ProgressStream>(&cfg),
         decl::<LoopEvent>(&cfg),
         decl::<StreamEvent>(&cfg),
+        decl::<BoundKind>(&cfg),
+        decl::<SandboxBound>(&cfg),
         decl::<DecisionRequest>(&cfg),
         decl::<DecisionAnswer>(&cfg),
         decl::<ChannelEvent>(&cfg),
@@ -100,12 +106,120 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<KeyStatus>(&cfg),
         decl::<ProviderView>(&cfg),
         decl::<ProviderChoice>(&cfg),
+        decl::<ProviderSave>(&cfg),
+        decl::<ProviderName>(&cfg),
+        decl::<SettingsList>(&cfg),
+        decl::<OpenedKind>(&cfg),
+        decl::<ProjectOpened>(&cfg),
         decl::<CallCheck>(&cfg),
         decl::<SessionSummary>(&cfg),
         decl::<SessionView>(&cfg),
     ];
     let protocol = format!("{HEADER}\n{}", decls.join("\n"));
-    vec![("protocol.ts", protocol), ("modes.ts", modes_ts())]
+    let wire = format!(
+        "{HEADER}\nimport type * as P from './protocol';\n\n{}",
+        qualify(&wire::wire_ts(&cfg))
+    );
+    vec![
+        ("protocol.ts", protocol),
+        ("wire.ts", wire),
+        ("modes.ts", modes_ts()),
+        ("hidden.ts", hidden_ts()),
+    ]
+}
+
+/// The wire's TypeScript names the protocol's types: they come from `./protocol` as
+/// `P.Name`.
+fn qualify(wire: &str) -> String {
+    let mut out = String::with_capacity(wire.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let builtin = matches!(
+            word.as_str(),
+            "string"
+                | "number"
+                | "boolean"
+                | "void"
+                | "unknown"
+                | "null"
+                | "Array"
+                | "Commands"
+                | "Events"
+                | "args"
+                | "result"
+                | "export"
+                | "interface"
+                | "import"
+                | "type"
+                | "from"
+                | "as"
+                | "P"
+        );
+        if !word.is_empty() && word.chars().next().is_some_and(char::is_uppercase) && !builtin {
+            out.push_str("P.");
+        }
+        out.push_str(word);
+        word.clear();
+    };
+    let mut in_comment = false;
+    let mut in_string = false;
+    let chars: Vec<char> = wire.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if in_comment {
+            out.push(c);
+            if c == '*' && chars.get(i + 1) == Some(&'/') {
+                out.push('/');
+                i += 1;
+                in_comment = false;
+            }
+        } else if in_string {
+            out.push(c);
+            if c == '\'' {
+                in_string = false;
+            }
+        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
+            flush(&mut word, &mut out);
+            in_comment = true;
+            out.push(c);
+        } else if c == '\'' {
+            flush(&mut word, &mut out);
+            in_string = true;
+            out.push(c);
+        } else if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+        i += 1;
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// The gate's table of hidden characters (`decode_policy::hidden`) as a regular
+/// expression character class, so the window escapes exactly what the terminal and
+/// the native dialogs escape.
+fn hidden_ts() -> String {
+    let class: String = decode_policy::hidden::HIDDEN_RANGES
+        .iter()
+        .map(|&(lo, hi)| {
+            if lo == hi {
+                format!("\\\\u{{{lo:x}}}")
+            } else {
+                format!("\\\\u{{{lo:x}}}-\\\\u{{{hi:x}}}")
+            }
+        })
+        .collect();
+    format!(
+        "{HEADER}\n/**\n * Characters a person cannot see, or that change how the text around them reads\n \
+         * (controls but tab and newline, bidirectional controls, zero-width and other\n \
+         * default-ignorable characters, unusual spaces, tags, variation selectors): the\n \
+         * gate's one table, as a character class for `new RegExp(HIDDEN_CLASS, 'u')`.\n \
+         */\nexport const HIDDEN_CLASS = '[{class}]';\n"
+    )
 }
 
 /// The mode list and what each mode lets through, from the gate (the one definition).

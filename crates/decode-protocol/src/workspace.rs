@@ -10,6 +10,63 @@ use crate::events::LoopEvent;
 use crate::policy_ts::{DecisionTs, RuleListTs};
 pub use decode_policy::RuleList;
 
+/// A model provider, by the name the config, the flags and the keyring use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderName {
+    Gemini,
+    Anthropic,
+    /// Any OpenAI-compatible server (OpenAI, Ollama, llama.cpp, LM Studio, vLLM…).
+    Openai,
+    /// Replays a file of model turns (tests, the offline demo).
+    Script,
+}
+
+/// A list of folder or branch names in the project's settings the window edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub enum SettingsList {
+    #[serde(rename = "additionalDirectories")]
+    AdditionalDirectories,
+    #[serde(rename = "protectedBranches")]
+    ProtectedBranches,
+}
+
+impl SettingsList {
+    /// The key in `.decode/settings.json`.
+    pub fn key(self) -> &'static str {
+        match self {
+            SettingsList::AdditionalDirectories => "additionalDirectories",
+            SettingsList::ProtectedBranches => "protectedBranches",
+        }
+    }
+}
+
+/// Why the window's project changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenedKind {
+    /// Another folder, on a new conversation.
+    Folder,
+    /// A saved session (its history comes with it).
+    Session,
+    /// The same folder and session with a new model setup.
+    Reconnected,
+    /// The same folder, a new conversation (the old one stays in the sessions list).
+    NewChat,
+}
+
+/// Everything the page needs to start over on the project open now, without reloading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ProjectOpened {
+    pub kind: OpenedKind,
+    pub status: crate::status::Snapshot,
+    pub chat: crate::status::ChatStatus,
+    /// The conversation so far (a resumed session), as the page receives long texts.
+    pub history: Vec<LoopEvent>,
+    /// The decisions waiting (none on a new project).
+    pub pending: Vec<crate::decision::PendingDecision>,
+}
+
 /// One folder in the recent-projects list (most recent first).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct RecentProject {
@@ -42,7 +99,9 @@ pub struct RuleEntry {
     pub agent: Option<String>,
     /// The agent's file, for a rule of a project agent (none: a built-in agent).
     pub agent_file: Option<String>,
-    /// Saved by an "always allow" answer (revoking it makes that call ask again).
+    /// Saved by the person through Decode ("always allow", or added in the settings
+    /// window): it counts even while the project is untrusted; revoking it makes that
+    /// call ask again.
     pub always_allowed: bool,
     /// Not in force: an allow rule of an untrusted project, or one that does not parse.
     pub ignored: Option<String>,
@@ -128,8 +187,7 @@ pub struct KeyStatus {
 pub struct ProviderView {
     /// The config file.
     pub config_file: String,
-    /// `gemini`, `anthropic`, `openai`, `script`, or none.
-    pub provider: Option<String>,
+    pub provider: Option<ProviderName>,
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub context_tokens: Option<u64>,
@@ -141,13 +199,33 @@ pub struct ProviderView {
     pub key: Option<KeyStatus>,
 }
 
+/// What saving the provider settings did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ProviderSave {
+    /// Saved; the settings as they are now.
+    Saved { view: ProviderView },
+    /// Not saved: the provider's stored key would be sent to `host`, not to `bound`
+    /// where it was set up. Saving again with `confirm_key_host: host` accepts that.
+    ConfirmKeyHost {
+        provider: String,
+        host: String,
+        bound: String,
+    },
+}
+
 /// The provider fields the settings screen saves.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ProviderChoice {
-    pub provider: Option<String>,
+    pub provider: Option<ProviderName>,
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub context_tokens: Option<u64>,
+    /// The person confirmed that their stored key may go to this host (`host[:port]`),
+    /// after a save was refused because the base URL moved the key elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub confirm_key_host: Option<String>,
 }
 
 /// What "test a call" shows: the gate's decision and the text `decode check` prints.

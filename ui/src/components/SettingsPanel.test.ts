@@ -77,9 +77,10 @@ beforeEach(() => {
   vi.resetAllMocks();
   vi.mocked(backend.providerSettings).mockResolvedValue(provider());
   vi.mocked(backend.projectRules).mockResolvedValue(rules());
-  vi.mocked(backend.saveProvider).mockImplementation(async (c) =>
-    provider({ provider: c.provider, model: c.model, base_url: c.base_url, context_tokens: c.context_tokens }),
-  );
+  vi.mocked(backend.saveProvider).mockImplementation(async (c) => ({
+    kind: 'saved',
+    view: provider({ provider: c.provider, model: c.model, base_url: c.base_url, context_tokens: c.context_tokens }),
+  }));
   vi.mocked(backend.setApiKey).mockResolvedValue(key(true));
   vi.mocked(backend.deleteApiKey).mockResolvedValue(key(false));
   vi.mocked(backend.keyStatus).mockResolvedValue(key(false));
@@ -220,6 +221,37 @@ describe('settings screen', () => {
     await user.tab();
     expect(await screen.findByTestId('settings-provider-error')).toHaveTextContent('whole number');
     expect(vi.mocked(backend.saveProvider).mock.calls.length).toBe(calls);
+  });
+
+  it('asks before a changed base URL sends the stored key to another host', async () => {
+    vi.mocked(backend.providerSettings).mockResolvedValue(provider({ provider: 'openai' }));
+    vi.mocked(backend.saveProvider).mockImplementation(async (c) =>
+      c.confirm_key_host === 'evil.example'
+        ? { kind: 'saved', view: provider({ provider: 'openai', base_url: c.base_url }) }
+        : { kind: 'confirm_key_host', provider: 'openai', host: 'evil.example', bound: 'api.openai.com' },
+    );
+    const user = await open();
+    await user.type(screen.getByTestId('settings-base-url'), 'https://evil.example/v1');
+    await user.tab();
+    const held = await screen.findByTestId('settings-key-host');
+    expect(held).toHaveTextContent('would be sent to evil.example, not to api.openai.com');
+    expect(backend.saveProvider).toHaveBeenCalledTimes(1);
+    expect(vi.mocked(backend.saveProvider).mock.calls[0][0].confirm_key_host).toBeUndefined();
+
+    // "Keep the old URL": nothing saved, the field shows the saved URL again.
+    await user.click(screen.getByTestId('settings-key-host-cancel'));
+    expect(screen.queryByTestId('settings-key-host')).toBeNull();
+    expect((screen.getByTestId('settings-base-url') as HTMLInputElement).value).toBe('');
+
+    await user.type(screen.getByTestId('settings-base-url'), 'https://evil.example/v1');
+    await user.tab();
+    await user.click(await screen.findByTestId('settings-key-host-confirm'));
+    await waitFor(() =>
+      expect(backend.saveProvider).toHaveBeenLastCalledWith(
+        expect.objectContaining({ base_url: 'https://evil.example/v1', confirm_key_host: 'evil.example' }),
+      ),
+    );
+    await waitFor(() => expect(screen.queryByTestId('settings-key-host')).toBeNull());
   });
 
   it('tests a call and shows what decode check prints', async () => {

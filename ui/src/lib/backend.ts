@@ -1,25 +1,13 @@
 /**
  * The one door between the web UI and the Rust backend.
  *
- * Only this module imports `@tauri-apps/*` (enforced by ESLint). It holds nothing but
- * typed wrappers over the Tauri commands and events; every type crossing the boundary
- * is generated from Rust into `./gen/` (never spelled here by hand). Tests replace this
- * whole module with `vi.mock`.
+ * Only this module imports `@tauri-apps/*` (enforced by ESLint). Every command and
+ * event is declared once in Rust (decode-protocol `wire.rs`) and generated into
+ * `./gen/wire.ts`: `call` and `on` take a command's or an event's name and are typed
+ * by that map, so an argument or a payload the backend does not have is a type error
+ * here. The wrappers below only give the commands the page's names and doc comments.
+ * Tests replace this whole module with `vi.mock`.
  *
- * Commands (src-tauri/src/gui.rs):
- *   get_status | set_mode {mode} | cycle_mode | select_agent {name}  -> Snapshot
- *   get_chat -> ChatStatus, get_history -> LoopEvent[]
- *   send_prompt {text, onEvent: Channel<StreamEvent[]>} (events in small batches), stop_prompt -> boolean
- *   pending_decisions -> PendingDecision[], answer_decision {id, answer},
- *   check_rules {id, rules} -> RuleCheck
- * Projects, trust, settings, sessions (src-tauri/src/screens.rs):
- *   recent_projects, forget_project {path}, open_project_path {path}, choose_project -> boolean
- *   trust_preview, set_trust {trusted}, dismiss_trust
- *   project_rules, add_rule / remove_rule {list, rule}, set_settings_list {key, values} -> ProjectRules
- *   test_call {text} -> CallCheck, drop_session_rule {rule}
- *   provider_settings, save_provider {choice} -> ProviderView; key_status, set_api_key, delete_api_key
- *   test_connection -> string; list_sessions, read_session {id}, resume_session {id}; start_demo
- * Events: `status` (Snapshot), `chat` (ChatStatus), `decision` (ChannelEvent).
  * Errors arrive as IpcError `{kind, message}` and are rethrown as BackendError.
  */
 import { Channel, invoke, isTauri } from '@tauri-apps/api/core';
@@ -34,18 +22,23 @@ import type {
   LoopEvent,
   Mode,
   PendingDecision,
+  ProjectOpened,
   ProjectRules,
   ProviderChoice,
+  ProviderName,
+  ProviderSave,
   ProviderView,
   RecentProject,
   RuleCheck,
   RuleList,
   SessionSummary,
   SessionView,
+  SettingsList,
   Snapshot,
   StreamEvent,
   TrustPreview,
 } from './gen/protocol';
+import type { Commands, Events } from './gen/wire';
 
 /** An error reported by the backend (or by the IPC layer), with a readable message. */
 export class BackendError extends Error {
@@ -83,62 +76,65 @@ function notConnected(what: string): BackendError {
   );
 }
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+async function call<K extends keyof Commands>(
+  command: K,
+  ...args: Commands[K]['args'] extends null ? [] : [Commands[K]['args']]
+): Promise<Commands[K]['result']> {
   if (!isTauri()) throw notConnected(`Command ${command}`);
   try {
-    return await invoke<T>(command, args);
+    return await invoke<Commands[K]['result']>(command, args[0] ?? undefined);
   } catch (error) {
     throw toBackendError(error, `Command ${command}`);
   }
 }
 
-async function on<T>(event: string, what: string, cb: (payload: T) => void): Promise<() => void> {
+async function on<K extends keyof Events>(event: K, what: string, cb: (payload: Events[K]) => void): Promise<() => void> {
   if (!isTauri()) throw notConnected(what);
   try {
-    return await listen<T>(event, (e) => cb(e.payload));
+    return await listen<Events[K]>(event, (e) => cb(e.payload));
   } catch (error) {
     throw toBackendError(error, what);
   }
 }
 
 export function getStatus(): Promise<Snapshot> {
-  return call<Snapshot>('get_status');
+  return call('get_status');
 }
 
 export function setMode(mode: Mode): Promise<Snapshot> {
-  return call<Snapshot>('set_mode', { mode });
+  return call('set_mode', { mode });
 }
 
 export function cycleMode(): Promise<Snapshot> {
-  return call<Snapshot>('cycle_mode');
+  return call('cycle_mode');
 }
 
 export function selectAgent(name: string): Promise<Snapshot> {
-  return call<Snapshot>('select_agent', { name });
+  return call('select_agent', { name });
 }
 
 /** Every mode or agent change, from any surface (this window, the tray). */
 export function onStatus(cb: (status: Snapshot) => void): Promise<() => void> {
-  return on<Snapshot>('status', 'Status updates', cb);
+  return on('status', 'Status updates', cb);
 }
 
-/** Another project folder was opened in this window (a second `decode DIR`). */
-export function onProject(cb: (status: Snapshot) => void): Promise<() => void> {
-  return on<Snapshot>('project', 'Project changes', cb);
+/** Another folder, session, model setup or conversation is open in this window: the page starts over on it. */
+export function onProject(cb: (opened: ProjectOpened) => void): Promise<() => void> {
+  return on('project', 'Project changes', cb);
 }
 
 export function getChat(): Promise<ChatStatus> {
-  return call<ChatStatus>('get_chat');
+  return call('get_chat');
 }
 
 /** Changes of the chat session: usage, running, session rules, todos. */
 export function onChat(cb: (chat: ChatStatus) => void): Promise<() => void> {
-  return on<ChatStatus>('chat', 'Chat updates', cb);
+  return on('chat', 'Chat updates', cb);
 }
 
 /** The events of a resumed session, to show its history. */
 export function getHistory(): Promise<LoopEvent[]> {
-  return call<LoopEvent[]>('get_history');
+  return call('get_history');
 }
 
 /** Sends a prompt; resolves once it started. Its events arrive on `onEvent` until `done`. */
@@ -148,141 +144,153 @@ export function sendPrompt(text: string, onEvent: (event: StreamEvent) => void):
   channel.onmessage = (batch) => {
     for (const event of batch) onEvent(event);
   };
-  return call<void>('send_prompt', { text, onEvent: channel });
+  return call('send_prompt', { text, onEvent: channel });
 }
 
 /** Stops the running prompt (and kills a running tool). Resolves to whether one ran. */
 export function stopPrompt(): Promise<boolean> {
-  return call<boolean>('stop_prompt');
+  return call('stop_prompt');
 }
 
 export function pendingDecisions(): Promise<PendingDecision[]> {
-  return call<PendingDecision[]>('pending_decisions');
+  return call('pending_decisions');
 }
 
 export function answerDecision(id: number, answer: DecisionAnswer): Promise<void> {
-  return call<void>('answer_decision', { id, answer });
+  return call('answer_decision', { id, answer });
 }
 
 /** Asks the gate whether `rules` may be saved by "always allow" for pending ask `id`. */
 export function checkRules(id: number, rules: string[]): Promise<RuleCheck> {
-  return call<RuleCheck>('check_rules', { id, rules });
+  return call('check_rules', { id, rules });
 }
 
 /** Every ask, question and plan approval of the decision channel, and their resolution. */
 export function onDecision(cb: (event: ChannelEvent) => void): Promise<() => void> {
-  return on<ChannelEvent>('decision', 'Approvals', cb);
+  return on('decision', 'Approvals', cb);
+}
+
+/**
+ * Opens an http(s) link in the person's own browser. Only called after the person
+ * clicked the link and confirmed its full URL; the webview itself never navigates.
+ */
+export function openLink(url: string): Promise<void> {
+  return call('open_link', { url });
 }
 
 // ---- Projects ----
 
 export function recentProjects(): Promise<RecentProject[]> {
-  return call<RecentProject[]>('recent_projects');
+  return call('recent_projects');
 }
 
 export function forgetProject(path: string): Promise<void> {
-  return call<void>('forget_project', { path });
+  return call('forget_project', { path });
 }
 
-/** Opens a folder in this window; the page starts over on it once this resolves. */
-export function openProjectPath(path: string): Promise<void> {
-  return call<void>('open_project_path', { path });
+/** Opens a folder in this window (the `project` event follows); `stopFirst` stops and ends the running turn first. */
+export function openProjectPath(path: string, stopFirst = false): Promise<void> {
+  return call('open_project_path', { path, stopFirst });
 }
 
-/** The native folder picker; resolves true once the folder chosen is open (the page then starts over), false when the person cancelled. */
-export function chooseProject(): Promise<boolean> {
-  return call<boolean>('choose_project');
+/** The native folder picker; resolves true once the folder chosen is open, false when the person cancelled. */
+export function chooseProject(stopFirst = false): Promise<boolean> {
+  return call('choose_project', { stopFirst });
+}
+
+/** A new conversation in this folder (the old one stays in the sessions list). */
+export function newChat(stopFirst = false): Promise<void> {
+  return call('new_chat', { stopFirst });
 }
 
 // ---- Trust ----
 
 export function trustPreview(): Promise<TrustPreview> {
-  return call<TrustPreview>('trust_preview');
+  return call('trust_preview');
 }
 
 export function setTrust(trusted: boolean): Promise<TrustPreview> {
-  return call<TrustPreview>('set_trust', { trusted });
+  return call('set_trust', { trusted });
 }
 
 /** "Not now": the folder stays untrusted; the dialog is not shown again for it. */
 export function dismissTrust(): Promise<void> {
-  return call<void>('dismiss_trust');
+  return call('dismiss_trust');
 }
 
 // ---- Rules ----
 
 export function projectRules(): Promise<ProjectRules> {
-  return call<ProjectRules>('project_rules');
+  return call('project_rules');
 }
 
 export function addRule(list: RuleList, rule: string): Promise<ProjectRules> {
-  return call<ProjectRules>('add_rule', { list, rule });
+  return call('add_rule', { list, rule });
 }
 
 export function removeRule(list: RuleList, rule: string): Promise<ProjectRules> {
-  return call<ProjectRules>('remove_rule', { list, rule });
+  return call('remove_rule', { list, rule });
 }
 
-export function setSettingsList(
-  key: 'additionalDirectories' | 'protectedBranches',
-  values: string[],
-): Promise<ProjectRules> {
-  return call<ProjectRules>('set_settings_list', { key, values });
+export function setSettingsList(key: SettingsList, values: string[]): Promise<ProjectRules> {
+  return call('set_settings_list', { key, values });
 }
 
 /** The gate's verdict for "tool subject" in the current agent and mode. */
 export function testCall(text: string): Promise<CallCheck> {
-  return call<CallCheck>('test_call', { text });
+  return call('test_call', { text });
 }
 
 export function dropSessionRule(rule: string): Promise<boolean> {
-  return call<boolean>('drop_session_rule', { rule });
+  return call('drop_session_rule', { rule });
 }
 
 // ---- Provider and key ----
 
 export function providerSettings(): Promise<ProviderView> {
-  return call<ProviderView>('provider_settings');
+  return call('provider_settings');
 }
 
-export function saveProvider(choice: ProviderChoice): Promise<ProviderView> {
-  return call<ProviderView>('save_provider', { choice });
+/** Saves the provider fields; a base URL that would send a stored key to another host
+ * is not saved until the person confirms that host (`confirm_key_host`). */
+export function saveProvider(choice: ProviderChoice): Promise<ProviderSave> {
+  return call('save_provider', { choice });
 }
 
-export function keyStatus(provider: string): Promise<KeyStatus> {
-  return call<KeyStatus>('key_status', { provider });
+export function keyStatus(provider: ProviderName): Promise<KeyStatus> {
+  return call('key_status', { provider });
 }
 
 /** Stores the key in the OS keyring; the key is never sent back. */
-export function setApiKey(provider: string, key: string): Promise<KeyStatus> {
-  return call<KeyStatus>('set_api_key', { provider, key });
+export function setApiKey(provider: ProviderName, key: string): Promise<KeyStatus> {
+  return call('set_api_key', { provider, key });
 }
 
-export function deleteApiKey(provider: string): Promise<KeyStatus> {
-  return call<KeyStatus>('delete_api_key', { provider });
+export function deleteApiKey(provider: ProviderName): Promise<KeyStatus> {
+  return call('delete_api_key', { provider });
 }
 
 /** One tiny request to the configured model; resolves to the one-line outcome. */
 export function testConnection(): Promise<string> {
-  return call<string>('test_connection');
+  return call('test_connection');
 }
 
 // ---- Sessions ----
 
 export function listSessions(): Promise<SessionSummary[]> {
-  return call<SessionSummary[]>('list_sessions');
+  return call('list_sessions');
 }
 
 export function readSession(id: string): Promise<SessionView> {
-  return call<SessionView>('read_session', { id });
+  return call('read_session', { id });
 }
 
-/** Continues a saved session in this window (the page starts over on it once this resolves). */
-export function resumeSession(id: string): Promise<void> {
-  return call<void>('resume_session', { id });
+/** Continues a saved session in this window (the `project` event follows); `stopFirst` stops the running turn first. */
+export function resumeSession(id: string, stopFirst = false): Promise<void> {
+  return call('resume_session', { id, stopFirst });
 }
 
-/** Opens the offline demo on a scratch project (the page starts over on it once this resolves). */
+/** Opens the offline demo on a scratch project (the `project` event follows). */
 export function startDemo(): Promise<void> {
-  return call<void>('start_demo');
+  return call('start_demo');
 }

@@ -8,6 +8,7 @@ export type Parsed =
   | { kind: 'mode'; mode: Mode }
   | { kind: 'agent'; name: string }
   | { kind: 'help' }
+  | { kind: 'new' }
   | { kind: 'error'; message: string };
 
 export type CommandSpec = { usage: string; summary: string };
@@ -15,6 +16,7 @@ export type CommandSpec = { usage: string; summary: string };
 export const COMMANDS: readonly CommandSpec[] = [
   { usage: '/mode NAME', summary: 'switch the permission mode' },
   { usage: '/agent NAME', summary: 'switch the active agent (and its default mode)' },
+  { usage: '/new', summary: 'start a new conversation (the model sees nothing of this one; it stays in the sessions list)' },
   { usage: '/help', summary: 'list commands, modes and agents' },
 ];
 
@@ -64,6 +66,9 @@ export function parseInput(input: string, agents: readonly string[] = []): Parse
     case 'help':
       if (args.length > 0) return { kind: 'error', message: '/help takes no arguments.' };
       return { kind: 'help' };
+    case 'new':
+      if (args.length > 0) return { kind: 'error', message: '/new takes no arguments.' };
+      return { kind: 'new' };
     default:
       return {
         kind: 'error',

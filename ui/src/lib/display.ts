@@ -2,12 +2,29 @@
  * Text from the project, the model or the network, made safe to show where a person
  * decides something: characters that are invisible or reorder what is displayed
  * (controls, bidirectional overrides and isolates, zero-width characters, tag
- * characters) are shown as visible escapes such as `\u{202e}`, so `bash(rm -rf ~)`
- * cannot be made to look like something else. Line breaks and tabs are kept.
+ * characters, unusual spaces) are shown as visible escapes such as `\u{202e}`, so
+ * `bash(rm -rf ~)` cannot be made to look like something else. Line breaks and tabs
+ * are kept. The table is the gate's own (generated into `gen/hidden.ts`), and the
+ * escapes are those the terminal and the native dialogs print.
  */
-// eslint-disable-next-line no-control-regex
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|[\u{e0000}-\u{e007f}]/gu;
+import { HIDDEN_CLASS } from './gen/hidden';
 
+const HIDDEN_ALL = new RegExp(HIDDEN_CLASS, 'gu');
+const HIDDEN_ONE = new RegExp(HIDDEN_CLASS, 'u');
+
+function escaped(c: string): string {
+  const code = c.codePointAt(0) ?? 0;
+  if (c === '\r') return '\\r';
+  if (code < 0x80) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return `\\u{${code.toString(16)}}`;
+}
+
+/** `text` with every hidden character shown as an escape. */
 export function shown(text: string): string {
-  return text.replace(HIDDEN, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
+  return text.replace(HIDDEN_ALL, escaped);
+}
+
+/** Whether `text` holds a hidden character (a dialog showing it says so at its top). */
+export function hasHidden(text: string): boolean {
+  return HIDDEN_ONE.test(text);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
   MAX_HIGHLIGHT,
+  MARKDOWN_MAX,
   MarkdownView,
   PREPARED_MAX,
   blocksStandAlone,
@@ -112,6 +113,54 @@ describe('MarkdownView', () => {
         expect(html).not.toContain(bad);
       }
       expect(root.querySelector('a')?.getAttribute('rel')).toBe('noopener noreferrer');
+    }
+  });
+
+  it("model text cannot take Decode's look: no app classes, ids, styles, roles, aria or data attributes", async () => {
+    const fake =
+      '<div class="backdrop" id="approval" style="position:fixed;inset:0;z-index:99" role="dialog" aria-modal="true" ' +
+      'data-testid="approval-dialog"><h2 class="dialog">Allow bash?</h2>' +
+      '<button data-testid="approve-once" class="btn primary">Allow once</button>' +
+      '<span data-testid="approval-reason" aria-label="x" name="x">reason</span></div>' +
+      '<dialog open>fake</dialog><select><option>x</option></select><label>l</label><video src=x></video>' +
+      '<p class="hljs-keyword">not code</p><span class="hljs-keyword">not highlight output</span>' +
+      '<code class="hljs language-rust">fn a() {}</code><code class="hljs approve-once">x</code>\n\n' +
+      '```js\nconst x = 1;\n```\n';
+    for (const streaming of [true, false]) {
+      const { root, md } = view();
+      md.render(fake, streaming);
+      await highlighted();
+      for (const el of Array.from(root.querySelectorAll('*'))) {
+        for (const attr of Array.from(el.attributes)) {
+          expect(['id', 'style', 'role', 'name'].includes(attr.name), `${el.tagName} ${attr.name}`).toBe(false);
+          expect(attr.name.startsWith('aria-') || attr.name.startsWith('data-'), `${el.tagName} ${attr.name}`).toBe(false);
+          if (attr.name === 'class') {
+            expect(el.tagName === 'CODE' || (el.tagName === 'SPAN' && el.closest('pre')), `${el.tagName} ${attr.value}`).toBeTruthy();
+            expect(attr.value).toMatch(/^(hljs|language-[a-z]+|hljs-[a-z_-]+|[a-z_]+_)( |$)/);
+          }
+        }
+      }
+      expect(root.querySelector('[data-testid]')).toBeNull();
+      for (const tag of ['button', 'dialog', 'select', 'option', 'label', 'video']) expect(root.querySelector(tag)).toBeNull();
+      expect(root.querySelector('.backdrop, .dialog, .btn, .approve-once')).toBeNull();
+      // What Decode adds itself stays: the code blocks' classes and the highlighting.
+      expect(root.querySelector('code.hljs.language-rust')).not.toBeNull();
+      expect(root.querySelector('pre code.hljs.language-js')).not.toBeNull();
+      if (!streaming) expect(root.querySelector('pre code.hljs.language-js .hljs-keyword')?.textContent).toBe('const');
+      expect(root.textContent).toContain('Allow bash?');
+    }
+  });
+
+  it('shows a text too long for Markdown as plain text, at once', () => {
+    const nested = Array.from({ length: 30_000 }, (_, i) => `${'  '.repeat(i % 40)}- **x** <b>y</b>`).join('\n');
+    expect(nested.length).toBeGreaterThan(MARKDOWN_MAX);
+    for (const streaming of [true, false]) {
+      const { root, md } = view();
+      md.render(nested, streaming);
+      expect(root.children.length).toBe(1);
+      expect(root.firstElementChild?.tagName).toBe('PRE');
+      expect(root.querySelector('b, strong, li')).toBeNull();
+      expect(root.textContent).toBe(nested);
     }
   });
 

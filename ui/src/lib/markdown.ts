@@ -78,8 +78,42 @@ export function markdownHtml(text: string): string {
 // than sanitising a paragraph); this module is DOMPurify's only user.
 let configured = false;
 
+/**
+ * The elements Markdown produces, and nothing else: no forms or controls, no media, no
+ * dialogs, no SVG or MathML. Model text cannot take Decode's look either: no `class`
+ * (but the highlighting classes, below), `id`, `style`, `role`, `aria-*` or `data-*`
+ * attribute survives, so no app style, test id or accessible role applies to it.
+ */
+const ALLOWED_TAGS = [
+  'a', 'abbr', 'b', 'blockquote', 'br', 'code', 'dd', 'del', 'details', 'div', 'dl', 'dt', 'em', 'h1', 'h2',
+  'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'kbd', 'li', 'mark', 'ol', 'p', 'pre', 's', 'samp', 'small', 'span',
+  'strong', 'sub', 'summary', 'sup', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'u', 'ul', 'var',
+];
+const ALLOWED_ATTR = ['href', 'title', 'align', 'start', 'colspan', 'rowspan', 'open'];
+
+/** While highlight.js's own output is sanitised, its `hljs-*` token classes are kept. */
+let highlighting = false;
+
+/**
+ * Whether a `class` attribute is one Decode puts there itself: `hljs language-X` on a
+ * code block (the renderer above), and `hljs-*` token classes inside highlighted code.
+ */
+export function keptClass(tag: string, value: string): boolean {
+  const tokens = value.split(/\s+/).filter((t) => t !== '');
+  if (tokens.length === 0) return false;
+  if (tag === 'code') return tokens.every((t) => t === 'hljs' || /^language-[a-z0-9_+#-]+$/.test(t));
+  if (highlighting && tag === 'span') return tokens.every((t) => /^hljs-[a-z0-9_-]+$/.test(t) || /^[a-z_]+_$/.test(t));
+  return false;
+}
+
 function configure() {
-  // Links never navigate the app's own webview away: they are shown, not followed.
+  DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
+    if (data.attrName !== 'class') return;
+    if (keptClass(node.nodeName.toLowerCase(), data.attrValue)) data.forceKeepAttr = true;
+    else data.keepAttr = false;
+  });
+  // Links never navigate the app's own webview away: a click shows the full URL and
+  // asks before the person's browser opens it (Markdown.svelte).
   DOMPurify.addHook('afterSanitizeAttributes', (node) => {
     if (node.tagName === 'A') {
       const href = node.getAttribute('href') ?? '';
@@ -88,9 +122,10 @@ function configure() {
     }
   });
   DOMPurify.setConfig({
-    USE_PROFILES: { html: true },
-    FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'img'],
-    FORBID_ATTR: ['style'],
+    ALLOWED_TAGS,
+    ALLOWED_ATTR,
+    ALLOW_DATA_ATTR: false,
+    ALLOW_ARIA_ATTR: false,
     IN_PLACE: true,
   });
   configured = true;
@@ -113,6 +148,9 @@ export function safeNodes(html: string): Node[] {
   return Array.from(root.childNodes);
 }
 
+/** Texts longer than this are shown as plain text, not rendered as Markdown. */
+export const MARKDOWN_MAX = 100 * 1024;
+
 /** Code blocks larger than this stay plain: highlighting them would hold a frame. */
 export const MAX_HIGHLIGHT = 64 * 1024;
 /** How long the highlighter may work between two frames. */
@@ -130,7 +168,12 @@ function highlightNow(code: HTMLElement) {
   const text = code.textContent ?? '';
   if (!language || text.length > MAX_HIGHLIGHT) return;
   const html = hljs.highlight(text, { language, ignoreIllegals: true }).value;
-  code.replaceChildren(...safeNodes(html));
+  highlighting = true;
+  try {
+    code.replaceChildren(...safeNodes(html));
+  } finally {
+    highlighting = false;
+  }
 }
 
 function drain() {
@@ -252,6 +295,12 @@ export class MarkdownView {
     const previous = this.#text;
     this.#text = text;
     this.#streaming = streaming;
+    if (text.length > MARKDOWN_MAX) {
+      // Markdown's parser can take seconds on a pathological text this long (deeply
+      // nested lists): it is shown as plain text instead.
+      this.#renderPlain(text);
+      return;
+    }
     if (streaming) {
       this.#spans = previous !== null && text.startsWith(previous) ? extendSpans(this.#spans, text) : blockSpans(text);
       this.#renderBlocks(this.#spans.map((s) => s.text));
@@ -259,6 +308,15 @@ export class MarkdownView {
       this.#spans = [];
       this.#renderWhole(text);
     }
+  }
+
+  #renderPlain(text: string) {
+    const pre = document.createElement('pre');
+    pre.className = 'plain-long';
+    pre.textContent = text;
+    this.#root.replaceChildren(pre);
+    this.#blocks = [{ source: text, html: '', nodes: [pre] }];
+    this.#spans = [];
   }
 
   #renderBlocks(parts: string[]) {

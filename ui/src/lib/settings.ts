@@ -4,8 +4,15 @@
  * parser before it is saved).
  */
 
+import type { ProviderName } from './gen/protocol';
+
 /** The providers a person can choose (the script provider is for tests and the demo). */
-export const PROVIDERS = ['anthropic', 'gemini', 'openai'] as const;
+export const PROVIDERS = ['anthropic', 'gemini', 'openai'] as const satisfies readonly ProviderName[];
+
+/** The provider a select's value names, if it names one. */
+export function providerNamed(value: string): ProviderName | null {
+  return (PROVIDERS as readonly string[]).includes(value) || value === 'script' ? (value as ProviderName) : null;
+}
 
 export function providerLabel(name: string): string {
   switch (name) {

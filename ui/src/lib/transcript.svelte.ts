@@ -96,6 +96,14 @@ export class Transcript {
     }
   }
 
+  /** Forgets everything shown (the window is on another conversation now). */
+  reset() {
+    this.items = [];
+    this.#queue = [];
+    this.#streaming = null;
+    this.#tools.clear();
+  }
+
   /** Applies a whole history at once (a resumed session). */
   load(events: LoopEvent[]) {
     for (const e of events) this.apply(e);

@@ -80,8 +80,26 @@ describe('text shown where a person decides', () => {
     const { shown } = await import('./display');
     expect(shown('bash(npm test)')).toBe('bash(npm test)');
     expect(shown('bash(rm -rf ~\u202e)tset mpn')).toBe('bash(rm -rf ~\\u{202e})tset mpn');
-    expect(shown('a\u200bb\u2066c\u0007d\u{e0041}')).toBe('a\\u{200b}b\\u{2066}c\\u{7}d\\u{e0041}');
+    expect(shown('a\u200bb\u2066c\u0007d\u{e0041}')).toBe('a\\u{200b}b\\u{2066}c\\x07d\\u{e0041}');
     expect(shown('line one\nline\ttwo')).toBe('line one\nline\ttwo');
     expect(shown('naïve 日本 ✓')).toBe('naïve 日本 ✓');
+  });
+
+  it('escapes exactly as the terminal and native dialogs do (the cases both sides check)', async () => {
+    const { shown, hasHidden } = await import('./display');
+    const cases = (await import('../test/escape-cases.json')).default as { text: string; shown: string }[];
+    expect(cases.length).toBeGreaterThan(10);
+    for (const c of cases) {
+      expect(shown(c.text)).toBe(c.shown);
+      expect(hasHidden(c.text)).toBe(c.text !== c.shown);
+    }
+  });
+
+  it('flags every character of the generated table and nothing of ordinary text', async () => {
+    const { hasHidden } = await import('./display');
+    for (const c of ['\u202e', '\u2066', '\u200b', '\u00ad', '\ufeff', '\u{e0001}', '\u{e0100}', '\r', '\u001b', '\u3164']) {
+      expect(hasHidden(`a${c}b`)).toBe(true);
+    }
+    for (const t of ['plain', 'tabs\tand\nlines', 'émoji 🙂 中文', '% %n %s %p']) expect(hasHidden(t)).toBe(false);
   });
 });

@@ -1,28 +1,42 @@
 //! `decode hook claude-code|gemini-cli`: Decode's gate in front of another agent.
 //!
 //! Reads one pre-tool-use event on stdin, maps its tool and input to Decode's, judges
-//! it with the project's settings and trust, and prints the agent's decision JSON
-//! (docs/hooks.md). The event shapes are the agents' own:
+//! it with the project's settings and trust (and the deny and ask rules of every folder
+//! around the project that holds `.decode/settings.json`), and prints the agent's
+//! decision JSON (docs/hooks.md). The event shapes are the agents' own:
 //! - Claude Code `PreToolUse`: <https://code.claude.com/docs/en/hooks> ("PreToolUse
 //!   input", "PreToolUse decision control"): `tool_name`, `tool_input`, `cwd`,
 //!   `permission_mode`; the answer is `hookSpecificOutput.permissionDecision`
 //!   (`allow`, `ask`, `deny`), and an empty stdout with exit 0 is no decision.
-//! - Gemini CLI `BeforeTool`: <https://github.com/google-gemini/gemini-cli/blob/main/docs/hooks/reference.md>
-//!   ("Base input schema", "BeforeTool"): `tool_name`, `tool_input`, `cwd`; the
-//!   answer is `decision` (`allow`, `deny`), and `{}` is no decision.
+//! - Gemini CLI `BeforeTool`: `docs/hooks/reference.md` and
+//!   `packages/core/src/scheduler/hook-utils.ts` in google-gemini/gemini-cli:
+//!   `tool_name`, `tool_input`, `cwd`; the answer is `decision`: `deny` (the tool is
+//!   blocked with the reason), `ask` (Gemini CLI's own confirmation, even in YOLO
+//!   mode, showing `systemMessage`); `allow` is ignored, so Decode sends `{}` there.
 //!
-//! A malformed event prints one line on stderr and exits 1, which both agents treat
-//! as a hook error that decides nothing (their own permission flow runs); it never
-//! allows. An ask becomes "no decision" for Gemini CLI, whose own confirmation then
-//! runs; a tool Decode does not know gets no decision from either.
+//! The mode is the event's (Claude Code's `permission_mode`), else `--mode`, else auto:
+//! Gemini CLI's events name no mode, and in auto mode Decode answers only what auto
+//! mode would not let through (deny rules, ask rules, opaque commands, caps). When the
+//! mode is that fallback, an allow is sent as no decision (the agent's own rules
+//! decide).
+//!
+//! A settings file that is malformed or unreadable never drops its rules silently:
+//! while it is broken, every call Decode would allow or leave to the agent is
+//! answered ask, the file, line and column in the reason.
+//!
+//! Exit codes: 0 — answered (a decision, or none); 1 — the event is malformed or the
+//! project cannot be opened, one line on stderr (both agents take it as a hook error
+//! that decides nothing: their own permission flow runs); 2 — a usage error (an
+//! unknown agent or mode, a bad flag), one line on stderr (both agents take exit 2 as
+//! "block this call", with that line as the reason).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use decode_core::dirs::Dirs;
-use decode_core::state::{parse_mode, ActiveState};
-use decode_policy::{Call, Decision, Mode, Tool, Verdict};
+use decode_core::state::{parse_mode, ActiveState, StateError};
+use decode_policy::{Call, Mode, Tool, Verdict};
 use serde_json::{json, Value};
 
 use super::check::explain;
@@ -42,7 +56,30 @@ struct Event {
     mode: Option<Mode>,
 }
 
+/// Where the mode of a judgement came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ModeFrom {
+    /// The event said it.
+    Event,
+    /// `--mode`.
+    Flag,
+    /// Neither: auto, and an allow is left to the agent.
+    Fallback,
+}
+
+/// What Decode answers: a verdict with its one-line reason, or nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Answer {
+    Decide(Verdict, String),
+    NoDecision,
+}
+
 pub fn run(args: HookArgs, dirs: &Dirs) -> ExitCode {
+    // Usage errors first (exit 2, which both agents take as a block).
+    let flag_mode = match args.select.mode.as_deref().map(parse_mode).transpose() {
+        Ok(m) => m,
+        Err(e) => return output::usage_error(&format!("decode: {e}")),
+    };
     let event = match read_event(args.from) {
         Ok(e) => e,
         Err(line) => {
@@ -57,30 +94,26 @@ pub fn run(args: HookArgs, dirs: &Dirs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if calls.is_empty() {
-        tracing::debug!(tool = %event.tool_name, "a tool Decode does not know: no decision");
-        no_decision(args.from);
-        return ExitCode::SUCCESS;
-    }
     let project = match &args.project {
         Some(p) => p.clone(),
         None => project_of(&event.cwd),
     };
-    let mode = match event.mode {
-        Some(m) => Some(m),
-        None => match args.select.mode.as_deref().map(parse_mode).transpose() {
-            Ok(m) => m,
-            Err(e) => return output::usage_error(&format!("decode: {e}")),
-        },
+    let (mode, from) = match (event.mode, flag_mode) {
+        (Some(m), _) => (m, ModeFrom::Event),
+        (None, Some(m)) => (m, ModeFrom::Flag),
+        (None, None) => (Mode::Auto, ModeFrom::Fallback),
     };
     let (state, diagnostics) = match ActiveState::open(
         &project,
         &dirs.home,
         &dirs.data,
         args.select.agent.as_deref(),
-        mode,
+        Some(mode),
     ) {
         Ok(s) => s,
+        Err(e @ StateError::UnknownAgent { .. }) | Err(e @ StateError::UnknownMode { .. }) => {
+            return output::usage_error(&format!("decode: {e}"))
+        }
         Err(e) => {
             output::err(&format!("decode hook: {e}"));
             return ExitCode::FAILURE;
@@ -89,24 +122,164 @@ pub fn run(args: HookArgs, dirs: &Dirs) -> ExitCode {
     for d in diagnostics {
         tracing::warn!("{d}");
     }
+    let answer = judge(args.from, &event, &calls, &state, from);
+    print_answer(args.from, &answer);
+    ExitCode::SUCCESS
+}
+
+/// The answer to an event: the strictest verdict of its calls, worded for the agent,
+/// held to ask while a settings file is broken.
+fn judge(
+    agent: HookAgent,
+    event: &Event,
+    calls: &[HookCall],
+    state: &ActiveState,
+    from: ModeFrom,
+) -> Answer {
     // Every call the event makes is judged; the strictest answer stands.
-    let mut worst: Option<Decision> = None;
-    for (call, cwd) in &calls {
-        let d = state.decide_in(call, cwd);
-        tracing::info!(tool = %call.tool, subject = %call.subject, verdict = %d.verdict, "hook event judged");
+    let mut worst: Option<(Verdict, String, Tool)> = None;
+    for c in calls {
+        let (verdict, explained) = judge_one(c, state);
+        tracing::info!(tool = %c.call.tool, subject = %c.call.subject, %verdict, "hook event judged");
         if worst
             .as_ref()
-            .is_none_or(|w| strictness(d.verdict) > strictness(w.verdict))
+            .is_none_or(|(w, _, _)| strictness(verdict) > strictness(*w))
         {
-            worst = Some(d);
+            worst = Some((verdict, explained, c.call.tool));
         }
     }
-    let Some(decision) = worst else {
-        no_decision(args.from);
-        return ExitCode::SUCCESS;
+    let answer = match &worst {
+        None => {
+            tracing::debug!(tool = %event.tool_name, "a tool Decode does not know: no decision");
+            Answer::NoDecision
+        }
+        Some((verdict, explained, tool)) => {
+            let reason = worded(agent, &event.tool_name, *tool, explained);
+            let left_to_agent = *verdict == Verdict::Allow
+                && (agent == HookAgent::GeminiCli || from == ModeFrom::Fallback);
+            if left_to_agent {
+                Answer::NoDecision
+            } else {
+                Answer::Decide(*verdict, reason)
+            }
+        }
     };
-    print_decision(args.from, &decision);
-    ExitCode::SUCCESS
+    // A broken settings file: its rules are unknown, so nothing is let through on
+    // Decode's word or left to the agent.
+    let problems = state.settings_problems();
+    if problems.is_empty() {
+        return answer;
+    }
+    let files: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    let broken = format!(
+        "settings unreadable · {}: until it is fixed, Decode asks before every call",
+        files.join("; ")
+    );
+    tracing::warn!(%broken, "a settings file is broken: asking");
+    match answer {
+        Answer::Decide(Verdict::Deny, reason) => Answer::Decide(Verdict::Deny, reason),
+        Answer::Decide(Verdict::Ask, reason) => {
+            Answer::Decide(Verdict::Ask, one_line(&format!("{reason} · also {broken}")))
+        }
+        _ => Answer::Decide(Verdict::Ask, one_line(&format!("Decode: ask · {broken}"))),
+    }
+}
+
+/// One call's verdict and its one-line explanation. A search Decode would let
+/// through that could reach files a read deny or ask rule covers asks: Decode's own
+/// `grep` and `glob` leave such files out of their results, another agent's search
+/// cannot be filtered.
+fn judge_one(c: &HookCall, state: &ActiveState) -> (Verdict, String) {
+    let d = state.decide_in(&c.call, &c.cwd);
+    let explained = explain(&d);
+    if d.verdict == Verdict::Allow && state.mode() != Mode::Bypass {
+        if let Some(file) = agent_settings_named(&c.call) {
+            return (
+                Verdict::Ask,
+                format!(
+                    "ask · cap: agent settings · {file} is where the agent's hooks (Decode's gate among them) and permissions are configured: changing it is never automatic"
+                ),
+            );
+        }
+    }
+    let Some(pattern) = c.search.as_deref() else {
+        return (d.verdict, explained);
+    };
+    if d.verdict != Verdict::Allow {
+        return (d.verdict, explained);
+    }
+    match state
+        .gate()
+        .search_could_reach(Path::new(&c.call.subject), pattern)
+    {
+        Some((list, rule)) => {
+            let what = if list == Verdict::Deny {
+                "denies"
+            } else {
+                "asks before"
+            };
+            (
+                Verdict::Ask,
+                format!(
+                    "ask · search reach · a search of {} could reach files that {rule} {what} reading, and Decode cannot filter another agent's results: search a folder that holds none",
+                    c.call.subject
+                ),
+            )
+        }
+        None => (d.verdict, explained),
+    }
+}
+
+/// The agents' own settings, where their hooks (Decode's gate among them) and
+/// permissions live, at any depth: an agent that rewrote them could drop the gate.
+const AGENT_SETTINGS: [&str; 5] = [
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude.json",
+    ".gemini/settings.json",
+    ".gemini/trustedFolders.json",
+];
+
+/// The agent settings file a call writes or names, if any: a file tool's path (as
+/// written and through links), or a shell command whose text names one (any mention
+/// counts: a command that only reads it asks too).
+fn agent_settings_named(call: &Call) -> Option<String> {
+    let hit = |p: &Path| {
+        AGENT_SETTINGS
+            .iter()
+            .any(|name| p.ends_with(name))
+            .then(|| p.display().to_string())
+    };
+    match call.tool {
+        Tool::Write | Tool::Edit => {
+            let given = decode_policy::paths::lexical(Path::new("/"), Path::new(&call.subject));
+            hit(&given).or_else(|| hit(&decode_policy::paths::resolve(&given)))
+        }
+        Tool::Bash => AGENT_SETTINGS
+            .iter()
+            .find(|name| call.subject.contains(*name))
+            .map(|name| format!("`{name}`")),
+        _ => None,
+    }
+}
+
+/// Decode's reason in the agent's words: its own tool names, not Decode's.
+fn worded(agent: HookAgent, tool_name: &str, tool: Tool, explained: &str) -> String {
+    let mut reason = explained.replace(&format!("`{}`", tool.name()), &format!("`{tool_name}`"));
+    let exit_plan = match agent {
+        HookAgent::ClaudeCode => "ExitPlanMode",
+        HookAgent::GeminiCli => "exit_plan_mode",
+    };
+    reason = reason.replace(Tool::ExitPlanMode.name(), exit_plan);
+    one_line(&format!("Decode: {reason}"))
+}
+
+/// One line, with what a terminal would act on (escape sequences, control, bidi and
+/// invisible characters from a command or a path) shown escaped: the agents print the
+/// reason in their terminal.
+fn one_line(s: &str) -> String {
+    let joined = s.lines().collect::<Vec<_>>().join(" ");
+    decode_core::display::one_line(&joined).into_owned()
 }
 
 fn strictness(v: Verdict) -> u8 {
@@ -181,39 +354,56 @@ fn read_event(agent: HookAgent) -> Result<Event, String> {
 }
 
 /// Claude Code's `permission_mode` as Decode's mode; `None` for a value Decode
-/// does not map (the `--mode` flag or the agent's mode then applies).
+/// does not map (the `--mode` flag, else auto, then applies).
 fn claude_mode(m: &str) -> Option<Mode> {
     match m {
         "default" | "dontAsk" => Some(Mode::Default),
         "acceptEdits" => Some(Mode::Edit),
         "plan" => Some(Mode::Plan),
+        "auto" => Some(Mode::Auto),
         "bypassPermissions" => Some(Mode::Bypass),
         _ => None,
     }
 }
 
 /// The project: the nearest folder at or above `cwd` that holds `.decode/` or `.git`,
-/// else `cwd`.
+/// else `cwd`. A `cwd` that no longer exists (the agent removed the folder it stood
+/// in) counts from its nearest existing folder: the rules of the project around it
+/// still apply rather than the hook failing.
 fn project_of(cwd: &Path) -> PathBuf {
-    cwd.ancestors()
+    let existing = cwd
+        .ancestors()
+        .find(|d| d.is_dir())
+        .unwrap_or_else(|| Path::new("/"));
+    existing
+        .ancestors()
         .find(|d| d.join(".decode").is_dir() || d.join(".git").exists())
-        .unwrap_or(cwd)
+        .unwrap_or(existing)
         .to_path_buf()
 }
 
-/// A path from the event, absolute (a relative one is relative to `cwd`).
+/// A path from the event, absolute (a relative one is relative to `cwd`), with `.`
+/// and `..` folded as the gate folds them.
 fn abs(cwd: &Path, p: &str) -> String {
-    let p = Path::new(p);
-    if p.is_absolute() {
-        p.display().to_string()
-    } else {
-        cwd.join(p).display().to_string()
-    }
+    decode_policy::paths::lexical(cwd, Path::new(p))
+        .display()
+        .to_string()
 }
 
-/// The Decode calls an event makes, each with the folder it runs in; empty for a tool
-/// Decode does not know. An input that lacks what the tool needs is an error.
-fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
+/// One Decode call an event makes.
+#[derive(Debug)]
+struct HookCall {
+    call: Call,
+    /// The folder it runs in.
+    cwd: PathBuf,
+    /// For a search (`glob`, `grep`): what it looks for under its root (a glob;
+    /// `*` for any file).
+    search: Option<String>,
+}
+
+/// The Decode calls an event makes; empty for a tool Decode does not know. An input
+/// that lacks what the tool needs is an error.
+fn calls(agent: HookAgent, e: &Event) -> Result<Vec<HookCall>, String> {
     let field = |names: &[&str]| -> Option<String> {
         names
             .iter()
@@ -229,10 +419,27 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
         })
     };
     let cwd = e.cwd.clone();
-    let one = |tool: Tool, subject: String| Ok(vec![(Call::new(tool, subject), cwd.clone())]);
+    let at = |call: Call, cwd: PathBuf| HookCall {
+        call,
+        cwd,
+        search: None,
+    };
+    let one = |tool: Tool, subject: String| Ok(vec![at(Call::new(tool, subject), cwd.clone())]);
+    let grep = |subject: String| {
+        Ok(vec![HookCall {
+            call: Call::new(Tool::Grep, subject),
+            cwd: cwd.clone(),
+            search: Some("*".into()),
+        }])
+    };
     let glob = |pattern: &str, dir: Option<String>| {
         let dir = abs(&cwd, dir.as_deref().unwrap_or("."));
-        Call::new(Tool::Glob, decode_policy::glob_search(&dir, pattern).0)
+        let (root, rest) = decode_policy::glob_search(&dir, pattern);
+        HookCall {
+            call: Call::new(Tool::Glob, root),
+            cwd: cwd.clone(),
+            search: Some(rest),
+        }
     };
     match (agent, e.tool_name.as_str()) {
         (HookAgent::ClaudeCode, "Bash") => one(Tool::Bash, need(&["command"])?),
@@ -244,21 +451,17 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
         (HookAgent::ClaudeCode, "NotebookEdit") => {
             one(Tool::Edit, abs(&cwd, &need(&["notebook_path"])?))
         }
-        (HookAgent::ClaudeCode, "Glob") => Ok(vec![(
-            glob(&need(&["pattern"])?, field(&["path"])),
-            cwd.clone(),
-        )]),
-        (HookAgent::ClaudeCode, "Grep") => one(
-            Tool::Grep,
-            abs(&cwd, field(&["path"]).as_deref().unwrap_or(".")),
-        ),
+        (HookAgent::ClaudeCode, "Glob") => Ok(vec![glob(&need(&["pattern"])?, field(&["path"]))]),
+        (HookAgent::ClaudeCode, "Grep") => {
+            grep(abs(&cwd, field(&["path"]).as_deref().unwrap_or(".")))
+        }
         (HookAgent::ClaudeCode, "WebFetch") => one(Tool::WebFetch, need(&["url"])?),
         (HookAgent::GeminiCli, "run_shell_command") => {
             let command = need(&["command"])?;
             let dir = field(&["dir_path", "directory"])
                 .map(|d| PathBuf::from(abs(&cwd, &d)))
                 .unwrap_or_else(|| cwd.clone());
-            Ok(vec![(Call::new(Tool::Bash, command), dir)])
+            Ok(vec![at(Call::new(Tool::Bash, command), dir)])
         }
         (HookAgent::GeminiCli, "read_file") => one(
             Tool::Read,
@@ -272,18 +475,17 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
             Tool::Edit,
             abs(&cwd, &need(&["file_path", "absolute_path", "path"])?),
         ),
-        (HookAgent::GeminiCli, "glob") => Ok(vec![(
-            glob(&need(&["pattern"])?, field(&["dir_path", "path"])),
-            cwd.clone(),
+        (HookAgent::GeminiCli, "glob") => Ok(vec![glob(
+            &need(&["pattern"])?,
+            field(&["dir_path", "path"]),
         )]),
-        (HookAgent::GeminiCli, "list_directory") => Ok(vec![(
-            glob("*", Some(need(&["dir_path", "path"])?)),
-            cwd.clone(),
-        )]),
-        (HookAgent::GeminiCli, "grep_search" | "search_file_content") => one(
-            Tool::Grep,
-            abs(&cwd, field(&["dir_path", "path"]).as_deref().unwrap_or(".")),
-        ),
+        (HookAgent::GeminiCli, "list_directory") => {
+            Ok(vec![glob("*", Some(need(&["dir_path", "path"])?))])
+        }
+        (HookAgent::GeminiCli, "grep_search" | "search_file_content") => grep(abs(
+            &cwd,
+            field(&["dir_path", "path"]).as_deref().unwrap_or("."),
+        )),
         (HookAgent::GeminiCli, "read_many_files") => {
             let include = match e.input.get("include").or_else(|| e.input.get("paths")) {
                 Some(Value::Array(a)) => a
@@ -293,10 +495,7 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
                     .ok_or("the read_many_files event's `include` holds a non-string")?,
                 _ => return Err("the read_many_files event has no `include` list".into()),
             };
-            Ok(include
-                .iter()
-                .map(|p| (glob(p, None), cwd.clone()))
-                .collect())
+            Ok(include.iter().map(|p| glob(p, None)).collect())
         }
         (HookAgent::GeminiCli, "web_fetch") => {
             // The URL is in `url` (direct fetch) or in the prompt's text (up to 20).
@@ -318,41 +517,35 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<(Call, PathBuf)>, String> {
             }
             Ok(urls
                 .into_iter()
-                .map(|u| (Call::new(Tool::WebFetch, u), cwd.clone()))
+                .map(|u| at(Call::new(Tool::WebFetch, u), cwd.clone()))
                 .collect())
         }
         _ => Ok(Vec::new()),
     }
 }
 
-fn no_decision(agent: HookAgent) {
-    match agent {
+fn print_answer(agent: HookAgent, answer: &Answer) {
+    let out = match (agent, answer) {
         // Claude Code: exit 0 with nothing on stdout.
-        HookAgent::ClaudeCode => {}
-        HookAgent::GeminiCli => output::json("{}"),
-    }
-}
-
-fn print_decision(agent: HookAgent, d: &Decision) {
-    let reason = format!("Decode: {}", explain(d));
-    let out = match agent {
-        HookAgent::ClaudeCode => json!({
+        (HookAgent::ClaudeCode, Answer::NoDecision) => return,
+        (HookAgent::ClaudeCode, Answer::Decide(verdict, reason)) => json!({
             "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
-                "permissionDecision": d.verdict.name(),
+                "permissionDecision": verdict.name(),
                 "permissionDecisionReason": reason,
             }
         }),
-        HookAgent::GeminiCli => match d.verdict {
-            // BeforeTool has no ask: Gemini CLI's own confirmation runs.
-            Verdict::Ask => json!({}),
-            Verdict::Allow => json!({"decision": "allow", "reason": reason}),
-            Verdict::Deny => json!({
-                "decision": "deny",
-                "reason": reason,
-                "systemMessage": reason,
-            }),
-        },
+        // Gemini CLI ignores `allow`: an allow is never sent.
+        (HookAgent::GeminiCli, Answer::NoDecision | Answer::Decide(Verdict::Allow, _)) => {
+            json!({})
+        }
+        // `ask`: its own confirmation shows `systemMessage`; `deny`: the model reads
+        // `reason`.
+        (HookAgent::GeminiCli, Answer::Decide(verdict, reason)) => json!({
+            "decision": verdict.name(),
+            "reason": reason,
+            "systemMessage": reason,
+        }),
     };
     output::json(&out.to_string());
 }
@@ -366,7 +559,8 @@ mod tests {
         assert_eq!(claude_mode("acceptEdits"), Some(Mode::Edit));
         assert_eq!(claude_mode("dontAsk"), Some(Mode::Default));
         assert_eq!(claude_mode("bypassPermissions"), Some(Mode::Bypass));
-        assert_eq!(claude_mode("auto"), None);
+        assert_eq!(claude_mode("auto"), Some(Mode::Auto));
+        assert_eq!(claude_mode("someFutureMode"), None);
     }
 
     #[test]
@@ -379,5 +573,7 @@ mod tests {
         std::fs::create_dir_all(root.join("p/a/.decode")).unwrap();
         assert_eq!(project_of(&root.join("p/a/b")), root.join("p/a"));
         assert_eq!(project_of(&root), root);
+        // A folder that is gone counts from the nearest one that is there.
+        assert_eq!(project_of(&root.join("p/a/gone/deeper")), root.join("p/a"));
     }
 }

@@ -5,6 +5,7 @@ pub mod agents;
 pub mod check;
 pub mod doctor;
 pub mod hook;
+pub mod hook_setup;
 pub mod key;
 pub mod run;
 pub mod tool;
@@ -33,6 +34,44 @@ pub fn project_dir(arg: Option<&Path>) -> Result<PathBuf, String> {
         Ok(_) => Err(format!("decode: {} is not a folder", raw.display())),
         Err(e) => Err(format!("decode: cannot open {}: {e}", raw.display())),
     }
+}
+
+/// Opens the workbench on a folder (or a saved session's folder) with the agent, mode
+/// and start-up flags asked for — the window and `decode run` alike. Usage errors (a
+/// bad folder or session, an unknown agent or mode) are printed as one line and become
+/// exit 2; other diagnostics go to stderr and do not stop.
+pub fn open_workbench(
+    project: Option<&Path>,
+    resume: Option<&str>,
+    select: &SelectArgs,
+    overrides: decode_engine::config::Overrides,
+    dirs: &Dirs,
+) -> Result<decode_engine::workbench::Workbench, ExitCode> {
+    // A session to continue brings its folder (unless one is given).
+    let project = match (project, resume) {
+        (Some(p), _) => Some(project_dir(Some(p)).map_err(|l| output::usage_error(&l))?),
+        (None, Some(_)) => None,
+        (None, None) => Some(project_dir(None).map_err(|l| output::usage_error(&l))?),
+    };
+    let mode = select
+        .mode
+        .as_deref()
+        .map(parse_mode)
+        .transpose()
+        .map_err(|e| output::usage_error(&format!("decode: {e}")))?;
+    let target = decode_engine::workbench::Target {
+        project,
+        resume: resume.map(str::to_string),
+        agent: select.agent.clone(),
+        mode,
+    };
+    let (bench, diagnostics) =
+        decode_engine::workbench::Workbench::open(dirs.clone(), overrides, &target)
+            .map_err(|e| output::usage_error(&format!("decode: {e}")))?;
+    for d in diagnostics {
+        output::err(&format!("decode: warning: {d}"));
+    }
+    Ok(bench)
 }
 
 /// Opens the project's active state with the requested agent and mode. Usage errors

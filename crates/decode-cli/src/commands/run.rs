@@ -18,125 +18,35 @@ use std::sync::{Arc, Mutex};
 
 use crate::terminal::TerminalSurface;
 use decode_core::dirs::Dirs;
-use decode_engine::agent_loop::{AgentLoop, LoopConfig, LoopEvent, Outcome};
-use decode_engine::config::{self, Config, KeyringStore, Overrides};
-use decode_engine::providers::{self, ProviderKind};
-use decode_engine::session::{Session, SessionStore};
+use decode_engine::agent_loop::{LoopEvent, Outcome};
+use decode_engine::chat::ChatSetup;
+use decode_engine::session::SessionStore;
+use decode_engine::workbench::Project;
 use decode_policy::Verdict;
 use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
 
-use super::open_state;
 use crate::cli::{RunArgs, SessionsArgs};
 use crate::output;
 
 pub fn run(args: RunArgs, dirs: &Dirs) -> ExitCode {
-    let config_path = Config::path_in(&dirs.config);
-    let config = match Config::load(&dirs.config) {
-        Ok((c, warnings)) => {
-            for w in warnings {
-                output::err(&format!("decode: warning: {w}"));
-            }
-            c
-        }
-        Err(e) => return output::usage_error(&format!("decode: {e}")),
+    let overrides = match args.provider.overrides(args.max_turns) {
+        Ok(o) => o,
+        Err(line) => return output::usage_error(&line),
     };
-    let provider = match args
-        .provider
-        .provider
-        .as_deref()
-        .map(str::parse::<ProviderKind>)
-    {
-        None => None,
-        Some(Ok(p)) => Some(p),
-        Some(Err(e)) => return output::usage_error(&format!("decode: {e}")),
-    };
-    let overrides = Overrides {
-        provider,
-        model: args.provider.model.clone(),
-        base_url: args.provider.base_url.clone(),
-        script: args.provider.script.clone(),
-        max_turns: args.max_turns,
-    };
-
-    // A resumed session brings its project (unless --project says otherwise).
-    let store = SessionStore::new(&dirs.data);
-    let resumed = match &args.resume {
-        Some(id) => match store.open(id) {
-            Ok(r) => Some(r),
-            Err(e) => return output::usage_error(&format!("decode: {e}")),
-        },
-        None => None,
-    };
-    let project = args
-        .project
-        .clone()
-        .or_else(|| resumed.as_ref().map(|r| r.session.header().project.clone()));
-    let state = match open_state(project.as_deref(), &args.select, dirs) {
-        Ok(s) => Arc::new(s),
+    let bench = match super::open_workbench(
+        args.project.as_deref(),
+        args.resume.as_deref(),
+        &args.select,
+        overrides,
+        dirs,
+    ) {
+        Ok(b) => b,
         Err(code) => return code,
     };
-
-    let env = |k: &str| std::env::var(k).ok();
-    let setup = match config::resolve(&config, &overrides, &env, &KeyringStore, &config_path) {
-        Ok(s) => s,
-        Err(e) => return output::usage_error(&format!("decode: {e}")),
-    };
-    let client = match providers::connect(&setup.provider) {
-        Ok(c) => c,
-        Err(e) => return output::usage_error(&format!("decode: {e}")),
-    };
-    let info = client.info();
-
-    let (session, history) = match resumed {
-        Some(r) => {
-            for w in &r.warnings {
-                output::err(&format!("decode: warning: {w}"));
-            }
-            (r.session, r.messages)
-        }
-        None => {
-            let snap = state.snapshot();
-            match store.create(
-                state.project_root(),
-                &snap.agent,
-                snap.mode.name(),
-                &format!("{}/{}", info.provider, info.model),
-            ) {
-                Ok(s) => (s, Vec::new()),
-                Err(e) => {
-                    output::err(&format!("decode: {e}"));
-                    return ExitCode::FAILURE;
-                }
-            }
-        }
-    };
-    announce(&args, &session, &info, &state, history.len());
-
-    let printer = Arc::new(Mutex::new(Printer::new(args.json)));
-    let sink_printer = Arc::clone(&printer);
-    let sink = Arc::new(move |e: &LoopEvent| {
-        sink_printer
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .print(e);
-    });
-    let loop_config = LoopConfig {
-        max_turns: setup.max_turns,
-        context_tokens: setup.provider.context_tokens,
-        ..LoopConfig::default()
-    };
-    let session_id = session.id().to_string();
-    let mut agent = AgentLoop::new(
-        client,
-        Arc::clone(&state),
-        TerminalSurface::for_cli(),
-        loop_config,
-    )
-    .with_history(history)
-    .with_transcript(session)
-    .with_sink(sink);
-
+    let project = bench.project();
+    if let ChatSetup::Missing { cause, .. } = bench.chat_setup() {
+        return output::usage_error(&format!("decode: {cause}"));
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -148,20 +58,53 @@ pub fn run(args: RunArgs, dirs: &Dirs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let cancel = CancellationToken::new();
-    let prompt = args.prompt.clone();
+    // Asks are answered on the terminal when there is one (the decision channel's one
+    // surface here), denied with the reason when there is not.
+    let _terminal = crate::terminal::answer_channel(
+        project.chat.decisions(),
+        TerminalSurface::for_cli(),
+        runtime.handle().clone(),
+    );
+    let chat = Arc::clone(&project.chat);
+    let (session_id, earlier) = match runtime.block_on(chat.open_session()) {
+        Ok(s) => s,
+        Err(e) => {
+            output::err(&format!("decode: {e}"));
+            return ExitCode::FAILURE;
+        }
+    };
+    announce(&args, &session_id, &project, earlier);
+
+    let printer = Arc::new(Mutex::new(Printer::new(args.json)));
+    let sink_printer = Arc::clone(&printer);
+    let sink = Arc::new(move |e: &LoopEvent| {
+        sink_printer
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .print(e);
+    });
+    let prompt = args.prompt.clone().filter(|p| !p.trim().is_empty());
+    let turn = match chat.start_turn(prompt, sink) {
+        Ok(t) => t,
+        Err(e) => {
+            output::err(&format!("decode: {e}"));
+            return ExitCode::FAILURE;
+        }
+    };
     let outcome = runtime.block_on(async {
-        let c = cancel.clone();
+        let stopper = Arc::clone(&chat);
         let watcher = tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                c.cancel();
+                stopper.stop();
             }
         });
-        let outcome = agent.run(prompt.as_deref(), cancel.clone()).await;
+        let outcome = turn.await;
         watcher.abort();
         outcome
     });
-    drop(agent);
+    drop(project);
+    drop(chat);
+    drop(bench);
     runtime.shutdown_background();
 
     printer
@@ -173,21 +116,19 @@ pub fn run(args: RunArgs, dirs: &Dirs) -> ExitCode {
 
 /// The first lines: which session, model, agent and mode (stderr; JSON on stdout with
 /// `--json`).
-fn announce(
-    args: &RunArgs,
-    session: &Session,
-    info: &providers::ModelInfo,
-    state: &decode_core::state::ActiveState,
-    earlier: usize,
-) {
+fn announce(args: &RunArgs, session: &str, project: &Project, earlier: usize) {
+    let state = &project.active;
     let snap = state.snapshot();
+    let status = project.chat.status();
+    let provider = status.provider.unwrap_or_default();
+    let model = status.model.unwrap_or_default();
     if args.json {
         let line = json!({
             "type": "session",
-            "id": session.id(),
+            "id": session,
             "project": state.project_root(),
-            "provider": info.provider,
-            "model": info.model,
+            "provider": provider,
+            "model": model,
             "agent": snap.agent,
             "mode": snap.mode,
             "resumed": args.resume.is_some(),
@@ -197,18 +138,13 @@ fn announce(
         return;
     }
     let what = if args.resume.is_some() {
-        format!(
-            "resuming session {} ({earlier} earlier messages)",
-            session.id()
-        )
+        format!("resuming session {session} ({earlier} earlier messages)")
     } else {
-        format!("session {}", session.id())
+        format!("session {session}")
     };
     let sandbox = decode_engine::sandbox::problem();
     output::err(&format!(
-        "decode: {what} · {}/{} · agent {} · mode {} · {}",
-        info.provider,
-        info.model,
+        "decode: {what} · {provider}/{model} · agent {} · mode {} · {}",
         snap.agent,
         snap.mode,
         if sandbox.is_some() {

@@ -28,6 +28,15 @@ impl Env {
         self.tmp.write(rel, text).expect("write")
     }
 
+    /// Writes a file under the isolated home, creating its folders.
+    #[allow(dead_code)]
+    pub(crate) fn write_home(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.home.join(rel);
+        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
     /// A project file's text, if it exists.
     pub(crate) fn read(&self, rel: &str) -> Option<String> {
         self.tmp.read(rel)
@@ -38,6 +47,13 @@ impl Env {
         let mut c = self.tmp.command(env!("CARGO_BIN_EXE_decode"));
         c.args(args);
         c
+    }
+
+    /// Another program run like `decode` is: in the project folder, with the
+    /// isolated home and environment.
+    #[allow(dead_code)]
+    pub(crate) fn program(&self, program: &std::path::Path) -> Command {
+        self.tmp.command(program)
     }
 
     pub(crate) fn run(&self, args: &[&str]) -> Output {

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{json, stderr_lines, stdout, Env};
+use common::{json, stderr, stderr_lines, stdout, Env};
 
 #[test]
 fn unknown_mode_is_one_line_naming_the_modes_and_exit_2() {
@@ -240,6 +240,43 @@ fn agents_lists_good_files_and_reports_the_broken_one() {
         .collect();
     assert!(names.contains(&"alpha") && names.contains(&"beta") && names.contains(&"build"));
     assert_eq!(v["errors"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn agents_shows_the_mode_an_untrusted_agent_gets() {
+    let env = Env::new();
+    env.write(
+        ".decode/agents/yolo.md",
+        "---\nname: yolo\ndescription: Runs everything.\ntools: [bash]\nmode: bypass\nallow: [\"bash(curl *)\"]\n---\nGo.\n",
+    );
+    let o = env.run(&["agents"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("yolo  (mode default: it declares bypass, which an untrusted project's agent does not get)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("allow: bash(curl *)   (ignored: the project is not trusted)"),
+        "{out}"
+    );
+    let v = json(&env.run(&["agents", "--json"]));
+    let yolo = v["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "yolo")
+        .unwrap()
+        .clone();
+    assert_eq!(yolo["mode"], "default", "{yolo}");
+    assert_eq!(yolo["declared_mode"], "bypass", "{yolo}");
+    assert_eq!(yolo["allow_ignored"], true, "{yolo}");
+    // Once trusted, it gets what it declares.
+    let o = env.run(&["trust", env.project.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&env.run(&["agents"]));
+    assert!(out.contains("yolo  (mode bypass)"), "{out}");
+    assert!(!out.contains("ignored"), "{out}");
 }
 
 #[test]

@@ -253,6 +253,85 @@ async fn provider_failures_exit_1_with_one_sentence() {
     assert!(start.elapsed() < Duration::from_secs(60));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_error_that_echoes_the_key_never_shows_logs_or_saves_it() {
+    let env = Env::new();
+    let key = "sk-ant-api03-Zq8vWm2KpL7xRt4NyB6cHd1FgJ9sUe3A";
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(401).set_body_string(format!(
+            r#"{{"type":"error","error":{{"type":"authentication_error","message":"invalid x-api-key: {key}"}}}}"#
+        )))
+        .mount(&server)
+        .await;
+    let base = format!("{}/v1", server.uri());
+    let mut cmd = env.cmd(&[
+        "run",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &base,
+        "--model",
+        "claude-test",
+        "-p",
+        "hi",
+    ]);
+    cmd.env("ANTHROPIC_API_KEY", key).env("RUST_LOG", "debug");
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("invalid x-api-key: [redacted key]"), "{err}");
+    // Not on the terminal, not in the log, not in any saved session.
+    let mut seen = vec![("stdout".to_string(), stdout(&out)), ("stderr".into(), err)];
+    for dir in [
+        env.home.join(".local/state/decode"),
+        env.home.join(".local/share/decode"),
+    ] {
+        for entry in walk(&dir) {
+            let text = String::from_utf8_lossy(&std::fs::read(&entry).unwrap()).into_owned();
+            seen.push((entry.display().to_string(), text));
+        }
+    }
+    assert!(
+        seen.iter().any(|(p, _)| p.ends_with("decode.log")),
+        "no log file written: {:?}",
+        seen.iter().map(|(p, _)| p).collect::<Vec<_>>()
+    );
+    let transcript = seen
+        .iter()
+        .find(|(p, _)| p.ends_with(".jsonl"))
+        .unwrap_or_else(|| {
+            panic!(
+                "no session saved: {:?}",
+                seen.iter().map(|(p, _)| p).collect::<Vec<_>>()
+            )
+        });
+    assert!(transcript.1.contains("[redacted key]"), "{}", transcript.1);
+    for (place, text) in seen {
+        for part in [key, &key[..20], &key[key.len() - 20..]] {
+            assert!(!text.contains(part), "{place} holds the key: {text}");
+        }
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
 #[test]
 fn usage_and_setup_errors_exit_2_with_one_line() {
     let env = Env::new();
@@ -448,4 +527,166 @@ fn keys_without_a_secret_service_point_to_the_environment() {
     assert_eq!(out.status.code(), Some(2));
     let out = env.run(&["key", "delete", "nope"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A headless run decides every call with the settings on disk at that moment: a deny
+/// rule the person adds while `decode run` works applies to its next call.
+#[test]
+fn decode_run_follows_a_settings_change_made_while_it_runs() {
+    use std::io::{BufRead, BufReader};
+    let env = Env::new();
+    assert!(env
+        .run(&["trust", env.project.to_str().unwrap()])
+        .status
+        .success());
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["bash(echo *)"]}}"#,
+    );
+    let script = env.write(
+        "script.json",
+        &json!({"turns": [
+            {"text": "first", "tool_calls": [{"name": "bash", "input": {"command": "echo first-call"}}]},
+            {"text": "second", "delay_ms": 1500, "tool_calls": [{"name": "bash", "input": {"command": "echo second-call"}}]},
+            {"text": "all done"}
+        ]})
+        .to_string(),
+    );
+    let mut child = env
+        .cmd(&[
+            "run",
+            "--provider",
+            "script",
+            "--script",
+            script.to_str().unwrap(),
+            "--json",
+            "-p",
+            "go",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut events = Vec::new();
+    let mut edited = false;
+    for line in stdout.lines() {
+        let line = line.unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        if !edited && v["type"] == "tool_result" {
+            // The first call ran under the allow rule; now the person changes the file.
+            let path = env.project.join(".decode/settings.json");
+            let tmp = env.project.join(".decode/settings.json.new");
+            std::fs::write(
+                &tmp,
+                r#"{"permissions": {"deny": ["bash(echo second*)"], "allow": ["bash(echo *)"]}}"#,
+            )
+            .unwrap();
+            std::fs::rename(&tmp, &path).unwrap();
+            edited = true;
+        }
+        events.push(v);
+    }
+    child.wait().unwrap();
+    let results: Vec<&Value> = events
+        .iter()
+        .filter(|v| v["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 2, "{events:?}");
+    assert_eq!(results[0]["ran"], true);
+    assert_eq!(results[1]["ran"], false, "{:?}", results[1]);
+    assert_eq!(results[1]["verdict"], "deny");
+}
+
+/// A 5 MB argument is stored once in the transcript (its `tool_call_started` leaves it
+/// to the model turn that holds it) and a 20 MB output's progress is not kept beyond a
+/// bound; the session still resumes with the whole argument.
+#[test]
+fn huge_arguments_and_outputs_are_stored_once() {
+    let env = Env::new();
+    let content = "x".repeat(5 << 20);
+    let script = env.write(
+        "script.json",
+        &json!({"turns": [
+            {"text": "writing", "tool_calls": [{"name": "write", "input": {"path": "big.txt", "content": content}}]},
+            {"text": "printing", "tool_calls": [{"name": "bash", "input": {"command": "head -c 20000000 /dev/zero | tr '\\0' y"}}]},
+            {"text": "done"},
+            {"text": "resumed fine"}
+        ]})
+        .to_string(),
+    );
+    let out = env.run(&[
+        "run",
+        "--provider",
+        "script",
+        "--script",
+        script.to_str().unwrap(),
+        "--mode",
+        "auto",
+        "-p",
+        "go",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::metadata(env.project.join("big.txt"))
+            .unwrap()
+            .len(),
+        5 << 20
+    );
+    let dir = sessions_dir(&env);
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    let size = std::fs::metadata(&file).unwrap().len();
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("session file for a 5 MB argument and a 20 MB output: {size} bytes");
+    }
+    assert!(
+        size < (5 << 20) + (1 << 20),
+        "the transcript holds {size} bytes"
+    );
+    // The history still has the whole argument for the started call.
+    let id = file.file_stem().unwrap().to_str().unwrap().to_string();
+    let resumed = env.run(&[
+        "run",
+        "--provider",
+        "script",
+        "--script",
+        script.to_str().unwrap(),
+        "--resume",
+        &id,
+        "--json",
+        "-p",
+        "again",
+    ]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert!(stdout(&resumed).contains("resumed fine"));
+}
+
+#[test]
+fn key_set_refuses_several_lines_and_an_oversized_key_and_stores_nothing() {
+    let env = Env::new();
+    let big = "k".repeat(50 * 1024 * 1024);
+    let cases: [(&[u8], &str); 4] = [
+        (b"sk-first-line\nsk-second-line\n", "lines"),
+        (b"sk-one\r\nsk-two", "lines"),
+        (big.as_bytes(), "longer than 8 KiB"),
+        (b"sk-with a space\n", "space or a control character"),
+    ];
+    for (input, says) in cases {
+        let out = env.run_bytes(&["key", "set", "openai"], input);
+        assert_eq!(out.status.code(), Some(2), "{says}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{says}: {err}");
+        // The key is never echoed.
+        assert!(
+            !err.contains("sk-") && !stdout(&out).contains("sk-"),
+            "{err}"
+        );
+    }
 }

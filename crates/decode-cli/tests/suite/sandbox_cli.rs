@@ -55,9 +55,43 @@ fn doctor_says_what_is_enforced_and_what_is_read_only() {
             "{p}: {out}"
         );
     }
+    // Every bound: the writable places, what is hidden, the host's services, the
+    // network, the variables kept out (by name: never a value).
+    for line in [
+        "  network            its own, loopback only",
+        "  writable           ",
+        "  hidden             ",
+        "  host services      ",
+    ] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+    assert!(
+        out.contains(&format!("    {}  (the project)", root.display())),
+        "{out}"
+    );
+    let o = env
+        .cmd(&["doctor"])
+        .env("GH_TOKEN", "gh-value")
+        .env("DISPLAY", ":7")
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    let removed = out
+        .lines()
+        .find(|l| l.starts_with("  environment        removed: "))
+        .unwrap_or_default();
+    assert!(removed.contains("1 secret(s) GH_TOKEN;"), "{out}");
+    assert!(removed.contains("DISPLAY"), "{out}");
+    assert!(!out.contains("gh-value"), "{out}");
     let o = env.run(&["doctor", "--json"]);
     let v = json(&o);
     assert_eq!(v["sandbox"], true);
+    assert_eq!(v["own_network"], true);
+    assert!(v["writable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w["why"] == "the project"));
     assert!(v["read_only"]
         .as_array()
         .unwrap()

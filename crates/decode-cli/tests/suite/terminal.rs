@@ -79,6 +79,7 @@ fn permission(p: &Project, mode: Mode, tool: Tool, subject: &str) -> DecisionReq
     DecisionRequest::Permission {
         tool,
         subject: subject.to_string(),
+        intent: None,
         input: json!({}),
         decision,
         cwd: None,
@@ -182,24 +183,16 @@ async fn questions_and_plans() {
     );
 
     let (s, out) = surface("y\n");
-    let a = s
-        .ask(DecisionRequest::PlanApproval {
-            plan: "1. a\n2. b".into(),
-        })
-        .await;
+    let a = s.ask(DecisionRequest::plan("1. a\n2. b")).await;
     assert_eq!(a, DecisionAnswer::PlanApproved { mode: Mode::Edit });
     assert!(out.text().contains("  │ 2. b"));
 
     let (s, _) = surface("a\n");
-    let a = s
-        .ask(DecisionRequest::PlanApproval { plan: "p".into() })
-        .await;
+    let a = s.ask(DecisionRequest::plan("p")).await;
     assert_eq!(a, DecisionAnswer::PlanApproved { mode: Mode::Auto });
 
     let (s, _) = surface("n\nmore tests\n");
-    let a = s
-        .ask(DecisionRequest::PlanApproval { plan: "p".into() })
-        .await;
+    let a = s.ask(DecisionRequest::plan("p")).await;
     assert_eq!(
         a,
         DecisionAnswer::PlanRejected {
@@ -269,9 +262,76 @@ async fn what_the_model_wrote_never_reaches_the_terminal_raw() {
 
     let (s, out) = surface("n\n\n");
     let _ = s
-        .ask(DecisionRequest::PlanApproval {
-            plan: "step\x1b[2J\x1b]8;;https://x\x1b\\link".into(),
-        })
+        .ask(DecisionRequest::plan(
+            "step\x1b[2J\x1b]8;;https://x\x1b\\link",
+        ))
         .await;
     assert!(!out.text().contains('\x1b'), "{:?}", out.text());
+}
+
+/// A command that hits a bound of the sandbox: the terminal says which bound and
+/// where, with what the command printed (escaped), and offers only "run it outside
+/// once" or no.
+#[tokio::test]
+async fn a_bound_of_the_sandbox_asks_to_run_outside_once() {
+    if !matches!(
+        decode_engine::sandbox::support(),
+        decode_engine::sandbox::Support::Enforced { .. }
+    ) {
+        panic!(
+            "this test needs bubblewrap: {:?}",
+            decode_engine::sandbox::support()
+        );
+    }
+    let p = Project::new();
+    let target = p.tmp.home.join("notes.txt");
+    let command = format!("printf '\\033[2J'; echo hi > {}", target.display());
+    // "a" is not an answer here: only once or no.
+    let (s, out) = surface("a\ny\n");
+    let ctx = p.ctx_with(Mode::Auto, Arc::new(s));
+    let o = call_tool(
+        handler(Tool::Bash).as_ref(),
+        json!({ "command": command }),
+        &ctx,
+    )
+    .await;
+    let shown = out.text();
+    assert!(
+        shown.contains("a command hit a bound of the sandbox"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "bound: the command tried to write {}, outside the places",
+            target.display()
+        )),
+        "{shown}"
+    );
+    assert!(shown.contains("Read-only file system"), "{shown}");
+    assert!(!shown.contains('\u{1b}'), "{shown:?}");
+    assert!(
+        shown.contains("please answer [y] run it again outside the sandbox, once, [n] no"),
+        "{shown}"
+    );
+    assert_eq!(o.result.sandboxed, Some(false));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "hi\n");
+
+    std::fs::remove_file(&target).unwrap();
+    let (s, _) = surface("n\n\n");
+    let ctx = p.ctx_with(Mode::Auto, Arc::new(s));
+    let o = call_tool(
+        handler(Tool::Bash).as_ref(),
+        json!({ "command": command }),
+        &ctx,
+    )
+    .await;
+    assert!(!target.exists());
+    assert_eq!(o.result.sandboxed, Some(true));
+    assert!(
+        o.result
+            .content
+            .contains("the person chose not to run it outside the sandbox"),
+        "{}",
+        o.result.content
+    );
 }

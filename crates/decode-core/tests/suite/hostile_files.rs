@@ -153,3 +153,98 @@ fn instructions_that_are_not_regular_files_are_skipped() {
     std::fs::write(d.path().join("AGENTS.md"), "Fine.").unwrap();
     assert!(state.instruction_problems().is_empty());
 }
+
+#[test]
+fn an_instruction_file_with_other_hard_links_is_not_read() {
+    let d = project();
+    let home = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    // A file outside the project (the person's notes, say) hard-linked in as AGENTS.md.
+    let outside = home.path().join("private-notes.md");
+    std::fs::write(&outside, "TOKEN=hunter2").unwrap();
+    std::fs::hard_link(&outside, d.path().join("AGENTS.md")).unwrap();
+    let (state, _) = ActiveState::open(d.path(), home.path(), data.path(), None, None).unwrap();
+    assert!(!state.system_prompt().contains("hunter2"));
+    let problems = state.instruction_problems();
+    assert!(
+        problems.len() == 1 && problems[0].contains("AGENTS.md: not read: it has other hard links"),
+        "{problems:?}"
+    );
+    // CLAUDE.md is read instead when it is a plain file.
+    std::fs::write(d.path().join("CLAUDE.md"), "Use tabs.").unwrap();
+    assert!(state.system_prompt().contains("Use tabs."));
+}
+
+fn agent(name: &str, body_bytes: usize) -> String {
+    format!(
+        "---\nname: {name}\ndescription: x\ntools: [read]\nmode: default\n---\n{}\n",
+        "b".repeat(body_bytes)
+    )
+}
+
+#[test]
+fn a_folder_of_agent_files_is_read_up_to_200_files_and_4_mib() {
+    let d = project();
+    let dir = d.path().join(".decode/agents");
+    for i in 0..250 {
+        std::fs::write(
+            dir.join(format!("a{i:03}.md")),
+            agent(&format!("a{i:03}"), 10),
+        )
+        .unwrap();
+    }
+    let start = std::time::Instant::now();
+    let catalog = Catalog::load(d.path());
+    let took = start.elapsed();
+    assert!(catalog.get("a199").is_some());
+    assert!(catalog.get("a200").is_none());
+    let bounded: Vec<_> = catalog
+        .errors()
+        .iter()
+        .filter(|e| matches!(e.kind, AgentErrorKind::FolderTooLarge { .. }))
+        .collect();
+    assert_eq!(bounded.len(), 1, "{:?}", catalog.errors());
+    let text = bounded[0].to_string();
+    assert!(
+        text.contains("50 file(s) from `a200.md` on were not read"),
+        "{text}"
+    );
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+
+    // 4 MiB in all: ten files of 900 KiB — only the first four are read.
+    let d = project();
+    let dir = d.path().join(".decode/agents");
+    for i in 0..10 {
+        std::fs::write(
+            dir.join(format!("b{i}.md")),
+            agent(&format!("b{i}"), 900 * 1024),
+        )
+        .unwrap();
+    }
+    let catalog = Catalog::load(d.path());
+    assert!(catalog.get("b3").is_some());
+    assert!(catalog.get("b4").is_none(), "{:?}", catalog.errors());
+    assert!(
+        catalog
+            .errors()
+            .iter()
+            .any(|e| e.to_string().contains("6 file(s) from `b4.md` on")),
+        "{:?}",
+        catalog.errors()
+    );
+}
+
+#[test]
+fn an_agent_file_with_other_hard_links_is_not_read() {
+    let d = project();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let src = elsewhere.path().join("x.md");
+    std::fs::write(&src, agent("linked", 1)).unwrap();
+    std::fs::hard_link(&src, d.path().join(".decode/agents/linked.md")).unwrap();
+    let catalog = Catalog::load(d.path());
+    assert!(catalog.get("linked").is_none());
+    assert!(catalog
+        .errors()
+        .iter()
+        .any(|e| e.to_string().contains("other hard links")));
+}

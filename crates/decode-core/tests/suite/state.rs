@@ -363,6 +363,8 @@ fn set_trusted_rebuilds_the_gate() {
         Verdict::Ask,
         "untrusted: project allow rules ignored"
     );
+    // As the trust dialog does: the store first, then the state.
+    env.trust();
     s.set_trusted(true);
     assert_eq!(bash(&s, "make lint"), Verdict::Allow);
 }
@@ -478,4 +480,150 @@ fn instructions_are_read_only_where_a_read_would_be_allowed_without_asking() {
     assert!(s
         .system_prompt()
         .contains("# Project instructions (CLAUDE.md)"));
+}
+
+/// Writes `text` to `rel` in place (same inode, truncated and rewritten), as an editor
+/// that does not rename would.
+fn write_in_place(env: &Env, rel: &str, text: &str) {
+    use std::io::Write;
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(env.project.path().join(rel))
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+/// Replaces `rel` by a rename (a new inode), as most editors and `git pull` do.
+fn replace(env: &Env, rel: &str, text: &str) {
+    let p = env.project.path().join(rel);
+    let tmp = p.with_extension("new");
+    fs::write(&tmp, text).unwrap();
+    fs::rename(&tmp, &p).unwrap();
+}
+
+/// The gate decides with the settings on disk now: a deny rule added in an editor while
+/// the window is open applies to the very next call, however the file was changed.
+#[test]
+fn the_gate_follows_the_settings_file_on_disk() {
+    let env = Env::new();
+    env.trust();
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["bash(curl *)"]}}"#,
+    );
+    let (state, _) = env.open(None, Some(Mode::Default)).unwrap();
+    assert_eq!(bash(&state, "curl example.com"), Verdict::Allow);
+
+    // Replaced by a rename: the allow became a deny.
+    replace(
+        &env,
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["bash(curl *)"]}}"#,
+    );
+    assert_eq!(bash(&state, "curl example.com"), Verdict::Deny);
+
+    // Written in place, the same length as before, at once after the last change.
+    write_in_place(
+        &env,
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["bash(curl *)"]}}"#,
+    );
+    assert_eq!(bash(&state, "curl example.com"), Verdict::Allow);
+    write_in_place(
+        &env,
+        ".decode/settings.json",
+        r#"{"permissions": {"deny":  ["bash(curl *)"]}}"#,
+    );
+    assert_eq!(bash(&state, "curl example.com"), Verdict::Deny);
+
+    // A new allow rule counts at once too.
+    replace(
+        &env,
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["bash(wget *)"]}}"#,
+    );
+    assert_eq!(bash(&state, "wget example.com"), Verdict::Allow);
+    assert_eq!(bash(&state, "curl example.com"), Verdict::Ask);
+
+    // Deleted: no rule at all.
+    fs::remove_file(env.project.path().join(".decode/settings.json")).unwrap();
+    assert_eq!(bash(&state, "wget example.com"), Verdict::Ask);
+}
+
+/// A settings file turned malformed while the window is open is treated as empty, as
+/// at start-up, and reported; fixed again, its rules apply again.
+#[test]
+fn a_settings_file_turned_malformed_is_reported_and_treated_as_empty() {
+    let env = Env::new();
+    env.trust();
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["bash(curl *)"]}}"#,
+    );
+    let (state, _) = env.open(None, Some(Mode::Default)).unwrap();
+    assert_eq!(bash(&state, "curl example.com"), Verdict::Allow);
+    replace(
+        &env,
+        ".decode/settings.json",
+        "{\"permissions\": {\"allow\": [\"bash(curl *)\",]}}",
+    );
+    assert_eq!(
+        bash(&state, "curl example.com"),
+        Verdict::Ask,
+        "the old allow rule is gone"
+    );
+    let problem = state
+        .settings_problems()
+        .first()
+        .map(|w| w.to_string())
+        .expect("the problem is reported");
+    assert!(problem.contains("settings.json:1:"), "{problem}");
+    replace(
+        &env,
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["bash(curl *)"]}}"#,
+    );
+    assert_eq!(bash(&state, "curl example.com"), Verdict::Allow);
+    assert!(state.settings_problems().is_empty());
+}
+
+/// Trust given or revoked by another Decode (`decode trust` in a terminal), and agent
+/// files added or edited in place, are followed too.
+#[test]
+fn the_trust_store_and_agent_files_are_followed() {
+    let env = Env::new();
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["bash(make *)"]}}"#,
+    );
+    let (state, _) = env.open(None, Some(Mode::Default)).unwrap();
+    assert_eq!(
+        bash(&state, "make test"),
+        Verdict::Ask,
+        "untrusted: its allow rules do not count"
+    );
+    env.trust();
+    assert_eq!(bash(&state, "make test"), Verdict::Allow);
+    assert!(state.snapshot().trusted);
+    TrustStore::open(env.data.path())
+        .revoke(env.project.path())
+        .unwrap();
+    assert_eq!(bash(&state, "make test"), Verdict::Ask);
+    env.trust();
+
+    let agent = "---\nname: checker\ndescription: Checks.\ntools: [read, bash]\nmode: default\ndeny: [\"bash(rm *)\"]\n---\nCheck.\n";
+    env.write(".decode/agents/checker.md", agent);
+    assert!(state.snapshot().agents.iter().all(|a| a.name != "checker"));
+    state.decide(&Call::new(Tool::Read, "x"));
+    assert!(state.snapshot().agents.iter().any(|a| a.name == "checker"));
+    state.select_agent("checker").unwrap();
+    assert_eq!(bash(&state, "rm x"), Verdict::Deny);
+    write_in_place(
+        &env,
+        ".decode/agents/checker.md",
+        &agent.replace("bash(rm *)", "bash(mv *)"),
+    );
+    assert_eq!(bash(&state, "rm x"), Verdict::Ask);
+    assert_eq!(bash(&state, "mv a b"), Verdict::Deny);
 }

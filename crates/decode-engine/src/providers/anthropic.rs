@@ -157,6 +157,10 @@ impl Wire for AnthropicWire {
         req
     }
 
+    fn api_key(&self) -> Option<&crate::secret::ApiKey> {
+        self.api_key.as_ref()
+    }
+
     fn decoder(&self) -> Box<dyn Decoder> {
         Box::new(AnthropicDecoder::default())
     }

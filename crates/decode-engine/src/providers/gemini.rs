@@ -224,6 +224,10 @@ impl Wire for GeminiWire {
         req
     }
 
+    fn api_key(&self) -> Option<&crate::secret::ApiKey> {
+        self.api_key.as_ref()
+    }
+
     fn decoder(&self) -> Box<dyn Decoder> {
         Box::new(GeminiDecoder::default())
     }

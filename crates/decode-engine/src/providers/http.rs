@@ -9,6 +9,12 @@
 //! (no text, no part of a tool call) has reached the loop. Once something has, a failure
 //! is reported, never silently replayed: the person already saw half an answer, or a
 //! tool call was half delivered.
+//!
+//! Keys: a redirect is followed only to the same server (same host and port, or the
+//! same host moving from http to https); one to another server is refused, so no key
+//! header — `Authorization`, `x-api-key`, `x-goog-api-key` alike — and no conversation
+//! is ever sent there. A provider's error message that repeats the key is masked
+//! before it leaves this module (shown, logged or saved in a transcript).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -43,6 +49,8 @@ pub(crate) trait Wire: Send + Sync + 'static {
     fn is_auth_error(&self, _status: u16, _detail: &str) -> bool {
         false
     }
+    /// The key this provider sends, to mask it in error messages.
+    fn api_key(&self) -> Option<&crate::secret::ApiKey>;
     /// What the person should do about a rejected key.
     fn key_hint(&self) -> String {
         let kind = self.kind();
@@ -94,6 +102,7 @@ impl<W: Wire> HttpClient<W> {
         }
         let http = reqwest::Client::builder()
             .connect_timeout(settings.retry.connect_timeout)
+            .redirect(redirect_policy())
             .build()
             .map_err(|e| {
                 ProviderError::new(
@@ -133,6 +142,40 @@ impl<W: Wire> ModelClient for HttpClient<W> {
             drive(wire, http, policy, request, cancel, tx).await;
         });
         ModelStream::from_receiver(rx)
+    }
+}
+
+/// Redirects are followed only to the same server: reqwest drops `Authorization` on a
+/// redirect to another host but keeps custom key headers (`x-api-key`,
+/// `x-goog-api-key`), and a 307 re-sends the whole conversation. So for every
+/// provider alike: another server is not followed at all (the 3xx comes back and is
+/// reported), and neither is a move from https to http.
+fn redirect_policy() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let Some(prev) = attempt.previous().last().cloned() else {
+            return attempt.follow();
+        };
+        if attempt.previous().len() > 5 {
+            attempt.error("too many redirects")
+        } else if same_server(&prev, attempt.url()) {
+            attempt.follow()
+        } else {
+            tracing::warn!(from = %prev.origin().ascii_serialization(), to = %attempt.url().origin().ascii_serialization(), "a model server redirected to another server: not followed");
+            attempt.stop()
+        }
+    })
+}
+
+/// Whether a redirect from `from` to `to` stays on the same server: the same host
+/// and port, or the same host going from http to https on the default ports.
+pub(crate) fn same_server(from: &reqwest::Url, to: &reqwest::Url) -> bool {
+    if from.host_str().map(str::to_ascii_lowercase) != to.host_str().map(str::to_ascii_lowercase) {
+        return false;
+    }
+    match (from.scheme(), to.scheme()) {
+        (a, b) if a == b => from.port_or_known_default() == to.port_or_known_default(),
+        ("http", "https") => from.port().is_none() && to.port().is_none(),
+        _ => false,
     }
 }
 
@@ -193,7 +236,10 @@ async fn drive<W: Wire>(
             .retry_after
             .is_some_and(|d| d > policy.max_retry_after);
         if !failure.retryable || failure.forwarded || too_long || attempt >= policy.max_tries {
-            let error = final_error(&*wire, &policy, &failure, attempt);
+            let mut error = final_error(&*wire, &policy, &failure, attempt);
+            if let Some(key) = wire.api_key() {
+                error.message = key.mask_in(&error.message);
+            }
             tracing::warn!(
                 provider = %wire.kind(),
                 attempt,
@@ -207,7 +253,10 @@ async fn drive<W: Wire>(
         let delay = failure
             .retry_after
             .unwrap_or_else(|| policy.backoff(attempt));
-        let reason = retry_reason(&failure);
+        let reason = match wire.api_key() {
+            Some(key) => key.mask_in(&retry_reason(&failure)),
+            None => retry_reason(&failure),
+        };
         tracing::info!(
             provider = %wire.kind(),
             attempt,
@@ -351,6 +400,26 @@ async fn attempt_once<W: Wire>(
     };
 
     let status = response.status();
+    if status.is_redirection() {
+        let to = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|l| response.url().join(l).ok())
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|| "an address it did not give".into());
+        let mut f = Failure::new(
+            ProviderErrorKind::Config,
+            false,
+            format!(
+                "{} redirected the request (HTTP {}) to another server, {to}; Decode does not send the key or the conversation there: set the base URL to that server if you trust it",
+                wire.label(),
+                status.as_u16()
+            ),
+        );
+        f.status = Some(status.as_u16());
+        return Attempt::Failed(f);
+    }
     if !status.is_success() {
         return Attempt::Failed(status_failure(wire, policy, response).await);
     }
@@ -590,6 +659,43 @@ mod tests {
         );
         assert_eq!(error_detail("Bad Gateway"), "Bad Gateway");
         assert_eq!(error_detail(""), "");
+    }
+
+    #[test]
+    fn redirects_stay_on_the_same_server() {
+        let u = |s: &str| reqwest::Url::parse(s).unwrap();
+        assert!(same_server(
+            &u("https://api.x.com/v1"),
+            &u("https://API.x.com/v2")
+        ));
+        assert!(same_server(
+            &u("http://api.x.com/v1"),
+            &u("https://api.x.com/v1")
+        ));
+        assert!(same_server(
+            &u("http://127.0.0.1:8080/a"),
+            &u("http://127.0.0.1:8080/b")
+        ));
+        assert!(!same_server(
+            &u("https://api.x.com/"),
+            &u("https://evil.example/")
+        ));
+        assert!(!same_server(
+            &u("https://api.x.com/"),
+            &u("https://api.x.com.evil.example/")
+        ));
+        assert!(!same_server(
+            &u("http://127.0.0.1:8080/"),
+            &u("http://127.0.0.1:9090/")
+        ));
+        assert!(!same_server(
+            &u("https://api.x.com/"),
+            &u("http://api.x.com/")
+        ));
+        assert!(!same_server(
+            &u("http://api.x.com:8080/"),
+            &u("https://api.x.com/")
+        ));
     }
 
     #[test]

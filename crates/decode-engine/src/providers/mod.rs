@@ -105,6 +105,30 @@ impl ProviderKind {
     }
 }
 
+impl From<decode_protocol::ProviderName> for ProviderKind {
+    fn from(name: decode_protocol::ProviderName) -> ProviderKind {
+        use decode_protocol::ProviderName as N;
+        match name {
+            N::Gemini => ProviderKind::Gemini,
+            N::Anthropic => ProviderKind::Anthropic,
+            N::Openai => ProviderKind::Openai,
+            N::Script => ProviderKind::Script,
+        }
+    }
+}
+
+impl From<ProviderKind> for decode_protocol::ProviderName {
+    fn from(kind: ProviderKind) -> decode_protocol::ProviderName {
+        use decode_protocol::ProviderName as N;
+        match kind {
+            ProviderKind::Gemini => N::Gemini,
+            ProviderKind::Anthropic => N::Anthropic,
+            ProviderKind::Openai => N::Openai,
+            ProviderKind::Script => N::Script,
+        }
+    }
+}
+
 impl fmt::Display for ProviderKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -145,6 +145,10 @@ impl Wire for OpenAiWire {
         req
     }
 
+    fn api_key(&self) -> Option<&crate::secret::ApiKey> {
+        self.api_key.as_ref()
+    }
+
     fn decoder(&self) -> Box<dyn Decoder> {
         Box::new(OpenAiDecoder::default())
     }

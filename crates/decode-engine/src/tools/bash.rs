@@ -29,7 +29,7 @@ use tokio::sync::mpsc;
 use super::files::parse_input;
 use super::paths::{display, expand_home, lexical, resolve_links, within};
 use super::{ToolContext, ToolHandler, ToolProgress, ToolResult};
-use crate::sandbox::{Plan, Support};
+use crate::sandbox::{Inputs, Plan, ReadDeny, Support};
 
 /// The timeout when `timeout_s` is not given.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
@@ -48,6 +48,11 @@ struct BashInput {
     command: String,
     #[serde(default)]
     timeout_s: Option<f64>,
+    /// What the command is for, in a few words: shown to the person when they are
+    /// asked (read by the gated path, not here).
+    #[serde(default)]
+    #[allow(dead_code)]
+    description: Option<String>,
 }
 
 fn check(i: &BashInput) -> Result<(), String> {
@@ -85,6 +90,7 @@ impl ToolHandler for BashTool {
             "type": "object",
             "properties": {
                 "command": {"type": "string", "description": "The command to run."},
+                "description": {"type": "string", "description": "What this command does and why, in 5-10 words (shown to the person if they are asked to approve it), e.g. \"Run the unit tests\"."},
                 "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_SECS, "description": "Seconds before the command is stopped (default 120, at most 600)."}
             },
             "required": ["command"],
@@ -206,10 +212,80 @@ impl Tail {
 /// is dropped midway (an aborted task) leaves no process behind.
 struct GroupGuard(i32);
 
+/// A small process that kills a command's group when Decode dies: it waits for the end
+/// of a pipe whose other end only Decode holds, so the pipe closes when Decode ends,
+/// however it ends (a `kill -9` included), and then it kills the group. When the
+/// command ends first, the watcher is killed before the group is (see [`GroupGuard`]),
+/// so it never signals a group number that could have been reused.
+struct DeathWatch {
+    child: tokio::process::Child,
+    /// Decode's end of the pipe: never written, closed by Decode's death.
+    _pipe: tokio::process::ChildStdin,
+}
+
+impl DeathWatch {
+    fn start(pgid: i32) -> Option<DeathWatch> {
+        let spawned = tokio::process::Command::new("sh")
+            .args([
+                "-c",
+                "cat >/dev/null; kill -s KILL -- \"-$1\" 2>/dev/null",
+                "decode-watch",
+            ])
+            .arg(pgid.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            // Its own group: a signal to the command's group or to Decode's does not
+            // take it along.
+            .process_group(0)
+            .spawn();
+        match spawned {
+            Ok(mut child) => {
+                let pipe = child.stdin.take()?;
+                Some(DeathWatch { child, _pipe: pipe })
+            }
+            Err(e) => {
+                tracing::warn!(pgid, error = %e, "cannot start the watcher of a command run outside the sandbox");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for DeathWatch {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         kill_group(self.0);
     }
+}
+
+/// Stops a command on timeout or cancel. In the sandbox, process 1 of the command's
+/// process namespace is killed first (the kernel then ends everything in it), and
+/// the process waiting outside ends only once that is done: what Decode does next
+/// (taking back what the command planted) never races a process of the command's
+/// still running. Outside the sandbox (or when process 1 cannot be found), the
+/// command's process group is killed.
+fn stop(pgid: i32, sandboxed: bool) {
+    if sandboxed {
+        let children = std::fs::read_to_string(format!("/proc/{pgid}/task/{pgid}/children"))
+            .unwrap_or_default();
+        let mut killed = false;
+        for pid in children
+            .split_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+        {
+            killed |= nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGKILL).is_ok();
+        }
+        if killed {
+            return;
+        }
+    }
+    kill_group(pgid);
 }
 
 fn kill_group(pgid: i32) {
@@ -274,72 +350,50 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     // none: said once in the log, the status bar and `decode run`'s start line).
     let sandbox = match crate::sandbox::support() {
         Support::Enforced { bwrap, .. } if !ctx.approved_by_person => {
-            let scan = ctx.session.sandbox_scan().await;
-            if scan.truncated {
-                // The walk stopped before the end: a repository beyond it would have
-                // hooks and a config the sandbox does not keep read-only.
-                return ToolResult::error(format!(
-                    "bash: not run: this project holds more than {} files and folders, too \
-                     many for Decode to find every git folder, .envrc and .vscode in it, so \
-                     its sandbox cannot protect them. Only a command the person approves \
-                     when asked runs here (outside the sandbox): ask the person, or remove \
-                     generated files from the project.",
-                    crate::sandbox::MAX_SCAN_ENTRIES
-                ));
+            match prepare_sandbox(ctx).await {
+                Ok(s) => Some((bwrap.clone(), s)),
+                Err(why) => return ToolResult::error(why),
             }
-            let plan = Plan::new(&ctx.active.gate(), &scan);
-            // Recorded before the command starts, dropped after its undo.
-            let record = plan.register();
-            Some((bwrap.clone(), plan, record))
         }
         _ => None,
     };
-    let mut cmd = match &sandbox {
-        Some((bwrap, plan, _)) => {
-            // bubblewrap leads a process group of its own (killed on timeout and
-            // cancel: its pid namespace goes with it); the command gets a session of
-            // its own (`--new-session`: no controlling terminal to push keystrokes
-            // into).
-            let mut c = tokio::process::Command::new(bwrap);
-            c.process_group(0)
-                .args(plan.args(&cwd))
-                .arg("--")
-                .arg("bash");
-            c
-        }
+    // The environment the command gets: Decode's, with the pager and prompts
+    // switched off; in the sandbox without keys, tokens and service addresses.
+    let env = command_env(sandbox.as_ref().map(|(_, s)| s), ctx.approved_by_person);
+    let mut held_mounts = None;
+    let mut child = match &sandbox {
+        Some((bwrap, s)) => match spawn_sandboxed(bwrap, s, &cwd, &script, &env).await {
+            Ok((c, mounts)) => {
+                held_mounts = mounts;
+                c
+            }
+            Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
+        },
         None => {
             let mut c = tokio::process::Command::new("bash");
-            c.process_group(0);
-            c
+            c.process_group(0).arg("-c").arg(&script).current_dir(&cwd);
+            match with_io(&mut c, &env).spawn() {
+                Ok(c) => c,
+                Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
+            }
         }
-    };
-    cmd.arg("-c")
-        .arg(&script)
-        .current_dir(&cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env("PAGER", "cat")
-        .env("GIT_PAGER", "cat")
-        // The gate reads `$TMPDIR` as /tmp: an unset one would make
-        // `$TMPDIR/home` mean /home.
-        .env(
-            "TMPDIR",
-            std::env::var_os("TMPDIR")
-                .filter(|t| !t.is_empty())
-                .unwrap_or_else(|| "/tmp".into()),
-        )
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .kill_on_drop(true);
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
     };
     let Some(pid) = child.id() else {
         return ToolResult::error("bash: the shell exited before it could be watched");
     };
     let pgid = pid as i32;
     let _guard = GroupGuard(pgid);
+    // Outside the sandbox nothing else ties the command to Decode's life: a watcher
+    // kills its group if Decode dies, and a record lets the next Decode do it if even
+    // the watcher is gone (decode-core running_groups). Dropped before `_guard`.
+    let (_record, _watcher) = if sandbox.is_none() {
+        (
+            decode_core::running_groups::register(pgid),
+            DeathWatch::start(pgid),
+        )
+    } else {
+        (None, None)
+    };
     tracing::debug!(pgid, cwd = %cwd.display(), sandboxed = sandbox.is_some(), "bash started");
 
     // Readers: one task per stream, chunks to one channel so arrival order is kept.
@@ -401,18 +455,26 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
                 None => streams_open = false,
             },
             _ = &mut deadline => {
-                kill_group(pgid);
+                stop(pgid, sandbox.is_some());
                 break End::TimedOut;
             }
             _ = ctx.cancel.cancelled() => {
-                kill_group(pgid);
+                stop(pgid, sandbox.is_some());
                 break End::Cancelled;
             }
         }
     };
     if !matches!(end, End::Exited(_)) {
-        // Reap the shell itself (it was killed with its group).
-        let _ = child.wait().await;
+        // Reap the shell itself (it was killed with its group). In the sandbox, the
+        // process waiting outside ends only once the command's process namespace is
+        // empty; should it not (a process stuck in the kernel), the group goes.
+        if tokio::time::timeout(Duration::from_secs(5), child.wait())
+            .await
+            .is_err()
+        {
+            kill_group(pgid);
+            let _ = child.wait().await;
+        }
     }
 
     // Output still buffered, or held open by leftovers: a short grace, then the group
@@ -469,6 +531,11 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
             "[output truncated: the first {dropped} characters were dropped; the last {MAX_OUTPUT_CHARS} follow]\n{text}"
         );
     }
+    let ended_by_itself = matches!(end, End::Exited(_));
+    let exit_code = match &end {
+        End::Exited(s) => s.code(),
+        _ => None,
+    };
     let (status_note, is_error) = match end {
         End::Exited(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
             (Some(0), _) => (None, false),
@@ -501,22 +568,25 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         }
         text.push_str(&note);
     }
-    if let Some((_, plan, _)) = &sandbox {
+    let mut bound = None;
+    if let Some((_, s)) = &sandbox {
         let quarantine = crate::running_commands::quarantine_folder();
-        for note in plan.undo(&quarantine) {
+        for note in s.plan.undo(&quarantine, &s.held) {
             text.push_str(&format!("\n[{note}]"));
         }
-        if let Some(p) = crate::sandbox::refused_protected_write(&text, plan) {
-            text.push_str(&format!(
-                "\n[{} is protected by Decode: commands run in a sandbox that keeps it \
-                 read-only. Only a command the person approves when asked runs outside it: \
-                 ask the person to make this change, or to approve the command in a mode \
-                 that asks.]",
-                display(&ctx.project_root, &p)
-            ));
+        // A command that failed because it crossed a bound says which, and where.
+        if is_error && ended_by_itself {
+            bound = crate::sandbox::bounds::find(&text, &s.plan, &cwd);
+            if let Some(b) = &bound {
+                text.push_str(&format!("\n[sandbox: {}]", b.message));
+            }
         }
         // What this command changed is seen by the next one.
-        ctx.session.rescan_for_sandbox().await;
+        ctx.session.rescan_for_sandbox(s.deny.clone()).await;
+    }
+    // The command's copy of the mount table is taken apart off the critical path.
+    if let Some(m) = held_mounts {
+        tokio::task::spawn_blocking(move || drop(m));
     }
     let cwd_now = display(&ctx.project_root, &ctx.session.cwd());
     tracing::debug!(pgid, cwd = %cwd_now, "bash finished");
@@ -525,7 +595,213 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         is_error,
         diff: None,
         sandboxed: Some(sandbox.is_some()),
+        bound,
+        exit_code,
+        duration_ms: None,
     }
+}
+
+/// The environment of a command: Decode's, with pagers and git's prompts switched
+/// off and `$TMPDIR` set (the gate reads an unset one as /tmp); in the sandbox
+/// (`sandboxed`), without the variables it keeps out (keys, tokens, services).
+fn command_env(
+    sandboxed: Option<&Prepared>,
+    approved: bool,
+) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let tmpdir = std::env::var_os("TMPDIR")
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "/tmp".into());
+    let overrides: [(&str, std::ffi::OsString); 4] = [
+        ("PAGER", "cat".into()),
+        ("GIT_PAGER", "cat".into()),
+        ("TMPDIR", tmpdir),
+        ("GIT_TERMINAL_PROMPT", "0".into()),
+    ];
+    let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os()
+        .filter(|(k, _)| !overrides.iter().any(|(o, _)| k == o))
+        .filter(|(k, _)| match sandboxed {
+            Some(s) => crate::sandbox::env::removed(k, &s.inputs.user.env_pass).is_none(),
+            // Approved to run outside: the person's services stay (an ssh agent, the
+            // display) and so do their tokens (a push the person approved needs
+            // them), but no command inherits the keys Decode itself reads.
+            None if approved => !k.to_str().is_none_or(crate::sandbox::env::is_provider_key),
+            // No sandbox on this machine: still no key or token in a command nobody
+            // approved.
+            None => !k.to_str().is_none_or(crate::sandbox::env::is_secret_var),
+        })
+        .collect();
+    env.extend(overrides.into_iter().map(|(k, v)| (k.into(), v)));
+    env.sort();
+    env
+}
+
+/// Stdin from nothing, stdout and stderr piped, exactly `env`, killed if dropped.
+fn with_io<'a>(
+    c: &'a mut tokio::process::Command,
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> &'a mut tokio::process::Command {
+    c.env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+}
+
+/// Starts `script` in the sandbox `s`: in the shell started ahead for it when there
+/// is one, else entering the kept sandbox (built by bubblewrap the first time),
+/// else with bubblewrap for this one command. The process returned leads the
+/// command's process group; with it, the command's mount table when it is held.
+async fn spawn_sandboxed(
+    bwrap: &std::path::Path,
+    s: &Prepared,
+    cwd: &std::path::Path,
+    script: &str,
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> std::io::Result<(tokio::process::Child, Option<std::fs::File>)> {
+    use crate::sandbox::warm;
+    let build = |plan: Plan| {
+        let bwrap = bwrap.to_path_buf();
+        async move {
+            tokio::task::spawn_blocking(move || warm::for_plan(&bwrap, &plan))
+                .await
+                .map_err(std::io::Error::other)
+                .and_then(|r| r)
+        }
+    };
+    let mut plan = s.plan.clone();
+    let mut kept = build(plan.clone()).await;
+    if kept.is_err() && warm::enabled() {
+        // Something it mounts went away meanwhile (a server of the person's
+        // stopped, taking its socket along): the sandbox is planned again.
+        plan = Plan::new(&s.gate, &s.scan, &s.inputs);
+        kept = build(plan.clone()).await;
+    }
+    match kept {
+        Ok(w) => {
+            let key = warm::env_key(env);
+            let spare = if script.len() <= warm::SPARE_MAX_TEXT {
+                w.take_spare(key).await
+            } else {
+                None
+            };
+            // The next command's shell starts now, while this one runs.
+            w.prepare_spare(env.to_vec());
+            if let Some(spare) = spare {
+                let bash_env = env
+                    .iter()
+                    .find(|(k, _)| k == "BASH_ENV")
+                    .map(|(_, v)| v.as_os_str());
+                match spare.start(cwd, bash_env, script) {
+                    Ok(started) => return Ok((started.child, started.mounts)),
+                    Err(e) => {
+                        tracing::debug!(error = %e, "the shell started ahead could not take the command")
+                    }
+                }
+            }
+            warm::ENTERED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let mut c = tokio::process::Command::new("bash");
+            c.arg("-c").arg(script);
+            with_io(&mut c, env);
+            warm::apply(&w, cwd, &mut c)?;
+            Ok((c.spawn()?, None))
+        }
+        Err(e) => {
+            // bubblewrap for this one command: slower, as safe.
+            if warm::enabled() {
+                tracing::warn!(error = %e, "cannot keep a sandbox warm; bubblewrap runs the command");
+            }
+            let mut c = tokio::process::Command::new(bwrap);
+            decode_nsenter::close_inherited_on_exec(c.as_std_mut());
+            c.process_group(0)
+                .args(plan.args(cwd))
+                .arg("--")
+                .arg("bash")
+                .arg("-c")
+                .arg(script)
+                .current_dir(cwd);
+            Ok((with_io(&mut c, env).spawn()?, None))
+        }
+    }
+}
+
+/// One command's sandbox, made before it starts and kept until its clean-up.
+struct Prepared {
+    plan: Plan,
+    /// What the plan was made from (to make it again).
+    gate: std::sync::Arc<decode_policy::Gate>,
+    scan: std::sync::Arc<crate::sandbox::Scan>,
+    inputs: Inputs,
+    deny: ReadDeny,
+    /// The folders checked at the end, held open since before the start.
+    held: crate::sandbox::Held,
+    /// Recorded before the command starts, dropped after its undo.
+    _record: Option<crate::sandbox::Running>,
+}
+
+/// The sandbox of a command in `ctx`'s project now, or why none can be made (the
+/// command then does not run).
+async fn prepare_sandbox(ctx: &ToolContext) -> Result<Prepared, String> {
+    let inputs = Inputs::for_state(&ctx.active);
+    let deny = ReadDeny::of(&ctx.active, &inputs.homes);
+    let scan = ctx.session.sandbox_scan(&deny).await;
+    let only_approved =
+        "Only a command the person approves when asked runs here (outside the sandbox)";
+    if scan.truncated {
+        // The walk stopped before the end: a repository beyond it would have
+        // hooks and a config the sandbox does not keep read-only.
+        return Err(format!(
+            "bash: not run: this project holds more than {} files and folders, too \
+             many for Decode to find every git folder, .envrc and .vscode in it, so \
+             its sandbox cannot protect them. {only_approved}: ask the person, or remove \
+             generated files from the project.",
+            crate::sandbox::MAX_SCAN_ENTRIES
+        ));
+    }
+    if !scan.deny_unenforced.is_empty() {
+        return Err(format!(
+            "bash: not run: the `read` deny rule{} {} cover{} folders too big for Decode to \
+             find every file in them, so its sandbox cannot hide them. {only_approved}: ask \
+             the person, or narrow the rule.",
+            if scan.deny_unenforced.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            scan.deny_unenforced
+                .iter()
+                .map(|r| format!("`{r}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if scan.deny_unenforced.len() == 1 {
+                "s"
+            } else {
+                ""
+            },
+        ));
+    }
+    if scan.denied_reads.len() > crate::sandbox::denied::MAX_HIDDEN {
+        return Err(format!(
+            "bash: not run: `read` deny rules cover {} files and folders here, more than the \
+             {} Decode's sandbox hides one by one. {only_approved}: ask the person, or make \
+             the rules cover whole folders.",
+            scan.denied_reads.len(),
+            crate::sandbox::denied::MAX_HIDDEN
+        ));
+    }
+    let gate = ctx.active.gate();
+    let plan = Plan::new(&gate, &scan, &inputs);
+    let held = plan.hold();
+    let record = plan.register();
+    Ok(Prepared {
+        plan,
+        gate,
+        scan,
+        inputs,
+        deny,
+        held,
+        _record: record,
+    })
 }
 
 /// The shell's last working folder from the `EXIT` trap's file: at most 8 KiB of a

@@ -30,6 +30,10 @@ pub struct CallOutcome {
     /// Bash: the command as the person edited it (what was judged again and run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edited_command: Option<String>,
+    /// Bash: the command hit a bound of the sandbox and the person was asked
+    /// whether to run it again outside; their answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_outside: Option<DecisionAnswer>,
 }
 
 /// How many times one call may be edited and asked again.
@@ -93,6 +97,7 @@ pub async fn call_tool(
             ran: false,
             note: None,
             edited_command: edited.clone(),
+            run_outside: None,
         };
 
         if outcome.decision.verdict == Verdict::Deny {
@@ -115,6 +120,11 @@ pub async fn call_tool(
         {
             outcome.note = Some("allowed by a rule you allowed for this session".to_string());
             break outcome;
+        }
+        // A call that would fail on its own terms is not put to the person.
+        if let Err(e) = handler.precheck(&input, ctx) {
+            outcome.result = ToolResult::error(format!("{e} [the person was not asked]"));
+            return outcome;
         }
 
         let request = permission_request(
@@ -208,13 +218,119 @@ pub async fn call_tool(
         approved_by_person,
         ..ctx.clone()
     };
-    let mut result = handler.execute(input, ctx).await;
+    let mut result = timed(handler, &input, ctx).await;
+    // A sandboxed command that failed on a bound of the sandbox: the person is
+    // asked whether to run it again outside, once (in every mode: no rule and no
+    // mode lifts the sandbox).
+    if let Some(bound) = result
+        .bound
+        .clone()
+        .filter(|b| b.may_run_outside && result.sandboxed == Some(true))
+    {
+        let (again, note) = run_outside(handler, &input, ctx, &result, bound).await;
+        outcome.run_outside = Some(note.0);
+        match again {
+            Some(r) => {
+                outcome.note = Some(note.1);
+                result = r;
+            }
+            None => result.content.push_str(&format!("\n[{}]", note.1)),
+        }
+    }
     if edited.is_some() {
         result.content = with_edit_note(&edited, result.content);
     }
     outcome.result = result;
     outcome.ran = true;
     outcome
+}
+
+/// Runs the tool and notes how long it ran.
+async fn timed(
+    handler: &dyn ToolHandler,
+    input: &serde_json::Value,
+    ctx: &ToolContext,
+) -> ToolResult {
+    let started = std::time::Instant::now();
+    let mut result = handler.execute(input.clone(), ctx).await;
+    result.duration_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+    result
+}
+
+/// Asks the person whether a command that hit a bound of the sandbox should run
+/// again outside it, and runs it when they allow it once. Returns the new result
+/// (when it ran again) and the answer with a note for the person and the model.
+async fn run_outside(
+    handler: &dyn ToolHandler,
+    input: &serde_json::Value,
+    ctx: &ToolContext,
+    sandboxed: &ToolResult,
+    bound: decode_protocol::SandboxBound,
+) -> (Option<ToolResult>, (DecisionAnswer, String)) {
+    let command = input
+        .get("command")
+        .and_then(|c| c.as_str())
+        .unwrap_or_default()
+        .to_string();
+    let tail: Vec<&str> = sandboxed.content.lines().rev().take(12).collect();
+    let output = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+    let request = DecisionRequest::RunOutside {
+        command,
+        cwd: ctx.session.cwd().display().to_string(),
+        bound: bound.clone(),
+        output,
+    };
+    let answer = tokio::select! {
+        a = ctx.decisions.ask(request) => a,
+        _ = ctx.cancel.cancelled() => DecisionAnswer::Unavailable {
+            reason: "the run was stopped".to_string(),
+        },
+    };
+    tracing::info!(bound = %bound.message, ?answer, "asked to run a command again outside the sandbox");
+    match answer {
+        DecisionAnswer::AllowOnce => {
+            let outside = ToolContext {
+                approved_by_person: true,
+                ..ctx.clone()
+            };
+            let mut r = timed(handler, input, &outside).await;
+            r.content = format!(
+                "[in the sandbox it failed: {}; the person allowed it to run again outside the sandbox, once]\n{}",
+                bound.message, r.content
+            );
+            (
+                Some(r),
+                (
+                    DecisionAnswer::AllowOnce,
+                    "ran again outside the sandbox: the person allowed it once".to_string(),
+                ),
+            )
+        }
+        DecisionAnswer::Deny { feedback } => {
+            let mut text = "the person chose not to run it outside the sandbox".to_string();
+            if let Some(f) = feedback
+                .as_deref()
+                .map(str::trim)
+                .filter(|f| !f.is_empty())
+            {
+                text.push_str(&format!("; their feedback: {f}"));
+            }
+            (None, (DecisionAnswer::Deny { feedback }, text))
+        }
+        DecisionAnswer::Unavailable { reason } => {
+            let text = format!(
+                "running it again outside the sandbox needs the person's approval, and nobody can answer: {reason}"
+            );
+            (None, (DecisionAnswer::Unavailable { reason }, text))
+        }
+        other => (
+            None,
+            (
+                other.clone(),
+                format!("not run outside the sandbox: the ask got an answer of the wrong kind ({other:?}); only \"allow once\" runs it outside"),
+            ),
+        ),
+    }
 }
 
 /// Deny over ask over allow.
@@ -256,6 +372,7 @@ fn permission_request(
     DecisionRequest::Permission {
         tool,
         subject: call.subject.clone(),
+        intent: intent_of(input).or_else(|| ctx.intent.clone()),
         input: input.clone(),
         decision: decision.clone(),
         cwd: (tool == Tool::Bash).then(|| cwd.display().to_string()),
@@ -263,6 +380,47 @@ fn permission_request(
         suggested_rules: crate::rule_check::suggest_broader(&ctx.active, call, cwd, decision),
         edited,
     }
+}
+
+/// The longest intent an ask shows, in characters.
+const INTENT_MAX_CHARS: usize = 300;
+
+/// The call's own `description` (bash has one), cut to one short paragraph.
+fn intent_of(input: &serde_json::Value) -> Option<String> {
+    let text = input.get("description")?.as_str()?.trim();
+    (!text.is_empty()).then(|| cut_chars(text, INTENT_MAX_CHARS))
+}
+
+fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// The last sentence of what the agent wrote before its calls: what it said it is
+/// about to do ("Let me run the tests."). None when it wrote nothing.
+pub fn last_sentence(text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    // The last paragraph, then its last sentence (a period, ! or ? followed by a space
+    // ends one; "e.g." inside a sentence may cut it short, which only shortens it).
+    let para = text.rsplit("\n\n").find(|p| !p.trim().is_empty())?.trim();
+    let mut start = 0;
+    let bytes = para.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        if matches!(b, b'.' | b'!' | b'?' | b'\n')
+            && i + 1 < bytes.len()
+            && bytes[i + 1].is_ascii_whitespace()
+            && !para[i + 1..].trim().is_empty()
+        {
+            start = i + 1;
+        }
+    }
+    let sentence = para[start..].trim();
+    (!sentence.is_empty()).then(|| cut_chars(sentence, INTENT_MAX_CHARS))
 }
 
 /// The rules an answer carries, or the decision's exact rules when it carries none.
@@ -335,23 +493,34 @@ fn always_allow(
     }
     match append_allow_rules(&ctx.project_root, &rules) {
         Ok(saved) => {
-            // Remember which rules "always allow" saved, so the settings screen
-            // can mark them and revoke them (the settings file keeps its shape).
-            if let (Some(data), false) = (ctx.active.data_dir(), saved.added.is_empty()) {
+            // Remember which rules the person saved, so the settings screen can
+            // mark them and revoke them (the settings file keeps its shape), and
+            // so they count at once in an untrusted project. A rule that was in
+            // the file already is the person's now too: they chose it.
+            let chosen: Vec<String> = saved
+                .added
+                .iter()
+                .chain(&saved.already_present)
+                .cloned()
+                .collect();
+            let mut recorded = true;
+            if let Some(data) = ctx.active.data_dir() {
                 if let Err(e) = crate::projects::ProjectStore::open(data)
-                    .record_always_allowed(&ctx.project_root, &saved.added)
+                    .record_always_allowed(&ctx.project_root, &chosen)
                 {
+                    recorded = false;
                     tracing::warn!("could not record the always-allow rules: {e}");
                 }
             }
             for d in ctx.active.reload_settings() {
                 tracing::warn!(diagnostic = %d, "after saving an allow rule");
             }
-            let untrusted = if ctx.active.trusted() {
+            let untrusted = if ctx.active.trusted() || (recorded && ctx.active.data_dir().is_some())
+            {
                 String::new()
             } else {
                 format!(
-                    " (this project is not trusted, so its allow rules are ignored until it is: `decode trust {}`)",
+                    " (this project is not trusted and Decode could not record the rule as yours, so it counts once the project is trusted: `decode trust {}`)",
                     ctx.project_root.display()
                 )
             };

@@ -195,16 +195,24 @@ impl ToolHandler for ExitPlanModeTool {
                 "Not in plan mode (the mode is {mode}); there is nothing to approve. Carry on."
             ));
         }
+        let offered = decode_protocol::plan_modes();
         let request = DecisionRequest::PlanApproval {
             plan: input.plan.trim().to_string(),
+            modes: offered.clone(),
         };
         let answer = tokio::select! {
             a = ctx.decisions.ask(request) => a,
             _ = ctx.cancel.cancelled() => return ToolResult::error("the plan approval was cancelled; you are still in plan mode"),
         };
         match answer {
+            // Every surface's answer is checked against the modes offered; one that
+            // reached here another way (a scripted surface) is held to them too.
+            DecisionAnswer::PlanApproved { mode } if !offered.contains(&mode) => {
+                ToolResult::error(format!(
+                    "the plan approval named {mode} mode, which it does not offer; you are still in plan mode"
+                ))
+            }
             DecisionAnswer::PlanApproved { mode } => {
-                let mode = if mode == Mode::Plan { Mode::Edit } else { mode };
                 ctx.active.set_mode(mode);
                 ToolResult::ok(format!(
                     "approved: the person approved the plan and the mode is now {mode} ({}). Carry out the plan.",

@@ -33,7 +33,7 @@ use crate::session_rules::SessionRules;
 use crate::state::ActiveState;
 
 pub use bash::{BashTool, DEFAULT_TIMEOUT_SECS, MAX_OUTPUT_CHARS, MAX_TIMEOUT_SECS};
-pub use call::{call_tool, CallOutcome};
+pub use call::{call_tool, last_sentence, CallOutcome};
 pub use control::{AskUserTool, EnterPlanModeTool, ExitPlanModeTool, SleepTool};
 pub use edit::EditTool;
 pub use glob::{GlobTool, GLOB_MAX_RESULTS};
@@ -72,6 +72,15 @@ pub struct ToolResult {
     /// Bash: whether the command ran in the sandbox.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandboxed: Option<bool>,
+    /// Bash: the bound of the sandbox the command hit, when it failed on one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<decode_protocol::SandboxBound>,
+    /// Bash: the command's exit code, when it ran to its end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// How long the tool ran, in milliseconds (set by the gated path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 impl ToolResult {
@@ -112,6 +121,9 @@ pub struct ToolContext {
     /// this session or always): bash runs it outside the sandbox. A call allowed
     /// by a rule, a mode or an earlier answer runs sandboxed.
     pub approved_by_person: bool,
+    /// What the agent said before this call (its last sentence), shown in an ask
+    /// when the call carries no `description` of its own.
+    pub intent: Option<String>,
 }
 
 impl ToolContext {
@@ -129,7 +141,14 @@ impl ToolContext {
             session_rules: Arc::new(SessionRules::new()),
             judged_path: None,
             approved_by_person: false,
+            intent: None,
         }
+    }
+
+    /// The same context with what the agent said before the call.
+    pub fn with_intent(mut self, intent: Option<String>) -> ToolContext {
+        self.intent = intent;
+        self
     }
 
     /// The same context with another set of session rules.
@@ -174,6 +193,15 @@ pub trait ToolHandler: Send + Sync {
     /// default accepts everything.
     fn validate(&self, input: &serde_json::Value) -> Result<(), String> {
         let _ = input;
+        Ok(())
+    }
+
+    /// Checks, before the person is asked, that the call can succeed on its own
+    /// terms (an edit of a file the agent has not read cannot): an approval is never
+    /// spent on a call that then fails. Runs only when the gate asks. The default
+    /// accepts everything.
+    fn precheck(&self, input: &serde_json::Value, ctx: &ToolContext) -> Result<(), String> {
+        let _ = (input, ctx);
         Ok(())
     }
 

@@ -170,15 +170,21 @@ impl SessionState {
 
     /// The project's protected names as they stand now, for the bash sandbox: the
     /// walk made after the last command (waiting for it if it is still running),
-    /// or a new one.
-    pub(crate) async fn sandbox_scan(&self) -> Arc<crate::sandbox::Scan> {
+    /// or a new one — also when the `read` deny rules changed since that walk.
+    pub(crate) async fn sandbox_scan(
+        &self,
+        deny: &crate::sandbox::ReadDeny,
+    ) -> Arc<crate::sandbox::Scan> {
         let mut guard = self.scan.lock().await;
         if let Some(s) = guard.as_ref() {
-            return s.clone();
+            if s.deny_rules == deny.rules {
+                return s.clone();
+            }
         }
         let root = self.project_root.clone();
+        let deny = deny.clone();
         let s = Arc::new(
-            tokio::task::spawn_blocking(move || crate::sandbox::scan(&root))
+            tokio::task::spawn_blocking(move || crate::sandbox::scan_with(&root, Some(&deny)))
                 .await
                 .unwrap_or_default(),
         );
@@ -188,15 +194,16 @@ impl SessionState {
 
     /// Walks the project again in the background after a command; the next
     /// command waits for this walk.
-    pub(crate) async fn rescan_for_sandbox(&self) {
+    pub(crate) async fn rescan_for_sandbox(&self, deny: crate::sandbox::ReadDeny) {
         let mut guard = self.scan.clone().lock_owned().await;
         let root = self.project_root.clone();
         tokio::spawn(async move {
             // A walk that failed leaves nothing: the next command walks again.
-            *guard = tokio::task::spawn_blocking(move || crate::sandbox::scan(&root))
-                .await
-                .ok()
-                .map(Arc::new);
+            *guard =
+                tokio::task::spawn_blocking(move || crate::sandbox::scan_with(&root, Some(&deny)))
+                    .await
+                    .ok()
+                    .map(Arc::new);
         });
     }
 

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use decode_core::decision::{DecisionAnswer, DecisionRequest, DecisionSurface};
-use decode_engine::channel::{AlreadyAnswered, ChannelEvent, DecisionChannel};
+use decode_engine::channel::{AlreadyAnswered, AnswerRefused, ChannelEvent, DecisionChannel};
+use decode_policy::{Decision, Mode, Tool, Verdict};
 
 fn question(q: &str) -> DecisionRequest {
     DecisionRequest::Question {
@@ -101,15 +102,13 @@ async fn the_first_answer_wins_and_every_surface_is_told() {
     let c = Arc::clone(&channel);
     let asker = tokio::spawn(async move { c.ask(question("ok?")).await });
     settle().await;
-    assert_eq!(
-        channel.answer_by(1, DecisionAnswer::AllowOnce, "native"),
-        Ok(())
-    );
+    let yes = DecisionAnswer::Answer { text: "yes".into() };
+    assert_eq!(channel.answer_by(1, yes.clone(), "native"), Ok(()));
     assert_eq!(
         channel.answer_by(1, DecisionAnswer::Deny { feedback: None }, "modal"),
-        Err(AlreadyAnswered { id: 1 })
+        Err(AlreadyAnswered { id: 1 }.into())
     );
-    assert_eq!(asker.await.unwrap(), DecisionAnswer::AllowOnce);
+    assert_eq!(asker.await.unwrap(), yes);
     assert_eq!(
         log.lines(),
         [
@@ -121,7 +120,7 @@ async fn the_first_answer_wins_and_every_surface_is_told() {
     );
     assert_eq!(
         channel.answer(99, DecisionAnswer::AllowOnce),
-        Err(AlreadyAnswered { id: 99 })
+        Err(AnswerRefused::AlreadyAnswered(AlreadyAnswered { id: 99 }))
     );
 }
 
@@ -175,8 +174,9 @@ async fn a_withdrawn_request_leaves_the_queue_and_the_next_is_asked() {
     assert!(first.await.unwrap().is_err());
     settle().await;
     assert_eq!(channel.current().unwrap().0, 2);
-    channel.answer(2, DecisionAnswer::AllowOnce).unwrap();
-    assert_eq!(second.await.unwrap(), DecisionAnswer::AllowOnce);
+    let ok = DecisionAnswer::Answer { text: "ok".into() };
+    channel.answer(2, ok.clone()).unwrap();
+    assert_eq!(second.await.unwrap(), ok);
     let lines = log.lines();
     assert!(
         lines.contains(&"ui: resolved 1 by gone".to_string()),
@@ -250,4 +250,153 @@ async fn requests_behind_the_current_one_are_announced_as_queued() {
             "resolved 3"
         ]
     );
+}
+
+fn permission(command: &str, capped: bool) -> DecisionRequest {
+    DecisionRequest::Permission {
+        tool: Tool::Bash,
+        subject: command.into(),
+        intent: None,
+        input: serde_json::json!({ "command": command }),
+        decision: Decision {
+            verdict: Verdict::Ask,
+            reason: "default mode asks before running shell commands".into(),
+            trace: Vec::new(),
+            fragments: Vec::new(),
+            capped,
+            origin: None,
+            always_allow_rules: vec![format!("bash({command})")],
+        },
+        cwd: None,
+        diff: None,
+        suggested_rules: Vec::new(),
+        edited: false,
+    }
+}
+
+/// A request waiting behind the current one has not been shown to the person as the
+/// thing to decide: an answer for it (a double-click's second click, a direct call)
+/// is refused, and it stays pending until it is current.
+#[tokio::test]
+async fn only_the_request_shown_now_can_be_answered() {
+    let channel = Arc::new(DecisionChannel::new());
+    let log = Log::default();
+    channel.subscribe(log.listener("ui"));
+    let mut askers = Vec::new();
+    for cmd in ["cat ~/other.txt", "cat ~/secret.txt"] {
+        let c = Arc::clone(&channel);
+        askers.push(tokio::spawn(
+            async move { c.ask(permission(cmd, false)).await },
+        ));
+        settle().await;
+    }
+    assert_eq!(
+        channel.answer_by(2, DecisionAnswer::AllowOnce, "window"),
+        Err(AnswerRefused::NotShown { id: 2 })
+    );
+    assert_eq!(
+        channel.pending().len(),
+        2,
+        "the refused request still waits"
+    );
+    channel
+        .answer_by(1, DecisionAnswer::AllowOnce, "window")
+        .unwrap();
+    // Now it is shown (current), and can be answered.
+    assert_eq!(channel.current().unwrap().0, 2);
+    channel
+        .answer_by(2, DecisionAnswer::Deny { feedback: None }, "window")
+        .unwrap();
+    let answers: Vec<DecisionAnswer> = futures_util::future::join_all(askers)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            DecisionAnswer::AllowOnce,
+            DecisionAnswer::Deny { feedback: None }
+        ]
+    );
+}
+
+/// Every answer is bound to what its request offered.
+#[tokio::test]
+async fn an_answer_that_does_not_fit_its_request_is_refused_and_the_request_stays() {
+    let channel = Arc::new(DecisionChannel::new());
+    channel.subscribe(Log::default().listener("ui"));
+    let c = Arc::clone(&channel);
+    let plan = tokio::spawn(async move {
+        c.ask(DecisionRequest::PlanApproval {
+            plan: "1. edit".into(),
+            modes: vec![Mode::Edit, Mode::Default],
+        })
+        .await
+    });
+    settle().await;
+    for bad in [
+        DecisionAnswer::PlanApproved { mode: Mode::Bypass },
+        DecisionAnswer::PlanApproved { mode: Mode::Auto },
+        DecisionAnswer::PlanApproved { mode: Mode::Plan },
+        DecisionAnswer::AllowOnce,
+        DecisionAnswer::AlwaysAllow {
+            rules: vec!["bash(*)".into()],
+        },
+        DecisionAnswer::Answer { text: "x".into() },
+    ] {
+        assert!(
+            matches!(
+                channel.answer(1, bad.clone()),
+                Err(AnswerRefused::Misfit { id: 1, .. })
+            ),
+            "{bad:?}"
+        );
+    }
+    channel
+        .answer(
+            1,
+            DecisionAnswer::PlanApproved {
+                mode: Mode::Default,
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        plan.await.unwrap(),
+        DecisionAnswer::PlanApproved {
+            mode: Mode::Default
+        }
+    );
+
+    // A capped call offers only "allow once"; only a command can be edited.
+    let c = Arc::clone(&channel);
+    let capped = tokio::spawn(async move { c.ask(permission("git push", true)).await });
+    settle().await;
+    let id = channel.current().unwrap().0;
+    for bad in [
+        DecisionAnswer::AlwaysAllow {
+            rules: vec!["bash(git push)".into()],
+        },
+        DecisionAnswer::AllowForSession {
+            rules: vec!["bash(git push)".into()],
+        },
+        DecisionAnswer::PlanApproved { mode: Mode::Edit },
+    ] {
+        assert!(matches!(
+            channel.answer(id, bad),
+            Err(AnswerRefused::Misfit { .. })
+        ));
+    }
+    channel
+        .answer(
+            id,
+            DecisionAnswer::EditCommand {
+                command: "git status".into(),
+            },
+        )
+        .unwrap();
+    assert!(matches!(
+        capped.await.unwrap(),
+        DecisionAnswer::EditCommand { .. }
+    ));
 }

@@ -36,6 +36,7 @@ fn chat(
             config: LoopConfig::default(),
         },
         None => ChatSetup::Missing {
+            cause: String::new(),
             problem: "No model provider is configured: start Decode with --provider".into(),
         },
     };
@@ -198,7 +199,7 @@ fn the_setup_comes_from_the_config_and_the_flags_or_says_how_to_fix_it() {
     let dir = tempfile::tempdir().unwrap();
     let none = |_: &str| None;
     let problem = |s: ChatSetup| match s {
-        ChatSetup::Missing { problem } => problem,
+        ChatSetup::Missing { problem, .. } => problem,
         ChatSetup::Ready { .. } => panic!("expected no provider"),
     };
 
@@ -240,7 +241,7 @@ fn the_setup_comes_from_the_config_and_the_flags_or_says_how_to_fix_it() {
             assert_eq!(client.info().model, "m");
             assert_eq!(config.max_turns, 7);
         }
-        ChatSetup::Missing { problem } => panic!("{problem}"),
+        ChatSetup::Missing { problem, .. } => panic!("{problem}"),
     }
 }
 

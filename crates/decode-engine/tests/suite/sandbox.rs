@@ -165,7 +165,10 @@ async fn the_result_says_when_the_sandbox_refused_a_protected_write() {
     assert!(r.is_error);
     assert!(r.content.contains("Read-only file system"), "{}", r.content);
     assert!(
-        r.content.contains(".decode is protected by Decode"),
+        r.content.contains(&format!(
+            "[sandbox: the command tried to write {}, which is protected by Decode",
+            p.path(".decode/settings.json").display()
+        )),
         "{}",
         r.content
     );
@@ -231,7 +234,7 @@ async fn ordinary_work_is_unaffected() {
     // Files in the project and build caches in the home folder.
     let r = bash(
         &ctx,
-        "echo x > src/new.rs && for c in ~/.cache ~/.npm ~/.cargo; do \
+        "echo x > src/new.rs && for c in ~/.cache ~/.npm ~/.cargo/registry; do \
          mkdir -p $c/decode-sandbox-test && echo x > $c/decode-sandbox-test/f \
          && rm -r $c/decode-sandbox-test || exit 1; done \
          && mkdir -p .decode-like/x && mv src/new.rs .decode-like/x/ && echo fine",

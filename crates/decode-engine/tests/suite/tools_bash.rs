@@ -325,3 +325,28 @@ async fn dropping_the_call_kills_the_group_too() {
     assert!(group_gone(number_after(&text, "PGID=")));
     assert!(pid_gone(number_after(&text, "BG=")));
 }
+
+/// A command in the sandbox inherits no key or token; one the person approved to run
+/// outside keeps their tokens (a push needs them) but never the keys Decode reads
+/// (names unique to this test, so no other test sees them).
+#[tokio::test]
+async fn secrets_in_decodes_environment_never_reach_a_command() {
+    std::env::set_var("DECODE_TEST_SCRUB_TOKEN", "tok-123");
+    std::env::set_var("decode_test_scrub_api_key", "key-456");
+    std::env::set_var("DECODE_TEST_SCRUB_PLAIN", "visible");
+    let p = Project::new();
+    let script = json!({"command": "env; echo \"[${DECODE_TEST_SCRUB_TOKEN-unset}]\""});
+    let r = exec(&p.ctx(Mode::Bypass), Tool::Bash, script.clone()).await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(!r.content.contains("tok-123"), "{}", r.content);
+    assert!(!r.content.contains("key-456"), "{}", r.content);
+    assert!(r.content.contains("[unset]"), "{}", r.content);
+    assert!(
+        r.content.contains("DECODE_TEST_SCRUB_PLAIN=visible"),
+        "{}",
+        r.content
+    );
+    let r = exec(&outside(p.ctx(Mode::Bypass)), Tool::Bash, script).await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(r.content.contains("[tok-123]"), "{}", r.content);
+}

@@ -133,7 +133,7 @@ async fn plan_mode_round_trip() {
     assert!(!r.is_error);
     assert!(r.content.starts_with("approved"), "{}", r.content);
     assert_eq!(ctx.active.mode(), Mode::Edit);
-    let DecisionRequest::PlanApproval { plan } = &s.asked()[1] else {
+    let DecisionRequest::PlanApproval { plan, .. } = &s.asked()[1] else {
         panic!("not a plan approval")
     };
     assert!(plan.contains("3. docs"));
@@ -152,6 +152,25 @@ async fn the_person_may_pick_another_mode_and_nobody_means_stay() {
     let r = exec(&ctx, Tool::ExitPlanMode, json!({"plan": "do it"})).await;
     assert!(r.is_error);
     assert_eq!(ctx.active.mode(), Mode::Plan);
+}
+
+/// A plan offers edit, auto and default: an answer naming bypass (or plan) from any
+/// surface leaves the agent in plan mode.
+#[tokio::test]
+async fn a_plan_approved_into_a_mode_it_does_not_offer_changes_nothing() {
+    let p = Project::new();
+    for mode in [Mode::Bypass, Mode::Plan] {
+        let s = Scripted::new(vec![DecisionAnswer::PlanApproved { mode }]);
+        let ctx = p.ctx_with(Mode::Plan, s.clone());
+        let r = exec(&ctx, Tool::ExitPlanMode, json!({"plan": "do it"})).await;
+        assert!(r.is_error, "{}", r.content);
+        assert!(r.content.contains("does not offer"), "{}", r.content);
+        assert_eq!(ctx.active.mode(), Mode::Plan);
+        let DecisionRequest::PlanApproval { modes, .. } = &s.asked()[0] else {
+            panic!("not a plan approval")
+        };
+        assert_eq!(modes, &[Mode::Edit, Mode::Auto, Mode::Default]);
+    }
 }
 
 #[tokio::test]

@@ -20,7 +20,7 @@ use decode_engine::session::SessionStore;
 use decode_engine::tools::{call_tool, handler, ToolContext};
 use decode_engine::workspace;
 use decode_policy::{Call, Mode, Tool, Verdict};
-use decode_protocol::{ProviderChoice, RuleList, RuleSource};
+use decode_protocol::{ProviderChoice, ProviderName, RuleList, RuleSource};
 use serde_json::{json, Value};
 use tools_support::Scripted;
 
@@ -393,11 +393,13 @@ fn the_provider_is_saved_keeping_unknown_keys_and_cleared_fields_go() {
     workspace::save_provider(
         config.path(),
         &ProviderChoice {
-            provider: Some("openai".into()),
+            provider: Some(ProviderName::Openai),
             model: Some(" qwen2.5-coder:7b ".into()),
             base_url: Some("http://localhost:11434/v1".into()),
             context_tokens: Some(32768),
+            confirm_key_host: None,
         },
+        &|_| false,
     )
     .unwrap();
     let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
@@ -410,18 +412,20 @@ fn the_provider_is_saved_keeping_unknown_keys_and_cleared_fields_go() {
 
     let keys = FakeKeys::default();
     let view = workspace::provider_view(config.path(), &keys, &no_env, false);
-    assert_eq!(view.provider.as_deref(), Some("openai"));
+    assert_eq!(view.provider, Some(ProviderName::Openai));
     assert_eq!(view.context_tokens, Some(32768));
     assert!(view.problem.is_none());
 
     workspace::save_provider(
         config.path(),
         &ProviderChoice {
-            provider: Some("openai".into()),
+            provider: Some(ProviderName::Openai),
             model: Some(String::new()),
             base_url: None,
             context_tokens: None,
+            confirm_key_host: None,
         },
+        &|_| false,
     )
     .unwrap();
     let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
@@ -439,11 +443,13 @@ fn a_linked_config_file_is_written_where_it_lives() {
     workspace::save_provider(
         config.path(),
         &ProviderChoice {
-            provider: Some("gemini".into()),
+            provider: Some(ProviderName::Gemini),
             model: None,
             base_url: None,
             context_tokens: None,
+            confirm_key_host: None,
         },
+        &|_| false,
     )
     .unwrap();
     assert!(fs::symlink_metadata(config.path().join("config.json"))
@@ -470,26 +476,114 @@ fn a_bad_provider_url_or_a_malformed_config_is_refused_and_the_file_kept() {
     let config = tempfile::tempdir().unwrap();
     let path = config.path().join("config.json");
     let choice = |url: &str| ProviderChoice {
-        provider: Some("openai".into()),
+        provider: Some(ProviderName::Openai),
         model: Some("m".into()),
         base_url: Some(url.into()),
         context_tokens: None,
+        confirm_key_host: None,
     };
-    assert!(workspace::save_provider(config.path(), &choice("file:///etc")).is_err());
-    assert!(workspace::save_provider(config.path(), &choice("not a url")).is_err());
+    assert!(workspace::save_provider(config.path(), &choice("file:///etc"), &|_| false).is_err());
+    assert!(workspace::save_provider(config.path(), &choice("not a url"), &|_| false).is_err());
     assert!(!path.exists());
-    let bad = ProviderChoice {
-        provider: Some("skynet".into()),
-        ..choice("http://x")
-    };
-    assert!(workspace::save_provider(config.path(), &bad).is_err());
+    // An unknown provider is not even a choice: the wire refuses it.
+    assert!(serde_json::from_value::<ProviderChoice>(json!({
+        "provider": "skynet", "model": null, "base_url": null, "context_tokens": null
+    }))
+    .is_err());
 
     fs::write(&path, "{\"provider\": ").unwrap();
-    let e = workspace::save_provider(config.path(), &choice("http://localhost:1/v1")).unwrap_err();
-    assert!(e.contains("config.json"), "{e}");
+    let e = workspace::save_provider(config.path(), &choice("http://localhost:1/v1"), &|_| false)
+        .unwrap_err();
+    assert!(e.to_string().contains("config.json"), "{e}");
     assert_eq!(fs::read_to_string(&path).unwrap(), "{\"provider\": ");
     let view = workspace::provider_view(config.path(), &FakeKeys::default(), &no_env, false);
     assert!(view.problem.is_some());
+}
+
+#[test]
+fn a_stored_key_never_follows_a_changed_base_url_without_a_confirmation() {
+    let config = tempfile::tempdir().unwrap();
+    let path = config.path().join("config.json");
+    let choice = |url: Option<&str>, confirm: Option<&str>| ProviderChoice {
+        provider: Some(ProviderName::Openai),
+        model: Some("m".into()),
+        base_url: url.map(String::from),
+        context_tokens: None,
+        confirm_key_host: confirm.map(String::from),
+    };
+    let has_key = |k: ProviderKind| k == ProviderKind::Openai;
+    // The default host, a local server (no key is sent there) and a provider without a
+    // key need no confirmation.
+    workspace::save_provider(config.path(), &choice(None, None), &has_key).unwrap();
+    workspace::save_provider(
+        config.path(),
+        &choice(Some("http://localhost:11434/v1"), None),
+        &has_key,
+    )
+    .unwrap();
+    workspace::save_provider(
+        config.path(),
+        &choice(Some("https://evil.example/v1"), None),
+        &|_| false,
+    )
+    .unwrap();
+    // Another host with a stored key: refused, the file as it was, the hosts named.
+    let before = fs::read_to_string(&path).unwrap();
+    let e = workspace::save_provider(
+        config.path(),
+        &choice(Some("https://EVIL.example./v1"), None),
+        &has_key,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, workspace::SaveProviderError::KeyHost { host, bound, .. }
+            if host == "evil.example." && bound == "api.openai.com"),
+        "{e:?}"
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), before);
+    // A confirmation for another host does not count.
+    assert!(workspace::save_provider(
+        config.path(),
+        &choice(Some("https://evil.example:8443/v1"), Some("evil.example")),
+        &has_key
+    )
+    .is_err());
+    // Confirmed: saved, and the host recorded, so the next save does not ask again…
+    workspace::save_provider(
+        config.path(),
+        &choice(Some("https://openrouter.ai/api/v1"), Some("openrouter.ai")),
+        &has_key,
+    )
+    .unwrap();
+    let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["keyHosts"]["openai"], "openrouter.ai");
+    workspace::save_provider(
+        config.path(),
+        &choice(Some("https://openrouter.ai/api/v2"), None),
+        &has_key,
+    )
+    .unwrap();
+    // …but going back to the default host is a change of host too.
+    assert!(workspace::save_provider(config.path(), &choice(None, None), &has_key).is_err());
+}
+
+#[test]
+fn storing_a_key_binds_it_to_the_host_the_settings_show() {
+    let config = tempfile::tempdir().unwrap();
+    let path = config.path().join("config.json");
+    fs::write(
+        &path,
+        r#"{"provider": "openai", "baseUrl": "https://openrouter.ai/api/v1", "x": 1}"#,
+    )
+    .unwrap();
+    workspace::bind_key_host(config.path(), ProviderKind::Openai).unwrap();
+    let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["keyHosts"]["openai"], "openrouter.ai");
+    assert_eq!(v["x"], 1);
+    // A key of another provider is bound to that provider's default host: nothing to record.
+    let before = fs::read_to_string(&path).unwrap();
+    workspace::bind_key_host(config.path(), ProviderKind::Anthropic).unwrap();
+    assert_eq!(fs::read_to_string(&path).unwrap(), before);
 }
 
 #[test]

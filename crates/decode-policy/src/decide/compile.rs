@@ -13,7 +13,7 @@ impl Gate {
         let root = paths::resolve(&root_given);
         let home = lexical(&cwd, &input.home);
         let home_canon = paths::resolve(&home);
-        let (index, warnings, broken_rules) = compile_rules(&input, &home, &home_canon);
+        let (index, warnings, broken_rules) = compile_rules(&input, &cwd, &home, &home_canon);
         let extra_dirs = if input.trusted {
             input
                 .additional_directories
@@ -84,6 +84,7 @@ impl Gate {
 /// rules, and a project agent's, are left out) and `caps.external`.
 fn compile_rules(
     input: &PolicyInput,
+    cwd: &Path,
     home: &Path,
     home_canon: &Path,
 ) -> (RuleIndex, Vec<PolicyWarning>, Vec<BrokenRule>) {
@@ -98,7 +99,7 @@ fn compile_rules(
     };
     let agent_name = input.agent.name.clone();
     let agent_allow_ok = trusted || !input.agent.from_project;
-    let mut add_lists = |lists: &RuleLists, source: Source, allow_ok: bool| {
+    let mut add_lists = |lists: &RuleLists, source: Source, allow_ok: bool, anchors: &[&Path]| {
         let sets = [
             (RuleList::Deny, &lists.deny),
             (RuleList::Ask, &lists.ask),
@@ -118,7 +119,7 @@ fn compile_rules(
             for text in texts {
                 let result = Rule::parse(text)
                     .map_err(|e| e.to_string())
-                    .and_then(|r| index.add(list, &r, source.clone(), &homes));
+                    .and_then(|r| index.add(list, &r, source.clone(), &homes, anchors));
                 if let Err(message) = result {
                     if list != RuleList::Allow {
                         broken.push(BrokenRule::new(text, list, &source.describe(), &message));
@@ -132,24 +133,64 @@ fn compile_rules(
             }
         }
     };
-    add_lists(&input.project_rules, Source::Project, trusted);
+    add_lists(&input.project_rules, Source::Project, trusted, &[]);
+    if !trusted && !input.saved_allow.is_empty() {
+        // Rules the person saved through Decode count at once.
+        let saved = RuleLists {
+            allow: input.saved_allow.clone(),
+            ask: Vec::new(),
+            deny: Vec::new(),
+        };
+        add_lists(&saved, Source::Project, true, &[]);
+    }
     add_lists(
         &input.agent.rules,
         Source::Agent(agent_name),
         agent_allow_ok,
+        &[],
     );
-    for p in &input.external_caps {
-        if let Err(message) = index.add_external(p) {
+    // The folders around the project: their deny and ask rules, never their
+    // allow rules; relative path patterns stay relative to their own folder.
+    for e in &input.enclosing {
+        let given = lexical(cwd, &e.root);
+        let canon = paths::resolve(&given);
+        let anchors: Vec<&Path> = if given == canon {
+            vec![given.as_path()]
+        } else {
+            vec![given.as_path(), canon.as_path()]
+        };
+        let lists = RuleLists {
+            allow: Vec::new(),
+            ask: e.rules.ask.clone(),
+            deny: e.rules.deny.clone(),
+        };
+        add_lists(&lists, Source::Enclosing(given.clone()), false, &anchors);
+    }
+    let mut external: Vec<(&String, Source)> = input
+        .external_caps
+        .iter()
+        .map(|p| (p, Source::Project))
+        .collect();
+    for e in &input.enclosing {
+        external.extend(
+            e.external_caps
+                .iter()
+                .map(|p| (p, Source::Enclosing(e.root.clone()))),
+        );
+    }
+    for (p, source) in external {
+        let described = format!("{} caps.external", source.describe());
+        if let Err(message) = index.add_external(p, source) {
             broken.push(BrokenRule {
                 text: p.clone(),
                 list: RuleList::Ask,
-                source: ".decode/settings.json caps.external".into(),
+                source: described.clone(),
                 message: message.clone(),
                 tool: Some(Tool::Bash),
             });
             warnings.push(PolicyWarning {
                 rule: p.clone(),
-                source: ".decode/settings.json caps.external".into(),
+                source: described,
                 message,
             });
         }

@@ -336,6 +336,67 @@ impl Gate {
         None
     }
 
+    /// Whether a search of the folder `root` (an absolute path) for files matching
+    /// `pattern` (a glob relative to it; `*` for any file, at any depth) could reach
+    /// a file that a read deny rule (`Deny`) or ask rule (`Ask`) covers, with the
+    /// rule as reasons name it. Decode's own `grep` and `glob` leave such files out of their
+    /// results; another agent's search (through `decode hook`) cannot be filtered, so
+    /// there the search itself is refused or asked. The folder is judged as given and
+    /// as resolved through links.
+    pub fn search_could_reach(&self, root: &Path, pattern: &str) -> Option<(Verdict, String)> {
+        if !self.filters_searches() {
+            return None;
+        }
+        let given = lexical(&self.root, root);
+        let resolved = self.resolve(&given);
+        let forms: Vec<(String, Option<String>)> = [&given, &resolved]
+            .iter()
+            .map(|p| (p.to_string_lossy().into_owned(), self.rel(p)))
+            .collect();
+        for (list, verdict) in [
+            (RuleList::Deny, Verdict::Deny),
+            (RuleList::Ask, Verdict::Ask),
+        ] {
+            for (abs, rel) in &forms {
+                let f = PathForms {
+                    abs,
+                    rel: rel.as_deref(),
+                };
+                if let Some(i) =
+                    self.index
+                        .match_under(list, Tool::Read, &f, pattern, &|glob, abs| {
+                            self.glob_may_exist(glob, abs)
+                        })
+                {
+                    return Some((verdict, self.index.refs[i].describe()));
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether some file could match a rule's path glob now: its literal leading
+    /// folders (those before the first component with a wildcard; relative ones
+    /// under the project root) exist. A glob that starts with a wildcard may match.
+    fn glob_may_exist(&self, glob: &str, absolute: bool) -> bool {
+        let mut literal = PathBuf::from(if absolute { "/" } else { "" });
+        for part in glob.split('/').filter(|c| !c.is_empty()) {
+            if part.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+                break;
+            }
+            literal.push(part);
+        }
+        if literal.as_os_str().is_empty() || literal == Path::new("/") {
+            return true;
+        }
+        let at = if absolute {
+            literal
+        } else {
+            self.root.join(literal)
+        };
+        std::fs::symlink_metadata(&at).is_ok()
+    }
+
     /// Judges one call in `mode` (docs/permissions.md, "The stages"), a shell command as run from the
     /// project root.
     pub fn decide(&self, call: &Call, mode: Mode) -> Decision {

@@ -1043,34 +1043,11 @@ fn expand_rec(s: &str, limit: usize, out: &mut Vec<String>, depth: usize) {
 
 /// The first control (other than tab and newline) or invisible character.
 pub(crate) fn hidden_char(s: &str) -> Option<char> {
-    s.chars().find(|&c| is_hidden(c))
+    crate::hidden::hidden_char(s)
 }
 
 pub(crate) fn is_hidden(c: char) -> bool {
-    if c == '\t' || c == '\n' {
-        return false;
-    }
-    if c.is_control() {
-        return true;
-    }
-    matches!(c as u32,
-        0x00A0 | 0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x1680 | 0x17B4 | 0x17B5
-        | 0x180B..=0x180F
-        | 0x2000..=0x200F
-        | 0x2028..=0x202F
-        | 0x205F..=0x206F
-        | 0x2800
-        | 0x3000
-        | 0x3164
-        | 0xFE00..=0xFE0F
-        | 0xFEFF
-        | 0xFFA0
-        | 0xFFF0..=0xFFFB
-        | 0x1BCA0..=0x1BCA3
-        | 0x1D173..=0x1D17A
-        | 0xE0000..=0xE007F
-        | 0xE0100..=0xE01EF
-        | 0xF0000..=0x10FFFF)
+    crate::hidden::is_hidden(c)
 }
 
 /// The name a command word is judged by: its basename.

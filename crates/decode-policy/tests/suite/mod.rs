@@ -1,6 +1,7 @@
 //! Spec tables, bypass classes, round-2 classes, the bash oracle and the invariants.
 
 mod bypasses;
+mod enclosing;
 mod invariants;
 mod layout;
 mod options;

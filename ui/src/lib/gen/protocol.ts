@@ -60,7 +60,7 @@ always_allow_rules: Array<string>, };
 /**
  * Every kind of failure a surface may be told about.
  */
-export type ErrorKind = "auth" | "not_found" | "rate_limited" | "server" | "bad_request" | "connect" | "timeout" | "stream_cut" | "bad_response" | "config" | "script" | "no_provider" | "unknown_agent" | "unknown_mode" | "project" | "session" | "busy" | "already_answered" | "invalid_input" | "not_connected" | "other";
+export type ErrorKind = "auth" | "not_found" | "rate_limited" | "server" | "bad_request" | "connect" | "timeout" | "stream_cut" | "bad_response" | "config" | "script" | "no_provider" | "unknown_agent" | "unknown_mode" | "project" | "session" | "busy" | "already_answered" | "not_shown" | "invalid_input" | "not_connected" | "other";
 
 /**
  * An error as the UI receives it: `{kind, message}`; the message is one sentence.
@@ -181,7 +181,19 @@ edited_command?: string,
  * Bash: whether the command ran in the sandbox (false: the person approved
  * it, or this machine has no sandbox).
  */
-sandboxed?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_end", turn: number, stop_reason?: StopReason, usage?: Usage, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "done", outcome: Outcome, turns: number, };
+sandboxed?: boolean, 
+/**
+ * Bash: the command's exit code, when it ran to its end.
+ */
+exit_code?: number, 
+/**
+ * How long the tool ran (not the time spent waiting for an answer).
+ */
+duration_ms?: number, 
+/**
+ * The run was stopped while this call ran or before it started.
+ */
+stopped?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_end", turn: number, stop_reason?: StopReason, usage?: Usage, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "done", outcome: Outcome, turns: number, };
 
 /**
  * A loop event on its way to the window, stamped with the wall-clock time (Unix
@@ -191,6 +203,33 @@ sandboxed?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_e
 export type StreamEvent = { at_ms: number, event: LoopEvent, };
 
 /**
+ * Which bound of the sandbox a command hit (docs/sandbox.md).
+ */
+export type BoundKind = "write" | "hidden" | "service" | "network";
+
+/**
+ * A bound of the sandbox a command hit, and where.
+ */
+export type SandboxBound = { kind: BoundKind, 
+/**
+ * The path it hit, when the output names one.
+ */
+path?: string, 
+/**
+ * The host it tried to reach, when the output names one.
+ */
+host?: string, 
+/**
+ * One sentence: which bound, which path or host, why.
+ */
+message: string, 
+/**
+ * Whether running it again outside may be offered (never for a file a `read`
+ * deny rule covers: the rule holds outside too).
+ */
+may_run_outside: boolean, };
+
+/**
  * What a person is asked.
  */
 export type DecisionRequest = { "kind": "permission", tool: Tool, 
@@ -198,6 +237,11 @@ export type DecisionRequest = { "kind": "permission", tool: Tool,
  * The call's subject (command, path, URL) as the gate saw it.
  */
 subject: string, 
+/**
+ * What the agent said it wants to do: the call's `description`, else the
+ * last sentence it wrote before the call (the model's words, shown as text).
+ */
+intent?: string, 
 /**
  * The tool's input, for display.
  */
@@ -226,7 +270,29 @@ edited?: boolean, } | { "kind": "question", question: string,
 /**
  * Suggested answers; the person may also type their own.
  */
-options: Array<string>, } | { "kind": "plan_approval", plan: string, };
+options: Array<string>, } | { "kind": "plan_approval", plan: string, 
+/**
+ * The modes the person may continue in, the first one the default (edit, auto,
+ * default — never plan or bypass, never a mode the settings disabled). An
+ * answer naming another mode is refused.
+ */
+modes: Array<Mode>, } | { "kind": "run_outside", 
+/**
+ * The command, as it ran.
+ */
+command: string, 
+/**
+ * The folder it ran in.
+ */
+cwd: string, 
+/**
+ * The bound it hit.
+ */
+bound: SandboxBound, 
+/**
+ * The end of what it printed (at most a few lines).
+ */
+output: string, };
 
 /**
  * How a person answered.
@@ -379,7 +445,9 @@ agent: string | null,
  */
 agent_file: string | null, 
 /**
- * Saved by an "always allow" answer (revoking it makes that call ask again).
+ * Saved by the person through Decode ("always allow", or added in the settings
+ * window): it counts even while the project is untrusted; revoking it makes that
+ * call ask again.
  */
 always_allowed: boolean, 
 /**
@@ -491,11 +559,7 @@ export type ProviderView = {
 /**
  * The config file.
  */
-config_file: string, 
-/**
- * `gemini`, `anthropic`, `openai`, `script`, or none.
- */
-provider: string | null, model: string | null, base_url: string | null, context_tokens: number | null, 
+config_file: string, provider: ProviderName | null, model: string | null, base_url: string | null, context_tokens: number | null, 
 /**
  * Why the config file cannot be changed here (malformed: it is left as it is).
  */
@@ -512,7 +576,45 @@ key: KeyStatus | null, };
 /**
  * The provider fields the settings screen saves.
  */
-export type ProviderChoice = { provider: string | null, model: string | null, base_url: string | null, context_tokens: number | null, };
+export type ProviderChoice = { provider: ProviderName | null, model: string | null, base_url: string | null, context_tokens: number | null, 
+/**
+ * The person confirmed that their stored key may go to this host (`host[:port]`),
+ * after a save was refused because the base URL moved the key elsewhere.
+ */
+confirm_key_host?: string, };
+
+/**
+ * What saving the provider settings did.
+ */
+export type ProviderSave = { "kind": "saved", view: ProviderView, } | { "kind": "confirm_key_host", provider: string, host: string, bound: string, };
+
+/**
+ * A model provider, by the name the config, the flags and the keyring use.
+ */
+export type ProviderName = "gemini" | "anthropic" | "openai" | "script";
+
+/**
+ * A list of folder or branch names in the project's settings the window edits.
+ */
+export type SettingsList = "additionalDirectories" | "protectedBranches";
+
+/**
+ * Why the window's project changed.
+ */
+export type OpenedKind = "folder" | "session" | "reconnected" | "new_chat";
+
+/**
+ * Everything the page needs to start over on the project open now, without reloading.
+ */
+export type ProjectOpened = { kind: OpenedKind, status: Snapshot, chat: ChatStatus, 
+/**
+ * The conversation so far (a resumed session), as the page receives long texts.
+ */
+history: Array<LoopEvent>, 
+/**
+ * The decisions waiting (none on a new project).
+ */
+pending: Array<PendingDecision>, };
 
 /**
  * What "test a call" shows: the gate's decision and the text `decode check` prints.

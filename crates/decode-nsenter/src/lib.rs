@@ -1,0 +1,331 @@
+//! Entering a sandbox's kept namespaces between `fork` and `exec` — the one place
+//! Decode needs `unsafe` code (the workspace forbids it everywhere else).
+//!
+//! Decode's bash sandbox (docs/sandbox.md, "Cost") has bubblewrap build a sandbox's
+//! namespaces once and keeps them open; each command then enters them. What runs
+//! between `fork` and `exec` must be async-signal-safe: plain system calls on
+//! descriptors and strings prepared before the fork, no allocation, no lock. That is
+//! all this crate does, behind a safe API:
+//!
+//! - [`Target::apply`]: the command leaves Decode's session, enters the kept user,
+//!   mount, IPC and network namespaces, makes its own mount and process namespaces,
+//!   forks once more (the first process waits outside and ends as the command ends),
+//!   and — as process 1 of its process namespace, so that everything it starts ends
+//!   with it — mounts its own `/proc` with `/proc/sys` read-only, goes to its folder,
+//!   sets no-new-privileges and drops every capability before `exec`;
+//! - [`pass_fd_as_3`]: gives a spawned program a descriptor as its fd 3 (bubblewrap's
+//!   `--info-fd 3`).
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The kept namespaces of a sandbox, and where a command starts in it.
+#[derive(Debug)]
+pub struct Target {
+    /// The user namespace that owns the sandbox's other namespaces.
+    user: OwnedFd,
+    /// The one the sandbox's processes run in, when it is another (bubblewrap run
+    /// by an unprivileged user sets the sandbox up in one user namespace, then runs
+    /// the command in a nested one that maps the person's own user id).
+    user_inner: Option<OwnedFd>,
+    mnt: OwnedFd,
+    ipc: OwnedFd,
+    net: Option<OwnedFd>,
+    cwd: CString,
+    last_cap: libc::c_ulong,
+    /// The lowest descriptor that does not pass into the command (3, or 4 when the
+    /// command is given one as its fd 3).
+    first_closed: u32,
+}
+
+impl Target {
+    /// The namespaces `user`, `mnt`, `ipc` and (when the sandbox has its own
+    /// network) `net` (descriptors of `/proc/PID/ns/…` of a process in the sandbox),
+    /// for a command starting in `cwd` (a path inside the sandbox). `user` may be a
+    /// user namespace nested in the one that owns the others (see [`owner_of`]).
+    pub fn new(
+        user: OwnedFd,
+        mnt: OwnedFd,
+        ipc: OwnedFd,
+        net: Option<OwnedFd>,
+        cwd: &Path,
+    ) -> io::Result<Target> {
+        let last_cap = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(63);
+        let (user, user_inner) = match owner_of(&user)? {
+            Some(outer) => (outer, Some(user)),
+            None => (user, None),
+        };
+        Ok(Target {
+            user,
+            user_inner,
+            mnt,
+            ipc,
+            net,
+            cwd: CString::new(cwd.as_os_str().as_bytes())?,
+            last_cap,
+            first_closed: 3,
+        })
+    }
+
+    /// The command keeps its fd 3 (given with [`pass_fd_as_3`]); every other
+    /// descriptor beyond stdin, stdout and stderr is closed at `exec`.
+    pub fn keeping_fd_3(mut self) -> Target {
+        self.first_closed = 4;
+        self
+    }
+
+    /// Makes `cmd` run in this sandbox (see the crate's documentation). `cmd` must
+    /// not be given a process group: the command leaves Decode's session and leads
+    /// a new one (its process id is the group to kill).
+    pub fn apply(self: Arc<Self>, cmd: &mut std::process::Command) {
+        let t = self;
+        // SAFETY: `enter` makes only async-signal-safe system calls on descriptors
+        // and strings prepared before the fork, and `t` outlives the fork (the
+        // closure owns an `Arc` of it).
+        unsafe {
+            cmd.pre_exec(move || enter(&t));
+        }
+    }
+}
+
+/// The user namespace `ns` is nested in, when that one is not this process's own:
+/// the namespace that owns what bubblewrap set up before it made `ns` for the
+/// command.
+pub fn owner_of(ns: &OwnedFd) -> io::Result<Option<OwnedFd>> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::fs::MetadataExt;
+    const NS_GET_PARENT: libc::c_ulong = 0xb702;
+    // SAFETY: `ioctl(NS_GET_PARENT)` on a namespace descriptor returns a new
+    // descriptor (or -1); nothing else is touched.
+    let parent = unsafe { libc::ioctl(ns.as_raw_fd(), NS_GET_PARENT as _) };
+    if parent < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `parent` is a new descriptor that nothing else owns.
+    let parent = unsafe { OwnedFd::from_raw_fd(parent) };
+    let own = std::fs::metadata("/proc/self/ns/user")?;
+    let parent_meta = std::fs::File::from(parent.try_clone()?).metadata()?;
+    if parent_meta.ino() == own.ino() && parent_meta.dev() == own.dev() {
+        Ok(None)
+    } else {
+        Ok(Some(parent))
+    }
+}
+
+/// Marks every descriptor from `first` up close-on-exec.
+fn close_inherited(first: u32) -> io::Result<()> {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: a system call on descriptor numbers only.
+    let r = unsafe { libc::syscall(libc::SYS_close_range, first, u32::MAX, CLOSE_RANGE_CLOEXEC) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Makes the program `cmd` runs (bubblewrap, when it builds a sandbox for one
+/// command) get no descriptor of Decode's beyond stdin, stdout and stderr.
+pub fn close_inherited_on_exec(cmd: &mut std::process::Command) {
+    // SAFETY: `close_range` is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| close_inherited(3));
+    }
+}
+
+/// Gives the program `cmd` runs the descriptor `fd` as its fd 3.
+pub fn pass_fd_as_3(cmd: &mut std::process::Command, fd: &OwnedFd) {
+    let raw: RawFd = fd.as_raw_fd();
+    // SAFETY: `dup2` is async-signal-safe; `fd` is open in the parent when it forks
+    // (the caller keeps it until the spawn returns).
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::dup2(raw, 3) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+fn check(r: libc::c_int) -> io::Result<()> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+fn errno() -> libc::c_int {
+    io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// In the forked child, before `exec` (see [`Target::apply`]).
+fn enter(t: &Target) -> io::Result<()> {
+    // SAFETY: plain system calls on descriptors and NUL-terminated strings owned
+    // by `t`, or on constants.
+    unsafe {
+        // No controlling terminal to push keystrokes into; a process group that
+        // Decode kills whole.
+        check(libc::setsid())?;
+        check(libc::setns(t.user.as_raw_fd(), libc::CLONE_NEWUSER))?;
+        check(libc::setns(t.mnt.as_raw_fd(), libc::CLONE_NEWNS))?;
+        check(libc::setns(t.ipc.as_raw_fd(), libc::CLONE_NEWIPC))?;
+        if let Some(net) = &t.net {
+            check(libc::setns(net.as_raw_fd(), libc::CLONE_NEWNET))?;
+        }
+        check(libc::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID))?;
+        let pid = libc::fork();
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid > 0 {
+            wait_and_mirror(pid);
+        }
+        // Process 1 of its own process namespace: when it ends, the kernel ends
+        // everything it started. It goes too if the waiting process is killed (and
+        // Decode kills the whole process group anyway).
+        check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
+        // Its own `/proc` (of its process namespace); nothing mounted here reaches
+        // the kept sandbox.
+        check(libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ))?;
+        check(libc::mount(
+            c"proc".as_ptr(),
+            c"/proc".as_ptr(),
+            c"proc".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            std::ptr::null(),
+        ))?;
+        // The kernel's switches stay read-only (`core_pattern` runs a program as
+        // root).
+        for p in [c"/proc/sys", c"/proc/sysrq-trigger"] {
+            // A kernel without the file has nothing to protect there.
+            if libc::mount(
+                p.as_ptr(),
+                p.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            ) < 0
+            {
+                if errno() == libc::ENOENT {
+                    continue;
+                }
+                return Err(io::Error::last_os_error());
+            }
+            check(libc::mount(
+                std::ptr::null(),
+                p.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND
+                    | libc::MS_REMOUNT
+                    | libc::MS_RDONLY
+                    | libc::MS_NOSUID
+                    | libc::MS_NODEV
+                    | libc::MS_NOEXEC,
+                std::ptr::null(),
+            ))?;
+        }
+        // Then into the user namespace the sandbox's processes run in (the mounts
+        // above needed the one that owns them).
+        if let Some(inner) = &t.user_inner {
+            check(libc::setns(inner.as_raw_fd(), libc::CLONE_NEWUSER))?;
+        }
+        check(libc::chdir(t.cwd.as_ptr()))?;
+        // Nothing of Decode's passes in: a descriptor some library opened without
+        // close-on-exec (a connection to the display or the bus) would reach what
+        // the mounts keep out.
+        close_inherited(t.first_closed)?;
+        check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+        // Every capability gone: the bounding set first (so that even a command
+        // run as the namespace's root gains none at `exec`), the ambient set, then
+        // the effective, permitted and inheritable ones.
+        for cap in 0..=t.last_cap {
+            if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno() != libc::EINVAL {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        check(libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        ))?;
+        let mut header = CapHeader {
+            version: LINUX_CAPABILITY_VERSION_3,
+            pid: 0,
+        };
+        let data = [CapData::default(); 2];
+        check(libc::syscall(
+            libc::SYS_capset,
+            &mut header as *mut CapHeader,
+            data.as_ptr(),
+        ) as libc::c_int)?;
+    }
+    Ok(())
+}
+
+const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// The process left outside: closes what it does not need (among it the pipe its
+/// parent reads to learn that `exec` happened), waits for the command and ends as it
+/// ended (the same exit code, or the same signal). Never returns.
+fn wait_and_mirror(pid: libc::pid_t) -> ! {
+    // SAFETY: system calls only; this process never returns to Rust code.
+    unsafe {
+        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+        for fd in 0..3 {
+            libc::close(fd);
+        }
+        // It dies with Decode, as bubblewrap's `--die-with-parent` does.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        let mut status: libc::c_int = 0;
+        loop {
+            let r = libc::waitpid(pid, &mut status, 0);
+            if r == pid {
+                break;
+            }
+            if r < 0 && errno() != libc::EINTR {
+                libc::_exit(127);
+            }
+        }
+        if libc::WIFSIGNALED(status) {
+            let sig = libc::WTERMSIG(status);
+            libc::signal(sig, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, sig);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            libc::kill(libc::getpid(), sig);
+        }
+        libc::_exit(libc::WEXITSTATUS(status));
+    }
+}
