@@ -12,6 +12,8 @@ pub enum ProtectedKind {
     PermissionFile,
     /// `.decode/agents`, `.claude/agents`.
     AgentDefinitions,
+    /// `.claude/settings*.json`: another agent's permission files.
+    AgentSettings,
     /// `.decode` and `.claude` themselves: not protected as a whole, but
     /// swapping one (a rename, a link) would swap the files read from it.
     PermissionFolder,
@@ -37,6 +39,7 @@ impl ProtectedKind {
         match self {
             ProtectedKind::PermissionFile => "a permission file",
             ProtectedKind::AgentDefinitions => "agent definitions",
+            ProtectedKind::AgentSettings => "agent settings (a permission file)",
             ProtectedKind::PermissionFolder => "a folder of permission files",
             ProtectedKind::GitInternals => "git internals",
             ProtectedKind::ShellStartup => "a shell start-up file",
@@ -81,7 +84,7 @@ pub(crate) const ANY_DEPTH: &[AnyDepth] = &[
     any_depth(
         &[".claude", "settings*.json"],
         false,
-        ProtectedKind::PermissionFile,
+        ProtectedKind::AgentSettings,
     ),
     any_depth(&[".mcp.json"], false, ProtectedKind::PermissionFile),
     any_depth(&[".git"], true, ProtectedKind::GitInternals),

@@ -218,15 +218,11 @@ fn project_protected(roots: &[PathBuf]) -> (Vec<Protected>, Vec<PathBuf>) {
             ),
             (".decode/mcp.json", false, ProtectedKind::PermissionFile),
             (".mcp.json", false, ProtectedKind::PermissionFile),
-            (
-                ".claude/settings.json",
-                false,
-                ProtectedKind::PermissionFile,
-            ),
+            (".claude/settings.json", false, ProtectedKind::AgentSettings),
             (
                 ".claude/settings.local.json",
                 false,
-                ProtectedKind::PermissionFile,
+                ProtectedKind::AgentSettings,
             ),
             (".decode/agents", true, ProtectedKind::AgentDefinitions),
             (".claude/agents", true, ProtectedKind::AgentDefinitions),

@@ -160,6 +160,12 @@ impl Gate {
         // wrapper whose command xargs or find fills in (`echo rm -rf /home |
         // xargs env`).
         let unknown_program = f.program_unknown() || f.command_filled;
+        if f.git_elsewhere && crate::programs::git_tree_sub(&f.core) == Some("clean") {
+            return Some(format!(
+                "{} cleans a work tree the environment names (GIT_WORK_TREE, GIT_DIR; it may be a critical folder): asks every time",
+                quote(&f.text)
+            ));
+        }
         if let Some(roots) = &f.find_roots {
             let name = f.core.first().map(String::as_str);
             let removes = (name == Some("find") && f.core.iter().any(|a| a == "-delete"))
@@ -353,6 +359,14 @@ impl Gate {
     }
 
     pub(super) fn never_auto(&self, f: &Fragment, infos: &[PathInfo]) -> Option<String> {
+        if f.git_elsewhere {
+            if let Some(sub) = crate::programs::git_tree_sub(&f.core) {
+                return Some(format!(
+                    "{} (`git {sub}`) writes a work tree the environment names (GIT_WORK_TREE, GIT_DIR), which may hold protected files: never automatic",
+                    quote(&f.text)
+                ));
+            }
+        }
         for p in infos {
             if p.dynamic && paths::mentions_protected_name(&p.raw) {
                 return Some(format!(

@@ -3,7 +3,7 @@
 //! --filter`) and where they write: the archive they create, where they
 //! extract, what decompressing names (docs/permissions.md, "Fail closed").
 
-use super::schema::{Argv, Ctx, Hooks, Node, Program, Runs, Writes};
+use super::schema::{Argv, Ctx, Hooks, Node, Program, Removes, Runs, Writes};
 use super::support::run_string;
 use crate::options::{self, OptionSpec};
 use crate::shell::model::{Analysis, Target};
@@ -97,10 +97,15 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 writes: Some(archive_writes),
                 ..Hooks::NONE
             },
+            removes: &[Removes::OperandsWith(&["--remove-files"])],
             ..Node::NONE
         },
         generic_verbs: false,
         examples: &[
+            (
+                "tar --remove-files -czf a.tgz src",
+                "writes a.tgz; removes a.tgz, src",
+            ),
             ("tar -xzf a.tgz -C out", "writes out"),
             ("tar -cf out.tar src", "writes out.tar"),
             (
@@ -123,10 +128,15 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 ..OptionSpec::NONE
             },
             runs: &[Runs::OptionLine(&["-TT", "--unzip-command"])],
+            // `-m`/`--move`: the files are removed once archived.
+            removes: &[Removes::OperandsWith(&["-m", "--move"])],
             ..Node::NONE
         },
         generic_verbs: false,
-        examples: &[("zip -T -TT 'rm -rf x' a.zip f", "runs 'rm -rf x'")],
+        examples: &[
+            ("zip -T -TT 'rm -rf x' a.zip f", "runs 'rm -rf x'"),
+            ("zip -rm a.zip src", "removes a.zip, src"),
+        ],
         ..Program::BASE
     },
     Program {
@@ -147,15 +157,20 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ..Program::BASE
     },
     Program {
-        names: &["7z"],
+        names: &["7z", "7za", "7zr"],
         node: Node {
             hooks: Hooks {
                 writes: Some(archive_writes),
                 ..Hooks::NONE
             },
+            // `-sdel`: the files are removed once archived.
+            removes: &[Removes::By(seven_zip_sdel)],
             ..Node::NONE
         },
-        examples: &[("7z x a.7z -oout", "writes out")],
+        examples: &[
+            ("7z x a.7z -oout", "writes out"),
+            ("7z a -sdel a.7z src", "removes a, a.7z, src"),
+        ],
         ..Program::BASE
     },
     Program {
@@ -455,4 +470,18 @@ fn split_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
     if let Some(p) = prefix {
         out.push(Target::new(&format!("{p}$(suffix)"), true));
     }
+}
+
+/// `7z … -sdel`: every word that is no switch (the command letter, the
+/// archive and the files) counts as moved away — the archive and the
+/// command letter are never critical folders.
+fn seven_zip_sdel(core: &[String]) -> Vec<&str> {
+    let args = core.get(1..).unwrap_or_default();
+    if !args.iter().any(|a| a.eq_ignore_ascii_case("-sdel")) {
+        return Vec::new();
+    }
+    args.iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect()
 }

@@ -194,6 +194,17 @@ const FIND_PATTERNS: &[&str] = &[
     "-ilname",
 ];
 
+/// `mv` writes where it moves to, and moves its sources away.
+const MV_COPIES: Program = copies(
+    &["mv"],
+    MV,
+    Copy::Files,
+    &[
+        ("mv a b", "writes b/a, b; removes a"),
+        ("mv -t out a b", "writes out/a, out/b, out; removes a, b"),
+    ],
+);
+
 pub(crate) const PROGRAMS: &[Program] = &[
     copies(
         &["cp"],
@@ -208,7 +219,13 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ),
         ],
     ),
-    copies(&["mv"], MV, Copy::Files, &[("mv a b", "writes b/a, b")]),
+    Program {
+        node: Node {
+            removes: &[Removes::Sources(&[], &["-t", "--target-directory"])],
+            ..MV_COPIES.node
+        },
+        ..MV_COPIES
+    },
     copies(
         &["install"],
         INSTALL,
@@ -285,6 +302,21 @@ pub(crate) const PROGRAMS: &[Program] = &[
         examples: &[
             ("rm -rf build", "removes build"),
             ("rm -- -x", "removes -x"),
+        ],
+        ..Program::BASE
+    },
+    Program {
+        names: &["shred", "wipe", "srm"],
+        node: Node {
+            options: known("nsx", &["--iterations", "--size", "--random-source"]),
+            removes: &[Removes::Operands],
+            ..Node::NONE
+        },
+        args: Args::Read,
+        generic_verbs: false,
+        examples: &[
+            ("shred -u -n 3 secret", "removes secret"),
+            ("wipe -rf old", "removes old"),
         ],
         ..Program::BASE
     },

@@ -3,7 +3,7 @@
 //! and the files they write (`curl -o`, `wget -O`, rsync's destination and
 //! logs) (docs/permissions.md, "Fail closed").
 
-use super::schema::{Argv, Copy, Ctx, Hooks, Node, Program, Runs, Writes};
+use super::schema::{Argv, Copy, Ctx, Hooks, Node, Program, Removes, Runs, Writes};
 use super::support::{run_string, value_word};
 use crate::options::{self, OptionSpec};
 use crate::shell::model::{Analysis, Derived, Role, Target};
@@ -218,9 +218,32 @@ pub(crate) const PROGRAMS: &[Program] = &[
                     no_target_dir: &[],
                 },
             ],
+            // `--delete…` empties the destination of what the source lacks;
+            // `--remove-source-files` moves the sources' files away.
+            removes: &[
+                Removes::Last(&[
+                    "--delete",
+                    "--del",
+                    "--delete-before",
+                    "--delete-during",
+                    "--delete-delay",
+                    "--delete-after",
+                    "--delete-excluded",
+                    "--delete-missing-args",
+                ]),
+                Removes::Sources(&["--remove-source-files"], &[]),
+            ],
             ..Node::NONE
         },
         examples: &[
+            (
+                "rsync -a --delete empty/ out",
+                "writes out, out; removes out",
+            ),
+            (
+                "rsync -a --remove-source-files a b",
+                "writes b/a, b; removes a",
+            ),
             ("rsync -a src/ out", "writes out, out"),
             ("rsync -e 'ssh -p 2' a host:b", "runs 'ssh -p 2'"),
         ],

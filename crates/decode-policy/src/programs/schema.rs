@@ -245,13 +245,28 @@ pub(crate) enum Copy {
     Sync,
 }
 
-/// What a program removes, empties or moves away.
+/// What a program removes, empties or moves away (the critical-removal
+/// cap: removing, emptying and moving away count alike).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Removes {
-    /// Every operand (`rm`, `rmdir`, `shred`).
+    /// Every operand (`rm`, `rmdir`, `shred`, `wipe`).
     Operands,
     /// With one of these options, each operand's parents too (`rmdir -p`).
     Parents(&'static [&'static str]),
+    /// With one of these options (or always, when empty), the operands it
+    /// moves away: every operand but the last, or every one when a
+    /// target-folder option (the second list) names where they go (`mv`,
+    /// `rsync --remove-source-files`).
+    Sources(&'static [&'static str], &'static [&'static str]),
+    /// With one of these options, the last operand: what it empties
+    /// (`rsync --delete DEST`).
+    Last(&'static [&'static str]),
+    /// With one of these options, every operand (an archiver's
+    /// remove-after option: `tar --remove-files`, `zip -m`, `7z -sdel`).
+    OperandsWith(&'static [&'static str]),
+    /// What the program's own reading names (`git clean` over the work tree
+    /// `--work-tree` or `-C` names).
+    By(fn(&[String]) -> Vec<&str>),
 }
 
 /// Where a program runs the command it runs.

@@ -5,7 +5,9 @@
 //! `p4 submit`).
 
 use super::node;
-use super::schema::{Args, Argv, Ctx, Effect, Hooks, Moves, Node, Place, Program, Runs, Sub};
+use super::schema::{
+    Args, Argv, Ctx, Effect, Hooks, Moves, Node, Place, Program, Removes, Runs, Sub,
+};
 use super::support::{global_options, run_string, value_word};
 use crate::options::{self, OptionSpec, Step};
 use crate::shell::model::{Analysis, Derived, Role, Target, Workdir};
@@ -196,6 +198,7 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 writes: Some(git_writes),
                 ..Hooks::NONE
             },
+            removes: &[Removes::By(git_clean_tree)],
             ..Node::NONE
         },
         subs: GIT_SUBS,
@@ -207,6 +210,11 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 "runs 'cat'; cwd app; external git push",
             ),
             ("git -C push status", "cwd push"),
+            (
+                "git --work-tree=/srv clean -fdx",
+                "writes /srv; removes /srv",
+            ),
+            ("git -C ~ clean -fdx", "cwd ~; removes ~"),
             ("git commit -m push", "plain"),
             ("git rebase -x 'make test' main", "runs 'make test'; cwd ?"),
             (
@@ -583,27 +591,7 @@ fn git_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
     let globals = options::scan(args, 0, &GIT).start;
     let work_trees = options::values(&args[..globals], &GIT, &["--work-tree"]);
     let sub = args.get(globals).map(String::as_str).unwrap_or("");
-    let writes_tree = matches!(
-        sub,
-        "checkout"
-            | "checkout-index"
-            | "restore"
-            | "reset"
-            | "stash"
-            | "read-tree"
-            | "switch"
-            | "merge"
-            | "pull"
-            | "rebase"
-            | "cherry-pick"
-            | "revert"
-            | "apply"
-            | "am"
-            | "clean"
-            | "rm"
-            | "mv"
-            | "worktree"
-    );
+    let writes_tree = WORK_TREE_SUBS.contains(&sub);
     if writes_tree {
         for w in &work_trees {
             let mut t = Target::new(&w.text, v.dyn_arg(w.at));
@@ -850,4 +838,64 @@ fn svn_on_server(v: &Argv<'_>) -> Option<String> {
         a.contains("://") || a.starts_with('^') || a == "--revprop" || v.dyn_arg(first + 1 + j)
     });
     on_server.then(|| format!("svn {sub} (on the server)"))
+}
+
+/// `git clean` empties the work tree of what git does not track: the folder
+/// `--work-tree` or `-C` names counts as what it empties (the
+/// critical-removal cap; a work tree named by `GIT_WORK_TREE` is the
+/// walker's, docs/permissions.md "Fail closed").
+fn git_clean_tree(core: &[String]) -> Vec<&str> {
+    let args = core.get(1..).unwrap_or_default();
+    let globals = options::scan(args, 0, &GIT).start;
+    if args.get(globals).map(String::as_str) != Some("clean") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for k in 0..globals {
+        let a = args[k].as_str();
+        if let Some(v) = a.strip_prefix("--work-tree=") {
+            out.push(v);
+        } else if matches!(a, "--work-tree" | "-C") {
+            if let Some(v) = args.get(k + 1) {
+                out.push(v.as_str());
+            }
+        } else if let Some(v) = a.strip_prefix("-C").filter(|v| !v.is_empty()) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// git's sub-commands that write the work tree.
+const WORK_TREE_SUBS: &[&str] = &[
+    "checkout",
+    "checkout-index",
+    "restore",
+    "reset",
+    "stash",
+    "read-tree",
+    "switch",
+    "merge",
+    "pull",
+    "rebase",
+    "cherry-pick",
+    "revert",
+    "apply",
+    "am",
+    "clean",
+    "rm",
+    "mv",
+    "worktree",
+];
+
+/// The sub-command of a git command when it writes the work tree
+/// (`checkout`, `clean`, `reset`…).
+pub(crate) fn git_tree_sub(core: &[String]) -> Option<&str> {
+    if core.first().map(String::as_str) != Some("git") {
+        return None;
+    }
+    let args = &core[1..];
+    let globals = options::scan(args, 0, &GIT).start;
+    let sub = args.get(globals)?.as_str();
+    WORK_TREE_SUBS.contains(&sub).then_some(sub)
 }

@@ -216,6 +216,34 @@ pub(crate) fn removal_targets(core: &[String]) -> Vec<&str> {
                 }
                 out.extend(parents);
             }
+            super::schema::Removes::Sources(when, target_dir) => {
+                if !when.is_empty() && !options::flagged(args, &node.options, when) {
+                    continue;
+                }
+                let ops = options::operands(args, &node.options);
+                let moved = if options::flagged(args, &node.options, target_dir) {
+                    &ops[..]
+                } else {
+                    &ops[..ops.len().saturating_sub(1)]
+                };
+                out.extend(moved.iter().map(|&k| args[k].as_str()));
+            }
+            super::schema::Removes::Last(when) => {
+                if options::flagged(args, &node.options, when) {
+                    let ops = options::operands(args, &node.options);
+                    out.extend(ops.last().map(|&k| args[k].as_str()));
+                }
+            }
+            super::schema::Removes::OperandsWith(when) => {
+                if options::flagged(args, &node.options, when) {
+                    out.extend(
+                        options::operands(args, &node.options)
+                            .into_iter()
+                            .map(|k| args[k].as_str()),
+                    );
+                }
+            }
+            super::schema::Removes::By(f) => out.extend(f(core)),
         }
     }
     out

@@ -164,6 +164,7 @@ impl Walker<'_> {
             program_resolved,
             dotglob: self.dotglob,
             loose_globs: self.loose_globs,
+            git_elsewhere: self.git_elsewhere,
             ..Fragment::default()
         };
         self.program_word(&mut frag);

@@ -21,6 +21,10 @@ pub(crate) enum Role {
 pub(crate) struct Fragment {
     /// Normalised words joined by single spaces, redirections as `> target`.
     pub text: String,
+    /// The command points git at a repository or work tree through the
+    /// environment (`GIT_WORK_TREE`, `GIT_DIR`, `GIT_COMMON_DIR`): which
+    /// folder a git command works on is not known.
+    pub git_elsewhere: bool,
     /// The same with each word re-quoted canonically (what allow rules and
     /// "always allow" rules match: word boundaries and quoting kept).
     pub canon: String,

@@ -502,3 +502,88 @@ fn f08_external_effects_spelled_differently() {
     }
     run(&p, &g, &cases);
 }
+
+/// F5: critical removal by other means — moving away, emptying (`rsync
+/// --delete`, `git clean` over another work tree), archivers' remove-after
+/// options, `shred`/`wipe` — asks even in bypass.
+#[test]
+fn f05_critical_removal_by_other_means() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "mv ~ /tmp/x",
+        "mv -f /home /tmp/x",
+        "mv -t /tmp ~",
+        "mv --target-directory=/tmp /usr",
+        "mv .. /tmp/away",
+        "mv {root} /tmp/away",
+        "cd /tmp && mv ~/ x",
+        "rsync -a --delete empty/ ~/",
+        "rsync -a --del /tmp/e/ /home",
+        "rsync -av --delete-after /tmp/e/ {root}",
+        "rsync -a --remove-source-files ~ /tmp/bk",
+        "tar --remove-files -cf /tmp/x.tar ~",
+        "tar -czf /tmp/x.tgz --remove-files /home",
+        "zip -rm /tmp/x.zip ~",
+        "zip -r --move /tmp/x.zip /usr",
+        "7z a -sdel /tmp/x.7z ~",
+        "shred -u ~",
+        "shred -n 1 -z /etc",
+        "wipe -rf ~",
+        "git --work-tree=/ clean -fdx",
+        "git --work-tree ~ clean -fdx",
+        "git -C ~ clean -fdx",
+        "GIT_WORK_TREE=/ git clean -fdx",
+        "export GIT_WORK_TREE=~; git clean -fdx",
+        "env GIT_WORK_TREE=/home git clean -fdx",
+        "GIT_DIR=~/.git git clean -fdx",
+    ] {
+        cases.push(("bypass", "bash", c, "ask"));
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    // Guards: ordinary moves, syncs, archives and cleans in the project.
+    for c in [
+        "mv src/a.rs src/b.rs",
+        "mv -t build out1 out2",
+        "rsync -a --delete src/ /tmp/mirror/",
+        "tar --remove-files -czf logs.tgz logs",
+        "zip -m old.zip old.txt",
+        "shred -u secret.txt",
+        "git clean -fdx",
+        "git clean -n",
+        "tar -czf /tmp/home.tgz ~/notes",
+    ] {
+        cases.push(("bypass", "bash", c, "allow"));
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
+
+/// F4: a work tree named by `GIT_WORK_TREE` (or a repository by `GIT_DIR`)
+/// — as a prefix, exported, through `env` — is not the project's: a git
+/// command that writes it is never automatic.
+#[test]
+fn f04_git_work_tree_from_the_environment() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "GIT_WORK_TREE=sub/.decode git checkout main -- settings.json",
+        "export GIT_WORK_TREE=~; git checkout -- .bashrc",
+        "env GIT_WORK_TREE=$HOME git restore .bashrc",
+        "GIT_WORK_TREE=/tmp/x GIT_DIR=.git git reset --hard",
+        "declare -x GIT_WORK_TREE=~; git stash pop",
+        "GIT_DIR=/tmp/r/.git git checkout x -- .",
+    ] {
+        cases.push(("auto", "bash", c, "ask:never automatic"));
+    }
+    for c in [
+        "git checkout -- src/main.rs",
+        "git status",
+        "GIT_PAGER=cat git log -1",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
