@@ -29,6 +29,26 @@ const COMMAND_VARS: &[&str] = &[
     "LESSOPEN",
 ];
 
+/// The shapes of names of variables that hold a command, whatever program
+/// reads them (`GH_EDITOR`, `KUBE_EDITOR`, `SVN_EDITOR`, `HGEDITOR`,
+/// `GH_BROWSER`, `GIT_PROXY_COMMAND`, `CVS_RSH`, `KUBECTL_EXTERNAL_DIFF`,
+/// `GIT_SSH`…): an open list, so a program's own variable need not be
+/// known by name.
+const COMMAND_SUFFIXES: &[&str] = &[
+    "EDITOR", "PAGER", "BROWSER", "_COMMAND", "_CMD", "_SSH", "_RSH", "_ASKPASS", "_SHELL",
+    "_PROG", "_PROGRAM", "_DIFF", "_HOOK", "_VIEWER", "_EXEC",
+];
+
+/// Whether a variable holds a command some program runs: one of
+/// [`COMMAND_VARS`], `SHELL`, or a name of a shape in [`COMMAND_SUFFIXES`]
+/// (in any case).
+pub(crate) fn holds_command(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    COMMAND_VARS.contains(&upper.as_str())
+        || upper == "SHELL"
+        || COMMAND_SUFFIXES.iter().any(|s| upper.ends_with(s))
+}
+
 /// Variables that make a program load code, or define aliases, from
 /// somewhere the gate cannot read: the command is opaque.
 fn opaque_var(name: &str) -> Option<&'static str> {
@@ -100,7 +120,7 @@ pub(crate) fn assignments<'w>(ws: impl Iterator<Item = &'w Word>, role: Role, a:
             }
             continue;
         }
-        if COMMAND_VARS.contains(&name) {
+        if holds_command(name) {
             if w.dynamic {
                 a.dynamic = Some(format!(
                     "`{name}` holds a command that is only known when it runs"

@@ -811,6 +811,20 @@ pub(crate) fn git_key_runs(key: &str) -> Option<bool> {
             ".smudge",
             ".process",
             ".program",
+            // By shape: the programs of difftool/mergetool/browser/man
+            // viewers (`difftool.X.path`, `browser.X.path`, `man.X.cmd`),
+            // the tool a key names, editors, pagers, hooks.
+            ".path",
+            ".tool",
+            ".guitool",
+            ".browser",
+            ".viewer",
+            ".editor",
+            ".pager",
+            ".exec",
+            "hook",
+            "askpass",
+            "sshcommand",
         ]
         .iter()
         .any(|s| k.ends_with(s))

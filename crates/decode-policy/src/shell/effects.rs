@@ -125,6 +125,23 @@ impl Walker<'_> {
                 }
             }
         }
+        // `wait -p NAME` (also in a cluster, `-np NAME`) and `getopts
+        // OPTSTRING NAME` assign to NAME: its subscript is evaluated.
+        if name == "wait" {
+            for k in 1..core.len() {
+                let a = core[k].as_str();
+                if a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a.ends_with('p')
+                    && k + 1 < core.len()
+                {
+                    names.push((k + 1, false));
+                }
+            }
+        }
+        if name == "getopts" && core.len() > 2 {
+            names.push((2, false));
+        }
         let reads_in = matches!(name.as_str(), "read" | "mapfile" | "readarray" | "printf");
         for (k, nameref) in names {
             let a = core[k].clone();

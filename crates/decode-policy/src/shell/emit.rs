@@ -261,6 +261,7 @@ impl Walker<'_> {
             self.cwd = frag.cwd.clone();
             outer
         });
+        self.config_then_used(&frag);
         self.out.push(frag);
         if fills {
             self.filling += 1;
@@ -387,5 +388,49 @@ impl Walker<'_> {
             }
             self.emit(Vec::new(), ws, Vec::new(), Role::Checked);
         }
+    }
+}
+
+/// Programs that read aliases (and what they run) from configuration files,
+/// and those files' shapes, as trailing path components.
+const ALIAS_READERS: &[(&str, &[&[&str]])] = &[
+    (
+        "git",
+        &[&[".gitconfig"], &["git", "config"], &[".git", "config"]],
+    ),
+    (
+        "cargo",
+        &[&[".cargo", "config"], &[".cargo", "config.toml"]],
+    ),
+    ("gh", &[&["gh", "config.yml"]]),
+    ("glab", &[&["glab-cli", "config.yml"]]),
+];
+
+impl Walker<'_> {
+    /// Configuration written earlier in the same command, then used: a
+    /// command that writes a file one of [`ALIAS_READERS`] reads its aliases
+    /// from (or runs `git config` that sets a value, `gh alias`) makes what
+    /// a later command of that program runs unknown (opaque).
+    fn config_then_used(&mut self, frag: &Fragment) {
+        let name = frag.core.first().map(String::as_str).unwrap_or("");
+        if self.config_written && ALIAS_READERS.iter().any(|(p, _)| *p == name) {
+            self.set_opaque(format!(
+                "`{name}` runs after the same command wrote configuration it reads (an alias defined there runs something the gate cannot see)"
+            ));
+        }
+        let git_config = name == "git"
+            && matches!(
+                crate::programs::git_subcommand(&frag.core),
+                Some(("config", _))
+            )
+            && crate::programs::git_config_write(&frag.core).is_some();
+        let written = frag.writes.iter().any(|t| {
+            let comps: Vec<&str> = t.raw.split('/').filter(|c| !c.is_empty()).collect();
+            ALIAS_READERS
+                .iter()
+                .flat_map(|(_, files)| files.iter())
+                .any(|f| comps.len() >= f.len() && comps[comps.len() - f.len()..] == **f)
+        });
+        self.config_written |= git_config || written;
     }
 }

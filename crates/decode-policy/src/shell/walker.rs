@@ -63,6 +63,7 @@ pub(super) fn parse_command_inner(
         loose_globs: false,
         filling: 0,
         git_elsewhere: false,
+        config_written: false,
         cwd_any: None,
         made: Vec::new(),
         attached: None,
@@ -144,6 +145,9 @@ pub(super) struct Walker<'h> {
     /// The command points git at another repository through the
     /// environment (`GIT_DIR`, `GIT_WORK_TREE`).
     pub(super) git_elsewhere: bool,
+    /// An earlier command wrote a configuration file that defines aliases
+    /// (git's, cargo's, gh's…): what a later such program runs is unknown.
+    pub(super) config_written: bool,
     /// Derived commands of `find -exec` / `xargs` being judged.
     pub(super) filling: usize,
     /// `shopt -s dotglob` or `GLOBIGNORE` seen.
