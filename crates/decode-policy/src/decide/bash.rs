@@ -496,8 +496,9 @@ impl Gate {
                 continue;
             }
             for k in f.later_words() {
-                let tail = &f.core[k..];
-                let text = tail.join(" ");
+                // `eatmydata /usr/bin/curl x`: the word is judged by its name.
+                let t = f.tail(k);
+                let text = t.core.join(" ");
                 let why = |what: String| {
                     format!("{} may run {} ({what}): asks", quote(&f.text), quote(&text))
                 };
@@ -509,7 +510,6 @@ impl Gate {
                         }
                     }
                 }
-                let t = f.tail(k);
                 if !has_rules && !crate::programs::might_cap(&t.core) {
                     continue;
                 }

@@ -125,10 +125,17 @@ impl Fragment {
     pub(crate) fn later_words(&self) -> Vec<usize> {
         (1..self.core.len())
             .filter(|&k| {
+                let w = self.core[k].as_str();
+                // A quoted word that is one plain name or path (`'rm'`,
+                // `"/usr/bin/curl"`) is how bash would run it as a command;
+                // quoted text with blanks or other characters is data.
+                let quoted_name = w
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '+'));
                 !self.core_dyn.get(k).copied().unwrap_or(true)
-                    && !self.core_quoted.get(k).copied().unwrap_or(true)
-                    && !self.core[k].starts_with('-')
-                    && !self.core[k].is_empty()
+                    && (!self.core_quoted.get(k).copied().unwrap_or(true) || quoted_name)
+                    && !w.starts_with('-')
+                    && !w.is_empty()
             })
             .collect()
     }

@@ -676,3 +676,36 @@ fn f06_arithmetic_names_in_more_places() {
     }
     run(&p, &g, &cases);
 }
+
+/// F7: an unknown wrapper whose command word is a path or a quoted name
+/// still meets the deny rules and the critical-removal cap (bypass too).
+#[test]
+fn f07_unknown_wrappers_with_a_path_or_quoted_command() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &["bash(curl *)"]);
+    let mut cases = Vec::new();
+    for c in [
+        "eatmydata /usr/bin/curl http://x.example",
+        "chronic 'curl' http://x.example",
+        "mytool \"/usr/local/bin/curl\" http://x.example",
+    ] {
+        cases.push(("bypass", "bash", c, "ask"));
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    for c in [
+        "bwrap --bind / / 'rm' -rf ~",
+        "chronic \"rm\" -rf ~",
+        "eatmydata /bin/rm -rf /home",
+        "start-stop-daemon --start --exec /bin/rm -- -rf ~",
+    ] {
+        cases.push(("bypass", "bash", c, "ask"));
+    }
+    for c in [
+        "mytool 'hello world' x",
+        "chronic make test",
+        "eatmydata apt-get install -y x",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
