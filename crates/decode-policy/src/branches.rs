@@ -71,7 +71,24 @@ pub(crate) fn changes(core: &[String], dynamic: &[bool]) -> Vec<Change> {
         "merge" if !g.has(&["--abort", "--quit", "--continue"]) => {
             out.push(Change::Current("git merge"));
         }
-        "pull" => out.push(Change::Current("git pull")),
+        "pull" => {
+            out.push(Change::Current("git pull"));
+            // `git pull origin x:main` also fetches into main.
+            g.refspecs("fetch", &mut out);
+        }
+        // `git reset` moves the branch checked out (`--hard` with it).
+        "reset" if g.has(&["--hard", "--soft", "--mixed", "--keep", "--merge"]) => {
+            out.push(Change::Current("git reset"));
+        }
+        "worktree" => {
+            for (k, a) in rest.iter().enumerate() {
+                if matches!(a.as_str(), "-B") {
+                    if let Some(b) = rest.get(k + 1) {
+                        g.named(&mut out, k + 1, b, "git worktree add -B");
+                    }
+                }
+            }
+        }
         "rebase" => g.rebase(&mut out),
         "fetch" | "push" => g.refspecs(sub, &mut out),
         "update-ref" => g.update_ref(&mut out),
@@ -289,6 +306,19 @@ pub(crate) fn switch_target(
         }
         if a == "--detach" || a == "-d" {
             return Some(Some("(detached)".into()));
+        }
+        // `checkout --track origin/main` makes and checks out `main`.
+        if matches!(a, "-t" | "--track") || a.starts_with("--track=") {
+            let p: Vec<usize> = (i + 1..rest.len())
+                .filter(|&j| !rest[j].starts_with('-'))
+                .collect();
+            if let [j] = p.as_slice() {
+                let r = rest[*j].as_str();
+                return Some((!dy(*j)).then(|| {
+                    let r = r.strip_prefix("refs/remotes/").unwrap_or(r);
+                    r.split_once('/').map_or(r, |(_, b)| b).to_string()
+                }));
+            }
         }
         if a.starts_with('-') && a != "-" {
             i += 1;

@@ -709,3 +709,35 @@ fn f07_unknown_wrappers_with_a_path_or_quoted_command() {
     }
     run(&p, &g, &cases);
 }
+
+/// F9: protected branches changed by pull refspecs, `worktree add -B`,
+/// `branch -m`, `reset` while on them, and merges after `checkout --track`.
+#[test]
+fn f09_protected_branches_by_other_means() {
+    let p = Proj::with_git("work");
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "git pull origin +x:master",
+        "git pull origin refs/heads/x:refs/heads/main",
+        "git worktree add -B main ../w",
+        "git branch -m x main",
+        "git checkout main && git reset --hard x",
+        "git switch main && git reset --soft HEAD~3",
+        "git checkout --track origin/main && git merge x",
+        "git checkout -t origin/master && git pull",
+        "git fetch origin x:main",
+    ] {
+        cases.push(("auto", "bash", c, "ask:protected branch"));
+    }
+    for c in [
+        "git pull",
+        "git reset --hard",
+        "git worktree add -b feature ../w",
+        "git checkout -t origin/feature && git merge x",
+        "git reset HEAD file.txt",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
