@@ -142,6 +142,18 @@ impl Walker<'_> {
         if name == "getopts" && core.len() > 2 {
             names.push((2, false));
         }
+        // `{NAME[SUB]}>FILE` (`exec {fd}>x` and any command's redirect):
+        // bash assigns the descriptor to NAME, evaluating SUB. A word of
+        // that shape anywhere counts (as a plain argument it is literal
+        // text, so judging it costs nothing but a rare ask).
+        for w in core.iter() {
+            if let Some(inner) = w.strip_prefix('{').and_then(|x| x.strip_suffix('}')) {
+                if let Some(sub) = arith::name_subscript(inner) {
+                    let sub = sub.to_string();
+                    self.arith(&sub, role, 0);
+                }
+            }
+        }
         let reads_in = matches!(name.as_str(), "read" | "mapfile" | "readarray" | "printf");
         for (k, nameref) in names {
             let a = core[k].clone();

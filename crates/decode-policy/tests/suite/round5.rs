@@ -668,10 +668,17 @@ fn f06_arithmetic_names_in_more_places() {
         "sleep 1 & wait -n -p 'a[$(rm -rf ~)]'",
         "sleep 1 & wait -np 'a[$(rm -rf /home)]'",
         "getopts ab 'a[$(rm -rf ~)]'",
+        "exec {a['$(rm -rf ~)']}>x",
+        "exec {a[\"$(rm -rf /home)\"]}>&-",
+        "true {b['$(rm -rf ~)']}>/dev/null",
     ] {
         cases.push(("bypass", "bash", c, "ask"));
     }
-    for c in ["sleep 1 & wait -p pid", "getopts ab opt"] {
+    for c in [
+        "sleep 1 & wait -p pid",
+        "getopts ab opt",
+        "exec {fd}>/tmp/log",
+    ] {
         cases.push(("auto", "bash", c, "allow"));
     }
     run(&p, &g, &cases);
