@@ -6,9 +6,7 @@
 
 mod aliases;
 mod branches;
-mod caps;
 pub mod decide;
-mod external;
 mod globx;
 pub mod hidden;
 pub mod input;
@@ -17,12 +15,15 @@ pub mod mcp;
 pub mod mode;
 mod options;
 pub mod paths;
+mod programs;
+mod protected_names;
 pub mod rules;
 mod shell;
 pub mod tool;
 pub mod trace;
+mod urls;
 
-pub use decide::{normalize_url, protected_anywhere, Gate, ProtectedKind, ProtectedPath};
+pub use decide::{protected_anywhere, Gate, ProtectedKind, ProtectedPath};
 pub use input::{glob_search, AgentPolicy, Call, EnclosingRules, PolicyInput};
 pub use mcp::{McpName, McpPattern};
 pub use mode::{Mode, ModeError};
@@ -32,3 +33,4 @@ pub use tool::{Tool, ToolKind, UnknownTool};
 pub use trace::{
     serde_name, CapKind, Decision, FragmentReport, Origin, PolicyWarning, Stage, TraceStep, Verdict,
 };
+pub use urls::normalize_url;

@@ -235,7 +235,8 @@ impl RuleIndex {
                         staged.push((Slot::Domain, glob));
                     }
                     None => {
-                        let glob = build_glob(p, false).map_err(|e| e.to_string())?;
+                        let url = crate::urls::normal_url_pattern(p);
+                        let glob = build_glob(&url, false).map_err(|e| e.to_string())?;
                         staged.push((Slot::Text, glob));
                     }
                 },

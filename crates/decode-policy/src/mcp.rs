@@ -204,7 +204,7 @@ impl McpPattern {
         if !wild(&server) {
             check_server_name(&server)?;
         }
-        let glob = crate::rules::build_glob(&text, true)
+        let glob = crate::globx::build_glob(&text, true)
             .map_err(|e| e.to_string())?
             .compile_matcher();
         Ok(McpPattern {

@@ -2,7 +2,6 @@
 
 use std::fmt;
 
-use globset::{Glob, GlobBuilder};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::mcp::{is_mcp_name, McpPattern};
@@ -157,7 +156,8 @@ impl Rule {
                     }
                     build_glob(&domain, true).map_err(|e| e.to_string())?;
                 } else {
-                    build_glob(p, false).map_err(|e| e.to_string())?;
+                    build_glob(&crate::urls::normal_url_pattern(p), false)
+                        .map_err(|e| e.to_string())?;
                 }
             }
             _ => {
@@ -281,16 +281,7 @@ pub(crate) fn has_glob_meta(p: &str) -> bool {
     false
 }
 
-/// Compiles one glob with fnmatch semantics: `*` matches `/` and spaces,
-/// backslash escapes on.
-pub(crate) fn build_glob(pattern: &str, case_insensitive: bool) -> Result<Glob, globset::Error> {
-    GlobBuilder::new(pattern)
-        .literal_separator(false)
-        .backslash_escape(true)
-        .case_insensitive(case_insensitive)
-        .empty_alternates(true)
-        .build()
-}
+pub(crate) use crate::globx::build_glob;
 
 /// The globs a bash pattern stands for: Claude's `prefix:*` means `prefix*`;
 /// a pattern ending in ` *` also matches the bare command.
@@ -311,13 +302,15 @@ pub(crate) fn bash_globs(pattern: &str) -> Vec<String> {
     out
 }
 
-/// `domain:HOST` patterns of web_fetch, lowercased.
+/// `domain:HOST` patterns of web_fetch, written as URLs' hosts are
+/// (lower-cased, IDNA to ASCII, without a trailing dot or a port).
 pub(crate) fn domain_pattern(p: &str) -> Option<String> {
     let p = p.trim();
     let rest = p
-        .strip_prefix("domain:")
-        .or_else(|| p.strip_prefix("Domain:"))?;
-    Some(rest.trim().trim_end_matches('.').to_ascii_lowercase())
+        .get(..7)
+        .filter(|d| d.eq_ignore_ascii_case("domain:"))
+        .map(|_| &p[7..])?;
+    Some(crate::urls::normal_host_pattern(rest))
 }
 
 #[cfg(test)]

@@ -8,17 +8,15 @@
 //! - `protected`, `places`: what is protected and where a path lands;
 //! - `files`, `text`, `bash`: stages 1–7 for each kind of subject;
 //! - `writes`: the caps on what a bash fragment writes or removes;
-//! - `urls`: URLs as `web_fetch` fetches them.
 
 use std::path::{Path, PathBuf};
 
-use crate::branches::Branch;
-use crate::caps;
 use crate::input::{AgentPolicy, Call, PolicyInput};
 use crate::matcher::{PathForms, RuleIndex, Source};
 use crate::mode::Mode;
 use crate::paths::{self, expand_home, is_harmless_device, lexical, within};
 use crate::rules::{escape_glob, Rule, RuleList, RuleLists};
+use crate::shell::model::Branch;
 use crate::shell::{self, Fragment, Parsed, Role};
 use crate::tool::{Tool, ToolKind};
 use crate::trace::{
@@ -32,12 +30,11 @@ mod mcp;
 mod places;
 mod protected;
 mod text;
-mod urls;
 mod writes;
 
+use crate::protected_names::{IN_HOME, SYSTEM_DIRS};
 use protected::{anywhere_label, glob_anywhere, glob_can_name, glob_dir, linked_entries};
 pub use protected::{protected_anywhere, ProtectedKind, ProtectedPath};
-pub use urls::normalize_url;
 
 /// A path the agent must never change on its own.
 #[derive(Debug, Clone)]
@@ -67,12 +64,47 @@ pub struct Gate {
     /// Decode's own config and data folders (given and resolved).
     app_dirs: Vec<PathBuf>,
     index: RuleIndex,
+    /// Deny and ask rules (and external caps) that did not parse: the calls
+    /// they could cover ask until they are fixed.
+    broken_rules: Vec<BrokenRule>,
     /// git and cargo aliases in force for the project.
     shell: shell::ShellConfig,
     /// The MCP tools the agent offers (its `tools` list's `mcp__…` patterns).
     mcp_offered: Vec<crate::mcp::McpPattern>,
     /// The MCP tools the person marked read-only in their own settings.
     mcp_read_only: Vec<crate::mcp::McpPattern>,
+}
+
+/// A deny or ask rule that did not parse. What it meant cannot be known, so
+/// it is not dropped: every call it could cover (its tool's, when the tool
+/// can be read; else every gated call) asks, naming it, in every mode — a
+/// deny or ask verdict of the other rules stands (docs/permissions.md,
+/// "Fail closed").
+#[derive(Debug, Clone)]
+struct BrokenRule {
+    text: String,
+    list: RuleList,
+    source: String,
+    message: String,
+    /// The tool it names, when that part reads.
+    tool: Option<Tool>,
+}
+
+impl BrokenRule {
+    fn new(text: &str, list: RuleList, source: &str, message: &str) -> BrokenRule {
+        let name = text.split('(').next().unwrap_or(text).trim();
+        BrokenRule {
+            text: text.to_string(),
+            list,
+            source: source.to_string(),
+            message: message.to_string(),
+            tool: Tool::from_name(name),
+        }
+    }
+
+    fn covers(&self, tool: Tool) -> bool {
+        self.tool.is_none_or(|t| t == tool)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -231,9 +263,16 @@ impl Gate {
     /// one), the shell start-up files, `~/.ssh` and Decode's own folders. The
     /// names of [`protected_anywhere`] come on top, wherever they stand.
     pub fn protected_paths(&self) -> Vec<ProtectedPath> {
+        // The home folder outside its caches and the system folders are
+        // read-only in the sandbox as a whole: their entries here are for the
+        // gate (and a system folder must never be made to protect it).
         let mut out: Vec<ProtectedPath> = self
             .protected
             .iter()
+            .filter(|p| {
+                p.kind != ProtectedKind::HomeConfig
+                    && !SYSTEM_DIRS.iter().any(|d| p.path.starts_with(d))
+            })
             .map(|p| ProtectedPath {
                 path: p.path.clone(),
                 dir: p.dir,
@@ -437,13 +476,44 @@ impl Gate {
                     Vec::new(),
                 )
             }
-            _ => match tool {
-                Tool::Bash => self.decide_bash(call, mode, run, cwd),
-                Tool::Mcp => self.decide_mcp(call, mode, run),
-                Tool::WebFetch | Tool::TodoWrite => self.decide_text(call, mode, run),
-                _ => self.decide_path(call, mode, run),
-            },
+            _ => {
+                let d = match tool {
+                    Tool::Bash => self.decide_bash(call, mode, run, cwd),
+                    Tool::Mcp => self.decide_mcp(call, mode, run),
+                    Tool::WebFetch | Tool::TodoWrite => self.decide_text(call, mode, run),
+                    _ => self.decide_path(call, mode, run),
+                };
+                self.unless_broken_rule(tool, d)
+            }
         }
+    }
+
+    /// An allow stands only when no deny or ask rule that failed to parse
+    /// could cover the call: such a rule makes it ask (fail closed).
+    fn unless_broken_rule(&self, tool: Tool, mut d: Decision) -> Decision {
+        if d.verdict != Verdict::Allow {
+            return d;
+        }
+        let Some(b) = self.broken_rules.iter().find(|b| b.covers(tool)) else {
+            return d;
+        };
+        let list = match b.list {
+            RuleList::Deny => "deny",
+            _ => "ask",
+        };
+        let why = format!(
+            "the {list} rule `{}` in {} does not parse ({}): calls it could cover ask until it is fixed",
+            b.text, b.source, b.message
+        );
+        d.trace.push(TraceStep {
+            stage: Stage::AskRules,
+            result: why.clone(),
+        });
+        d.verdict = Verdict::Ask;
+        d.reason = why;
+        d.capped = true;
+        d.always_allow_rules.clear();
+        d
     }
 }
 

@@ -1,8 +1,8 @@
 //! The stages for the tools whose subject is text, not a path (`web_fetch`'s
 //! URL, `todo_write`).
 
-use super::urls::{url_host, url_loose_forms, url_normal};
 use super::*;
+use crate::urls::{url_host, url_loose_forms, url_normal};
 
 impl Gate {
     pub(super) fn decide_text(&self, call: &Call, mode: Mode, mut run: Run) -> Decision {

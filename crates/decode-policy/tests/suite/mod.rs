@@ -3,11 +3,14 @@
 mod bypasses;
 mod enclosing;
 mod invariants;
+mod layout;
 mod mcp;
 mod options;
 mod oracle;
+mod protected;
 mod review2;
 mod round2;
 mod round3;
 mod round4;
+mod round5;
 mod spec;
