@@ -211,10 +211,7 @@ pub fn read_instructions(gate: &Gate, mode: Mode) -> (Option<Instructions>, Vec<
         }
         // The resolved path is what is judged and what is opened (without
         // following links): a link swapped in meanwhile cannot change either.
-        let call = Call {
-            tool: Tool::Read,
-            subject: resolved.to_string_lossy().into_owned(),
-        };
+        let call = Call::new(Tool::Read, resolved.to_string_lossy().into_owned());
         let d = gate.decide_as_offered(&call, mode);
         if d.verdict != Verdict::Allow {
             tracing::warn!(
@@ -459,7 +456,7 @@ pub fn parse_agent(
                 let found: Vec<Tool> = if n == "*" {
                     Tool::ALL.to_vec()
                 } else {
-                    match Tool::from_name(&n) {
+                    match Tool::from_name(&n).filter(|t| t.is_model_tool()) {
                         Some(t) => vec![t],
                         None => {
                             return Err(err(

@@ -515,7 +515,8 @@ impl AgentLoop {
     async fn run_one(&self, call: &ToolCall, cancel: &CancellationToken) -> CallReport {
         let fail = |content: String| self.not_run(call, content);
 
-        let Some(tool) = decode_policy::Tool::from_name(&call.name) else {
+        let Some(tool) = decode_policy::Tool::from_name(&call.name).filter(|t| t.is_model_tool())
+        else {
             self.emit(LoopEvent::ToolCallStarted {
                 id: call.id.clone(),
                 name: call.name.clone(),

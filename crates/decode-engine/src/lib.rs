@@ -2,6 +2,7 @@
 //!
 //! - [`tools`]: the tools the agent calls (each through the gate);
 //! - [`sandbox`]: the bubblewrap sandbox every unapproved bash command runs in;
+//! - [`net`]: names resolved once for the host policy (`web_fetch`, the proxy);
 //! - [`providers`]: the model providers (Gemini, Anthropic, OpenAI-compatible, script);
 //! - [`agent_loop`]: the loop that runs a prompt through model turns and gated tool calls;
 //! - [`channel`]: the one queue of decisions every surface answers;
@@ -22,6 +23,7 @@ pub mod channel;
 pub mod chat;
 pub mod config;
 pub mod demo;
+pub mod net;
 pub mod preview;
 pub mod providers;
 pub mod rule_check;

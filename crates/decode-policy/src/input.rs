@@ -133,8 +133,14 @@ impl PolicyInput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {
     pub tool: Tool,
-    /// Path, search root (empty: project root), URL, or command string.
+    /// Path, search root (empty: project root), URL, command string, or (for
+    /// [`Tool::Net`]) `HOST` or `HOST:PORT`.
     pub subject: String,
+    /// `web_fetch` and `net`: the addresses the host resolved to, when the caller
+    /// resolved it (it then connects to exactly these). Private, loopback,
+    /// link-local and metadata addresses among them ask (docs/network.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub addrs: Vec<std::net::IpAddr>,
 }
 
 impl Call {
@@ -142,7 +148,14 @@ impl Call {
         Call {
             tool,
             subject: subject.into(),
+            addrs: Vec::new(),
         }
+    }
+
+    /// The same call with the addresses its host resolved to.
+    pub fn with_addrs(mut self, addrs: Vec<std::net::IpAddr>) -> Call {
+        self.addrs = addrs;
+        self
     }
 
     /// Derives the subject from a tool's JSON input (docs/permissions.md, "Tools and kinds"): `path` for
@@ -168,8 +181,13 @@ impl Call {
             | Tool::EnterPlanMode
             | Tool::ExitPlanMode
             | Tool::Sleep => String::new(),
+            Tool::Net => field(&["host"]),
         };
-        Call { tool, subject }
+        Call {
+            tool,
+            subject,
+            addrs: Vec::new(),
+        }
     }
 }
 

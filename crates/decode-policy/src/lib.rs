@@ -14,6 +14,7 @@ pub mod hidden;
 pub mod input;
 mod matcher;
 pub mod mode;
+pub mod net;
 mod options;
 pub mod paths;
 pub mod rules;

@@ -46,6 +46,10 @@ pub enum Tool {
     EnterPlanMode,
     ExitPlanMode,
     Sleep,
+    /// A network destination (docs/network.md): the subject of `net(domain:HOST)`
+    /// rules and of `decode check net HOST`. Never offered to the model: not in
+    /// [`Tool::ALL`].
+    Net,
 }
 
 impl Tool {
@@ -96,6 +100,7 @@ impl Tool {
             "enterplanmode" => Tool::EnterPlanMode,
             "exitplanmode" => Tool::ExitPlanMode,
             "sleep" => Tool::Sleep,
+            "net" => Tool::Net,
             _ => return None,
         })
     }
@@ -115,6 +120,7 @@ impl Tool {
             Tool::EnterPlanMode => "enter_plan_mode",
             Tool::ExitPlanMode => "exit_plan_mode",
             Tool::Sleep => "sleep",
+            Tool::Net => "net",
         }
     }
 
@@ -125,7 +131,7 @@ impl Tool {
                 ToolKind::ReadOnly
             }
             Tool::Write | Tool::Edit => ToolKind::FileEdit,
-            Tool::Bash => ToolKind::Other,
+            Tool::Bash | Tool::Net => ToolKind::Other,
             Tool::AskUser | Tool::EnterPlanMode | Tool::ExitPlanMode | Tool::Sleep => {
                 ToolKind::Control
             }
@@ -138,6 +144,12 @@ impl Tool {
             self,
             Tool::Read | Tool::Glob | Tool::Grep | Tool::Write | Tool::Edit
         )
+    }
+
+    /// Whether the model can be offered this tool (every tool but [`Tool::Net`],
+    /// which is only a subject of rules and of `decode check`).
+    pub fn is_model_tool(self) -> bool {
+        self != Tool::Net
     }
 
     /// Control tools are never gated.
@@ -161,6 +173,8 @@ impl Tool {
             Tool::EnterPlanMode => &[Tool::EnterPlanMode],
             Tool::ExitPlanMode => &[Tool::ExitPlanMode],
             Tool::Sleep => &[Tool::Sleep],
+            // Host rules live in their own index (`matcher::HostRules`).
+            Tool::Net => &[],
         }
     }
 

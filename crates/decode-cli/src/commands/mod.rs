@@ -107,7 +107,7 @@ pub fn open_state(
 pub fn tool_from_name(name: &str) -> Result<Tool, String> {
     Tool::from_name(name).ok_or_else(|| {
         format!(
-            "decode: unknown tool `{name}` (tools: {})",
+            "decode: unknown tool `{name}` (tools: {}; and net for a host)",
             Tool::ALL.map(Tool::name).join(", ")
         )
     })

@@ -353,10 +353,7 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     };
     // The environment the command gets: Decode's, with the pager and prompts
     // switched off; in the sandbox without keys, tokens and service addresses.
-    let env = command_env(
-        sandbox.as_ref().map(|(_, s)| s),
-        ctx.approved_by_person,
-    );
+    let env = command_env(sandbox.as_ref().map(|(_, s)| s), ctx.approved_by_person);
     let mut held_mounts = None;
     let mut child = match &sandbox {
         Some((bwrap, s)) => match spawn_sandboxed(bwrap, s, &cwd, &script, &env).await {
@@ -615,9 +612,7 @@ fn command_env(
             // Approved to run outside: the person's services stay (an ssh agent, the
             // display) and so do their tokens (a push the person approved needs
             // them), but no command inherits the keys Decode itself reads.
-            None if approved => !k
-                .to_str()
-                .is_none_or(crate::sandbox::env::is_provider_key),
+            None if approved => !k.to_str().is_none_or(crate::sandbox::env::is_provider_key),
             // No sandbox on this machine: still no key or token in a command nobody
             // approved.
             None => !k.to_str().is_none_or(crate::sandbox::env::is_secret_var),

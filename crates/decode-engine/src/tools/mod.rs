@@ -115,6 +115,11 @@ pub struct ToolContext {
     /// this session or always): bash runs it outside the sandbox. A call allowed
     /// by a rule, a mode or an earlier answer runs sandboxed.
     pub approved_by_person: bool,
+    /// Resolves hosts for the host policy (docs/network.md).
+    pub resolver: Arc<crate::net::Resolver>,
+    /// For `web_fetch`: the host of the URL and the addresses the gate judged it
+    /// with. The tool connects to exactly these.
+    pub judged_host: Option<(String, Vec<std::net::IpAddr>)>,
 }
 
 impl ToolContext {
@@ -132,7 +137,15 @@ impl ToolContext {
             session_rules: Arc::new(SessionRules::new()),
             judged_path: None,
             approved_by_person: false,
+            resolver: Arc::new(crate::net::Resolver::system()),
+            judged_host: None,
         }
+    }
+
+    /// The same context with another resolver (tests: fake public hosts).
+    pub fn with_resolver(mut self, resolver: Arc<crate::net::Resolver>) -> ToolContext {
+        self.resolver = resolver;
+        self
     }
 
     /// The same context with another set of session rules.
@@ -204,6 +217,30 @@ pub fn handler(tool: Tool) -> Arc<dyn ToolHandler> {
         Tool::EnterPlanMode => Arc::new(EnterPlanModeTool),
         Tool::ExitPlanMode => Arc::new(ExitPlanModeTool),
         Tool::Sleep => Arc::new(SleepTool),
+        Tool::Net => Arc::new(NetSubject),
+    }
+}
+
+/// `net` is a subject of rules and of `decode check`, never a tool the model
+/// can call (docs/network.md): agents cannot list it, and a call of it is refused.
+struct NetSubject;
+
+#[async_trait]
+impl ToolHandler for NetSubject {
+    fn tool(&self) -> Tool {
+        Tool::Net
+    }
+
+    fn description(&self) -> &'static str {
+        "not a tool"
+    }
+
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object"})
+    }
+
+    async fn execute(&self, _input: serde_json::Value, _ctx: &ToolContext) -> ToolResult {
+        ToolResult::error("`net` is not a tool: it names network destinations in rules")
     }
 }
 

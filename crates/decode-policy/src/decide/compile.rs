@@ -284,7 +284,12 @@ impl Gate {
         }
 
         let shell = shell::ShellConfig::load(&root, &home, git_dir.as_deref());
+        let remote_hosts = git_dir
+            .as_deref()
+            .map(crate::net::git_remote_hosts)
+            .unwrap_or_default();
         let gate = Gate {
+            remote_hosts,
             shell,
             agent: input.agent,
             root,

@@ -28,6 +28,7 @@ use crate::trace::{
 mod bash;
 mod compile;
 mod files;
+mod net;
 mod places;
 mod protected;
 mod text;
@@ -68,6 +69,8 @@ pub struct Gate {
     index: RuleIndex,
     /// git and cargo aliases in force for the project.
     shell: shell::ShellConfig,
+    /// The hosts of the project's git remotes (allowed without a rule).
+    remote_hosts: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -383,6 +386,13 @@ impl Gate {
     fn decide_with(&self, call: &Call, mode: Mode, cwd: Option<&Path>, offered: bool) -> Decision {
         let mut run = Run::new();
         let tool = call.tool;
+        if tool == Tool::Net {
+            run.step(
+                Stage::NotOffered,
+                "a network destination: judged for every connection, whatever the agent",
+            );
+            return self.decide_net(call, mode, run);
+        }
         if !offered && !self.agent.tools.contains(&tool) {
             run.step(
                 Stage::NotOffered,
