@@ -5,6 +5,7 @@ mod channel;
 mod chat_session;
 mod loop_ask;
 mod loop_session;
+mod net_proxy;
 mod providers_anthropic;
 mod providers_gemini;
 mod providers_keys;
