@@ -401,3 +401,64 @@ async fn a_net_deny_rule_stops_web_fetch() {
     assert!(!o.ran);
     assert!(server.received_requests().await.unwrap().is_empty());
 }
+
+/// "Always allow" of a web_fetch to a name that resolves to loopback saves
+/// `net(domain:HOST)`; the next call is allowed without asking; a wildcard rule
+/// over that name would not have lifted it.
+#[tokio::test]
+async fn always_allow_saves_a_net_rule_that_lifts_the_private_ask() {
+    use decode_core::decision::DecisionAnswer;
+    use decode_engine::tools::{call_tool, handler};
+    use decode_policy::{Tool, Verdict};
+    use tools_support::Scripted;
+
+    let server = counting_server("dev server").await;
+    let url = format!("http://localhost:{}/", server.address().port());
+    let p = Project::new();
+    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow { rules: vec![] }]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask);
+    assert!(
+        o.ran && o.result.content.ends_with("dev server"),
+        "{}",
+        o.result.content
+    );
+    let saved: serde_json::Value = serde_json::from_str(&p.read(".decode/settings.json")).unwrap();
+    assert_eq!(
+        saved["permissions"]["allow"],
+        json!(["net(domain:localhost)"]),
+        "{saved}"
+    );
+    let s = Scripted::new(vec![]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Allow, "{}", o.decision.reason);
+    assert!(o.ran && s.asked().is_empty());
+
+    // A wildcard over the name does not lift the private-address ask.
+    let q = Project::new();
+    q.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["net(*host)"]}}"#,
+    );
+    let s = Scripted::new(vec![DecisionAnswer::Deny { feedback: None }]);
+    let ctx = q.ctx_with(Mode::Default, s.clone());
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask, "{}", o.decision.reason);
+}
