@@ -221,7 +221,8 @@ pub struct CheckArgs {
     #[arg(long, conflicts_with_all = ["tool", "subject"])]
     pub batch: bool,
 
-    /// The tool, e.g. bash, read, edit, web_fetch (Claude Code names work too).
+    /// The tool, e.g. bash, read, edit, web_fetch (Claude Code names work too), or
+    /// `net` to judge a network destination (`decode check net example.com:443`).
     #[arg(required_unless_present = "batch")]
     pub tool: Option<String>,
 

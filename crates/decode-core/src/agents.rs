@@ -486,7 +486,7 @@ pub fn parse_agent(
                     }
                     Tool::ALL.to_vec()
                 } else {
-                    match Tool::from_name(&n) {
+                    match Tool::from_name(&n).filter(|t| t.is_model_tool()) {
                         Some(t) => vec![t],
                         None => {
                             return Err(err(

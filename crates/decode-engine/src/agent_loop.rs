@@ -218,7 +218,7 @@ impl AgentLoop {
     /// The handler of a tool the model called by name: a built-in tool, or a tool of
     /// a running MCP server.
     fn resolve(&self, name: &str) -> Option<Arc<dyn ToolHandler>> {
-        if let Some(tool) = decode_policy::Tool::from_name(name) {
+        if let Some(tool) = decode_policy::Tool::from_name(name).filter(|t| t.is_model_tool()) {
             return Some(tools::handler(tool));
         }
         if !decode_policy::mcp::is_mcp_name(name) {

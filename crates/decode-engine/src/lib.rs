@@ -3,6 +3,7 @@
 //! - [`tools`]: the tools the agent calls (each through the gate);
 //! - [`mcp`]: MCP servers (stdio and streamable HTTP) whose tools go through the gate;
 //! - [`sandbox`]: the bubblewrap sandbox every unapproved bash command runs in;
+//! - [`net`]: names resolved once for the host policy (`web_fetch`, the proxy);
 //! - [`providers`]: the model providers (Gemini, Anthropic, OpenAI-compatible, script);
 //! - [`agent_loop`]: the loop that runs a prompt through model turns and gated tool calls;
 //! - [`checkpoints`]: what each turn changed, and undoing it;
@@ -26,6 +27,7 @@ pub mod checkpoints;
 pub mod config;
 pub mod demo;
 pub mod mcp;
+pub mod net;
 pub mod preview;
 pub mod providers;
 pub mod rule_check;

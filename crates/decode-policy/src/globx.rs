@@ -230,6 +230,20 @@ fn intersect_toks(a: &[Tok], b: &[Tok]) -> bool {
     false
 }
 
+/// Compiles one glob with fnmatch semantics: `*` matches `/` and spaces,
+/// backslash escapes on.
+pub(crate) fn build_glob(
+    pattern: &str,
+    case_insensitive: bool,
+) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .case_insensitive(case_insensitive)
+        .empty_alternates(true)
+        .build()
+}
+
 #[cfg(test)]
 mod tests {
     use super::intersect;
@@ -257,18 +271,4 @@ mod tests {
         let long = "x".repeat(5000);
         assert!(!intersect(&format!("{long}a"), &format!("{long}b")));
     }
-}
-
-/// Compiles one glob with fnmatch semantics: `*` matches `/` and spaces,
-/// backslash escapes on.
-pub(crate) fn build_glob(
-    pattern: &str,
-    case_insensitive: bool,
-) -> Result<globset::Glob, globset::Error> {
-    globset::GlobBuilder::new(pattern)
-        .literal_separator(false)
-        .backslash_escape(true)
-        .case_insensitive(case_insensitive)
-        .empty_alternates(true)
-        .build()
 }

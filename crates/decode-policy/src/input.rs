@@ -154,6 +154,11 @@ pub struct Call {
     /// denied).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp: Option<McpName>,
+    /// `web_fetch` and `net`: the addresses the host resolved to, when the caller
+    /// resolved it (it then connects to exactly these). Private, loopback,
+    /// link-local and metadata addresses among them ask (docs/network.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub addrs: Vec<std::net::IpAddr>,
 }
 
 impl Call {
@@ -162,6 +167,7 @@ impl Call {
             tool,
             subject: subject.into(),
             mcp: None,
+            addrs: Vec::new(),
         }
     }
 
@@ -176,6 +182,7 @@ impl Call {
             tool: Tool::Mcp,
             subject: crate::mcp::canonical_json(&args),
             mcp: Some(name),
+            addrs: Vec::new(),
         }
     }
 
@@ -200,6 +207,7 @@ impl Call {
             tool: Tool::Mcp,
             subject,
             mcp: Some(mcp),
+            addrs: Vec::new(),
         })
     }
 
@@ -209,6 +217,12 @@ impl Call {
             Some(n) => n.as_str(),
             None => self.tool.name(),
         }
+    }
+
+    /// The same call with the addresses its host resolved to.
+    pub fn with_addrs(mut self, addrs: Vec<std::net::IpAddr>) -> Call {
+        self.addrs = addrs;
+        self
     }
 
     /// Derives the subject from a tool's JSON input (docs/permissions.md, "Tools and kinds"): `path` for
@@ -235,11 +249,13 @@ impl Call {
             | Tool::EnterPlanMode
             | Tool::ExitPlanMode
             | Tool::Sleep => String::new(),
+            Tool::Net => field(&["host"]),
         };
         Call {
             tool,
             subject,
             mcp: None,
+            addrs: Vec::new(),
         }
     }
 }

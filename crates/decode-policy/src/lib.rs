@@ -13,6 +13,7 @@ pub mod input;
 mod matcher;
 pub mod mcp;
 pub mod mode;
+pub mod net;
 mod options;
 pub mod paths;
 mod programs;

@@ -47,7 +47,7 @@ impl RuleList {
 pub enum RuleError {
     #[error("empty rule")]
     Empty,
-    #[error("rule `{rule}`: unknown tool `{tool}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, or Claude Code's Read, Write, Edit, Glob, Grep, Bash, WebFetch, TodoWrite, or an MCP tool: mcp__SERVER__TOOL, mcp__SERVER__*, mcp__*)")]
+    #[error("rule `{rule}`: unknown tool `{tool}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, net, or Claude Code's Read, Write, Edit, Glob, Grep, Bash, WebFetch, TodoWrite, or an MCP tool: mcp__SERVER__TOOL, mcp__SERVER__*, mcp__*)")]
     UnknownTool { rule: String, tool: String },
     #[error("rule `{rule}`: {message}")]
     BadMcpName { rule: String, message: String },
@@ -148,6 +148,13 @@ impl Rule {
                 for g in bash_globs(p) {
                     build_glob(&g, false).map_err(|e| e.to_string())?;
                 }
+            }
+            Tool::Net => {
+                let host = host_pattern(p);
+                if host.is_empty() {
+                    return Err("empty host".into());
+                }
+                build_glob(&host, true).map_err(|e| e.to_string())?;
             }
             Tool::WebFetch => {
                 if let Some(domain) = domain_pattern(p) {
@@ -313,6 +320,17 @@ pub(crate) fn domain_pattern(p: &str) -> Option<String> {
     Some(crate::urls::normal_host_pattern(rest))
 }
 
+/// The host glob of a `net` pattern: `domain:HOST` or a bare host glob
+/// (`*.example.com`), lowercased, without a trailing dot or IPv6 brackets.
+pub(crate) fn host_pattern(p: &str) -> String {
+    let h =
+        domain_pattern(p).unwrap_or_else(|| p.trim().trim_end_matches('.').to_ascii_lowercase());
+    match h.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+        Some(inner) => inner.to_string(),
+        None => h,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,6 +351,16 @@ mod tests {
         ));
         assert!(Rule::parse("bash(echo \\))").is_ok());
         assert!(Rule::parse("bash(a) b)").is_err());
+        assert_eq!(
+            Rule::parse("Net(domain:Example.com)").unwrap().to_string(),
+            "net(domain:Example.com)"
+        );
+        assert!(Rule::parse("net(*.example.com)").is_ok());
+        assert!(Rule::parse("net").is_ok());
+        assert!(Rule::parse("net(domain:)").is_err());
+        assert_eq!(host_pattern("domain:Example.COM."), "example.com");
+        assert_eq!(host_pattern("[::1]"), "::1");
+        assert_eq!(host_pattern("*.Crates.io"), "*.crates.io");
     }
 
     #[test]

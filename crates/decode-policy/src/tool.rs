@@ -51,6 +51,10 @@ pub enum Tool {
     /// name beside it, and [`Tool::from_name`] never returns it (MCP names are
     /// parsed by [`crate::mcp::McpName`]).
     Mcp,
+    /// A network destination (docs/network.md): the subject of `net(domain:HOST)`
+    /// rules and of `decode check net HOST`. Never offered to the model: not in
+    /// [`Tool::ALL`].
+    Net,
 }
 
 impl Tool {
@@ -101,6 +105,7 @@ impl Tool {
             "enterplanmode" => Tool::EnterPlanMode,
             "exitplanmode" => Tool::ExitPlanMode,
             "sleep" => Tool::Sleep,
+            "net" => Tool::Net,
             _ => return None,
         })
     }
@@ -121,6 +126,7 @@ impl Tool {
             Tool::ExitPlanMode => "exit_plan_mode",
             Tool::Sleep => "sleep",
             Tool::Mcp => "mcp",
+            Tool::Net => "net",
         }
     }
 
@@ -132,7 +138,7 @@ impl Tool {
                 ToolKind::ReadOnly
             }
             Tool::Write | Tool::Edit => ToolKind::FileEdit,
-            Tool::Bash | Tool::Mcp => ToolKind::Other,
+            Tool::Bash | Tool::Mcp | Tool::Net => ToolKind::Other,
             Tool::AskUser | Tool::EnterPlanMode | Tool::ExitPlanMode | Tool::Sleep => {
                 ToolKind::Control
             }
@@ -145,6 +151,12 @@ impl Tool {
             self,
             Tool::Read | Tool::Glob | Tool::Grep | Tool::Write | Tool::Edit
         )
+    }
+
+    /// Whether the model can be offered this tool (every tool but [`Tool::Net`],
+    /// which is only a subject of rules and of `decode check`).
+    pub fn is_model_tool(self) -> bool {
+        self != Tool::Net
     }
 
     /// Control tools are never gated.
@@ -169,6 +181,8 @@ impl Tool {
             Tool::ExitPlanMode => &[Tool::ExitPlanMode],
             Tool::Sleep => &[Tool::Sleep],
             Tool::Mcp => &[Tool::Mcp],
+            // Host rules live in their own index (`matcher::HostRules`).
+            Tool::Net => &[],
         }
     }
 
@@ -176,8 +190,9 @@ impl Tool {
         self as usize
     }
 
-    /// How many slots [`Tool::index`] spans (the built-ins and [`Tool::Mcp`]).
-    pub(crate) const SLOTS: usize = Tool::ALL.len() + 1;
+    /// How many slots [`Tool::index`] spans (the built-ins, [`Tool::Mcp`] and
+    /// [`Tool::Net`]).
+    pub(crate) const SLOTS: usize = Tool::ALL.len() + 2;
 }
 
 impl fmt::Display for Tool {
@@ -239,7 +254,8 @@ mod tests {
         // MCP tools are never found by name: their names are parsed apart.
         assert_eq!(Tool::from_name("mcp"), None);
         assert_eq!(Tool::from_name("mcp__github__create_issue"), None);
-        assert_eq!(Tool::Mcp.index(), Tool::SLOTS - 1);
+        assert_eq!(Tool::Mcp.index(), Tool::SLOTS - 2);
+        assert_eq!(Tool::Net.index(), Tool::SLOTS - 1);
         assert_eq!(Tool::Mcp.kind(), ToolKind::Other);
         let back: Tool = serde_json::from_value(serde_json::json!("mcp")).unwrap();
         assert_eq!(back, Tool::Mcp);

@@ -34,6 +34,7 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
             args.select.mode.is_some(),
         );
     };
+    let call = net_call(call);
     let decision = state.decide(&call);
     if args.explain {
         output::out(&explain(&decision));
@@ -49,6 +50,33 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
         output::out(&human(&decision, call.tool_name(), &call.subject, &state));
     }
     ExitCode::SUCCESS
+}
+
+/// The call to judge. A `net` subject's name is resolved first, the way the proxy
+/// resolves it before it connects (docs/network.md): a name that resolves to a
+/// private or loopback address asks. A name that does not resolve (within a few
+/// seconds) is judged by its name alone.
+fn net_call(call: Call) -> Call {
+    if call.tool != decode_policy::Tool::Net {
+        return call;
+    }
+    let Some((host, _)) = decode_policy::net::parse_target(&call.subject) else {
+        return call;
+    };
+    let resolver = decode_engine::net::Resolver::system();
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return call;
+    };
+    let resolved = rt.block_on(async {
+        tokio::time::timeout(std::time::Duration::from_secs(3), resolver.resolve(&host)).await
+    });
+    match resolved {
+        Ok(Ok(r)) => call.with_addrs(r.judged),
+        _ => call,
+    }
 }
 
 /// One line: the verdict, what decided it (a rule, a cap, a mode, a stage) and the
@@ -277,7 +305,7 @@ fn parse_request(
         (None, None) if mode_given || req.agent.is_none() => base.1,
         (None, None) => gates.get(base_agent)?.1,
     };
-    Ok((gate, mode, call))
+    Ok((gate, mode, net_call(call)))
 }
 
 /// Answers already given in this batch: an identical request (same agent,

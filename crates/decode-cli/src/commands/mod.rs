@@ -119,7 +119,7 @@ pub fn call_from_name(name: &str, subject: &str) -> Result<decode_policy::Call, 
 
 fn unknown_tool(name: &str) -> String {
     format!(
-        "decode: unknown tool `{}` (tools: {}, or an MCP tool mcp__SERVER__TOOL)",
+        "decode: unknown tool `{}` (tools: {}, net for a host, or an MCP tool mcp__SERVER__TOOL)",
         decode_core::display::one_line(name),
         Tool::ALL.map(Tool::name).join(", ")
     )

@@ -65,8 +65,18 @@ pub async fn call_tool(
     let mut edited: Option<String> = None;
     let mut edits = 0usize;
     let mut judged: Option<std::path::PathBuf>;
+    let mut judged_host: Option<(String, Vec<std::net::IpAddr>)>;
     let mut outcome = loop {
-        let call = handler.gate_call(&input);
+        let mut call = handler.gate_call(&input);
+        // web_fetch: the host is resolved once, the gate judges its addresses,
+        // and the tool connects to exactly those (docs/network.md).
+        judged_host = None;
+        if tool == Tool::WebFetch {
+            if let Some((host, resolved)) = resolve_url_host(ctx, &call.subject).await {
+                call = call.with_addrs(resolved.judged);
+                judged_host = Some((host, resolved.addrs));
+            }
+        }
         let cwd = ctx.session.cwd();
         // The file tools touch the path as resolved now or nothing (however
         // long the person takes to answer): the gate judges the call as
@@ -216,6 +226,7 @@ pub async fn call_tool(
     let ctx = &ToolContext {
         judged_path: judged,
         approved_by_person,
+        judged_host,
         ..ctx.clone()
     };
     // What the call changes is recorded for the turn's undo (docs/checkpoints.md).
@@ -354,6 +365,28 @@ async fn run_outside(
                 format!("not run outside the sandbox: the ask got an answer of the wrong kind ({other:?}); only \"allow once\" runs it outside"),
             ),
         ),
+    }
+}
+
+/// The host of a `web_fetch` URL (a name, not an address) and what it resolves
+/// to; `None` for an address, a URL without a host, or a name that does not
+/// resolve (the fetch then fails on its own: nothing is pinned for it).
+async fn resolve_url_host(ctx: &ToolContext, url: &str) -> Option<(String, crate::net::Resolved)> {
+    let u = decode_policy::normalize_url(url)?;
+    let host = u.host_str()?.to_string();
+    if host.starts_with('[') || host.parse::<std::net::IpAddr>().is_ok() {
+        return None;
+    }
+    let resolved = tokio::select! {
+        r = ctx.resolver.resolve(&host) => r,
+        _ = ctx.cancel.cancelled() => return None,
+    };
+    match resolved {
+        Ok(r) => Some((host, r)),
+        Err(e) => {
+            tracing::info!(host = %host, error = %e, "web_fetch: host does not resolve");
+            None
+        }
     }
 }
 

@@ -138,6 +138,11 @@ pub struct ToolContext {
     /// What the agent said before this call (its last sentence), shown in an ask
     /// when the call carries no `description` of its own.
     pub intent: Option<String>,
+    /// Resolves hosts for the host policy (docs/network.md).
+    pub resolver: Arc<crate::net::Resolver>,
+    /// For `web_fetch`: the host of the URL and the addresses the gate judged it
+    /// with. The tool connects to exactly these.
+    pub judged_host: Option<(String, Vec<std::net::IpAddr>)>,
 }
 
 impl ToolContext {
@@ -157,6 +162,8 @@ impl ToolContext {
             approved_by_person: false,
             checkpoint: None,
             intent: None,
+            resolver: Arc::new(crate::net::Resolver::system()),
+            judged_host: None,
         }
     }
 
@@ -172,6 +179,12 @@ impl ToolContext {
     /// The same context with what the agent said before the call.
     pub fn with_intent(mut self, intent: Option<String>) -> ToolContext {
         self.intent = intent;
+        self
+    }
+
+    /// The same context with another resolver (tests: fake public hosts).
+    pub fn with_resolver(mut self, resolver: Arc<crate::net::Resolver>) -> ToolContext {
+        self.resolver = resolver;
         self
     }
 
@@ -268,6 +281,7 @@ pub fn handler(tool: Tool) -> Arc<dyn ToolHandler> {
         // MCP tools come from their servers (crate::mcp::McpHub::handler); a call
         // of the bare tool cannot run.
         Tool::Mcp => Arc::new(UnknownMcp),
+        Tool::Net => Arc::new(NetSubject),
     }
 }
 
@@ -290,6 +304,29 @@ impl ToolHandler for UnknownMcp {
 
     async fn execute(&self, _input: serde_json::Value, _ctx: &ToolContext) -> ToolResult {
         ToolResult::error("no MCP server runs this tool")
+    }
+}
+
+/// `net` is a subject of rules and of `decode check`, never a tool the model
+/// can call (docs/network.md): agents cannot list it, and a call of it is refused.
+struct NetSubject;
+
+#[async_trait]
+impl ToolHandler for NetSubject {
+    fn tool(&self) -> Tool {
+        Tool::Net
+    }
+
+    fn description(&self) -> &'static str {
+        "not a tool"
+    }
+
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object"})
+    }
+
+    async fn execute(&self, _input: serde_json::Value, _ctx: &ToolContext) -> ToolResult {
+        ToolResult::error("`net` is not a tool: it names network destinations in rules")
     }
 }
 

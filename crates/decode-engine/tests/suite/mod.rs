@@ -7,6 +7,7 @@ mod checkpoints;
 mod loop_ask;
 mod loop_session;
 mod mcp;
+mod net_proxy;
 mod providers_anthropic;
 mod providers_gemini;
 mod providers_keys;

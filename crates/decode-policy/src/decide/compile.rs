@@ -60,6 +60,10 @@ impl Gate {
             }
         }
         let shell = shell::ShellConfig::load(&root, &home, git_dir.as_deref());
+        let remote_hosts = git_dir
+            .as_deref()
+            .map(crate::net::git_remote_hosts)
+            .unwrap_or_default();
         let mut mcp_patterns = |texts: &[String], source: String| {
             let mut out = Vec::new();
             for t in texts {
@@ -83,6 +87,7 @@ impl Gate {
             "your settings' MCP read-only marks".to_string(),
         );
         let gate = Gate {
+            remote_hosts,
             mcp_offered,
             mcp_read_only,
             shell,

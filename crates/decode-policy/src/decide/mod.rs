@@ -27,6 +27,7 @@ mod bash;
 mod compile;
 mod files;
 mod mcp;
+mod net;
 mod places;
 mod protected;
 mod text;
@@ -73,6 +74,8 @@ pub struct Gate {
     mcp_offered: Vec<crate::mcp::McpPattern>,
     /// The MCP tools the person marked read-only in their own settings.
     mcp_read_only: Vec<crate::mcp::McpPattern>,
+    /// The hosts of the project's git remotes (allowed without a rule).
+    remote_hosts: Vec<String>,
 }
 
 /// A deny or ask rule that did not parse. What it meant cannot be known, so
@@ -447,6 +450,13 @@ impl Gate {
     fn decide_with(&self, call: &Call, mode: Mode, cwd: Option<&Path>, offered: bool) -> Decision {
         let mut run = Run::new();
         let tool = call.tool;
+        if tool == Tool::Net {
+            run.step(
+                Stage::NotOffered,
+                "a network destination: judged for every connection, whatever the agent",
+            );
+            return self.decide_net(call, mode, run);
+        }
         if !offered && !self.offers(call) {
             let name = call.tool_name();
             run.step(

@@ -42,6 +42,13 @@ impl Gate {
                             .iter()
                             .find_map(|n| self.index.match_url(list, n, host.as_deref()))
                     })
+                    .or_else(|| {
+                        // The addresses the host resolved to (`net(domain:ADDR)`).
+                        call.addrs.iter().find_map(|a| {
+                            self.index
+                                .match_host(list, &crate::net::normal_ip(*a), false)
+                        })
+                    })
             } else {
                 self.index.match_text(list, tool, subject)
             }
@@ -84,6 +91,31 @@ impl Gate {
                 false,
                 Some(Origin::Bypass),
                 Vec::new(),
+            );
+        }
+        if let Some(hit) = host
+            .as_deref()
+            .and_then(|h| self.private_hit(h, &call.addrs))
+        {
+            let h = host.as_deref().unwrap_or_default();
+            if let Some(f) = run.frags.get_mut(0) {
+                f.cap = Some(CapKind::Network);
+            }
+            run.step(
+                Stage::Caps,
+                format!("network: {} is a {} address", hit.what, hit.kind),
+            );
+            return run.finish(
+                Verdict::Ask,
+                format!(
+                    "web_fetch of {}: {} is a {} address; no rule names it",
+                    quote(subject),
+                    hit.what,
+                    hit.kind
+                ),
+                false,
+                None,
+                vec![format!("net(domain:{})", escape_glob(h))],
             );
         }
         let auto = mode == Mode::Auto;

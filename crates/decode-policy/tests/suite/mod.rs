@@ -5,6 +5,7 @@ mod enclosing;
 mod invariants;
 mod layout;
 mod mcp;
+mod net;
 mod options;
 mod oracle;
 mod protected;

@@ -19,7 +19,7 @@ export type Origin = "rule" | "mode" | "wildcard" | "bypass";
 export type Stage = "not_offered" | "control" | "path_limit" | "deny_rules" | "plan" | "opaque" | "ask_rules" | "bypass" | "allow_rules" | "mode" | "caps";
 
 /** Which cap turned an allow candidate into an ask. */
-export type CapKind = "critical removal" | "never automatic" | "external effects" | "path scope";
+export type CapKind = "critical removal" | "never automatic" | "external effects" | "path scope" | "network";
 
 /**
  * One stage the decision went through (mirror of `decode_policy::TraceStep`).
