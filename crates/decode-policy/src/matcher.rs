@@ -194,6 +194,35 @@ impl RuleIndex {
         }
     }
 
+    /// Adds a rule naming MCP tools: the names and a glob over the JSON arguments.
+    fn add_mcp(
+        &mut self,
+        list: RuleList,
+        rule: &Rule,
+        names: &crate::mcp::McpPattern,
+        source: Source,
+    ) -> Result<(), String> {
+        let idx = self.refs.len();
+        let args = match &rule.pattern {
+            Some(p) => Some(
+                build_glob(p, false)
+                    .map_err(|e| e.to_string())?
+                    .compile_matcher(),
+            ),
+            None => None,
+        };
+        self.refs.push(RuleRef {
+            text: rule.to_string(),
+            source,
+        });
+        self.list_mut(list).mcp.push(McpRule {
+            names: names.clone(),
+            args,
+            rule: idx,
+        });
+        Ok(())
+    }
+
     /// Adds a parsed rule. `homes` are the spellings of the home folder
     /// (as given and canonical) used to anchor `~/…` patterns; `anchors`, when
     /// not empty, are the spellings of the folder whose relative path patterns
@@ -209,24 +238,7 @@ impl RuleIndex {
     ) -> Result<(), String> {
         let idx = self.refs.len();
         if let Some(names) = &rule.mcp {
-            let args = match &rule.pattern {
-                Some(p) => Some(
-                    build_glob(p, false)
-                        .map_err(|e| e.to_string())?
-                        .compile_matcher(),
-                ),
-                None => None,
-            };
-            self.refs.push(RuleRef {
-                text: rule.to_string(),
-                source,
-            });
-            self.list_mut(list).mcp.push(McpRule {
-                names: names.clone(),
-                args,
-                rule: idx,
-            });
-            return Ok(());
+            return self.add_mcp(list, rule, names, source);
         }
         let mut staged: Vec<(Slot, globset::Glob)> = Vec::new();
         let mut path_raw: Vec<(String, bool)> = Vec::new();
