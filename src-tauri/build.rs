@@ -29,6 +29,7 @@ fn main() {
             "test_call",
             "drop_session_rule",
             "mcp_servers",
+            "mcp_set_enabled",
             "provider_settings",
             "save_provider",
             "key_status",

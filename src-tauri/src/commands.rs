@@ -54,6 +54,7 @@ pub(crate) fn register(builder: tauri::Builder<Wry>) -> tauri::Builder<Wry> {
         crate::screens::test_call,
         crate::screens::drop_session_rule,
         crate::screens::mcp_servers,
+        crate::screens::mcp_set_enabled,
         crate::screens::provider_settings,
         crate::screens::save_provider,
         crate::screens::key_status,

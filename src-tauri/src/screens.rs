@@ -169,6 +169,20 @@ pub(crate) fn mcp_servers(state: State<'_, AppState>) -> Vec<decode_protocol::Mc
     state.project().chat.mcp().views()
 }
 
+/// Turns an MCP server on or off (docs/mcp.md) and returns the list as it is now.
+#[tauri::command]
+pub(crate) async fn mcp_set_enabled(
+    state: State<'_, AppState>,
+    name: String,
+    enabled: bool,
+) -> Result<Vec<decode_protocol::McpServerView>, IpcError> {
+    let hub = std::sync::Arc::clone(state.project().chat.mcp());
+    hub.set_enabled(&name, enabled)
+        .await
+        .map_err(|e| err(ErrorKind::InvalidInput, e))?;
+    Ok(hub.views())
+}
+
 #[tauri::command]
 pub(crate) fn drop_session_rule(state: State<'_, AppState>, rule: String) -> bool {
     state.project().chat.drop_session_rule(&rule)

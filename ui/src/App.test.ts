@@ -198,6 +198,7 @@ function trustPreview(overrides: Partial<TrustPreview> = {}): TrustPreview {
     additional_directories: [{ written: '~/shared', resolved: '/home/ada/shared', warning: null }],
     links: [],
     agents: [{ name: 'yolo', file: '.decode/agents/yolo.md', mode: 'bypass', allow: ['bash(rm *)'] }],
+    mcp_servers: [],
     deny_rules: ['read(.env)'],
     ask_rules: [],
     problem: null,
@@ -808,6 +809,30 @@ describe('trust, first run and the screens around the chat', () => {
     await waitFor(() => expect(screen.queryByTestId('trust-dialog')).toBeNull());
     emitStatus(snapshot({ trusted: true }));
     await waitFor(() => expect(screen.queryByTestId('status-trust')).toBeNull());
+  });
+
+  it("lists the folder's MCP servers with what would run, and asks for a folder that has only those", async () => {
+    vi.mocked(backend.trustPreview).mockResolvedValue(
+      trustPreview({
+        allow_rules: [],
+        additional_directories: [],
+        agents: [],
+        mcp_servers: [
+          { name: 'db', file: '/p/.mcp.json', command_line: 'npx -y db-mcp --url <b>x</b>', approval: 'unanswered' },
+          { name: 'old', file: '/p/.decode/mcp.json', command_line: 'node old.js', approval: 'changed' },
+        ],
+      }),
+    );
+    current = snapshot({ trusted: false });
+    await renderApp();
+    const dialog = await screen.findByTestId('trust-dialog');
+    const servers = within(dialog).getAllByTestId('trust-mcp-server');
+    expect(servers).toHaveLength(2);
+    expect(servers[0]).toHaveTextContent('npx -y db-mcp --url <b>x</b>');
+    expect(servers[0].querySelector('b')).toBeNull();
+    expect(servers[0]).toHaveTextContent('still needs your approval');
+    expect(servers[1]).toHaveTextContent('changed since you approved it');
+    expect(dialog).not.toHaveTextContent('Nothing:');
   });
 
   it('"Not now" leaves the folder untrusted and the status bar says so', async () => {

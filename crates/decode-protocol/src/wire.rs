@@ -153,6 +153,9 @@ wire! {
         drop_session_rule(rule: String) -> bool;
         /// The project's MCP servers: status, tools, what each tool claims.
         mcp_servers() -> Vec<McpServerView>;
+        /// Turns a server on or off: one of the person's own gets or loses
+        /// `"disabled": true`; a project's is approved or refused. It starts or stops now.
+        mcp_set_enabled(name: String, enabled: bool) -> Vec<McpServerView>;
         provider_settings() -> ProviderView;
         save_provider(choice: ProviderChoice) -> ProviderSave;
         key_status(provider: ProviderName) -> KeyStatus;

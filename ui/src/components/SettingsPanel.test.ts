@@ -18,6 +18,7 @@ vi.mock('../lib/backend', async () => {
     testConnection: vi.fn(),
     projectRules: vi.fn(),
     mcpServers: vi.fn(),
+    mcpSetEnabled: vi.fn(),
     addRule: vi.fn(),
     removeRule: vi.fn(),
     setSettingsList: vi.fn(),
@@ -345,6 +346,54 @@ describe('MCP servers in the settings', () => {
     expect(within(items[1]).getByTestId('mcp-server-detail')).toHaveTextContent('approve its command line');
     expect(items[1]).toHaveTextContent('node <img src=x onerror=alert(1)>');
     expect(items[1].querySelector('img')).toBeNull();
+  });
+
+  it('approves a project server, turns one of yours off, and shows the list the backend returns', async () => {
+    const user = userEvent.setup();
+    const base = { file: '/f', restarts: 0, tools: [] };
+    vi.mocked(backend.mcpServers).mockResolvedValue([
+      { ...base, name: 'mine', scope: 'user', command_line: 'uvx mine', status: 'ready' },
+      { ...base, name: 'proj', scope: 'project', command_line: 'node srv.js', status: 'needs_approval' },
+    ]);
+    vi.mocked(backend.mcpSetEnabled).mockResolvedValueOnce([
+      { ...base, name: 'mine', scope: 'user', command_line: 'uvx mine', status: 'ready' },
+      { ...base, name: 'proj', scope: 'project', command_line: 'node srv.js', status: 'ready' },
+    ]);
+    await open();
+    const items = await screen.findAllByTestId('mcp-server');
+    // What the person approves is on screen next to the button.
+    expect(within(items[1]).getByTestId('mcp-server-command')).toHaveTextContent('node srv.js');
+    expect(within(items[0]).queryByTestId('mcp-approve')).toBeNull();
+    await user.click(within(items[1]).getByTestId('mcp-approve'));
+    expect(backend.mcpSetEnabled).toHaveBeenCalledWith('proj', true);
+    await waitFor(() => expect(screen.getAllByTestId('mcp-server')[1].getAttribute('data-status')).toBe('ready'));
+
+    vi.mocked(backend.mcpSetEnabled).mockResolvedValueOnce([
+      { ...base, name: 'mine', scope: 'user', command_line: 'uvx mine', status: 'disabled' },
+      { ...base, name: 'proj', scope: 'project', command_line: 'node srv.js', status: 'ready' },
+    ]);
+    await user.click(within(screen.getAllByTestId('mcp-server')[0]).getByTestId('mcp-turn-off'));
+    expect(backend.mcpSetEnabled).toHaveBeenLastCalledWith('mine', false);
+    await waitFor(() =>
+      expect(within(screen.getAllByTestId('mcp-server')[0]).getByTestId('mcp-turn-on')).toBeInTheDocument(),
+    );
+
+    vi.mocked(backend.mcpSetEnabled).mockRejectedValueOnce(new Error('the file is a link'));
+    await user.click(within(screen.getAllByTestId('mcp-server')[0]).getByTestId('mcp-turn-on'));
+    await waitFor(() => expect(screen.getByTestId('mcp-switch-error')).toHaveTextContent('the file is a link'));
+  });
+
+  it('offers no switch on for a project server its own file turned off, nor for an untrusted one', async () => {
+    const base = { file: '/p/.mcp.json', restarts: 0, tools: [], scope: 'project' };
+    vi.mocked(backend.mcpServers).mockResolvedValue([
+      { ...base, name: 'off', command_line: 'a', status: 'disabled' },
+      { ...base, name: 'untrusted', command_line: 'b', status: 'untrusted' },
+    ]);
+    await open();
+    const items = await screen.findAllByTestId('mcp-server');
+    for (const item of items) {
+      expect(within(item).queryByRole('button')).toBeNull();
+    }
   });
 
   it('says when there are none', async () => {

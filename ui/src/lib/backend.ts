@@ -254,6 +254,11 @@ export function mcpServers(): Promise<McpServerView[]> {
   return call('mcp_servers');
 }
 
+/** Turns a server on or off: yours gets or loses `"disabled": true`; a project's is approved or refused. */
+export function mcpSetEnabled(name: string, enabled: boolean): Promise<McpServerView[]> {
+  return call('mcp_set_enabled', { name, enabled });
+}
+
 // ---- Provider and key ----
 
 export function providerSettings(): Promise<ProviderView> {

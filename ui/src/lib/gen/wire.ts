@@ -40,6 +40,9 @@ export interface Commands {
   drop_session_rule: { args: { rule: string }; result: boolean };
   /** The project's MCP servers: status, tools, what each tool claims. */
   mcp_servers: { args: null; result: Array<P.McpServerView> };
+  /** Turns a server on or off: one of the person's own gets or loses
+   * `"disabled": true`; a project's is approved or refused. It starts or stops now. */
+  mcp_set_enabled: { args: { name: string; enabled: boolean }; result: Array<P.McpServerView> };
   provider_settings: { args: null; result: P.ProviderView };
   save_provider: { args: { choice: P.ProviderChoice }; result: P.ProviderSave };
   key_status: { args: { provider: P.ProviderName }; result: P.KeyStatus };
