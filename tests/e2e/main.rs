@@ -7,6 +7,7 @@
 //! processes left running. Screenshots of each screen go to `target/e2e-artifacts/`.
 
 mod desktop;
+mod mcp;
 mod screens;
 
 use std::path::Path;
@@ -139,6 +140,21 @@ fn script() -> Script {
             vec![bash("c-stop-1", "sleep 30"), Turn::text("(not reached)")],
         )
         .flow("flow-after", vec![Turn::text("Still here after the stop.")])
+        .flow(
+            "flow-undo",
+            vec![
+                Turn::call("", "c-undo-1", "read", json!({"path": "README.md"})),
+                Turn::call(
+                    "",
+                    "c-undo-2",
+                    "edit",
+                    json!({"path": "README.md", "old_string": "# a temp project", "new_string": "# changed by the turn"}),
+                ),
+                Turn::call("", "c-undo-3", "write", json!({"path": "undo-a.txt", "content": "a\n"})),
+                Turn::call("", "c-undo-4", "write", json!({"path": "docs/undo-b.txt", "content": "b\n"})),
+                Turn::text("Three files changed."),
+            ],
+        )
         .flow(
             "flow-fresh-one",
             vec![bash("c-fresh-1", "echo fresh-e2e"), Turn::text("Fresh one done.")],
@@ -822,6 +838,50 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
         .await?;
     ensure!(overlap == "ok", "status bar at 640 px: {overlap}");
     app.client.set_window_size(1100, 760).await?;
+
+    // Undo this turn: a turn (in auto mode) changes three files (and makes a folder);
+    // the undo dialog lists them, Undo puts every one back as it was, and the line
+    // under the chat says so.
+    let readme = std::fs::read_to_string(project.path().join("README.md"))?;
+    app.send("flow-undo go").await?;
+    wait_assistant(app, "Three files changed.").await?;
+    ensure!(project.path().join("docs/undo-b.txt").exists());
+    let turn = app
+        .js("const b = [...document.querySelectorAll('[data-testid=\"undo-turn\"]')].pop(); return b ? b.dataset.turn : null;")
+        .await?;
+    let turn = turn
+        .as_str()
+        .context("no Undo this turn button")?
+        .to_string();
+    app.js(&format!(
+        "document.querySelector('[data-testid=\"undo-turn\"][data-turn=\"{turn}\"]').click(); return true;"
+    ))
+    .await?;
+    app.wait("undo-dialog", SHORT).await?;
+    app.wait_text("undo-summary", "4 paths", SHORT).await?;
+    let listed = app.texts("undo-file").await?.join("\n");
+    for name in ["README.md", "undo-a.txt", "docs/undo-b.txt"] {
+        ensure!(
+            listed.contains(name),
+            "the undo dialog does not list {name}: {listed}"
+        );
+    }
+    app.shot("13-undo-dialog").await?;
+    settle().await;
+    app.click("undo-confirm").await?;
+    let line = app
+        .wait_text("confirm-line", &format!("Undid turn {turn}"), SHORT)
+        .await?;
+    ensure!(
+        line.contains("restored README.md")
+            && line.contains("removed")
+            && line.contains("undo-a.txt"),
+        "the confirm line: {line}"
+    );
+    ensure!(std::fs::read_to_string(project.path().join("README.md"))? == readme);
+    ensure!(!project.path().join("undo-a.txt").exists());
+    ensure!(!project.path().join("docs").exists());
+    app.shot("14-undone").await?;
 
     // The transcript is decode run's JSONL, with the edited command marked.
     let sessions = project.home.join(".local/share/decode/sessions");
