@@ -25,6 +25,7 @@ fn main() {
             "project_rules",
             "add_rule",
             "remove_rule",
+            "rule_warning",
             "set_settings_list",
             "test_call",
             "drop_session_rule",

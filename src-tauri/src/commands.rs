@@ -50,6 +50,7 @@ pub(crate) fn register(builder: tauri::Builder<Wry>) -> tauri::Builder<Wry> {
         crate::screens::project_rules,
         crate::screens::add_rule,
         crate::screens::remove_rule,
+        crate::screens::rule_warning,
         crate::screens::set_settings_list,
         crate::screens::test_call,
         crate::screens::drop_session_rule,

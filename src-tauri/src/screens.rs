@@ -122,6 +122,14 @@ pub(crate) fn add_rule(
     Ok(reload(&state))
 }
 
+/// Why an allow rule would let any code run, if it would (a rule that does not parse
+/// gets no warning here: adding it says what is wrong).
+#[tauri::command]
+pub(crate) fn rule_warning(rule: String) -> Option<String> {
+    let rule = decode_policy::Rule::parse(rule.trim()).ok()?;
+    decode_engine::rule_check::runner_wildcard(&rule)
+}
+
 #[tauri::command]
 pub(crate) fn remove_rule(
     state: State<'_, AppState>,

@@ -179,6 +179,27 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
     app.click("settings-rule-add").await?;
     app.wait("settings-rule-error", SHORT).await?;
     ensure!(std::fs::read_to_string(&settings)? == text);
+    // An allow rule that lets any code run waits for a confirmation, which saves it.
+    select(app, "settings-rule-list", "allow").await?;
+    app.fill("settings-rule-input", "bash(python3 *)").await?;
+    app.click("settings-rule-add").await?;
+    let warning = app
+        .wait_text("settings-rule-warning", "any code", SHORT)
+        .await?;
+    ensure!(warning.contains("python3"), "{warning}");
+    ensure!(
+        std::fs::read_to_string(&settings)? == text,
+        "saved before the confirmation"
+    );
+    app.shot("20b-settings-risky-rule").await?;
+    app.click("settings-rule-confirm").await?;
+    wait_file(
+        &settings,
+        |t| t.contains("bash(python3 *)"),
+        "the confirmed rule was not saved",
+    )
+    .await?;
+    app.wait_gone("settings-rule-warning", SHORT).await?;
 
     // Test a call shows what `decode check` says.
     app.fill("settings-test-call", "bash git push origin main")

@@ -868,6 +868,37 @@ describe('trust, first run and the screens around the chat', () => {
     expect(await screen.findByTestId('settings-dialog')).toBeInTheDocument();
   });
 
+  it('takes the setup hint away once the model is set up, and an untrusted folder gets no success tick', async () => {
+    let emitProject: (o: ProjectOpened) => void = () => {};
+    vi.mocked(backend.onProject).mockImplementation(async (cb) => {
+      emitProject = cb;
+      return () => {};
+    });
+    vi.mocked(backend.getChat).mockResolvedValue(
+      chatStatus({ provider: null, model: null, setup_problem: 'No model provider is configured: run decode key set.' }),
+    );
+    vi.mocked(backend.trustPreview).mockResolvedValue(trustPreview());
+    current = snapshot({ trusted: false });
+    const { user } = await renderApp();
+    await waitFor(() => expect(document.body).toHaveTextContent('run decode key set'));
+    const dialog = await screen.findByTestId('trust-dialog');
+    await pastGuard();
+    await user.click(within(dialog).getByTestId('trust-later'));
+    await waitFor(() => expect(document.body).toHaveTextContent('Folder left untrusted'));
+    expect(screen.queryAllByTestId('confirm-line').map((l) => l.textContent)).not.toContainEqual(
+      expect.stringContaining('left untrusted'),
+    );
+    emitProject({
+      kind: 'reconnected',
+      status: snapshot({ trusted: false }),
+      chat: chatStatus(),
+      history: [],
+      pending: [],
+    });
+    await waitFor(() => expect(document.body).not.toHaveTextContent('run decode key set'));
+    expect(document.body).toHaveTextContent('Folder left untrusted');
+  });
+
   it('has no first-run card once a provider is set up', async () => {
     await renderApp();
     await waitFor(() => expect(screen.getByTestId('status-model')).toHaveTextContent('openai/gpt-test'));

@@ -148,6 +148,9 @@ wire! {
         project_rules() -> ProjectRules;
         add_rule(list: RuleListTs, rule: String) -> ProjectRules;
         remove_rule(list: RuleListTs, rule: String) -> ProjectRules;
+        /// Why an allow rule would let any code run (a wildcard over an interpreter,
+        /// a shell or a privilege wrapper), for a warning before it is added.
+        rule_warning(rule: String) -> Option<String>;
         set_settings_list(key: SettingsList, values: Vec<String>) -> ProjectRules;
         test_call(text: String) -> CallCheck;
         drop_session_rule(rule: String) -> bool;

@@ -19,6 +19,7 @@ vi.mock('../lib/backend', async () => {
     projectRules: vi.fn(),
     mcpServers: vi.fn(),
     mcpSetEnabled: vi.fn(),
+    ruleWarning: vi.fn(),
     addRule: vi.fn(),
     removeRule: vi.fn(),
     setSettingsList: vi.fn(),
@@ -87,6 +88,7 @@ beforeEach(() => {
   vi.mocked(backend.deleteApiKey).mockResolvedValue(key(false));
   vi.mocked(backend.keyStatus).mockResolvedValue(key(false));
   vi.mocked(backend.mcpServers).mockResolvedValue([]);
+  vi.mocked(backend.ruleWarning).mockResolvedValue(null);
 });
 
 async function open() {
@@ -171,6 +173,38 @@ describe('settings screen', () => {
     await user.type(screen.getByTestId('settings-rule-input'), 'bash(git push *){Enter}');
     expect(backend.addRule).toHaveBeenCalledWith('ask', 'bash(git push *)');
     await waitFor(() => expect(screen.getAllByTestId('settings-rule')).toHaveLength(4));
+  });
+
+  it('warns before an allow rule that lets any code run, and adds it only when confirmed', async () => {
+    vi.mocked(backend.addRule).mockResolvedValue(rules());
+    vi.mocked(backend.ruleWarning).mockImplementation(async (rule) =>
+      rule.startsWith('bash(python')
+        ? '`bash(python *)` is a wildcard over `python`, which runs whatever it is given: allow exact commands instead'
+        : null,
+    );
+    const user = await open();
+    await user.type(screen.getByTestId('settings-rule-input'), 'bash(python *)');
+    await user.click(screen.getByTestId('settings-rule-add'));
+    const warning = await screen.findByTestId('settings-rule-warning');
+    expect(warning).toHaveTextContent('run any code without asking');
+    // The reason's code spans are code, never raw backticks.
+    expect(warning).toHaveTextContent('wildcard over python, which runs');
+    expect(warning).not.toHaveTextContent('`');
+    expect([...warning.querySelectorAll('code')].map((c) => c.textContent)).toEqual(['bash(python *)', 'python']);
+    expect(backend.addRule).not.toHaveBeenCalled();
+    // Cancel keeps the rule out; Add it anyway saves it.
+    await user.click(screen.getByTestId('settings-rule-cancel'));
+    expect(screen.queryByTestId('settings-rule-warning')).toBeNull();
+    await user.click(screen.getByTestId('settings-rule-add'));
+    await user.click(await screen.findByTestId('settings-rule-confirm'));
+    expect(backend.addRule).toHaveBeenCalledWith('allow', 'bash(python *)');
+    // A deny rule never warns; an ordinary allow rule is added at once.
+    vi.mocked(backend.ruleWarning).mockClear();
+    await user.selectOptions(screen.getByTestId('settings-rule-list'), 'deny');
+    await user.type(screen.getByTestId('settings-rule-input'), 'bash(python *)');
+    await user.click(screen.getByTestId('settings-rule-add'));
+    expect(backend.ruleWarning).not.toHaveBeenCalled();
+    expect(backend.addRule).toHaveBeenLastCalledWith('deny', 'bash(python *)');
   });
 
   it('shows the gate refusing a rule, with its reason', async () => {

@@ -236,6 +236,11 @@ export function removeRule(list: RuleList, rule: string): Promise<ProjectRules> 
   return call('remove_rule', { list, rule });
 }
 
+/** Why an allow rule would let any code run, if it would (shown before it is added). */
+export function ruleWarning(rule: string): Promise<string | null> {
+  return call('rule_warning', { rule });
+}
+
 export function setSettingsList(key: SettingsList, values: string[]): Promise<ProjectRules> {
   return call('set_settings_list', { key, values });
 }

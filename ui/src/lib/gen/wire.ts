@@ -35,6 +35,9 @@ export interface Commands {
   project_rules: { args: null; result: P.ProjectRules };
   add_rule: { args: { list: P.RuleList; rule: string }; result: P.ProjectRules };
   remove_rule: { args: { list: P.RuleList; rule: string }; result: P.ProjectRules };
+  /** Why an allow rule would let any code run (a wildcard over an interpreter,
+   * a shell or a privilege wrapper), for a warning before it is added. */
+  rule_warning: { args: { rule: string }; result: string | null };
   set_settings_list: { args: { key: P.SettingsList; values: Array<string> }; result: P.ProjectRules };
   test_call: { args: { text: string }; result: P.CallCheck };
   drop_session_rule: { args: { rule: string }; result: boolean };
