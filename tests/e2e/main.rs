@@ -227,6 +227,31 @@ for (const el of dialog.querySelectorAll('button, textarea, input, select, summa
 return out;
 "#;
 
+/// Checks that every control of the open dialog can be reached at 640 px and at 640 px
+/// with 200 % scale (screenshots `NAME-640` and `NAME-640-200`), then puts the window
+/// back to 1100 px at 100 %.
+pub(crate) async fn reachable_when_small(app: &App, name: &str) -> anyhow::Result<()> {
+    for (zoom, shot) in [(1, format!("{name}-640")), (2, format!("{name}-640-200"))] {
+        app.client.set_window_size(640, 760).await?;
+        app.js(&format!(
+            "document.documentElement.style.zoom = '{zoom}'; return true;"
+        ))
+        .await?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        app.shot(&shot).await?;
+        let unreachable = app.js(DIALOG_REACHABLE).await?;
+        ensure!(
+            unreachable == serde_json::json!([]),
+            "{name} at 640 px and {zoom}00 %, out of reach: {unreachable}"
+        );
+    }
+    app.js("document.documentElement.style.zoom = ''; return true;")
+        .await?;
+    app.client.set_window_size(1100, 760).await?;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Ok(())
+}
+
 /// Counts approval dialogs as they appear (so "no dialog for the next call" is checked).
 const COUNT_DIALOGS: &str = r#"
 window.__dialogs = 0;
@@ -508,26 +533,7 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
         .await?;
     app.shot("07-approval-write-diff").await?;
     // Every control of the dialog can be reached at 640 px and at 200 %.
-    for (width, zoom, name) in [
-        (640, 1, "07b-approval-640"),
-        (640, 2, "07c-approval-640-200"),
-    ] {
-        app.client.set_window_size(width, 760).await?;
-        app.js(&format!(
-            "document.documentElement.style.zoom = '{zoom}'; return true;"
-        ))
-        .await?;
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        app.shot(name).await?;
-        let unreachable = app.js(DIALOG_REACHABLE).await?;
-        ensure!(
-            unreachable == serde_json::json!([]),
-            "at {width} px and {zoom}00 %, out of reach: {unreachable}"
-        );
-    }
-    app.js("document.documentElement.style.zoom = ''; return true;")
-        .await?;
-    app.client.set_window_size(1100, 760).await?;
+    reachable_when_small(app, "07b-approval").await?;
     settle().await;
     app.click("approve-once").await?;
     wait_assistant(app, "Notes written.").await?;
@@ -867,6 +873,7 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
         );
     }
     app.shot("13-undo-dialog").await?;
+    reachable_when_small(app, "13b-undo-dialog").await?;
     settle().await;
     app.click("undo-confirm").await?;
     let line = app
