@@ -315,7 +315,10 @@ mod tests {
         let elsewhere = Path::new("/decode-test-nowhere/proj");
         store.touch(elsewhere).unwrap();
         let list = store.recent();
-        let missing = list.iter().find(|r| r.path.ends_with("nowhere/proj")).unwrap();
+        let missing = list
+            .iter()
+            .find(|r| r.path.ends_with("nowhere/proj"))
+            .unwrap();
         assert!(!missing.exists);
         assert!(store.forget(elsewhere).unwrap());
         assert_eq!(store.recent().len(), 1);
