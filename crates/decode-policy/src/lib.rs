@@ -22,7 +22,7 @@ pub mod tool;
 pub mod trace;
 
 pub use decide::{normalize_url, protected_anywhere, Gate, ProtectedKind, ProtectedPath};
-pub use input::{glob_search, AgentPolicy, Call, EnclosingRules, PolicyInput};
+pub use input::{glob_search, AgentPolicy, Call, EnclosingRules, Level, LevelRules, PolicyInput};
 pub use mode::{Mode, ModeError};
 pub use rules::{escape_glob, Rule, RuleError, RuleList, RuleLists};
 pub use shell::{fragments, Fragments, MAX_COMMAND_CHARS};

@@ -8,6 +8,7 @@ pub mod hook;
 pub mod hook_setup;
 pub mod key;
 pub mod run;
+pub mod settings;
 pub mod tool;
 pub mod trust;
 

@@ -3,6 +3,10 @@
 //! internals, shell start-up files, `~/.ssh`, Decode's own folders).
 
 use super::*;
+use crate::input::Level;
+
+/// Where the managed settings live (docs/permissions.md, "Settings levels").
+pub(super) const MANAGED_FILE: &str = "/etc/decode/managed-settings.json";
 
 impl Gate {
     /// Compiles the rules, folders and caps of `input`. A rule that does not
@@ -56,8 +60,36 @@ impl Gate {
                     }
                 }
             };
-        add_lists(&input.project_rules, Source::Project, trusted, &[]);
-        if !trusted && !input.saved_allow.is_empty() {
+        // Managed `allowManagedRulesOnly`: only the managed file's allow rules count.
+        let others_allow = !input.allow_managed_rules_only;
+        if input.allow_managed_rules_only {
+            tracing::debug!("managed settings: only managed allow rules count");
+        }
+        // The levels: managed and user always count; local as the project does.
+        for l in &input.levels {
+            let source = Source::Level(l.level, l.file.clone());
+            let allow_ok = match l.level {
+                Level::Managed => true,
+                Level::User => others_allow,
+                Level::Project | Level::Local => others_allow && trusted,
+            };
+            add_lists(&l.rules, source.clone(), allow_ok, &[]);
+            if l.level.needs_trust() && !trusted && others_allow && !l.saved_allow.is_empty() {
+                let saved = RuleLists {
+                    allow: l.saved_allow.clone(),
+                    ask: Vec::new(),
+                    deny: Vec::new(),
+                };
+                add_lists(&saved, source, true, &[]);
+            }
+        }
+        add_lists(
+            &input.project_rules,
+            Source::Project,
+            trusted && others_allow,
+            &[],
+        );
+        if !trusted && others_allow && !input.saved_allow.is_empty() {
             // Rules the person saved through Decode count at once.
             let saved = RuleLists {
                 allow: input.saved_allow.clone(),
@@ -69,7 +101,7 @@ impl Gate {
         add_lists(
             &input.agent.rules,
             Source::Agent(agent_name.clone()),
-            agent_allow_ok,
+            agent_allow_ok && others_allow,
             &[],
         );
         // The folders around the project: their deny and ask rules, never their
@@ -94,6 +126,13 @@ impl Gate {
             .iter()
             .map(|p| (p, Source::Project))
             .collect();
+        for l in &input.levels {
+            external.extend(
+                l.external_caps
+                    .iter()
+                    .map(|p| (p, Source::Level(l.level, l.file.clone()))),
+            );
+        }
         for e in &input.enclosing {
             external.extend(
                 e.external_caps
@@ -134,6 +173,11 @@ impl Gate {
             let entries = [
                 (
                     ".decode/settings.json",
+                    false,
+                    ProtectedKind::PermissionFile,
+                ),
+                (
+                    ".decode/settings.local.json",
                     false,
                     ProtectedKind::PermissionFile,
                 ),
@@ -254,6 +298,21 @@ impl Gate {
             });
         }
         let mut app_dirs = Vec::new();
+        // The managed settings file (where it is, and where a test or a packager
+        // put it elsewhere) is Decode's own too; writing `/etc/decode` needs root.
+        for file in std::iter::once(PathBuf::from(MANAGED_FILE)).chain(
+            input
+                .levels
+                .iter()
+                .filter(|l| l.level == Level::Managed && l.file.is_absolute())
+                .map(|l| l.file.clone()),
+        ) {
+            protected.push(Protected {
+                path: lexical(Path::new("/"), &file),
+                dir: false,
+                kind: ProtectedKind::AppDirs,
+            });
+        }
         for d in PolicyInput::app_dirs_for(&home)
             .into_iter()
             .chain(input.app_dirs.iter().cloned())

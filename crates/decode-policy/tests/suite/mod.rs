@@ -3,6 +3,7 @@
 mod bypasses;
 mod enclosing;
 mod invariants;
+mod levels;
 mod options;
 mod oracle;
 mod review2;

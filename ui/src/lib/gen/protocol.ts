@@ -343,7 +343,12 @@ project: string,
 /**
  * Whether the person trusts the project (its own allow rules count).
  */
-trusted: boolean, };
+trusted: boolean, 
+/**
+ * The modes the managed settings turned off here: not offered anywhere.
+ * Absent when every mode is offered.
+ */
+disabled_modes?: Array<Mode>, };
 
 /**
  * Where a todo item stands.
