@@ -69,13 +69,35 @@ pub fn project_rules(active: &ActiveState, store: Option<&ProjectStore>) -> Proj
     ));
     rules.extend(entries(RuleList::Ask, &p.ask, RuleSource::Project, None));
     rules.extend(entries(RuleList::Deny, &p.deny, RuleSource::Project, None));
+    // The other levels (docs/permissions.md, "Settings levels").
+    let levels = active.levels();
+    for (source, s) in [
+        (RuleSource::Managed, &levels.managed),
+        (RuleSource::User, &levels.user),
+        (RuleSource::Local, &levels.local),
+    ] {
+        let p = &s.permissions;
+        rules.extend(entries(RuleList::Allow, &p.allow, source, None));
+        rules.extend(entries(RuleList::Ask, &p.ask, source, None));
+        rules.extend(entries(RuleList::Deny, &p.deny, source, None));
+    }
+    let managed_only = levels.managed.allow_managed_rules_only;
     for r in &mut rules {
-        if r.list == RuleList::Allow {
+        if r.list != RuleList::Allow {
+            continue;
+        }
+        let project_level = matches!(r.source, RuleSource::Project | RuleSource::Local);
+        if project_level {
             r.always_allowed = always.contains(&r.rule);
-            // A rule the person saved through Decode counts at once.
-            if !trusted && r.ignored.is_none() && !r.always_allowed {
-                r.ignored = Some("the project is not trusted: its allow rules are ignored".into());
-            }
+        }
+        if managed_only && r.source != RuleSource::Managed {
+            r.ignored.get_or_insert_with(|| {
+                "the managed settings allow only their own allow rules".into()
+            });
+        }
+        // A rule the person saved through Decode counts at once.
+        if project_level && !trusted && r.ignored.is_none() && !r.always_allowed {
+            r.ignored = Some("the project is not trusted: its allow rules are ignored".into());
         }
     }
     let a = &agent.rules;
@@ -95,6 +117,13 @@ pub fn project_rules(active: &ActiveState, store: Option<&ProjectStore>) -> Proj
         name.clone(),
     ));
     agent_rules.extend(entries(RuleList::Deny, &a.deny, RuleSource::Agent, name));
+    if managed_only {
+        for r in agent_rules.iter_mut().filter(|r| r.list == RuleList::Allow) {
+            r.ignored.get_or_insert_with(|| {
+                "the managed settings allow only their own allow rules".into()
+            });
+        }
+    }
     if !trusted && agent.from_project() {
         for r in agent_rules.iter_mut().filter(|r| r.list == RuleList::Allow) {
             r.ignored.get_or_insert_with(|| {

@@ -23,7 +23,7 @@ pub mod workspace;
 
 pub use decision::{
     plan_modes, BoundKind, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest,
-    PendingDecision, RuleCheck, SandboxBound,
+    PendingDecision, RuleCheck, SandboxBound, SaveTarget,
 };
 pub use error::{ErrorKind, IpcError};
 pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
@@ -86,6 +86,7 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<BoundKind>(&cfg),
         decl::<SandboxBound>(&cfg),
         decl::<DecisionRequest>(&cfg),
+        decl::<SaveTarget>(&cfg),
         decl::<DecisionAnswer>(&cfg),
         decl::<ChannelEvent>(&cfg),
         decl::<PendingDecision>(&cfg),

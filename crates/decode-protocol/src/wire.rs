@@ -8,7 +8,9 @@
 
 use ts_rs::{Config, TS};
 
-use crate::decision::{ChannelEvent, DecisionAnswer, DecisionId, PendingDecision, RuleCheck};
+use crate::decision::{
+    ChannelEvent, DecisionAnswer, DecisionId, PendingDecision, RuleCheck, SaveTarget,
+};
 use crate::events::LoopEvent;
 use crate::policy_ts::{ModeTs, RuleListTs};
 use crate::status::{ChatStatus, Snapshot};
@@ -144,8 +146,10 @@ wire! {
         set_trust(trusted: bool) -> TrustPreview;
         dismiss_trust() -> Unit;
         project_rules() -> ProjectRules;
-        add_rule(list: RuleListTs, rule: String) -> ProjectRules;
-        remove_rule(list: RuleListTs, rule: String) -> ProjectRules;
+        /// Adds a rule to the file of `target` (none: the project's shared file).
+        add_rule(list: RuleListTs, rule: String, target: Option<SaveTarget>) -> ProjectRules;
+        /// Removes a rule from the file of `target` (none: the project's shared file).
+        remove_rule(list: RuleListTs, rule: String, target: Option<SaveTarget>) -> ProjectRules;
         set_settings_list(key: SettingsList, values: Vec<String>) -> ProjectRules;
         test_call(text: String) -> CallCheck;
         drop_session_rule(rule: String) -> bool;

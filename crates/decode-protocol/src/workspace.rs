@@ -82,8 +82,15 @@ pub struct RecentProject {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum RuleSource {
+    /// The managed `/etc/decode/managed-settings.json` (never edited by Decode).
+    Managed,
+    /// The person's own settings file, for every project (editable here).
+    User,
     /// The project's `.decode/settings.json` (editable here).
     Project,
+    /// The project's `.decode/settings.local.json`: the person's own rules for this
+    /// project (editable here).
+    Local,
     /// The active agent's frontmatter (edited in the agent's file).
     Agent,
 }

@@ -166,7 +166,7 @@ describe('settings screen', () => {
     await user.clear(screen.getByTestId('settings-rule-input'));
     await user.selectOptions(screen.getByTestId('settings-rule-list'), 'ask');
     await user.type(screen.getByTestId('settings-rule-input'), 'bash(git push *){Enter}');
-    expect(backend.addRule).toHaveBeenCalledWith('ask', 'bash(git push *)');
+    expect(backend.addRule).toHaveBeenCalledWith('ask', 'bash(git push *)', 'project');
     await waitFor(() => expect(screen.getAllByTestId('settings-rule')).toHaveLength(4));
   });
 
@@ -187,7 +187,7 @@ describe('settings screen', () => {
     const revoke = within(first).getByTestId('settings-rule-remove');
     expect(revoke).toHaveTextContent('revoke');
     await user.click(revoke);
-    expect(backend.removeRule).toHaveBeenCalledWith('allow', 'bash(npm test)');
+    expect(backend.removeRule).toHaveBeenCalledWith('allow', 'bash(npm test)', 'project');
     await waitFor(() => expect(screen.getAllByTestId('settings-rule')).toHaveLength(2));
   });
 

@@ -321,7 +321,10 @@ async fn an_always_allow_answer_is_recorded_for_the_settings_screen() {
         .unwrap()
         .0,
     );
-    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow { rules: vec![] }]);
+    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        target: None,
+        rules: vec![],
+    }]);
     let ctx = ToolContext::new(state, s);
     let o = call_tool(
         handler(Tool::Write).as_ref(),

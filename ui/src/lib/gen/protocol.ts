@@ -278,9 +278,14 @@ bound: SandboxBound,
 output: string, };
 
 /**
+ * Where "always allow" saves its rules (docs/permissions.md, "Answers").
+ */
+export type SaveTarget = "local" | "project" | "user";
+
+/**
  * How a person answered.
  */
-export type DecisionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session", rules: Array<string>, } | { "kind": "always_allow", rules: Array<string>, } | { "kind": "edit_command", command: string, } | { "kind": "deny", feedback: string | null, } | { "kind": "answer", text: string, } | { "kind": "plan_approved", mode: Mode, } | { "kind": "plan_rejected", feedback: string | null, } | { "kind": "unavailable", reason: string, };
+export type DecisionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session", rules: Array<string>, } | { "kind": "always_allow", rules: Array<string>, target?: SaveTarget, } | { "kind": "edit_command", command: string, } | { "kind": "deny", feedback: string | null, } | { "kind": "answer", text: string, } | { "kind": "plan_approved", mode: Mode, } | { "kind": "plan_rejected", feedback: string | null, } | { "kind": "unavailable", reason: string, };
 
 /**
  * What the decision channel tells the surfaces.
@@ -418,7 +423,7 @@ export type RuleList = "allow" | "ask" | "deny";
 /**
  * Where a rule shown in the settings comes from.
  */
-export type RuleSource = "project" | "agent";
+export type RuleSource = "managed" | "user" | "project" | "local" | "agent";
 
 /**
  * One rule as the settings screen lists it.

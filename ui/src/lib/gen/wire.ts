@@ -33,8 +33,10 @@ export interface Commands {
   set_trust: { args: { trusted: boolean }; result: P.TrustPreview };
   dismiss_trust: { args: null; result: void };
   project_rules: { args: null; result: P.ProjectRules };
-  add_rule: { args: { list: P.RuleList; rule: string }; result: P.ProjectRules };
-  remove_rule: { args: { list: P.RuleList; rule: string }; result: P.ProjectRules };
+  /** Adds a rule to the file of `target` (none: the project's shared file). */
+  add_rule: { args: { list: P.RuleList; rule: string; target: P.SaveTarget | null }; result: P.ProjectRules };
+  /** Removes a rule from the file of `target` (none: the project's shared file). */
+  remove_rule: { args: { list: P.RuleList; rule: string; target: P.SaveTarget | null }; result: P.ProjectRules };
   set_settings_list: { args: { key: P.SettingsList; values: Array<string> }; result: P.ProjectRules };
   test_call: { args: { text: string }; result: P.CallCheck };
   drop_session_rule: { args: { rule: string }; result: boolean };
