@@ -72,6 +72,10 @@ pub struct Settings {
     pub disable_auto_mode: bool,
     /// `allowManagedRulesOnly` (honoured from the managed file only).
     pub allow_managed_rules_only: bool,
+    /// `hooks.preToolUse` (docs/permissions.md, "Hooks").
+    pub pre_tool_hooks: Vec<HookEntry>,
+    /// `hooks.postToolUse`.
+    pub post_tool_hooks: Vec<HookEntry>,
     /// The whole file as read (an empty object when missing or malformed), unknown
     /// keys included, in file order.
     pub raw: Value,
@@ -95,6 +99,8 @@ impl Settings {
             disable_bypass_mode: false,
             disable_auto_mode: false,
             allow_managed_rules_only: false,
+            pre_tool_hooks: Vec::new(),
+            post_tool_hooks: Vec::new(),
             raw: Value::Object(Map::new()),
         }
     }
@@ -181,6 +187,12 @@ impl Settings {
             disable_bypass_mode: file.disable_bypass_mode.unwrap_or(false),
             disable_auto_mode: file.disable_auto_mode.unwrap_or(false),
             allow_managed_rules_only: file.allow_managed_rules_only.unwrap_or(false),
+            pre_tool_hooks: file
+                .hooks
+                .as_ref()
+                .and_then(|h| h.pre_tool_use.clone())
+                .unwrap_or_default(),
+            post_tool_hooks: file.hooks.and_then(|h| h.post_tool_use).unwrap_or_default(),
             raw,
         })
     }
@@ -306,6 +318,34 @@ struct SettingsFile {
     disable_bypass_mode: Option<bool>,
     disable_auto_mode: Option<bool>,
     allow_managed_rules_only: Option<bool>,
+    #[serde(deserialize_with = "object_only")]
+    hooks: Option<HooksFile>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct HooksFile {
+    pre_tool_use: Option<Vec<HookEntry>>,
+    post_tool_use: Option<Vec<HookEntry>>,
+}
+
+/// One command hook of a settings file (docs/permissions.md, "Hooks"):
+/// `{"matcher": "bash|edit|mcp__*", "command": "…", "timeout": 10}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookEntry {
+    /// Tool names, `|`-separated globs, matched without regard to case against
+    /// Decode's name and Claude Code's (`bash`, `Bash`); absent or `*`: every tool.
+    #[serde(default)]
+    pub matcher: Option<String>,
+    /// The command, run by `sh -c`.
+    pub command: String,
+    /// Seconds before it is stopped (default 60).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+    /// Claude Code's `"type": "command"` (the only type).
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -462,6 +462,23 @@ impl ActiveState {
         self.read().levels.clone()
     }
 
+    /// Replaces the managed, user and local settings and recompiles the gate (a mode
+    /// they turn off falls back to default). For a state built in memory; one opened
+    /// from disk reads them again when a file changes.
+    pub fn set_levels(&self, levels: Levels) {
+        {
+            let mut inner = self.write();
+            inner.saved_local =
+                saved_allow_rules(self.data_dir(), &self.project_root, &levels.local);
+            inner.levels = levels;
+            clamp_mode(&mut inner);
+            self.recompile(&mut inner);
+            let snapshot = self.snapshot_of(&inner);
+            self.enqueue(snapshot);
+        }
+        self.deliver();
+    }
+
     /// Why `mode` may not be chosen in this project, if it may not (managed
     /// `disableBypassMode` / `disableAutoMode`).
     pub fn mode_refusal(&self, mode: Mode) -> Option<String> {

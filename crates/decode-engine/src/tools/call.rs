@@ -112,6 +112,16 @@ pub async fn call_tool(
             outcome.result = ToolResult::error(format!("invalid input: {e}"));
             return outcome;
         }
+        // The settings' pre-tool hooks may tighten the verdict (or, from the user or
+        // managed settings, allow a plain ask).
+        super::hooks::apply_pre(ctx, tool, &input, &mut outcome.decision).await;
+        if outcome.decision.verdict == Verdict::Deny {
+            outcome.result = ToolResult::error(with_edit_note(
+                &edited,
+                format!("denied by the permission gate: {}", outcome.decision.reason),
+            ));
+            return outcome;
+        }
         if outcome.decision.verdict != Verdict::Ask {
             break outcome;
         }
@@ -240,6 +250,7 @@ pub async fn call_tool(
             None => result.content.push_str(&format!("\n[{}]", note.1)),
         }
     }
+    super::hooks::apply_post(ctx, tool, &input, &outcome.decision, &mut result).await;
     if edited.is_some() {
         result.content = with_edit_note(&edited, result.content);
     }

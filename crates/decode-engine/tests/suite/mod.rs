@@ -3,6 +3,7 @@
 mod as_users;
 mod channel;
 mod chat_session;
+mod hooks;
 mod loop_ask;
 mod loop_session;
 mod providers_anthropic;

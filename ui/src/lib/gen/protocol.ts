@@ -16,7 +16,7 @@ export type Verdict = "allow" | "ask" | "deny";
 export type Origin = "rule" | "mode" | "wildcard" | "bypass";
 
 /** A stage of the decision, in the order the gate visits them. */
-export type Stage = "not_offered" | "control" | "path_limit" | "deny_rules" | "plan" | "opaque" | "ask_rules" | "bypass" | "allow_rules" | "mode" | "caps";
+export type Stage = "not_offered" | "control" | "path_limit" | "deny_rules" | "plan" | "opaque" | "ask_rules" | "bypass" | "allow_rules" | "mode" | "caps" | "hooks";
 
 /** Which cap turned an allow candidate into an ask. */
 export type CapKind = "critical removal" | "never automatic" | "external effects" | "path scope";
