@@ -675,6 +675,24 @@ describe('approval dialog', () => {
     );
   });
 
+  it('Always allow saves for this project only by default, and where the person chose otherwise', async () => {
+    vi.mocked(backend.checkRules).mockResolvedValue({ ok: true, problems: [] });
+    const { user } = await ask(permission('npm run build', { always_allow_rules: ['bash(npm run build)'] }));
+    await pastGuard();
+    const target = screen.getByTestId('approval-target');
+    expect(target).toHaveValue('local');
+    expect([...target.querySelectorAll('option')].map((o) => o.value)).toEqual(['local', 'project', 'user']);
+    await user.selectOptions(target, 'user');
+    await user.click(screen.getByTestId('approve-always'));
+    await waitFor(() =>
+      expect(backend.answerDecision).toHaveBeenCalledWith(1, {
+        kind: 'always_allow',
+        rules: ['bash(npm run build)'],
+        target: 'user',
+      }),
+    );
+  });
+
   it('an edited command is sent to be judged again; keeping a rule waits for it', async () => {
     const { user } = await ask();
     await pastGuard();
