@@ -28,6 +28,7 @@ fn main() {
             "set_settings_list",
             "test_call",
             "drop_session_rule",
+            "mcp_servers",
             "provider_settings",
             "save_provider",
             "key_status",
@@ -39,6 +40,9 @@ fn main() {
             "resume_session",
             "start_demo",
             "open_link",
+            "checkpoint_turns",
+            "undo_plan",
+            "undo_turn",
         ]),
     ))
     .expect("failed to run tauri-build");

@@ -17,6 +17,7 @@ use decode_policy::Call;
 use decode_protocol::{
     ChatStatus, DecisionAnswer, DecisionId, DecisionRequest, ErrorKind, IpcError, LoopEvent,
     PendingDecision, RecentProject, RuleCheck, SessionSummary, SessionView, StreamEvent,
+    TurnCheckpoint, UndoPlan, UndoReport,
 };
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State, Wry};
@@ -52,6 +53,7 @@ pub(crate) fn register(builder: tauri::Builder<Wry>) -> tauri::Builder<Wry> {
         crate::screens::set_settings_list,
         crate::screens::test_call,
         crate::screens::drop_session_rule,
+        crate::screens::mcp_servers,
         crate::screens::provider_settings,
         crate::screens::save_provider,
         crate::screens::key_status,
@@ -61,7 +63,10 @@ pub(crate) fn register(builder: tauri::Builder<Wry>) -> tauri::Builder<Wry> {
         list_sessions,
         read_session,
         resume_session,
-        start_demo
+        start_demo,
+        checkpoint_turns,
+        undo_plan,
+        undo_turn
     ])
 }
 
@@ -342,4 +347,45 @@ async fn resume_session(app: AppHandle, id: String, stop_first: bool) -> Result<
 #[tauri::command]
 fn start_demo(state: State<'_, AppState>) -> Result<(), IpcError> {
     Ok(state.bench.start_demo()?)
+}
+
+// ---------------------------------------------------------------------------------
+// Checkpoints (docs/checkpoints.md)
+
+/// The turns of this chat's session that changed files, newest first.
+#[tauri::command]
+fn checkpoint_turns(state: State<'_, AppState>) -> Result<Vec<TurnCheckpoint>, IpcError> {
+    state.project().chat.checkpoint_turns()
+}
+
+/// What undoing turn `turn` (and every later one, with `later_turns`) would do.
+#[tauri::command]
+async fn undo_plan(
+    state: State<'_, AppState>,
+    turn: u32,
+    later_turns: bool,
+) -> Result<UndoPlan, IpcError> {
+    let chat = state.project().chat;
+    blocking(move || chat.undo_plan(turn, later_turns)).await
+}
+
+/// Undoes turn `turn` (and every later one); conflicts are kept unless in `overwrite`.
+#[tauri::command]
+async fn undo_turn(
+    state: State<'_, AppState>,
+    turn: u32,
+    later_turns: bool,
+    overwrite: Vec<String>,
+) -> Result<UndoReport, IpcError> {
+    let chat = state.project().chat;
+    blocking(move || chat.undo(turn, later_turns, &overwrite)).await
+}
+
+/// Runs file work off the async runtime's threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, IpcError> + Send + 'static,
+) -> Result<T, IpcError> {
+    tauri::async_runtime::spawn_blocking(work)
+        .await
+        .map_err(|e| IpcError::new(ErrorKind::Other, format!("the undo stopped: {e}")))?
 }

@@ -114,13 +114,24 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
         DecisionRequest::Permission {
             tool,
             subject,
+            intent,
             decision,
             cwd,
             ..
         } => {
             let mut body = String::new();
-            if decode_core::display::has_hidden(subject) {
+            if decode_core::display::has_hidden(subject)
+                || intent
+                    .as_deref()
+                    .is_some_and(decode_core::display::has_hidden)
+            {
                 body.push_str(HIDDEN_NOTE);
+            }
+            if let Some(intent) = intent {
+                body.push_str(&format!(
+                    "The agent: {}\n\n",
+                    cut(&one_line(intent), MAX_LINE_CHARS)
+                ));
             }
             body.push_str(&format!(
                 "{tool}: {}\n\n{}",
@@ -518,12 +529,14 @@ mod tests {
         DecisionRequest::Permission {
             tool: Tool::Bash,
             subject: subject.into(),
+            intent: None,
             input: serde_json::json!({ "command": subject }),
             decision: d,
             cwd: Some("/work/p".into()),
             diff: None,
             suggested_rules: Vec::new(),
             edited: false,
+            mcp: None,
         }
     }
 

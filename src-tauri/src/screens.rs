@@ -186,9 +186,14 @@ pub(crate) fn test_call(state: State<'_, AppState>, text: String) -> Result<Call
     let project = state.project();
     let active = &project.active;
     workspace::test_call(active, &text, |d, tool, subject| {
-        decode_cli::commands::check::human(d, tool, subject, active)
+        decode_cli::commands::check::human(d, tool.name(), subject, active)
     })
     .map_err(|e| err(ErrorKind::InvalidInput, e))
+}
+
+#[tauri::command]
+pub(crate) fn mcp_servers(state: State<'_, AppState>) -> Vec<decode_protocol::McpServerView> {
+    state.project().chat.mcp().views()
 }
 
 #[tauri::command]

@@ -187,6 +187,30 @@ const clip = getComputedStyle(document.querySelector('.markdown')).overflowX;
 return { dialogs: dialogs.length, inMarkdown: !!dialogs[0].closest('.markdown'), fakes: fakes.length, buttons, clip };
 "#;
 
+/// The controls of the open dialog that cannot be reached: outside the window, or
+/// outside a scrolling part of the dialog that cannot scroll to them.
+const DIALOG_REACHABLE: &str = r#"
+const dialog = document.querySelector('[role="dialog"][aria-modal="true"]');
+const out = [];
+const vw = window.innerWidth, vh = window.innerHeight;
+const z = parseFloat(document.documentElement.style.zoom || '1');
+const d = dialog.getBoundingClientRect();
+if (d.left * z < -1 || d.right * z > vw + 1 || d.top * z < -1 || d.bottom * z > vh + 1) out.push('dialog ' + JSON.stringify([d.left, d.right, d.top, d.bottom, vw, vh, z]));
+for (const el of dialog.querySelectorAll('button, textarea, input, select, summary')) {
+  const r = el.getBoundingClientRect();
+  if (r.width === 0) continue;
+  const content = el.closest('.content');
+  if (content) {
+    // Inside the scrolling content: reachable when the content scrolls or it is within it.
+    const c = content.getBoundingClientRect();
+    if (r.left < c.left - 1 || r.right > c.right + 1) out.push((el.dataset.testid || el.textContent) + ' cut sideways');
+    continue;
+  }
+  if (r.left < d.left - 1 || r.right > d.right + 1 || r.top < d.top - 1 || r.bottom > d.bottom + 1) out.push((el.dataset.testid || el.textContent) + ' outside the dialog');
+}
+return out;
+"#;
+
 /// Counts approval dialogs as they appear (so "no dialog for the next call" is checked).
 const COUNT_DIALOGS: &str = r#"
 window.__dialogs = 0;
@@ -399,7 +423,10 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     ensure!(!settings(project.path()).contains("session-e2e"));
     // The call the person answered ran outside the sandbox; the one the session rule
     // covered (nobody answered it) ran inside. Every card of this flow says which.
-    let sandbox = app.texts("tool-sandbox").await?;
+    let sandbox: Vec<String> = serde_json::from_value(
+        app.js("return [...document.querySelectorAll('[data-testid=\"tool-card\"][data-sandboxed]')].map(e => e.dataset.sandboxed);")
+            .await?,
+    )?;
     let last_two: Vec<&str> = sandbox
         .iter()
         .rev()
@@ -407,12 +434,7 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
         .rev()
         .map(String::as_str)
         .collect();
-    ensure!(
-        last_two.len() == 2
-            && last_two[0].ends_with("ran without the sandbox")
-            && last_two[1].contains("ran sandboxed"),
-        "{sandbox:?}"
-    );
+    ensure!(last_two == ["false", "true"], "{sandbox:?}");
     app.shot("05-session-rule").await?;
 
     // Deny with feedback: the feedback reaches the model.
@@ -465,7 +487,31 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     app.wait("diff", SHORT).await?;
     app.wait_text("diff", "+written by the agent", SHORT)
         .await?;
+    // The agent's own words come first: what it said it is about to do.
+    app.wait_text("approval-intent", "I will write the notes.", SHORT)
+        .await?;
     app.shot("07-approval-write-diff").await?;
+    // Every control of the dialog can be reached at 640 px and at 200 %.
+    for (width, zoom, name) in [
+        (640, 1, "07b-approval-640"),
+        (640, 2, "07c-approval-640-200"),
+    ] {
+        app.client.set_window_size(width, 760).await?;
+        app.js(&format!(
+            "document.documentElement.style.zoom = '{zoom}'; return true;"
+        ))
+        .await?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        app.shot(name).await?;
+        let unreachable = app.js(DIALOG_REACHABLE).await?;
+        ensure!(
+            unreachable == serde_json::json!([]),
+            "at {width} px and {zoom}00 %, out of reach: {unreachable}"
+        );
+    }
+    app.js("document.documentElement.style.zoom = ''; return true;")
+        .await?;
+    app.client.set_window_size(1100, 760).await?;
     settle().await;
     app.click("approve-once").await?;
     wait_assistant(app, "Notes written.").await?;
@@ -606,8 +652,13 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
         ensure!(start.elapsed() < SHORT, "sleep 30 never started");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    app.wait("working", SHORT).await?;
     app.shot("11-running-command").await?;
-    app.click("stop").await?;
+    // Esc stops the turn (no dialog is open).
+    app.wait("chat-input", SHORT)
+        .await?
+        .send_keys(&Key::Escape.to_string())
+        .await?;
     let start = Instant::now();
     while !sleeps_of(&project.home).is_empty() {
         ensure!(
@@ -618,6 +669,20 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     }
     app.wait_text("notice-line", "Stopped.", SHORT).await?;
     app.wait("send", SHORT).await?;
+    ensure!(
+        tool_cards(app)
+            .await?
+            .last()
+            .is_some_and(|(s, _)| s == "stopped"),
+        "the stopped call does not say stopped"
+    );
+    ensure!(
+        app.client
+            .find_all(Locator::Css("[data-testid=\"working\"]"))
+            .await?
+            .is_empty(),
+        "the working line outlived the turn"
+    );
     app.send("flow-after hello").await?;
     wait_assistant(app, "Still here after the stop.").await?;
 
@@ -765,6 +830,30 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
         .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
         .collect::<String>();
     ensure!(transcript.contains("\"edited_command\":\"echo edited-e2e\""));
+
+    // New chat: the window starts over and the model sees nothing of the old one.
+    app.click("new-chat").await?;
+    let start = Instant::now();
+    while !app
+        .client
+        .find_all(Locator::Css("[data-testid=\"message\"]"))
+        .await?
+        .is_empty()
+    {
+        ensure!(
+            start.elapsed() < SHORT,
+            "the old conversation stayed on screen"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    app.send("flow-after again").await?;
+    wait_assistant(app, "Still here after the stop.").await?;
+    let last = fake.requests().pop().unwrap_or_default();
+    let sent = last["messages"].to_string();
+    ensure!(
+        !sent.contains("flow-write") && sent.contains("flow-after again"),
+        "the new conversation carried the old one: {sent}"
+    );
     eprintln!("e2e: every flow passed");
     Ok(())
 }

@@ -12,6 +12,9 @@ import type {
   Snapshot,
   StreamEvent,
   TrustPreview,
+  TurnCheckpoint,
+  UndoFile,
+  UndoPlan,
 } from './lib/gen/protocol';
 import App from './App.svelte';
 import type * as Backend from './lib/backend';
@@ -47,7 +50,11 @@ vi.mock('./lib/backend', async () => {
     forgetProject: vi.fn(),
     providerSettings: vi.fn(),
     projectRules: vi.fn(),
+    mcpServers: vi.fn(),
     listSessions: vi.fn(),
+    checkpointTurns: vi.fn(),
+    undoPlan: vi.fn(),
+    undoTurn: vi.fn(),
   };
 });
 
@@ -177,7 +184,9 @@ beforeEach(() => {
   vi.mocked(backend.recentProjects).mockResolvedValue([]);
   vi.mocked(backend.providerSettings).mockReturnValue(new Promise(() => {}));
   vi.mocked(backend.projectRules).mockReturnValue(new Promise(() => {}));
+  vi.mocked(backend.mcpServers).mockReturnValue(new Promise(() => {}));
   vi.mocked(backend.listSessions).mockResolvedValue([]);
+  vi.mocked(backend.checkpointTurns).mockResolvedValue([]);
 });
 
 function trustPreview(overrides: Partial<TrustPreview> = {}): TrustPreview {
@@ -417,6 +426,9 @@ describe('streaming', () => {
     const card = await screen.findByTestId('tool-card');
     await waitFor(() => expect(card).toHaveAttribute('data-status', 'running'));
     expect(screen.getByTestId('stop')).toBeInTheDocument();
+    // One line until opened.
+    expect(within(card).queryByTestId('tool-output')).toBeNull();
+    await user.click(within(card).getByRole('button', { expanded: false }));
     await waitFor(() => expect(within(card).getByTestId('tool-output')).toHaveTextContent('Compiling decode'));
     send({ type: 'tool_result', id: 'c1', name: 'bash', content: 'ok', is_error: false, ran: true, verdict: 'allow' });
     send({ type: 'tool_call_started', id: 'c2', name: 'edit', input: { path: 'a.txt' } });
@@ -444,8 +456,12 @@ describe('streaming', () => {
     const [c1, c2, c3] = screen.getAllByTestId('tool-card');
     await waitFor(() => expect(c1).toHaveAttribute('data-status', 'done'));
     expect(c2).toHaveAttribute('data-status', 'done');
+    expect(within(c2).queryByTestId('diff')).toBeNull();
+    await user.click(within(c2).getByRole('button', { expanded: false }));
     expect(within(c2).getByTestId('diff')).toHaveTextContent('+two');
     expect(c3).toHaveAttribute('data-status', 'denied');
+    // The gate's refusal in words, on the card's face.
+    expect(c3).toHaveTextContent('Not run:');
     // Collapsible.
     await user.click(within(c2).getByRole('button', { expanded: true }));
     expect(within(c2).queryByTestId('diff')).toBeNull();
@@ -511,6 +527,23 @@ describe('approval dialog', () => {
     emitDecision({ kind: 'queued', id: 2, request: permission('ls') });
     emitDecision({ kind: 'queued', id: 3, request: permission('pwd') });
     await waitFor(() => expect(screen.getByTestId('approval-queue')).toHaveTextContent('1 of 3'));
+  });
+
+  it("an MCP call names its server and tool, and shows the server's read-only claim as a claim", async () => {
+    await ask({
+      kind: 'permission',
+      tool: 'mcp',
+      subject: '{"target":"tmp"}',
+      input: { target: 'tmp' },
+      decision: decision(),
+      mcp: { name: 'mcp__h__wipe', server: 'h', tool: 'wipe', title: '<b>Wipe</b>', read_only_hint: true },
+    });
+    const dialog = screen.getByTestId('approval-dialog');
+    expect(dialog).toHaveTextContent('Allow mcp__h__wipe?');
+    expect(screen.getByTestId('approval-mcp')).toHaveTextContent('<b>Wipe</b>');
+    expect(dialog.querySelector('b')).toBeNull();
+    expect(screen.getByTestId('approval-mcp-hint')).toHaveTextContent("it only reads (the server's claim");
+    expect(dialog).toHaveTextContent('{"target":"tmp"}');
   });
 
   it('answers in queue order; a request resolved elsewhere closes', async () => {
@@ -966,6 +999,8 @@ describe('sandbox ask: run a command again outside the sandbox', () => {
     await screen.findByTestId('approval-dialog');
     await pastGuard();
     await user.type(screen.getByTestId('deny-feedback'), 'use the project folder');
+    // A key answers only after a pause in typing.
+    await pastGuard();
     await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 'n' });
     await waitFor(() =>
       expect(backend.answerDecision).toHaveBeenCalledWith(8, { kind: 'deny', feedback: 'use the project folder' }),
@@ -974,5 +1009,140 @@ describe('sandbox ask: run a command again outside the sandbox', () => {
     emitDecision({ kind: 'pending', id: 9, request: permission() });
     await waitFor(() => expect(screen.getByTestId('approval-dialog')).not.toHaveAttribute('data-kind'));
     expect(screen.queryByTestId('run-outside')).toBeNull();
+  });
+});
+
+describe('undo a turn', () => {
+  const SESSION = '20260301-101500-123-ab12';
+
+  function turn(n: number, overrides: Partial<TurnCheckpoint> = {}): TurnCheckpoint {
+    return { session: SESSION, turn: n, prompt: `prompt ${n}`, started: 1, files: 3, undone: null, problems: [], ...overrides };
+  }
+
+  function file(path: string, overrides: Partial<UndoFile> = {}): UndoFile {
+    return {
+      path,
+      change: 'modified',
+      kind: 'file',
+      turns: [1],
+      binary: false,
+      diff: `--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-new\n+old\n`,
+      already_restored: false,
+      conflict: null,
+      ...overrides,
+    };
+  }
+
+  const PLAN: UndoPlan = {
+    scope: { session: SESSION, turn: 1, later_turns: false },
+    turns: [1],
+    files: [
+      file('a.txt'),
+      file('new.txt', { change: 'created' }),
+      file('notes.md', {
+        conflict: {
+          reason: 'changed_since',
+          detail: 'notes.md changed after the turn (by you, another program or another session)',
+          diff: '--- a/notes.md\n+++ b/notes.md\n@@ -1 +1 @@\n-turn\n+mine\n',
+        },
+      }),
+    ],
+    conflicts: 1,
+    problems: [],
+  };
+
+  /** One prompt that ends with the session's turn 1 having changed files. */
+  async function oneTurn(user: ReturnType<typeof userEvent.setup>, turns: TurnCheckpoint[]) {
+    vi.mocked(backend.checkpointTurns).mockResolvedValue(turns);
+    await user.type(input(), 'change three files{Enter}');
+    send({ type: 'done', outcome: 'completed', turns: 1 });
+    emitChat(chatStatus({ session_id: SESSION }));
+  }
+
+  it('Undo this turn shows the files, keeps a conflict by default and says what it did', async () => {
+    const { user } = await renderApp();
+    await oneTurn(user, [turn(1)]);
+    const button = await screen.findByTestId('undo-turn');
+    expect(button).toHaveAttribute('data-turn', '1');
+    expect(screen.queryByTestId('restore-here')).toBeNull();
+    vi.mocked(backend.undoPlan).mockResolvedValue(PLAN);
+    vi.mocked(backend.undoTurn).mockResolvedValue({
+      scope: PLAN.scope,
+      turns: [1],
+      restored: ['a.txt'],
+      removed: ['new.txt'],
+      kept: ['notes.md'],
+      unchanged: [],
+      failed: [],
+    });
+    await user.click(button);
+    const dialog = await screen.findByTestId('undo-dialog');
+    expect(backend.undoPlan).toHaveBeenCalledExactlyOnceWith(1, false);
+    await waitFor(() => expect(within(dialog).getAllByTestId('undo-file')).toHaveLength(3));
+    expect(within(dialog).getByTestId('undo-conflict-count')).toHaveTextContent('1 was changed since the turn');
+    // The kept conflict is not counted in what the button does.
+    expect(within(dialog).getByTestId('undo-confirm')).toHaveTextContent('Undo 2 files');
+    const actions = within(dialog).getAllByTestId('undo-action').map((a) => a.textContent);
+    expect(actions).toEqual(['put back', 'removed', 'kept as it is now']);
+    expect(within(dialog).getByTestId('undo-conflict')).toHaveTextContent('notes.md changed after the turn');
+    await pastGuard();
+    await user.click(within(dialog).getByTestId('undo-confirm'));
+    expect(backend.undoTurn).toHaveBeenCalledExactlyOnceWith(1, false, []);
+    await waitFor(() => expect(screen.queryByTestId('undo-dialog')).toBeNull());
+    const lines = screen.getAllByTestId('confirm-line').map((l) => l.textContent);
+    expect(lines).toContain('Undid turn 1: restored a.txt; removed new.txt; kept notes.md (changed since the turn).');
+  });
+
+  it('a conflict is restored only when the person ticks it', async () => {
+    const { user } = await renderApp();
+    await oneTurn(user, [turn(1)]);
+    vi.mocked(backend.undoPlan).mockResolvedValue(PLAN);
+    vi.mocked(backend.undoTurn).mockResolvedValue({
+      scope: PLAN.scope,
+      turns: [1],
+      restored: ['a.txt', 'notes.md'],
+      removed: ['new.txt'],
+      kept: [],
+      unchanged: [],
+      failed: [],
+    });
+    await user.click(await screen.findByTestId('undo-turn'));
+    const dialog = await screen.findByTestId('undo-dialog');
+    await pastGuard();
+    await user.click(await within(dialog).findByTestId('undo-overwrite'));
+    expect(within(dialog).getAllByTestId('undo-action')[2]).toHaveTextContent('restored anyway');
+    expect(within(dialog).getByTestId('undo-confirm')).toHaveTextContent('Undo 3 files');
+    await user.click(within(dialog).getByTestId('undo-confirm'));
+    expect(backend.undoTurn).toHaveBeenCalledExactlyOnceWith(1, false, ['notes.md']);
+  });
+
+  it('Restore to here on an earlier message undoes every later turn; /undo picks the newest', async () => {
+    const { user } = await renderApp();
+    await oneTurn(user, [turn(2), turn(1, { undone: 5 })]);
+    vi.mocked(backend.checkpointTurns).mockResolvedValue([turn(2), turn(1, { undone: 5 })]);
+    await user.type(input(), 'and more{Enter}');
+    send({ type: 'done', outcome: 'completed', turns: 1 });
+    emitChat(chatStatus({ session_id: SESSION }));
+    // Turn 1 is undone: no Undo on it, but Restore to here (turn 2 changed files).
+    const restore = await screen.findByTestId('restore-here');
+    expect(restore).toHaveAttribute('data-turn', '1');
+    expect(screen.getAllByTestId('undo-turn').map((b) => b.getAttribute('data-turn'))).toEqual(['2']);
+    vi.mocked(backend.undoPlan).mockReturnValue(new Promise(() => {}));
+    await user.click(restore);
+    await screen.findByTestId('undo-dialog');
+    expect(backend.undoPlan).toHaveBeenLastCalledWith(1, true);
+    await pastGuard();
+    await fireEvent.keyDown(screen.getByTestId('undo-dialog'), { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByTestId('undo-dialog')).toBeNull());
+    await user.type(input(), '/undo{Enter}');
+    await screen.findByTestId('undo-dialog');
+    expect(backend.undoPlan).toHaveBeenLastCalledWith(2, false);
+  });
+
+  it('/undo with nothing to undo says so', async () => {
+    const { user } = await renderApp();
+    await user.type(input(), '/undo{Enter}');
+    expect(await screen.findByTestId('error-line')).toHaveTextContent('Nothing to undo');
+    expect(screen.queryByTestId('undo-dialog')).toBeNull();
   });
 });

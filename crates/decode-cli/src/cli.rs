@@ -87,6 +87,11 @@ pub enum Command {
     /// Print what this machine can enforce (the bash sandbox) and what a project's
     /// sandbox keeps read-only. Exits 1 when commands would run unsandboxed.
     Doctor(DoctorArgs),
+    /// MCP servers: list, add, remove, approve a project's, list their tools.
+    Mcp(McpArgs),
+    /// Undo what a turn of a session changed in the project (files changed since are
+    /// kept unless named with --overwrite).
+    Undo(UndoArgs),
     /// Internal: shows one native dialog described on stdin (the window's
     /// approval dialogs run in a child process so they can be closed).
     #[command(hide = true)]
@@ -181,12 +186,12 @@ pub struct KeyArgs {
 pub enum KeyAction {
     /// Read a key from stdin (hidden when typed on a terminal) and store it.
     Set {
-        /// gemini, anthropic or openai.
+        /// gemini, anthropic or openai (`decode mcp key`: the NAME of `keyring:NAME`).
         provider: String,
     },
     /// Delete a stored key.
     Delete {
-        /// gemini, anthropic or openai.
+        /// gemini, anthropic or openai (`decode mcp key`: the NAME of `keyring:NAME`).
         provider: String,
     },
 }
@@ -220,7 +225,8 @@ pub struct CheckArgs {
     #[arg(long, conflicts_with_all = ["tool", "subject"])]
     pub batch: bool,
 
-    /// The tool, e.g. bash, read, edit, web_fetch (Claude Code names work too).
+    /// The tool, e.g. bash, read, edit, web_fetch (Claude Code names work too), or
+    /// `net` to judge a network destination (`decode check net example.com:443`).
     #[arg(required_unless_present = "batch")]
     pub tool: Option<String>,
 
@@ -286,6 +292,43 @@ pub struct DoctorArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The project folder (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// The session (default: the one that changed this project's files last).
+    #[arg(long, value_name = "SESSION_ID")]
+    pub session: Option<String>,
+
+    /// The turn: the number of the prompt in the session, from 1 (default: the last
+    /// turn that changed files and is not undone).
+    #[arg(long, value_name = "N")]
+    pub turn: Option<u32>,
+
+    /// Also undo every later turn of the session: the files go back to how they were
+    /// when turn N's prompt was sent ("restore to here").
+    #[arg(long)]
+    pub later: bool,
+
+    /// Show what would be undone (files, diffs, conflicts) and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Restore this file even though it changed after the turn (a conflict); repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub overwrite: Vec<String>,
+
+    /// List the session's turns that changed files (all sessions without --session).
+    #[arg(long, conflicts_with_all = ["turn", "later", "dry_run", "overwrite"])]
+    pub list: bool,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct TrustArgs {
     /// Undo an earlier trust.
     #[arg(long)]
@@ -318,6 +361,115 @@ pub struct SettingsArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    #[command(subcommand)]
+    pub action: McpAction,
+}
+
+/// Where `decode mcp add` writes a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum McpScope {
+    /// Your own ~/.config/decode/mcp.json: in every project.
+    User,
+    /// The project's .mcp.json (Claude Code's file), shared with the team.
+    Project,
+}
+
+/// How Decode talks to a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum McpTransport {
+    /// A program speaking MCP on stdin and stdout.
+    Stdio,
+    /// A streamable HTTP server.
+    Http,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    /// List the configured servers and whether each may start (nothing is started).
+    List {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start the servers (or one) and list their tools, with what each server claims
+    /// and whether you marked it read-only.
+    Tools {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Only this server.
+        server: Option<String>,
+    },
+    /// Add a server: `decode mcp add NAME -- COMMAND [ARGS…]` or
+    /// `decode mcp add --transport http NAME URL`.
+    Add {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// Where it is written (default: user).
+        #[arg(long, short = 's', value_enum, default_value = "user")]
+        scope: McpScope,
+        /// stdio (a program) or http (a URL).
+        #[arg(long, short = 't', value_enum, default_value = "stdio")]
+        transport: McpTransport,
+        /// An environment variable the server gets (KEY=VALUE); repeatable.
+        #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// An HTTP header ('Name: value'; a value `keyring:NAME` is read from the
+        /// keyring); repeatable.
+        #[arg(long = "header", short = 'H', value_name = "HEADER")]
+        header: Vec<String>,
+        /// How long one tool call may take, in milliseconds (default 120000).
+        #[arg(long, value_name = "MS")]
+        timeout: Option<u64>,
+        /// The server's name (letters, digits, `-`, `_`).
+        name: String,
+        /// The program (stdio) or the URL (http).
+        command_or_url: String,
+        /// The program's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Remove a server from the file that defines it.
+    Remove {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// Only from this file's scope (default: wherever it is defined).
+        #[arg(long, short = 's', value_enum)]
+        scope: Option<McpScope>,
+        name: String,
+    },
+    /// Approve a project's server (its exact command line) so it starts in this
+    /// project; a changed command line asks again.
+    Approve {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        name: String,
+    },
+    /// Refuse a project's server: it stays off until its command line changes.
+    Refuse {
+        /// The project folder (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        name: String,
+    },
+    /// Store (`set`, read from stdin) or delete a header value for `keyring:NAME`.
+    Key {
+        #[command(subcommand)]
+        action: KeyAction,
+    },
 }
 
 /// What parsing produced: a command to run, or text clap wants printed with an exit code.
@@ -468,6 +620,40 @@ mod tests {
             parse(["decode", "tool", "read"]),
             Parsed::UsageError(_)
         ));
+    }
+
+    #[test]
+    fn mcp_add_takes_the_command_and_its_arguments_verbatim() {
+        let cli = run(&[
+            "mcp",
+            "add",
+            "-e",
+            "A=1",
+            "git",
+            "uvx",
+            "mcp-server-git",
+            "--repository",
+            ".",
+        ]);
+        let Some(Command::Mcp(McpArgs {
+            action:
+                McpAction::Add {
+                    name,
+                    command_or_url,
+                    args,
+                    env,
+                    scope,
+                    ..
+                },
+        })) = cli.command
+        else {
+            panic!("not mcp add")
+        };
+        assert_eq!(name, "git");
+        assert_eq!(command_or_url, "uvx");
+        assert_eq!(args, ["mcp-server-git", "--repository", "."]);
+        assert_eq!(env, ["A=1"]);
+        assert_eq!(scope, McpScope::User);
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub fn run(command: Command, dirs: &Dirs) -> ExitCode {
         Command::Sessions(args) => commands::run::sessions(args, dirs),
         Command::Doctor(args) => commands::doctor::run(args, dirs),
         Command::Hook(args) => commands::hook::run(args, dirs),
+        Command::Mcp(args) => commands::mcp::run(args, dirs),
+        Command::Undo(args) => commands::undo::run(args, dirs),
         Command::NativeDialog => {
             output::usage_error("decode: native-dialog is the window's own subcommand")
         }

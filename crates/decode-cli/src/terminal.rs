@@ -135,6 +135,7 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
         DecisionRequest::Permission {
             tool,
             subject,
+            intent,
             decision,
             ..
         } => {
@@ -145,6 +146,9 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                 "\ndecode: permission needed for {}:",
                 tool.name()
             )?;
+            if let Some(intent) = intent {
+                writeln!(io.output, "  the agent: {}", one_line(intent))?;
+            }
             for line in sanitize(subject).split('\n') {
                 writeln!(io.output, "  │ {line}")?;
             }

@@ -101,6 +101,9 @@ pub struct Agent {
     pub description: String,
     /// The tools offered to the model, in the order listed (no duplicates).
     pub tools: Vec<Tool>,
+    /// The MCP tools offered: the `mcp__…` patterns of its `tools` list
+    /// (`mcp__*` for `*` and for a Claude Code file without `tools`; docs/mcp.md).
+    pub mcp_tools: Vec<String>,
     /// The mode set when it is selected (see [`Agent::effective_default_mode`]).
     pub mode: Mode,
     /// Its own `allow` / `ask` / `deny` rules (each one parses).
@@ -143,6 +146,7 @@ impl Agent {
         AgentPolicy {
             name: self.name.clone(),
             tools: self.tools.clone(),
+            mcp_tools: self.mcp_tools.clone(),
             rules: self.rules.clone(),
             from_project: self.from_project(),
         }
@@ -211,10 +215,7 @@ pub fn read_instructions(gate: &Gate, mode: Mode) -> (Option<Instructions>, Vec<
         }
         // The resolved path is what is judged and what is opened (without
         // following links): a link swapped in meanwhile cannot change either.
-        let call = Call {
-            tool: Tool::Read,
-            subject: resolved.to_string_lossy().into_owned(),
-        };
+        let call = Call::new(Tool::Read, resolved.to_string_lossy().into_owned());
         let d = gate.decide_as_offered(&call, mode);
         if d.verdict != Verdict::Allow {
             tracing::warn!(
@@ -363,6 +364,7 @@ pub enum AgentErrorKind {
 
 fn known_tools() -> String {
     Tool::ALL.map(Tool::name).join(", ")
+        + ", and MCP tools as mcp__SERVER__TOOL, mcp__SERVER__* or mcp__*"
 }
 
 /// Parses one agent file's bytes. `file` is used in errors and as the source path.
@@ -441,11 +443,16 @@ pub fn parse_agent(
         Field::Present(s) => s.trim().to_string(),
     };
 
-    // tools
+    // tools (MCP tools by pattern: `mcp__SERVER__TOOL`, `mcp__SERVER__*`, `mcp__*`)
+    let every_mcp = || vec![decode_policy::mcp::PREFIX.to_string() + "*"];
+    let mut mcp_tools: Vec<String> = Vec::new();
     let tools = match get(&map, "tools") {
         None | Some(Value::Null) => match format {
             AgentFormat::Decode => return Err(missing("tools")),
-            AgentFormat::Claude => Tool::ALL.to_vec(),
+            AgentFormat::Claude => {
+                mcp_tools = every_mcp();
+                Tool::ALL.to_vec()
+            }
         },
         Some(v) => {
             let names = string_list(v, true).ok_or_else(|| {
@@ -456,10 +463,30 @@ pub fn parse_agent(
             })?;
             let mut tools = Vec::new();
             for n in names {
+                if decode_policy::mcp::is_mcp_name(n.trim()) {
+                    match decode_policy::McpPattern::parse(&n) {
+                        Ok(p) => {
+                            if !mcp_tools.iter().any(|m| m == p.as_str()) {
+                                mcp_tools.push(p.as_str().to_string());
+                            }
+                        }
+                        Err(_) => {
+                            return Err(err(
+                                Some(fm.item_line("tools", &n)),
+                                Some("tools"),
+                                AgentErrorKind::UnknownTool { tool: n.clone() },
+                            ))
+                        }
+                    }
+                    continue;
+                }
                 let found: Vec<Tool> = if n == "*" {
+                    if !mcp_tools.iter().any(|m| m == "mcp__*") {
+                        mcp_tools.extend(every_mcp());
+                    }
                     Tool::ALL.to_vec()
                 } else {
-                    match Tool::from_name(&n) {
+                    match Tool::from_name(&n).filter(|t| t.is_model_tool()) {
                         Some(t) => vec![t],
                         None => {
                             return Err(err(
@@ -537,6 +564,7 @@ pub fn parse_agent(
         name,
         description,
         tools,
+        mcp_tools,
         mode,
         rules: RuleLists { allow, ask, deny },
         model,

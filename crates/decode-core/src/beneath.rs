@@ -392,7 +392,6 @@ impl Dir {
         }
     }
 
-
     /// Another handle on the same folder.
     pub fn try_clone(&self) -> io::Result<Dir> {
         Ok(Dir {

@@ -11,6 +11,7 @@
 //! - [`decision`]: the one surface where a person answers asks, questions and plans;
 //! - [`projects`]: what Decode remembers about folders (recent, trust asked, always-allowed rules);
 //! - [`running_commands`]: the records of bash commands running now (the sandbox's baseline);
+//! - [`mcp`]: the person's MCP read-only marks and the bounded reader of MCP config files;
 //! - [`beneath`]: opening files beneath a folder without following links out of it.
 //!
 //! The types that cross to the surfaces live in `decode-protocol`.
@@ -23,6 +24,7 @@ pub mod display;
 pub mod freshness;
 pub mod fsutil;
 pub mod levels;
+pub mod mcp;
 pub mod projects;
 pub mod running_commands;
 pub mod running_groups;

@@ -162,6 +162,9 @@ struct Inner {
     /// The settings files (the project's and the folders' around it) that are
     /// malformed, unreadable or held back: their rules are unknown.
     settings_problems: Vec<SettingsWarning>,
+    /// The MCP tools the person marked read-only in their own settings (gate
+    /// patterns; see [`crate::mcp`]).
+    mcp_read_only: Vec<String>,
     trusted: bool,
     gate: Arc<Gate>,
 }
@@ -235,6 +238,7 @@ impl ActiveState {
                 saved_allow: &[],
                 levels: &levels,
                 saved_local: &[],
+                mcp_read_only: &[],
                 trusted,
                 agent: &agent,
             },
@@ -249,6 +253,7 @@ impl ActiveState {
             saved_local: Vec::new(),
             saved_allow: Vec::new(),
             settings_problems: Vec::new(),
+            mcp_read_only: Vec::new(),
             trusted,
             gate,
         };
@@ -312,6 +317,7 @@ impl ActiveState {
             saved_local,
             saved_allow,
             settings_problems,
+            mcp_read_only,
             trusted,
             catalog,
             mut diagnostics,
@@ -339,6 +345,7 @@ impl ActiveState {
                 saved_allow: &saved_allow,
                 levels: &levels,
                 saved_local: &saved_local,
+                mcp_read_only: &mcp_read_only,
                 trusted,
                 agent: &chosen,
             },
@@ -353,6 +360,7 @@ impl ActiveState {
             saved_local,
             saved_allow,
             settings_problems,
+            mcp_read_only,
             trusted,
             gate,
         };
@@ -671,6 +679,7 @@ impl ActiveState {
             inner.saved_allow = disk.saved_allow;
             clamp_mode(&mut inner);
             inner.settings_problems = disk.settings_problems;
+            inner.mcp_read_only = disk.mcp_read_only;
             self.apply_trust(&mut inner, disk.trusted);
             self.apply_catalog(&mut inner, disk.catalog);
             self.recompile(&mut inner);
@@ -806,9 +815,18 @@ impl ActiveState {
         problems.extend(warnings);
         let saved_allow = saved_allow_rules(self.data_dir(), &self.project_root, &settings);
         let saved_local = saved_allow_rules(self.data_dir(), &self.project_root, &levels.local);
-        let mut diagnostics: Vec<Diagnostic> =
-            problems.iter().cloned().map(Diagnostic::Settings).collect();
+        let (mcp_read_only, mcp_problems) = match self.data_dir {
+            Some(_) => crate::mcp::load_read_only_marks(&crate::mcp::user_config_dir(&self.home)),
+            None => (self.read().mcp_read_only.clone(), Vec::new()),
+        };
+        let mut diagnostics: Vec<Diagnostic> = problems
+            .iter()
+            .chain(&mcp_problems)
+            .cloned()
+            .map(Diagnostic::Settings)
+            .collect();
         let mut inner = self.write();
+        inner.mcp_read_only = mcp_read_only;
         inner.settings = settings;
         inner.enclosing = enclosing;
         inner.levels = levels;
@@ -1008,6 +1026,7 @@ struct OnDisk {
     saved_local: Vec<String>,
     saved_allow: Vec<String>,
     settings_problems: Vec<SettingsWarning>,
+    mcp_read_only: Vec<String>,
     trusted: bool,
     catalog: Catalog,
     diagnostics: Vec<Diagnostic>,
@@ -1042,6 +1061,10 @@ impl Sources<'_> {
             paths.push(dir);
         }
         paths.push(TrustStore::open(self.data_dir).path().to_path_buf());
+        // The person's own settings: their MCP read-only marks.
+        paths.push(crate::mcp::user_settings_path(
+            &crate::mcp::user_config_dir(self.home),
+        ));
         paths.push(
             crate::projects::ProjectStore::open(self.data_dir)
                 .path()
@@ -1063,6 +1086,9 @@ impl Sources<'_> {
         diagnostics.extend(settings_problems.iter().cloned().map(Diagnostic::Settings));
         let saved_allow = saved_allow_rules(Some(self.data_dir), self.root, &settings);
         let saved_local = saved_allow_rules(Some(self.data_dir), self.root, &levels.local);
+        let (mcp_read_only, mcp_problems) =
+            crate::mcp::load_read_only_marks(&crate::mcp::user_config_dir(self.home));
+        diagnostics.extend(mcp_problems.into_iter().map(Diagnostic::Settings));
         let store = TrustStore::open(self.data_dir);
         if let Some(problem) = store.problem() {
             diagnostics.push(Diagnostic::Trust(problem.clone()));
@@ -1077,6 +1103,7 @@ impl Sources<'_> {
             saved_local,
             saved_allow,
             settings_problems,
+            mcp_read_only,
             trusted,
             catalog,
             diagnostics,
@@ -1098,6 +1125,7 @@ fn fallback_agent() -> Agent {
         name: DEFAULT_AGENT.to_string(),
         description: "General-purpose coding agent.".to_string(),
         tools: Tool::ALL.to_vec(),
+        mcp_tools: Vec::new(),
         mode: Mode::Default,
         rules: Default::default(),
         model: None,
@@ -1114,6 +1142,7 @@ struct GateParts<'a> {
     saved_allow: &'a [String],
     levels: &'a Levels,
     saved_local: &'a [String],
+    mcp_read_only: &'a [String],
     trusted: bool,
     agent: &'a Agent,
 }
@@ -1126,6 +1155,7 @@ impl<'a> GateParts<'a> {
             saved_allow: &inner.saved_allow,
             levels: &inner.levels,
             saved_local: &inner.saved_local,
+            mcp_read_only: &inner.mcp_read_only,
             trusted: inner.trusted,
             agent: &inner.agent,
         }
@@ -1156,6 +1186,7 @@ fn policy_input(project_root: &Path, home: &Path, inner: GateParts<'_>) -> Polic
         saved_allow: inner.saved_allow.to_vec(),
         levels: inner.levels.policy(inner.saved_local),
         allow_managed_rules_only: inner.levels.managed.allow_managed_rules_only,
+        mcp_read_only: inner.mcp_read_only.to_vec(),
     }
 }
 

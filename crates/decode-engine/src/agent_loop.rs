@@ -35,7 +35,9 @@ use futures_util::future::join_all;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::checkpoints::{Checkpoints, TurnRecorder};
 use crate::decision::{DecisionAnswer, DecisionSurface};
+use crate::mcp::McpHub;
 use crate::providers::{
     Message, ModelClient, ModelEvent, ModelRequest, StopReason, ToolCall, ToolCallAssembler,
     ToolOutput, ToolSpec, Usage, DEFAULT_MAX_OUTPUT_TOKENS,
@@ -122,6 +124,14 @@ pub struct AgentLoop {
     emitter: Arc<Emitter>,
     messages: Vec<Message>,
     config: LoopConfig,
+    /// The project's MCP servers, whose tools are offered beside the built-ins
+    /// (docs/mcp.md).
+    mcp: Option<Arc<McpHub>>,
+    /// The project's checkpoint store, once a turn opened it (`Err`: it could not be
+    /// opened; said once).
+    checkpoints: Option<Result<Arc<Checkpoints>, ()>>,
+    /// Records what the running turn changes (docs/checkpoints.md).
+    recorder: Option<Arc<TurnRecorder>>,
 }
 
 /// The percentage of the context above which old tool outputs are shortened.
@@ -181,7 +191,40 @@ impl AgentLoop {
             }),
             messages: Vec::new(),
             config,
+            mcp: None,
+            checkpoints: None,
+            recorder: None,
         }
+    }
+
+    /// Offers the tools of these MCP servers too (those the active agent's `tools`
+    /// list names), each call through the gate like any other.
+    pub fn with_mcp(mut self, hub: Arc<McpHub>) -> AgentLoop {
+        self.mcp = Some(hub);
+        self
+    }
+
+    /// Every handler the model is offered now: the agent's built-in tools, then the
+    /// MCP tools it offers.
+    async fn offered_handlers(&self) -> Vec<Arc<dyn ToolHandler>> {
+        let mut handlers = tools::for_agent(&self.active.offered_tools());
+        if let Some(hub) = &self.mcp {
+            hub.refresh_tools().await;
+            handlers.extend(hub.handlers());
+        }
+        handlers
+    }
+
+    /// The handler of a tool the model called by name: a built-in tool, or a tool of
+    /// a running MCP server.
+    fn resolve(&self, name: &str) -> Option<Arc<dyn ToolHandler>> {
+        if let Some(tool) = decode_policy::Tool::from_name(name).filter(|t| t.is_model_tool()) {
+            return Some(tools::handler(tool));
+        }
+        if !decode_policy::mcp::is_mcp_name(name) {
+            return None;
+        }
+        self.mcp.as_ref().and_then(|hub| hub.handler(name))
     }
 
     /// Sends every event to `sink`.
@@ -233,6 +276,61 @@ impl AgentLoop {
             .take()
     }
 
+    /// The transcript's session id, when the loop writes one.
+    pub fn session_id(&self) -> Option<String> {
+        self.emitter
+            .transcript
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|s| s.id().to_string())
+    }
+
+    /// The project's checkpoint store, opened on first use (none without a data
+    /// folder; a store that cannot be opened is said once and not tried again).
+    pub fn checkpoints(&mut self) -> Option<Arc<Checkpoints>> {
+        if self.checkpoints.is_none() {
+            let data = self.active.data_dir()?.to_path_buf();
+            let opened = Checkpoints::open(&data, self.active.project_root());
+            self.checkpoints = Some(match opened {
+                Ok(c) => {
+                    let c = Arc::new(c);
+                    // Pruning runs beside the turn, at most once a day.
+                    let store = Arc::clone(&c);
+                    if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                        rt.spawn_blocking(move || store.prune_if_due(&data));
+                    }
+                    Ok(c)
+                }
+                Err(e) => {
+                    tracing::warn!("checkpoints are off: {e}");
+                    self.emit(LoopEvent::Notice {
+                        text: format!("Decode cannot keep checkpoints of this project ({e}): what the agent changes cannot be undone"),
+                    });
+                    Err(())
+                }
+            });
+        }
+        self.checkpoints.clone().and_then(Result::ok)
+    }
+
+    /// The recorder of the turn the person's last prompt started.
+    fn turn_recorder(&mut self) -> Option<Arc<TurnRecorder>> {
+        let session = self.session_id()?;
+        let (turn, prompt) = self
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::User { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .enumerate()
+            .last()
+            .map(|(i, t)| (i as u32 + 1, t.to_string()))?;
+        let store = self.checkpoints()?;
+        Some(Arc::new(TurnRecorder::new(store, &session, turn, &prompt)))
+    }
+
     /// The conversation so far.
     pub fn messages(&self) -> &[Message] {
         &self.messages
@@ -266,6 +364,7 @@ impl AgentLoop {
             return Outcome::Completed;
         }
 
+        self.recorder = self.turn_recorder();
         let mut turns: u32 = 0;
         let mut unresolved_denial = false;
         let outcome = loop {
@@ -300,7 +399,7 @@ impl AgentLoop {
         handlers
             .iter()
             .map(|h| ToolSpec {
-                name: h.tool().name().to_string(),
+                name: h.name(),
                 description: h.description().to_string(),
                 input_schema: h.input_schema(),
             })
@@ -314,7 +413,7 @@ impl AgentLoop {
         unresolved_denial: &mut bool,
     ) -> TurnEnd {
         let agent = self.active.agent();
-        let handlers = tools::for_agent(&self.active.offered_tools());
+        let handlers = self.offered_handlers().await;
         let system = self.active.system_prompt();
         let specs = Self::tool_specs(&handlers);
         self.fit_context(&system, &specs);
@@ -481,11 +580,15 @@ impl AgentLoop {
     }
 
     fn cancelled_report(&self, call: &ToolCall) -> CallReport {
-        self.not_run(call, "not run: the run was stopped".to_string())
+        self.not_run_as(call, "not run: the run was stopped".to_string(), true)
     }
 
     /// A call that did not run: reported to the sink and to the model as an error.
     fn not_run(&self, call: &ToolCall, content: String) -> CallReport {
+        self.not_run_as(call, content, false)
+    }
+
+    fn not_run_as(&self, call: &ToolCall, content: String, stopped: bool) -> CallReport {
         self.emit(LoopEvent::ToolResult {
             id: call.id.clone(),
             name: call.name.clone(),
@@ -498,6 +601,9 @@ impl AgentLoop {
             diff: None,
             edited_command: None,
             sandboxed: None,
+            exit_code: None,
+            duration_ms: None,
+            stopped,
         });
         CallReport {
             output: ToolOutput {
@@ -515,18 +621,18 @@ impl AgentLoop {
     async fn run_one(&self, call: &ToolCall, cancel: &CancellationToken) -> CallReport {
         let fail = |content: String| self.not_run(call, content);
 
-        let Some(tool) = decode_policy::Tool::from_name(&call.name) else {
+        let Some(handler) = self.resolve(&call.name) else {
             self.emit(LoopEvent::ToolCallStarted {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 input: call.input.clone(),
                 decision: None,
             });
-            let offered: Vec<&str> = self
-                .active
-                .offered_tools()
+            let offered: Vec<String> = self
+                .offered_handlers()
+                .await
                 .iter()
-                .map(|t| t.name())
+                .map(|h| h.name())
                 .collect();
             return fail(format!(
                 "error: there is no tool `{}`; the tools available are: {}",
@@ -551,7 +657,6 @@ impl AgentLoop {
             ));
         }
 
-        let handler = tools::handler(tool);
         let decision = self
             .active
             .decide_in(&handler.gate_call(&call.input), &self.tool_session.cwd());
@@ -580,7 +685,12 @@ impl AgentLoop {
             .with_session(Arc::clone(&self.tool_session))
             .with_session_rules(Arc::clone(&self.session_rules))
             .with_cancel(cancel.child_token())
-            .with_progress(progress);
+            .with_progress(progress)
+            .with_checkpoint(self.recorder.clone())
+            .with_intent(match self.messages.last() {
+                Some(Message::Assistant { text, .. }) => tools::last_sentence(text),
+                _ => None,
+            });
         let outcome = tools::call_tool(&*handler, call.input.clone(), &ctx).await;
 
         let denied = !outcome.ran
@@ -601,7 +711,17 @@ impl AgentLoop {
             diff: outcome.result.diff.clone(),
             edited_command: outcome.edited_command.clone(),
             sandboxed: outcome.result.sandboxed,
+            exit_code: outcome.result.exit_code,
+            duration_ms: outcome.result.duration_ms,
+            stopped: cancel.is_cancelled(),
         });
+        for image in &outcome.result.images {
+            self.emit(LoopEvent::ToolImage {
+                id: call.id.clone(),
+                mime_type: image.mime_type.clone(),
+                data: image.data.clone(),
+            });
+        }
         CallReport {
             output: ToolOutput {
                 call_id: call.id.clone(),

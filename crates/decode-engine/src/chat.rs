@@ -16,12 +16,17 @@ use std::future::Future;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use decode_protocol::{ChatStatus, ErrorKind, IpcError, LoopEvent, Outcome, Todo, TodoState};
+use decode_protocol::{
+    ChatStatus, ErrorKind, IpcError, LoopEvent, Outcome, Todo, TodoState, TurnCheckpoint, UndoPlan,
+    UndoReport, UndoScope,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent_loop::{AgentLoop, EventSink, LoopConfig};
 use crate::channel::DecisionChannel;
+use crate::checkpoints::{CheckpointError, Checkpoints};
 use crate::config::{self, Config, Overrides, SecretStore, SetupError};
+use crate::mcp::McpHub;
 use crate::providers::{self, Message, ModelClient};
 use crate::session::{ResumedSession, SessionStore};
 use crate::session_rules::SessionRules;
@@ -121,6 +126,9 @@ pub struct ChatSession {
     store: SessionStore,
     setup: ChatSetup,
     rules: Arc<SessionRules>,
+    /// The project's MCP servers (docs/mcp.md): started before the first turn, their
+    /// tools offered beside the built-ins.
+    mcp: Arc<McpHub>,
     /// The loop, once the first prompt (or a resume) created it.
     agent: tokio::sync::Mutex<Option<AgentLoop>>,
     /// A session to continue, until the first prompt opens the loop on it.
@@ -182,6 +190,7 @@ impl ChatSession {
             None => Vec::new(),
         };
         ChatSession {
+            mcp: McpHub::open(Arc::clone(&active)),
             active,
             decisions,
             store,
@@ -222,6 +231,18 @@ impl ChatSession {
     /// (a new provider set up mid-session keeps what the person allowed).
     pub fn with_session_rules(mut self, rules: Arc<SessionRules>) -> ChatSession {
         self.rules = rules;
+        self
+    }
+
+    /// The project's MCP servers.
+    pub fn mcp(&self) -> &Arc<McpHub> {
+        &self.mcp
+    }
+
+    /// The same session on these MCP servers (another chat's, in the same project:
+    /// a new conversation or model setup keeps the servers running).
+    pub fn with_mcp(mut self, hub: Arc<McpHub>) -> ChatSession {
+        self.mcp = hub;
         self
     }
 
@@ -322,6 +343,70 @@ impl ChatSession {
             }
             None => false,
         }
+    }
+
+    /// The project's checkpoint store and this chat's session id, for an undo (not
+    /// while a prompt runs: its turn is still being recorded).
+    fn undo_store(&self) -> Result<(Checkpoints, String), IpcError> {
+        if self.running() {
+            return Err(IpcError::new(
+                ErrorKind::Busy,
+                "the agent is still working: stop it or wait for it before undoing",
+            ));
+        }
+        let Some(session) = self.session_id() else {
+            return Err(IpcError::new(
+                ErrorKind::NotFound,
+                "this chat has no turns yet: there is nothing to undo",
+            ));
+        };
+        let Some(data) = self.active.data_dir() else {
+            return Err(IpcError::new(
+                ErrorKind::Other,
+                "Decode has no data folder here, so it keeps no checkpoints",
+            ));
+        };
+        let store = Checkpoints::open(data, self.active.project_root()).map_err(ipc_error)?;
+        Ok((store, session))
+    }
+
+    /// The turns of this chat's session that changed files, newest first.
+    pub fn checkpoint_turns(&self) -> Result<Vec<TurnCheckpoint>, IpcError> {
+        let (store, session) = self.undo_store()?;
+        store.turns(Some(&session)).map_err(ipc_error)
+    }
+
+    /// What "Undo this turn" (`later_turns` false) or "Restore to here" (true) on
+    /// turn `turn` of this chat would do, file by file, with diffs and conflicts.
+    pub fn undo_plan(&self, turn: u32, later_turns: bool) -> Result<UndoPlan, IpcError> {
+        let (store, session) = self.undo_store()?;
+        store
+            .plan_undo(&UndoScope {
+                session,
+                turn,
+                later_turns,
+            })
+            .map_err(ipc_error)
+    }
+
+    /// Applies that undo: conflicts stay as they are unless listed in `overwrite`.
+    pub fn undo(
+        &self,
+        turn: u32,
+        later_turns: bool,
+        overwrite: &[String],
+    ) -> Result<UndoReport, IpcError> {
+        let (store, session) = self.undo_store()?;
+        store
+            .undo(
+                &UndoScope {
+                    session,
+                    turn,
+                    later_turns,
+                },
+                overwrite,
+            )
+            .map_err(ipc_error)
     }
 
     /// Checks that `text` can be sent now and returns the future that runs it to the
@@ -435,6 +520,12 @@ impl ChatSession {
             },
         };
         let agent = guard.insert(agent);
+        // The servers start once, before the first turn (one that failed to start is
+        // not tried again: docs/mcp.md); Stop ends the wait.
+        tokio::select! {
+            _ = self.mcp.ensure_started() => {}
+            _ = cancel.cancelled() => {}
+        }
         agent.run(text.as_deref(), cancel).await
     }
 
@@ -497,7 +588,8 @@ impl ChatSession {
         )
         .with_history(history)
         .with_transcript(session)
-        .with_session_rules(Arc::clone(&self.rules));
+        .with_session_rules(Arc::clone(&self.rules))
+        .with_mcp(Arc::clone(&self.mcp));
         let weak = Arc::downgrade(self);
         agent.tool_session().subscribe_todos(Box::new(move |items| {
             if let Some(chat) = weak.upgrade() {
@@ -507,4 +599,14 @@ impl ChatSession {
         }));
         Ok(agent)
     }
+}
+
+/// A checkpoint error as the window receives it.
+fn ipc_error(e: CheckpointError) -> IpcError {
+    let kind = match e {
+        CheckpointError::NotFound(_) => ErrorKind::NotFound,
+        CheckpointError::TooMany(_) => ErrorKind::Project,
+        _ => ErrorKind::Other,
+    };
+    IpcError::new(kind, e.to_string())
 }

@@ -1,9 +1,12 @@
 //! Decode's engine: what runs a prompt, on top of `decode-core`.
 //!
 //! - [`tools`]: the tools the agent calls (each through the gate);
+//! - [`mcp`]: MCP servers (stdio and streamable HTTP) whose tools go through the gate;
 //! - [`sandbox`]: the bubblewrap sandbox every unapproved bash command runs in;
+//! - [`net`]: names resolved once for the host policy (`web_fetch`, the proxy);
 //! - [`providers`]: the model providers (Gemini, Anthropic, OpenAI-compatible, script);
 //! - [`agent_loop`]: the loop that runs a prompt through model turns and gated tool calls;
+//! - [`checkpoints`]: what each turn changed, and undoing it;
 //! - [`channel`]: the one queue of decisions every surface answers;
 //! - [`session`]: the JSONL transcripts of conversations, and resuming them;
 //! - [`config`]: the app's config file and API keys (env vars, OS keyring);
@@ -20,8 +23,11 @@
 pub mod agent_loop;
 pub mod channel;
 pub mod chat;
+pub mod checkpoints;
 pub mod config;
 pub mod demo;
+pub mod mcp;
+pub mod net;
 pub mod preview;
 pub mod providers;
 pub mod rule_check;

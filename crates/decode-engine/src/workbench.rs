@@ -167,7 +167,7 @@ impl Workbench {
             target.mode,
         )?;
         let setup = chat_setup(&dirs, &overrides);
-        let project = new_project(Arc::new(active), &dirs, setup, resumed, None);
+        let project = new_project(Arc::new(active), &dirs, setup, resumed, None, None);
         let workbench = Workbench {
             dirs,
             overrides,
@@ -335,7 +335,10 @@ impl Workbench {
             .cancel_all("another project, session or model setup was opened");
         // What was allowed for this session stays with it on a new model setup.
         let rules = matches!(to, Move::Reconnect).then(|| Arc::clone(current.chat.session_rules()));
-        let project = new_project(active, &self.dirs, setup, resumed, rules);
+        // The same folder keeps its MCP servers running.
+        let mcp =
+            matches!(to, Move::Reconnect | Move::NewChat).then(|| Arc::clone(current.chat.mcp()));
+        let project = new_project(active, &self.dirs, setup, resumed, rules, mcp);
         drop(current);
         *self.project.write().unwrap_or_else(|p| p.into_inner()) = project.clone();
         let same_state = matches!(to, Move::Reconnect | Move::NewChat);
@@ -441,6 +444,7 @@ fn new_project(
     setup: ChatSetup,
     resumed: Option<ResumedSession>,
     rules: Option<Arc<crate::session_rules::SessionRules>>,
+    mcp: Option<Arc<crate::mcp::McpHub>>,
 ) -> Project {
     let mut chat = ChatSession::new(
         Arc::clone(&active),
@@ -451,6 +455,9 @@ fn new_project(
     );
     if let Some(rules) = rules {
         chat = chat.with_session_rules(rules);
+    }
+    if let Some(mcp) = mcp {
+        chat = chat.with_mcp(mcp);
     }
     Project {
         active,

@@ -329,3 +329,254 @@ fn wait_and_mirror(pid: libc::pid_t) -> ! {
         libc::_exit(libc::WEXITSTATUS(status));
     }
 }
+
+/// Why [`Target::listen_tcp`] failed in the child, by its exit code.
+fn listen_stage(code: i32) -> &'static str {
+    match code {
+        10 => "entering the sandbox's user namespace",
+        11 => "entering the sandbox's network namespace",
+        12 => "making a socket",
+        13 => "binding 127.0.0.1",
+        14 => "listening",
+        15 => "handing the socket back",
+        _ => "an unknown step",
+    }
+}
+
+impl Target {
+    /// A TCP socket listening on `127.0.0.1:port` (0: any free port) **inside the
+    /// sandbox's network namespace**, owned by this process: a command in the
+    /// sandbox reaches it on its own loopback, nothing outside does, and Decode
+    /// accepts its connections like any other (docs/network.md: the proxy's way into
+    /// a sandbox needs no forwarder process there). A child process enters the
+    /// namespaces, makes the socket and hands it back over a socket pair; an error
+    /// names the step that failed. Needs the sandbox's own network namespace.
+    pub fn listen_tcp(&self, port: u16) -> io::Result<std::net::TcpListener> {
+        use std::os::fd::FromRawFd;
+        let Some(net) = &self.net else {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the sandbox shares the host's network: nothing to listen in",
+            ));
+        };
+        let user = self.user.as_raw_fd();
+        let net = net.as_raw_fd();
+        let mut pair = [0 as libc::c_int; 2];
+        // SAFETY: `socketpair` fills the two descriptors of `pair`.
+        check(unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+                0,
+                pair.as_mut_ptr(),
+            )
+        })?;
+        // SAFETY: both are new descriptors that nothing else owns.
+        let (ours, theirs) =
+            unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
+        // Everything the child uses is made before the fork: it allocates nothing.
+        // SAFETY: an all-zero `sockaddr_in` is valid; the fields are set below.
+        let mut addr: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+        addr.sin_family = libc::AF_INET as libc::sa_family_t;
+        addr.sin_port = port.to_be();
+        addr.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+        let one: libc::c_int = 1;
+        let mut byte = [0u8; 1];
+        let mut cbuf = [0u64; 8];
+        let mut iov = libc::iovec {
+            iov_base: byte.as_mut_ptr().cast(),
+            iov_len: 1,
+        };
+        // SAFETY: an all-zero `msghdr` is valid; the fields are set below.
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = cbuf.as_mut_ptr().cast();
+        // SAFETY: CMSG_SPACE is a size computation.
+        msg.msg_controllen =
+            unsafe { libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) } as _;
+        // SAFETY: `msg` points at `cbuf`, large enough for one descriptor's header.
+        let data = unsafe {
+            let c = libc::CMSG_FIRSTHDR(&msg);
+            (*c).cmsg_level = libc::SOL_SOCKET;
+            (*c).cmsg_type = libc::SCM_RIGHTS;
+            (*c).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as _;
+            libc::CMSG_DATA(c).cast::<libc::c_int>()
+        };
+        let theirs_raw = theirs.as_raw_fd();
+        // SAFETY: after `fork` the child makes only async-signal-safe system calls
+        // on the descriptors and memory prepared above, then `_exit`s: it never
+        // returns into Rust code of the parent's threads.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid == 0 {
+            // SAFETY: see above.
+            unsafe {
+                if libc::setns(user, libc::CLONE_NEWUSER) < 0 {
+                    libc::_exit(10);
+                }
+                if libc::setns(net, libc::CLONE_NEWNET) < 0 {
+                    libc::_exit(11);
+                }
+                let s = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+                if s < 0 {
+                    libc::_exit(12);
+                }
+                libc::setsockopt(
+                    s,
+                    libc::SOL_SOCKET,
+                    libc::SO_REUSEADDR,
+                    (&one as *const libc::c_int).cast(),
+                    std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+                );
+                if libc::bind(
+                    s,
+                    (&addr as *const libc::sockaddr_in).cast(),
+                    std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+                ) < 0
+                {
+                    libc::_exit(13);
+                }
+                if libc::listen(s, 128) < 0 {
+                    libc::_exit(14);
+                }
+                *data = s;
+                if libc::sendmsg(theirs_raw, &msg, 0) < 0 {
+                    libc::_exit(15);
+                }
+                libc::_exit(0);
+            }
+        }
+        drop(theirs);
+        let mut status = 0;
+        // SAFETY: waits for the child made above.
+        while unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+        if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+            let code = if libc::WIFEXITED(status) {
+                libc::WEXITSTATUS(status)
+            } else {
+                -1
+            };
+            return Err(io::Error::other(format!(
+                "cannot listen in the sandbox's network: {} failed",
+                listen_stage(code)
+            )));
+        }
+        // SAFETY: all-zero `msghdr` valid; it points at our own buffers.
+        let mut rbyte = [0u8; 1];
+        let mut rbuf = [0u64; 8];
+        let mut riov = libc::iovec {
+            iov_base: rbyte.as_mut_ptr().cast(),
+            iov_len: 1,
+        };
+        // SAFETY: an all-zero `msghdr` is valid; the fields are set below.
+        let mut rmsg: libc::msghdr = unsafe { std::mem::zeroed() };
+        rmsg.msg_iov = &mut riov;
+        rmsg.msg_iovlen = 1;
+        rmsg.msg_control = rbuf.as_mut_ptr().cast();
+        rmsg.msg_controllen = std::mem::size_of_val(&rbuf) as _;
+        // SAFETY: receives into the buffers `rmsg` points at; the child has sent
+        // its message (it exited 0 after `sendmsg`).
+        let n = unsafe { libc::recvmsg(ours.as_raw_fd(), &mut rmsg, libc::MSG_CMSG_CLOEXEC) };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: reads the header the kernel wrote into `rbuf`, if any.
+        let fd = unsafe {
+            let c = libc::CMSG_FIRSTHDR(&rmsg);
+            if c.is_null() || (*c).cmsg_type != libc::SCM_RIGHTS {
+                return Err(io::Error::other(
+                    "cannot listen in the sandbox's network: no socket came back",
+                ));
+            }
+            *libc::CMSG_DATA(c).cast::<libc::c_int>()
+        };
+        // SAFETY: the descriptor the kernel just gave this process.
+        Ok(unsafe { std::net::TcpListener::from_raw_fd(fd) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+
+    /// A socket made with [`Target::listen_tcp`] is on the sandbox's loopback: a
+    /// process inside reaches it, the host's loopback does not.
+    #[test]
+    fn a_listener_inside_the_sandbox_network() {
+        let mut holder = match Command::new("unshare")
+            // bubblewrap brings the sandbox's loopback up; so does this stand-in.
+            .args(["-Urn", "sh", "-c", "ip link set lo up && exec sleep 30"])
+            .stdin(Stdio::null())
+            .spawn()
+        {
+            Ok(c) => c,
+            Err(e) => panic!("unshare: {e}"),
+        };
+        let pid = holder.id();
+        // Wait until the stand-in sleeps in its namespaces with loopback up.
+        for _ in 0..300 {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            if comm.trim() == "sleep" {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let open = |ns: &str| -> OwnedFd {
+            std::fs::File::open(format!("/proc/{pid}/ns/{ns}"))
+                .unwrap()
+                .into()
+        };
+        let t = Target::new(
+            open("user"),
+            open("mnt"),
+            open("ipc"),
+            Some(open("net")),
+            Path::new("/"),
+        )
+        .unwrap();
+        let listener = t.listen_tcp(0).expect("listen in the sandbox's network");
+        let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(true).unwrap();
+        // From the host's loopback: it never reaches this listener.
+        let _ = std::net::TcpStream::connect_timeout(
+            &std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+            std::time::Duration::from_millis(200),
+        );
+        assert_eq!(
+            listener.accept().map(|_| ()).unwrap_err().kind(),
+            io::ErrorKind::WouldBlock
+        );
+        // From inside the namespace: it does.
+        let status = Command::new("nsenter")
+            .args([
+                "-t",
+                &pid.to_string(),
+                "-U",
+                "-n",
+                "--preserve-credentials",
+                "bash",
+                "-c",
+            ])
+            .arg(format!("echo inside > /dev/tcp/127.0.0.1/{port}"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        listener.set_nonblocking(false).unwrap();
+        let (mut s, _) = listener.accept().unwrap();
+        let mut got = String::new();
+        s.read_to_string(&mut got).unwrap();
+        assert_eq!(got, "inside\n");
+        let _ = holder.kill();
+        let _ = holder.wait();
+    }
+}

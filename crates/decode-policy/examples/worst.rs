@@ -120,6 +120,18 @@ fn main() {
             fit(format!("c=rm; {}", "$c -rf x; ".repeat(900))),
         ),
         ("functions", fit("f() { cd /; }; ".repeat(600) + "rm x")),
+        // Inputs where tree-sitter's work grows faster than the text: cut
+        // by the structural limits and the parse work budget.
+        ("open expansions", fit("${ ".repeat(3300))),
+        ("heredoc operators", fit("<<E ".repeat(2400))),
+        ("bodiless functions", fit("f() ".repeat(2400))),
+        ("keywords as commands", fit("then fi ".repeat(1200))),
+        ("open subscripts", fit("$[".repeat(4900))),
+        ("array words", fit("a[1] ".repeat(1900))),
+        ("open arrays", fit("a=( ".repeat(2400))),
+        ("quotes mix", fit("a \" b ' ".repeat(1200))),
+        ("open backticks", fit("`a ".repeat(3300))),
+        ("redirections", fit("> ".repeat(4900))),
     ];
     let only = std::env::args().nth(1);
     let mut worst = 0f64;

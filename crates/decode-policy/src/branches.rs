@@ -5,45 +5,8 @@
 //! followed through earlier `checkout`/`switch` commands; where it cannot be
 //! known, it counts as protected.
 
-use crate::caps::git_subcommand;
 use crate::options::{self, OptionSpec};
-
-/// The branch checked out when a fragment runs.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) enum Branch {
-    /// No earlier switch: the repository's HEAD.
-    #[default]
-    Head,
-    /// One of these (`HEAD`: the repository's HEAD), after switches that may
-    /// have failed.
-    OneOf(Vec<String>),
-    /// An earlier switch the gate cannot follow (dynamic, `-`, `@{-1}`, a subshell).
-    Unknown,
-}
-
-impl Branch {
-    /// After a switch to `to` (`None`: unknown). `certain`: the rest of the
-    /// command runs only when the switch succeeded (`&&`).
-    pub(crate) fn switched(&self, to: Option<&str>, certain: bool) -> Branch {
-        let Some(to) = to else {
-            return Branch::Unknown;
-        };
-        if certain {
-            return Branch::OneOf(vec![to.to_string()]);
-        }
-        match self {
-            Branch::Unknown => Branch::Unknown,
-            Branch::Head => Branch::OneOf(vec!["HEAD".into(), to.to_string()]),
-            Branch::OneOf(v) => {
-                let mut v = v.clone();
-                if !v.iter().any(|b| b == to) {
-                    v.push(to.to_string());
-                }
-                Branch::OneOf(v)
-            }
-        }
-    }
-}
+use crate::programs::git_subcommand;
 
 /// What a fragment would change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,149 +63,41 @@ pub(crate) fn changes(core: &[String], dynamic: &[bool]) -> Vec<Change> {
         return out;
     };
     let offset = core.len() - rest.len();
-    let dy = |k: usize| dynamic.get(offset + k).copied().unwrap_or(false);
-    // A flag counts wherever it stands in a cluster (`git branch -Mf x main`).
-    let has = |flags: &[&str]| options::flagged(rest, &OptionSpec::default(), flags);
-    let named = |out: &mut Vec<Change>, k: usize, word: &str, what: &'static str| {
-        if dy(k) {
-            out.push(Change::Unknown(what));
-        } else {
-            out.push(Change::Named(branch_name(word), what));
-        }
+    let g = Git {
+        rest,
+        dynamic: dynamic.get(offset..).unwrap_or(&[]),
     };
     match sub {
-        "merge" if !has(&["--abort", "--quit", "--continue"]) => {
+        "merge" if !g.has(&["--abort", "--quit", "--continue"]) => {
             out.push(Change::Current("git merge"));
         }
-        "pull" => out.push(Change::Current("git pull")),
-        "rebase"
-            if !has(&[
-                "--abort",
-                "--quit",
-                "--continue",
-                "--skip",
-                "--edit-todo",
-                "--show-current-patch",
-            ]) =>
-        {
-            let p = positionals(
-                rest,
-                &[
-                    "--onto",
-                    "-x",
-                    "--exec",
-                    "-s",
-                    "--strategy",
-                    "-X",
-                    "--strategy-option",
-                    "-C",
-                ],
-            );
-            match p.get(1) {
-                Some(&(k, b)) => named(&mut out, k, b, "git rebase"),
-                None => out.push(Change::Current("git rebase")),
-            }
+        "pull" => {
+            out.push(Change::Current("git pull"));
+            // `git pull origin x:main` also fetches into main.
+            g.refspecs("fetch", &mut out);
         }
-        "fetch" | "push" => {
-            let p = positionals(
-                rest,
-                &[
-                    "-o",
-                    "--push-option",
-                    "--upload-pack",
-                    "--receive-pack",
-                    "--exec",
-                    "--depth",
-                    "--deepen",
-                    "--shallow-since",
-                    "--shallow-exclude",
-                    "-j",
-                    "--jobs",
-                    "--negotiation-tip",
-                    "--refmap",
-                    "--recurse-submodules-default",
-                ],
-            );
-            // The first positional is the remote; refspecs follow.
-            let remote_is_dot = p.first().is_some_and(|&(_, r)| r == ".");
-            for &(k, spec) in p.iter().skip(1) {
-                if let Some((_, dst)) = spec.rsplit_once(':') {
-                    if dst.contains('*') {
-                        // `+refs/heads/*:refs/heads/*` may name any branch.
-                        out.push(Change::Unknown("git fetch"));
-                    } else if !dst.is_empty() {
-                        named(
-                            &mut out,
-                            k,
-                            dst,
-                            if sub == "fetch" {
-                                "git fetch"
-                            } else {
-                                "git push"
-                            },
-                        );
+        // `git reset` moves the branch checked out (`--hard` with it).
+        "reset" if g.has(&["--hard", "--soft", "--mixed", "--keep", "--merge"]) => {
+            out.push(Change::Current("git reset"));
+        }
+        "worktree" => {
+            for (k, a) in rest.iter().enumerate() {
+                if matches!(a.as_str(), "-B") {
+                    if let Some(b) = rest.get(k + 1) {
+                        g.named(&mut out, k + 1, b, "git worktree add -B");
                     }
-                } else if dy(k) {
-                    out.push(Change::Unknown("git fetch"));
-                } else if sub == "push" && remote_is_dot {
-                    named(&mut out, k, spec, "git push .");
                 }
             }
         }
-        "update-ref" => {
-            if has(&["--stdin"]) {
-                out.push(Change::Unknown("git update-ref --stdin"));
-            } else if let Some(&(k, r)) = positionals(rest, &["-m"]).first() {
-                if r == "HEAD" {
-                    out.push(Change::Current("git update-ref HEAD"));
-                } else {
-                    named(&mut out, k, r, "git update-ref");
-                }
-            }
-        }
-        "branch" => {
-            let force = has(&["-f", "--force"]);
-            let rename = has(&["-M", "-C", "-m", "-c", "--move", "--copy"]);
-            let delete = has(&["-d", "-D", "--delete"]);
-            let p = positionals(
-                rest,
-                &[
-                    "-u",
-                    "--set-upstream-to",
-                    "-t",
-                    "--track",
-                    "--contains",
-                    "--no-contains",
-                    "--merged",
-                    "--no-merged",
-                    "--points-at",
-                    "--sort",
-                    "--format",
-                ],
-            );
-            if delete {
-                for &(k, b) in &p {
-                    named(&mut out, k, b, "git branch -d");
-                }
-            } else if rename {
-                if let Some(&(k, b)) = p.last() {
-                    named(&mut out, k, b, "git branch -M");
-                }
-                if p.len() < 2 {
-                    // `git branch -M NEW` renames the current branch.
-                    out.push(Change::Current("git branch -M"));
-                }
-            } else if force {
-                if let Some(&(k, b)) = p.first() {
-                    named(&mut out, k, b, "git branch -f");
-                }
-            }
-        }
+        "rebase" => g.rebase(&mut out),
+        "fetch" | "push" => g.refspecs(sub, &mut out),
+        "update-ref" => g.update_ref(&mut out),
+        "branch" => g.branch(&mut out),
         "checkout" | "switch" => {
             for (k, a) in rest.iter().enumerate() {
                 if matches!(a.as_str(), "-B" | "-C" | "--force-create") {
                     if let Some(b) = rest.get(k + 1) {
-                        named(&mut out, k + 1, b, "git checkout -B");
+                        g.named(&mut out, k + 1, b, "git checkout -B");
                     }
                 }
             }
@@ -250,6 +105,164 @@ pub(crate) fn changes(core: &[String], dynamic: &[bool]) -> Vec<Change> {
         _ => {}
     }
     out
+}
+
+/// A git sub-command's words (after the sub-command) and which are only
+/// known when it runs.
+struct Git<'a> {
+    rest: &'a [String],
+    dynamic: &'a [bool],
+}
+
+impl Git<'_> {
+    fn dy(&self, k: usize) -> bool {
+        self.dynamic.get(k).copied().unwrap_or(false)
+    }
+
+    /// A flag counts wherever it stands in a cluster (`git branch -Mf x main`).
+    fn has(&self, flags: &[&str]) -> bool {
+        options::flagged(self.rest, &OptionSpec::default(), flags)
+    }
+
+    /// A change to the branch `word` names (at `k`), or to one only known
+    /// when it runs.
+    fn named(&self, out: &mut Vec<Change>, k: usize, word: &str, what: &'static str) {
+        if self.dy(k) {
+            out.push(Change::Unknown(what));
+        } else {
+            out.push(Change::Named(branch_name(word), what));
+        }
+    }
+
+    /// `git rebase [UPSTREAM [BRANCH]]`: BRANCH, else the current one.
+    fn rebase(&self, out: &mut Vec<Change>) {
+        if self.has(&[
+            "--abort",
+            "--quit",
+            "--continue",
+            "--skip",
+            "--edit-todo",
+            "--show-current-patch",
+        ]) {
+            return;
+        }
+        let p = positionals(
+            self.rest,
+            &[
+                "--onto",
+                "-x",
+                "--exec",
+                "-s",
+                "--strategy",
+                "-X",
+                "--strategy-option",
+                "-C",
+            ],
+        );
+        match p.get(1) {
+            Some(&(k, b)) => self.named(out, k, b, "git rebase"),
+            None => out.push(Change::Current("git rebase")),
+        }
+    }
+
+    /// `git fetch|push REMOTE REFSPEC…`: each refspec's destination (`x:main`,
+    /// `+x:refs/heads/main`; a wildcard may name any branch), and for `git
+    /// push .` each branch named.
+    fn refspecs(&self, sub: &str, out: &mut Vec<Change>) {
+        let p = positionals(
+            self.rest,
+            &[
+                "-o",
+                "--push-option",
+                "--upload-pack",
+                "--receive-pack",
+                "--exec",
+                "--depth",
+                "--deepen",
+                "--shallow-since",
+                "--shallow-exclude",
+                "-j",
+                "--jobs",
+                "--negotiation-tip",
+                "--refmap",
+                "--recurse-submodules-default",
+            ],
+        );
+        let what = if sub == "fetch" {
+            "git fetch"
+        } else {
+            "git push"
+        };
+        // The first positional is the remote; refspecs follow.
+        let remote_is_dot = p.first().is_some_and(|&(_, r)| r == ".");
+        for &(k, spec) in p.iter().skip(1) {
+            if let Some((_, dst)) = spec.rsplit_once(':') {
+                if dst.contains('*') {
+                    out.push(Change::Unknown("git fetch"));
+                } else if !dst.is_empty() {
+                    self.named(out, k, dst, what);
+                }
+            } else if self.dy(k) {
+                out.push(Change::Unknown("git fetch"));
+            } else if sub == "push" && remote_is_dot {
+                self.named(out, k, spec, "git push .");
+            }
+        }
+    }
+
+    /// `git update-ref REF …`: REF (HEAD: the current branch); `--stdin`: any.
+    fn update_ref(&self, out: &mut Vec<Change>) {
+        if self.has(&["--stdin"]) {
+            out.push(Change::Unknown("git update-ref --stdin"));
+        } else if let Some(&(k, r)) = positionals(self.rest, &["-m"]).first() {
+            if r == "HEAD" {
+                out.push(Change::Current("git update-ref HEAD"));
+            } else {
+                self.named(out, k, r, "git update-ref");
+            }
+        }
+    }
+
+    /// `git branch -d|-D NAMES`, `-m|-M|-c|-C [OLD] NEW` (the new name, and
+    /// the current branch when OLD is not given), `-f NAME`.
+    fn branch(&self, out: &mut Vec<Change>) {
+        let force = self.has(&["-f", "--force"]);
+        let rename = self.has(&["-M", "-C", "-m", "-c", "--move", "--copy"]);
+        let delete = self.has(&["-d", "-D", "--delete"]);
+        let p = positionals(
+            self.rest,
+            &[
+                "-u",
+                "--set-upstream-to",
+                "-t",
+                "--track",
+                "--contains",
+                "--no-contains",
+                "--merged",
+                "--no-merged",
+                "--points-at",
+                "--sort",
+                "--format",
+            ],
+        );
+        if delete {
+            for &(k, b) in &p {
+                self.named(out, k, b, "git branch -d");
+            }
+        } else if rename {
+            if let Some(&(k, b)) = p.last() {
+                self.named(out, k, b, "git branch -M");
+            }
+            if p.len() < 2 {
+                // `git branch -M NEW` renames the current branch.
+                out.push(Change::Current("git branch -M"));
+            }
+        } else if force {
+            if let Some(&(k, b)) = p.first() {
+                self.named(out, k, b, "git branch -f");
+            }
+        }
+    }
 }
 
 /// Where `git checkout|switch ARGS` moves HEAD: `Some(Some(b))` to branch
@@ -293,6 +306,19 @@ pub(crate) fn switch_target(
         }
         if a == "--detach" || a == "-d" {
             return Some(Some("(detached)".into()));
+        }
+        // `checkout --track origin/main` makes and checks out `main`.
+        if matches!(a, "-t" | "--track") || a.starts_with("--track=") {
+            let p: Vec<usize> = (i + 1..rest.len())
+                .filter(|&j| !rest[j].starts_with('-'))
+                .collect();
+            if let [j] = p.as_slice() {
+                let r = rest[*j].as_str();
+                return Some((!dy(*j)).then(|| {
+                    let r = r.strip_prefix("refs/remotes/").unwrap_or(r);
+                    r.split_once('/').map_or(r, |(_, b)| b).to_string()
+                }));
+            }
         }
         if a.starts_with('-') && a != "-" {
             i += 1;

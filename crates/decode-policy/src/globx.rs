@@ -174,17 +174,34 @@ fn intersect_toks(a: &[Tok], b: &[Tok]) -> bool {
             return false;
         }
     }
+    // Cells visited: a dense grid when it fits the budget (no hashing),
+    // else a set that stops at the budget.
+    let cols = b.len() + 1;
+    let cells = (a.len() + 1).saturating_mul(cols);
+    let mut grid: Vec<bool> = if cells <= MAX_CELLS {
+        vec![false; cells]
+    } else {
+        Vec::new()
+    };
     let mut failed: HashSet<(usize, usize)> = HashSet::new();
     let mut stack = vec![(0usize, 0usize)];
     while let Some((i, j)) = stack.pop() {
         if i == a.len() && j == b.len() {
             return true;
         }
-        if !failed.insert((i, j)) {
-            continue;
-        }
-        if failed.len() > MAX_CELLS {
-            return true;
+        if grid.is_empty() {
+            if !failed.insert((i, j)) {
+                continue;
+            }
+            if failed.len() > MAX_CELLS {
+                return true;
+            }
+        } else {
+            let cell = &mut grid[i * cols + j];
+            if *cell {
+                continue;
+            }
+            *cell = true;
         }
         let (x, y) = (a.get(i), b.get(j));
         if x == Some(&Tok::Any) {
@@ -211,6 +228,20 @@ fn intersect_toks(a: &[Tok], b: &[Tok]) -> bool {
         }
     }
     false
+}
+
+/// Compiles one glob with fnmatch semantics: `*` matches `/` and spaces,
+/// backslash escapes on.
+pub(crate) fn build_glob(
+    pattern: &str,
+    case_insensitive: bool,
+) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .case_insensitive(case_insensitive)
+        .empty_alternates(true)
+        .build()
 }
 
 #[cfg(test)]

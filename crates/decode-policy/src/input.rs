@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::mcp::McpName;
 use crate::rules::RuleLists;
 use crate::tool::Tool;
 
@@ -13,6 +14,10 @@ pub struct AgentPolicy {
     pub name: String,
     /// The tools offered to the model; any other tool is denied (stage 0).
     pub tools: Vec<Tool>,
+    /// The MCP tools offered to the model: patterns such as `mcp__*`,
+    /// `mcp__SERVER__*` or `mcp__SERVER__TOOL` (docs/mcp.md). Empty: none.
+    #[serde(default)]
+    pub mcp_tools: Vec<String>,
     /// The agent's frontmatter `allow` / `ask` / `deny`.
     #[serde(default)]
     pub rules: RuleLists,
@@ -23,11 +28,13 @@ pub struct AgentPolicy {
 }
 
 impl AgentPolicy {
-    /// An agent with every tool and no rules (the built-in `build` agent).
+    /// An agent with every tool (every MCP tool too) and no rules (the built-in
+    /// `build` agent).
     pub fn all_tools(name: impl Into<String>) -> AgentPolicy {
         AgentPolicy {
             name: name.into(),
             tools: Tool::ALL.to_vec(),
+            mcp_tools: vec![crate::mcp::PREFIX.to_string() + "*"],
             rules: RuleLists::default(),
             from_project: false,
         }
@@ -74,6 +81,12 @@ pub struct PolicyInput {
     /// folder): they count at once, even while the project is untrusted.
     #[serde(default)]
     pub saved_allow: Vec<String>,
+    /// The MCP tools the person marked read-only in their own settings
+    /// (`~/.config/decode/settings.json`, never a project's): patterns such as
+    /// `mcp__SERVER__*` (the server's `readOnly`) or `mcp__SERVER__TOOL` (its
+    /// `readOnlyTools`). A marked tool is of kind read_only; any other is other.
+    #[serde(default)]
+    pub mcp_read_only: Vec<String>,
     /// The rules of the other settings levels: managed, user and the project's
     /// local file (docs/permissions.md, "Settings levels"). Deny and ask rules of
     /// every level apply; allow rules as [`Level`] says.
@@ -171,6 +184,7 @@ impl PolicyInput {
             saved_allow: Vec::new(),
             levels: Vec::new(),
             allow_managed_rules_only: false,
+            mcp_read_only: Vec::new(),
         }
     }
 
@@ -198,8 +212,18 @@ impl PolicyInput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {
     pub tool: Tool,
-    /// Path, search root (empty: project root), URL, or command string.
+    /// Path, search root (empty: project root), URL, command string, or an MCP
+    /// tool's arguments (see [`crate::mcp::canonical_json`]).
     pub subject: String,
+    /// For [`Tool::Mcp`]: which MCP tool (a call of `Tool::Mcp` without one is
+    /// denied).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpName>,
+    /// `web_fetch` and `net`: the addresses the host resolved to, when the caller
+    /// resolved it (it then connects to exactly these). Private, loopback,
+    /// link-local and metadata addresses among them ask (docs/network.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub addrs: Vec<std::net::IpAddr>,
 }
 
 impl Call {
@@ -207,7 +231,63 @@ impl Call {
         Call {
             tool,
             subject: subject.into(),
+            mcp: None,
+            addrs: Vec::new(),
         }
+    }
+
+    /// A call of the MCP tool `name` with these arguments (`{}` when absent).
+    pub fn mcp(name: McpName, arguments: &serde_json::Value) -> Call {
+        let args = if arguments.is_null() {
+            serde_json::Value::Object(Default::default())
+        } else {
+            arguments.clone()
+        };
+        Call {
+            tool: Tool::Mcp,
+            subject: crate::mcp::canonical_json(&args),
+            mcp: Some(name),
+            addrs: Vec::new(),
+        }
+    }
+
+    /// A call by tool name: a built-in tool (any accepted spelling) with `subject`
+    /// as given, or an MCP tool (`mcp__SERVER__TOOL`) with `subject` its JSON
+    /// arguments (made canonical when they parse; kept as given, and matching only
+    /// patterns written for it, when they do not). `None` for an unknown name.
+    pub fn by_name(name: &str, subject: &str) -> Option<Call> {
+        if let Some(t) = Tool::from_name(name) {
+            return Some(Call::new(t, subject));
+        }
+        let mcp = McpName::parse(name.trim())?;
+        let subject = if subject.trim().is_empty() {
+            "{}".to_string()
+        } else {
+            match serde_json::from_str::<serde_json::Value>(subject) {
+                Ok(v) => crate::mcp::canonical_json(&v),
+                Err(_) => subject.to_string(),
+            }
+        };
+        Some(Call {
+            tool: Tool::Mcp,
+            subject,
+            mcp: Some(mcp),
+            addrs: Vec::new(),
+        })
+    }
+
+    /// The tool's full name: `mcp__SERVER__TOOL` for an MCP tool.
+    pub fn tool_name(&self) -> &str {
+        match &self.mcp {
+            Some(n) => n.as_str(),
+            None => self.tool.name(),
+        }
+    }
+
+    /// The same call with the addresses its host resolved to.
+    pub fn with_addrs(mut self, addrs: Vec<std::net::IpAddr>) -> Call {
+        self.addrs = addrs;
+        self
     }
 
     /// Derives the subject from a tool's JSON input (docs/permissions.md, "Tools and kinds"): `path` for
@@ -228,13 +308,20 @@ impl Call {
             Tool::Grep => field(&["path"]),
             Tool::WebFetch => field(&["url"]),
             Tool::Bash => field(&["command"]),
+            Tool::Mcp => crate::mcp::canonical_json(input),
             Tool::TodoWrite
             | Tool::AskUser
             | Tool::EnterPlanMode
             | Tool::ExitPlanMode
             | Tool::Sleep => String::new(),
+            Tool::Net => field(&["host"]),
         };
-        Call { tool, subject }
+        Call {
+            tool,
+            subject,
+            mcp: None,
+            addrs: Vec::new(),
+        }
     }
 }
 

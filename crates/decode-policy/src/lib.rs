@@ -6,23 +6,27 @@
 
 mod aliases;
 mod branches;
-mod caps;
 pub mod decide;
-mod external;
 mod globx;
 pub mod hidden;
 pub mod input;
 mod matcher;
+pub mod mcp;
 pub mod mode;
+pub mod net;
 mod options;
 pub mod paths;
+mod programs;
+mod protected_names;
 pub mod rules;
 mod shell;
 pub mod tool;
 pub mod trace;
+mod urls;
 
-pub use decide::{normalize_url, protected_anywhere, Gate, ProtectedKind, ProtectedPath};
+pub use decide::{protected_anywhere, Gate, ProtectedKind, ProtectedPath};
 pub use input::{glob_search, AgentPolicy, Call, EnclosingRules, Level, LevelRules, PolicyInput};
+pub use mcp::{McpName, McpPattern};
 pub use mode::{Mode, ModeError};
 pub use rules::{escape_glob, Rule, RuleError, RuleList, RuleLists};
 pub use shell::{fragments, Fragments, MAX_COMMAND_CHARS};
@@ -30,3 +34,4 @@ pub use tool::{Tool, ToolKind, UnknownTool};
 pub use trace::{
     serde_name, CapKind, Decision, FragmentReport, Origin, PolicyWarning, Stage, TraceStep, Verdict,
 };
+pub use urls::normalize_url;

@@ -1,13 +1,14 @@
 //! Rules compiled once into glob sets indexed by list and tool, so a call is
 //! one `is_match` per list and form, never a loop over every rule.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use globset::{GlobSet, GlobSetBuilder};
 
 use crate::rules::{
-    bash_globs, build_glob, domain_pattern, has_glob_meta, unescape_glob, Rule, RuleList,
+    bash_globs, build_glob, domain_pattern, has_glob_meta, host_pattern, unescape_glob, Rule,
+    RuleList,
 };
 use crate::tool::Tool;
 
@@ -110,10 +111,33 @@ struct ToolRules {
     path_globs: Vec<(crate::globx::Compiled, usize, bool, String)>,
 }
 
+/// The host rules of one list (docs/network.md): `net(…)` rules and the
+/// `domain:` rules of `web_fetch`, which count for `net` too.
+#[derive(Debug, Default)]
+struct HostRules {
+    /// A bare `net` rule (every host).
+    bare: Option<usize>,
+    /// Host globs (against the lowercased host or address).
+    set: Set,
+    /// Host patterns without wildcards, unescaped: they name a host exactly.
+    literal: HashMap<String, usize>,
+}
+
 /// One list (allow, ask or deny) for every tool.
 #[derive(Debug, Default)]
 pub(crate) struct ListIndex {
     tools: Vec<ToolRules>,
+    /// MCP rules, in order: the tools they name and the glob over the JSON
+    /// arguments (`None`: every call). Few, and only MCP calls scan them.
+    mcp: Vec<McpRule>,
+    hosts: HostRules,
+}
+
+#[derive(Debug)]
+struct McpRule {
+    names: crate::mcp::McpPattern,
+    args: Option<globset::GlobMatcher>,
+    rule: usize,
 }
 
 /// All three lists, plus `caps.external`.
@@ -144,7 +168,9 @@ pub(crate) struct PathForms<'a> {
 impl RuleIndex {
     pub(crate) fn new() -> RuleIndex {
         let mk = || ListIndex {
-            tools: (0..Tool::ALL.len()).map(|_| ToolRules::default()).collect(),
+            tools: (0..Tool::SLOTS).map(|_| ToolRules::default()).collect(),
+            mcp: Vec::new(),
+            hosts: HostRules::default(),
         };
         RuleIndex {
             refs: Vec::new(),
@@ -172,6 +198,35 @@ impl RuleIndex {
         }
     }
 
+    /// Adds a rule naming MCP tools: the names and a glob over the JSON arguments.
+    fn add_mcp(
+        &mut self,
+        list: RuleList,
+        rule: &Rule,
+        names: &crate::mcp::McpPattern,
+        source: Source,
+    ) -> Result<(), String> {
+        let idx = self.refs.len();
+        let args = match &rule.pattern {
+            Some(p) => Some(
+                build_glob(p, false)
+                    .map_err(|e| e.to_string())?
+                    .compile_matcher(),
+            ),
+            None => None,
+        };
+        self.refs.push(RuleRef {
+            text: rule.to_string(),
+            source,
+        });
+        self.list_mut(list).mcp.push(McpRule {
+            names: names.clone(),
+            args,
+            rule: idx,
+        });
+        Ok(())
+    }
+
     /// Adds a parsed rule. `homes` are the spellings of the home folder
     /// (as given and canonical) used to anchor `~/…` patterns; `anchors`, when
     /// not empty, are the spellings of the folder whose relative path patterns
@@ -186,12 +241,22 @@ impl RuleIndex {
         anchors: &[&Path],
     ) -> Result<(), String> {
         let idx = self.refs.len();
+        if let Some(names) = &rule.mcp {
+            return self.add_mcp(list, rule, names, source);
+        }
         let mut staged: Vec<(Slot, globset::Glob)> = Vec::new();
         let mut path_raw: Vec<(String, bool)> = Vec::new();
         let mut literal: Option<String> = None;
         let mut raw: Vec<String> = Vec::new();
+        // The host glob this rule adds to the host rules (`net`, `web_fetch(domain:…)`).
+        let mut host: Option<String> = None;
         if let Some(p) = &rule.pattern {
             match rule.tool {
+                Tool::Net => {
+                    let h = host_pattern(p);
+                    build_glob(&h, true).map_err(|e| e.to_string())?;
+                    host = Some(h);
+                }
                 Tool::Bash => {
                     for g in bash_globs(p) {
                         let glob = build_glob(&g, false).map_err(|e| e.to_string())?;
@@ -206,9 +271,11 @@ impl RuleIndex {
                     Some(d) => {
                         let glob = build_glob(&d, true).map_err(|e| e.to_string())?;
                         staged.push((Slot::Domain, glob));
+                        host = Some(host_pattern(p));
                     }
                     None => {
-                        let glob = build_glob(p, false).map_err(|e| e.to_string())?;
+                        let url = crate::urls::normal_url_pattern(p);
+                        let glob = build_glob(&url, false).map_err(|e| e.to_string())?;
                         staged.push((Slot::Text, glob));
                     }
                 },
@@ -267,6 +334,16 @@ impl RuleIndex {
             source,
         });
         let l = self.list_mut(list);
+        if rule.tool == Tool::Net && rule.pattern.is_none() {
+            l.hosts.bare.get_or_insert(idx);
+        }
+        if let Some(h) = host {
+            let glob = build_glob(&h, true).map_err(|e| e.to_string())?;
+            l.hosts.set.add(glob, idx);
+            if !has_glob_meta(&h) {
+                l.hosts.literal.entry(unescape_glob(&h)).or_insert(idx);
+            }
+        }
         for &t in rule.tool.covered_by_rule() {
             let tr = &mut l.tools[t.index()];
             if rule.pattern.is_none() {
@@ -325,6 +402,7 @@ impl RuleIndex {
                 t.abs.finish();
                 t.domain.finish();
             }
+            l.hosts.set.finish();
         }
         self.external.finish();
     }
@@ -337,6 +415,29 @@ impl RuleIndex {
     pub(crate) fn has_text_rules(&self, list: RuleList, tool: Tool) -> bool {
         let t = &self.list(list).tools[tool.index()];
         t.bare.is_some() || t.text.set.is_some()
+    }
+
+    /// The first rule of a list covering a call of the MCP tool `name` with these
+    /// (canonical JSON) arguments, and whether any covering rule of the list names
+    /// the tool's server without a wildcard (that rule, then, is returned).
+    pub(crate) fn match_mcp(
+        &self,
+        list: RuleList,
+        name: &crate::mcp::McpName,
+        args: &str,
+    ) -> Option<(usize, bool)> {
+        let mut covering =
+            self.list(list).mcp.iter().filter(|r| {
+                r.names.matches(name) && r.args.as_ref().is_none_or(|g| g.is_match(args))
+            });
+        let first = covering.next()?;
+        if first.names.names_server_of(name) {
+            return Some((first.rule, true));
+        }
+        match covering.find(|r| r.names.names_server_of(name)) {
+            Some(r) => Some((r.rule, true)),
+            None => Some((first.rule, false)),
+        }
     }
 
     /// A text subject (bash form, URL, todo) against a list.
@@ -410,13 +511,37 @@ impl RuleIndex {
         forms.into_iter().any(|f| t.literal.contains(f.as_str()))
     }
 
-    /// A URL against a list: `domain:` rules on its host, other patterns on the URL.
+    /// A host (a name or an address, lowercased) against a list's host rules
+    /// (`net(…)` and `web_fetch(domain:…)`); a bare `net` rule only when `bare`.
+    pub(crate) fn match_host(&self, list: RuleList, host: &str, bare: bool) -> Option<usize> {
+        let h = &self.list(list).hosts;
+        if bare {
+            if let Some(b) = h.bare {
+                return Some(b);
+            }
+        }
+        h.set.first(host)
+    }
+
+    /// A host rule of `list` that names `host` exactly (no wildcard).
+    pub(crate) fn literal_host(&self, list: RuleList, host: &str) -> Option<usize> {
+        self.list(list).hosts.literal.get(host).copied()
+    }
+
+    /// A URL against a list: `domain:` rules (and `net` rules) on its host,
+    /// other patterns on the URL.
     pub(crate) fn match_url(&self, list: RuleList, url: &str, host: Option<&str>) -> Option<usize> {
         let t = &self.list(list).tools[Tool::WebFetch.index()];
         if let Some(b) = t.bare {
             return Some(b);
         }
-        let by_host = host.and_then(|h| t.domain.first(h));
+        let by_host =
+            host.and_then(
+                |h| match (t.domain.first(h), self.match_host(list, h, false)) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                },
+            );
         let by_url = t.text.first(url);
         match (by_host, by_url) {
             (Some(a), Some(b)) => Some(a.min(b)),

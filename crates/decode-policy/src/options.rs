@@ -46,6 +46,15 @@ pub(crate) enum Step {
 }
 
 impl OptionSpec<'static> {
+    /// A program whose options the gate does not know: each is read both ways.
+    pub(crate) const NONE: OptionSpec<'static> = OptionSpec {
+        short_value: "",
+        glued: "",
+        value: &[],
+        flags: &[],
+        complete: false,
+    };
+
     /// A program none of whose options takes a separate value (`rm`).
     pub(crate) const FLAGS_ONLY: OptionSpec<'static> = OptionSpec {
         short_value: "",
@@ -263,6 +272,13 @@ fn walk<'a, S: AsRef<str>>(
                     None => (w, None),
                 };
                 let exact = spec.value.contains(&name);
+                if !exact && spec.flags.contains(&name) {
+                    // A flag spelled in full is no abbreviation of a value
+                    // option (`--start` beside `--startas`).
+                    seen(name, None);
+                    j += 1;
+                    continue;
+                }
                 let full = if exact {
                     Some(name)
                 } else {
@@ -289,6 +305,15 @@ fn walk<'a, S: AsRef<str>>(
                         1
                     }
                 }
+            }
+            // A whole word the spec lists (`-fprint FILE`, `-TT CMD`).
+            Step::Option { .. } if spec.value.contains(&w) => {
+                seen(w, next);
+                2
+            }
+            Step::Option { .. } if w.len() > 2 && spec.flags.contains(&w) => {
+                seen(w, None);
+                1
             }
             Step::Option { .. } => {
                 let body = &w[1..];

@@ -66,35 +66,12 @@ pub(crate) fn is_dynamic_path(expanded: &str) -> bool {
 pub(crate) fn has_expansion(expanded: &str) -> bool {
     expanded.starts_with('~') || expanded.contains('$') || expanded.contains('`')
 }
-/// Names of protected files and folders: a dynamic path ending in one of
-/// them may name the protected one.
+/// Names of protected files and folders: a dynamic path holding one of them
+/// may name the protected one (the names are data in the gate's protected
+/// set, docs/permissions.md "Protected files").
 pub(crate) fn mentions_protected_name(s: &str) -> bool {
-    s.split('/').any(|c| {
-        matches!(
-            c,
-            ".git"
-                | ".ssh"
-                | ".bashrc"
-                | ".bash_profile"
-                | ".bash_login"
-                | ".bash_logout"
-                | ".zprofile"
-                | ".zlogin"
-                | ".zlogout"
-                | ".profile"
-                | ".zshrc"
-                | ".zshenv"
-                | ".decode"
-                | ".claude"
-                | "hooks"
-                | "authorized_keys"
-                | "settings.json"
-                | ".envrc"
-                | ".vscode"
-                | ".idea"
-                | "trust.json"
-        )
-    })
+    s.split('/')
+        .any(crate::protected_names::mentions_protected_name)
 }
 
 /// Why a file from a project (or a configuration file) was not read.

@@ -2,9 +2,9 @@
 
 use std::fmt;
 
-use globset::{Glob, GlobBuilder};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::mcp::{is_mcp_name, McpPattern};
 use crate::tool::Tool;
 
 /// Raw rule texts of one source, as found in settings or agent frontmatter.
@@ -47,8 +47,10 @@ impl RuleList {
 pub enum RuleError {
     #[error("empty rule")]
     Empty,
-    #[error("rule `{rule}`: unknown tool `{tool}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, or Claude Code's Read, Write, Edit, Glob, Grep, Bash, WebFetch, TodoWrite)")]
+    #[error("rule `{rule}`: unknown tool `{tool}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, net, or Claude Code's Read, Write, Edit, Glob, Grep, Bash, WebFetch, TodoWrite, or an MCP tool: mcp__SERVER__TOOL, mcp__SERVER__*, mcp__*)")]
     UnknownTool { rule: String, tool: String },
+    #[error("rule `{rule}`: {message}")]
+    BadMcpName { rule: String, message: String },
     #[error("rule `{rule}`: unbalanced parentheses (write `Tool` or `Tool(pattern)`)")]
     Unbalanced { rule: String },
     #[error("rule `{rule}`: empty pattern (write `{tool}` to match every call)")]
@@ -62,6 +64,9 @@ pub enum RuleError {
 pub struct Rule {
     pub tool: Tool,
     pub pattern: Option<String>,
+    /// For [`Tool::Mcp`]: the MCP tools it names (`mcp__SERVER__TOOL`,
+    /// `mcp__SERVER__*`, `mcp__*`); its `pattern` matches their JSON arguments.
+    pub mcp: Option<McpPattern>,
 }
 
 impl Rule {
@@ -96,10 +101,23 @@ impl Rule {
                 (t[..open].trim_end(), Some(inner))
             }
         };
-        let tool = Tool::from_name(name).ok_or_else(|| RuleError::UnknownTool {
-            rule: t.to_string(),
-            tool: name.to_string(),
-        })?;
+        let mcp = if is_mcp_name(name) {
+            Some(
+                McpPattern::parse(name).map_err(|message| RuleError::BadMcpName {
+                    rule: t.to_string(),
+                    message,
+                })?,
+            )
+        } else {
+            None
+        };
+        let tool = match &mcp {
+            Some(_) => Tool::Mcp,
+            None => Tool::from_name(name).ok_or_else(|| RuleError::UnknownTool {
+                rule: t.to_string(),
+                tool: name.to_string(),
+            })?,
+        };
         let pattern = match pattern {
             None => None,
             Some(p) => {
@@ -112,7 +130,7 @@ impl Rule {
                 Some(p.to_string())
             }
         };
-        let rule = Rule { tool, pattern };
+        let rule = Rule { tool, pattern, mcp };
         rule.validate().map_err(|message| RuleError::BadPattern {
             rule: t.to_string(),
             message,
@@ -131,6 +149,13 @@ impl Rule {
                     build_glob(&g, false).map_err(|e| e.to_string())?;
                 }
             }
+            Tool::Net => {
+                let host = host_pattern(p);
+                if host.is_empty() {
+                    return Err("empty host".into());
+                }
+                build_glob(&host, true).map_err(|e| e.to_string())?;
+            }
             Tool::WebFetch => {
                 if let Some(domain) = domain_pattern(p) {
                     if domain.is_empty() {
@@ -138,7 +163,8 @@ impl Rule {
                     }
                     build_glob(&domain, true).map_err(|e| e.to_string())?;
                 } else {
-                    build_glob(p, false).map_err(|e| e.to_string())?;
+                    build_glob(&crate::urls::normal_url_pattern(p), false)
+                        .map_err(|e| e.to_string())?;
                 }
             }
             _ => {
@@ -154,11 +180,21 @@ impl Rule {
     }
 }
 
+impl Rule {
+    /// The tool part as written canonically (`bash`, `mcp__github__*`).
+    pub fn tool_text(&self) -> &str {
+        match &self.mcp {
+            Some(m) => m.as_str(),
+            None => self.tool.name(),
+        }
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.pattern {
-            None => f.write_str(self.tool.name()),
-            Some(p) => write!(f, "{}({})", self.tool.name(), p),
+            None => f.write_str(self.tool_text()),
+            Some(p) => write!(f, "{}({})", self.tool_text(), p),
         }
     }
 }
@@ -252,16 +288,7 @@ pub(crate) fn has_glob_meta(p: &str) -> bool {
     false
 }
 
-/// Compiles one glob with fnmatch semantics: `*` matches `/` and spaces,
-/// backslash escapes on.
-pub(crate) fn build_glob(pattern: &str, case_insensitive: bool) -> Result<Glob, globset::Error> {
-    GlobBuilder::new(pattern)
-        .literal_separator(false)
-        .backslash_escape(true)
-        .case_insensitive(case_insensitive)
-        .empty_alternates(true)
-        .build()
-}
+pub(crate) use crate::globx::build_glob;
 
 /// The globs a bash pattern stands for: Claude's `prefix:*` means `prefix*`;
 /// a pattern ending in ` *` also matches the bare command.
@@ -282,13 +309,26 @@ pub(crate) fn bash_globs(pattern: &str) -> Vec<String> {
     out
 }
 
-/// `domain:HOST` patterns of web_fetch, lowercased.
+/// `domain:HOST` patterns of web_fetch, written as URLs' hosts are
+/// (lower-cased, IDNA to ASCII, without a trailing dot or a port).
 pub(crate) fn domain_pattern(p: &str) -> Option<String> {
     let p = p.trim();
     let rest = p
-        .strip_prefix("domain:")
-        .or_else(|| p.strip_prefix("Domain:"))?;
-    Some(rest.trim().trim_end_matches('.').to_ascii_lowercase())
+        .get(..7)
+        .filter(|d| d.eq_ignore_ascii_case("domain:"))
+        .map(|_| &p[7..])?;
+    Some(crate::urls::normal_host_pattern(rest))
+}
+
+/// The host glob of a `net` pattern: `domain:HOST` or a bare host glob
+/// (`*.example.com`), lowercased, without a trailing dot or IPv6 brackets.
+pub(crate) fn host_pattern(p: &str) -> String {
+    let h =
+        domain_pattern(p).unwrap_or_else(|| p.trim().trim_end_matches('.').to_ascii_lowercase());
+    match h.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+        Some(inner) => inner.to_string(),
+        None => h,
+    }
 }
 
 #[cfg(test)]
@@ -311,6 +351,34 @@ mod tests {
         ));
         assert!(Rule::parse("bash(echo \\))").is_ok());
         assert!(Rule::parse("bash(a) b)").is_err());
+        assert_eq!(
+            Rule::parse("Net(domain:Example.com)").unwrap().to_string(),
+            "net(domain:Example.com)"
+        );
+        assert!(Rule::parse("net(*.example.com)").is_ok());
+        assert!(Rule::parse("net").is_ok());
+        assert!(Rule::parse("net(domain:)").is_err());
+        assert_eq!(host_pattern("domain:Example.COM."), "example.com");
+        assert_eq!(host_pattern("[::1]"), "::1");
+        assert_eq!(host_pattern("*.Crates.io"), "*.crates.io");
+    }
+
+    #[test]
+    fn mcp_rules() {
+        let r = Rule::parse("MCP__GitHub__Create_Issue").unwrap();
+        assert_eq!(r.tool, Tool::Mcp);
+        assert_eq!(r.to_string(), "mcp__github__create_issue");
+        let r = Rule::parse(r#"mcp__github(\{"repo":"a"\})"#).unwrap();
+        assert_eq!(r.to_string(), r#"mcp__github__*(\{"repo":"a"\})"#);
+        assert_eq!(Rule::parse("mcp__*").unwrap().to_string(), "mcp__*");
+        assert!(matches!(
+            Rule::parse("mcp__a b"),
+            Err(RuleError::BadMcpName { .. })
+        ));
+        assert!(matches!(
+            Rule::parse("mcp__a__"),
+            Err(RuleError::BadMcpName { .. })
+        ));
     }
 
     #[test]

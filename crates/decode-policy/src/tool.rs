@@ -12,7 +12,7 @@ pub enum ToolKind {
     ReadOnly,
     /// `write`, `edit`.
     FileEdit,
-    /// `bash`.
+    /// `bash`, and MCP tools the person has not marked read-only.
     Other,
     /// `ask_user`, `enter_plan_mode`, `exit_plan_mode`, `sleep`: never gated.
     Control,
@@ -46,10 +46,19 @@ pub enum Tool {
     EnterPlanMode,
     ExitPlanMode,
     Sleep,
+    /// A tool of an MCP server (`mcp__SERVER__TOOL`, docs/mcp.md). Not in
+    /// [`Tool::ALL`] (the built-in tools): a [`crate::Call`] of it carries the full
+    /// name beside it, and [`Tool::from_name`] never returns it (MCP names are
+    /// parsed by [`crate::mcp::McpName`]).
+    Mcp,
+    /// A network destination (docs/network.md): the subject of `net(domain:HOST)`
+    /// rules and of `decode check net HOST`. Never offered to the model: not in
+    /// [`Tool::ALL`].
+    Net,
 }
 
 impl Tool {
-    /// Every tool, in a stable order.
+    /// Every built-in tool, in a stable order (MCP tools are [`Tool::Mcp`]).
     pub const ALL: [Tool; 12] = [
         Tool::Read,
         Tool::Glob,
@@ -96,6 +105,7 @@ impl Tool {
             "enterplanmode" => Tool::EnterPlanMode,
             "exitplanmode" => Tool::ExitPlanMode,
             "sleep" => Tool::Sleep,
+            "net" => Tool::Net,
             _ => return None,
         })
     }
@@ -115,17 +125,20 @@ impl Tool {
             Tool::EnterPlanMode => "enter_plan_mode",
             Tool::ExitPlanMode => "exit_plan_mode",
             Tool::Sleep => "sleep",
+            Tool::Mcp => "mcp",
+            Tool::Net => "net",
         }
     }
 
-    /// The tool's kind (docs/permissions.md, "Tools and kinds").
+    /// The tool's kind (docs/permissions.md, "Tools and kinds"). An MCP tool is
+    /// `other` here; the gate makes it `read_only` where the person marked it so.
     pub fn kind(self) -> ToolKind {
         match self {
             Tool::Read | Tool::Glob | Tool::Grep | Tool::WebFetch | Tool::TodoWrite => {
                 ToolKind::ReadOnly
             }
             Tool::Write | Tool::Edit => ToolKind::FileEdit,
-            Tool::Bash => ToolKind::Other,
+            Tool::Bash | Tool::Mcp | Tool::Net => ToolKind::Other,
             Tool::AskUser | Tool::EnterPlanMode | Tool::ExitPlanMode | Tool::Sleep => {
                 ToolKind::Control
             }
@@ -138,6 +151,12 @@ impl Tool {
             self,
             Tool::Read | Tool::Glob | Tool::Grep | Tool::Write | Tool::Edit
         )
+    }
+
+    /// Whether the model can be offered this tool (every tool but [`Tool::Net`],
+    /// which is only a subject of rules and of `decode check`).
+    pub fn is_model_tool(self) -> bool {
+        self != Tool::Net
     }
 
     /// Control tools are never gated.
@@ -161,12 +180,19 @@ impl Tool {
             Tool::EnterPlanMode => &[Tool::EnterPlanMode],
             Tool::ExitPlanMode => &[Tool::ExitPlanMode],
             Tool::Sleep => &[Tool::Sleep],
+            Tool::Mcp => &[Tool::Mcp],
+            // Host rules live in their own index (`matcher::HostRules`).
+            Tool::Net => &[],
         }
     }
 
     pub(crate) fn index(self) -> usize {
         self as usize
     }
+
+    /// How many slots [`Tool::index`] spans (the built-ins, [`Tool::Mcp`] and
+    /// [`Tool::Net`]).
+    pub(crate) const SLOTS: usize = Tool::ALL.len() + 2;
 }
 
 impl fmt::Display for Tool {
@@ -177,7 +203,7 @@ impl fmt::Display for Tool {
 
 /// Error for an unknown tool name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown tool `{name}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep)")]
+#[error("unknown tool `{name}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, or an MCP tool mcp__SERVER__TOOL)")]
 pub struct UnknownTool {
     pub name: String,
 }
@@ -200,6 +226,9 @@ impl Serialize for Tool {
 impl<'de> Deserialize<'de> for Tool {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
+        if s == Tool::Mcp.name() {
+            return Ok(Tool::Mcp);
+        }
         Tool::from_name(&s).ok_or_else(|| serde::de::Error::custom(UnknownTool { name: s }))
     }
 }
@@ -222,5 +251,13 @@ mod tests {
         assert_eq!(Tool::from_name("shell"), None);
         assert_eq!(Tool::from_name(""), None);
         assert_eq!(Tool::from_name("re ad"), None);
+        // MCP tools are never found by name: their names are parsed apart.
+        assert_eq!(Tool::from_name("mcp"), None);
+        assert_eq!(Tool::from_name("mcp__github__create_issue"), None);
+        assert_eq!(Tool::Mcp.index(), Tool::SLOTS - 2);
+        assert_eq!(Tool::Net.index(), Tool::SLOTS - 1);
+        assert_eq!(Tool::Mcp.kind(), ToolKind::Other);
+        let back: Tool = serde_json::from_value(serde_json::json!("mcp")).unwrap();
+        assert_eq!(back, Tool::Mcp);
     }
 }

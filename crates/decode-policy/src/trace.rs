@@ -136,15 +136,20 @@ pub enum CapKind {
     /// A path outside the project and the granted folders.
     #[serde(rename = "path scope")]
     Scope,
+    /// A connection to a host no rule allows, or to a private, loopback,
+    /// link-local or metadata address (docs/network.md).
+    #[serde(rename = "network")]
+    Network,
 }
 
 impl CapKind {
     /// Every cap, most serious first.
-    pub const ALL: [CapKind; 4] = [
+    pub const ALL: [CapKind; 5] = [
         CapKind::Critical,
         CapKind::NeverAuto,
         CapKind::External,
         CapKind::Scope,
+        CapKind::Network,
     ];
 
     /// The name it is serialised under (`critical removal`, …).
@@ -268,7 +273,8 @@ mod tests {
                 "critical removal",
                 "never automatic",
                 "external effects",
-                "path scope"
+                "path scope",
+                "network"
             ]
         );
         for c in CapKind::ALL {

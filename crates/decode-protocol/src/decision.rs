@@ -23,6 +23,11 @@ pub enum DecisionRequest {
         tool: Tool,
         /// The call's subject (command, path, URL) as the gate saw it.
         subject: String,
+        /// What the agent said it wants to do: the call's `description`, else the
+        /// last sentence it wrote before the call (the model's words, shown as text).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        intent: Option<String>,
         /// The tool's input, for display.
         input: Value,
         /// The gate's decision: reason, stages, fragments, whether it is capped and
@@ -45,6 +50,10 @@ pub enum DecisionRequest {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         #[ts(as = "Option<_>", optional)]
         edited: bool,
+        /// An MCP tool (`tool` is `mcp`): which one, and what its server claims.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        mcp: Option<Box<McpCallInfo>>,
     },
     /// The model asked the person a question (`ask_user`).
     Question {
@@ -109,6 +118,26 @@ pub struct SandboxBound {
     /// Whether running it again outside may be offered (never for a file a `read`
     /// deny rule covers: the rule holds outside too).
     pub may_run_outside: bool,
+}
+
+/// The MCP tool a permission ask is about (docs/mcp.md). Every text is the server's
+/// and is shown as text (escaped), never as HTML.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct McpCallInfo {
+    /// `mcp__SERVER__TOOL`, as rules name it.
+    pub name: String,
+    /// The server's name.
+    pub server: String,
+    /// The server's own name for the tool.
+    pub tool: String,
+    /// The server's title for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    /// What the server says: that the tool only reads. Shown, never trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub read_only_hint: Option<bool>,
 }
 
 /// The modes a plan may be approved into, in the order offered.

@@ -85,6 +85,14 @@ pub enum LoopEvent {
         #[ts(as = "Option<DecisionTs>", optional)]
         decision: Option<Decision>,
     },
+    /// An image a tool returned (an MCP tool), for the call `id`: a raster type
+    /// (PNG, JPEG, GIF, WebP) and its base64 data. Shown as an image, never as HTML;
+    /// the model reads a line in the result saying it was shown.
+    ToolImage {
+        id: String,
+        mime_type: String,
+        data: String,
+    },
     /// Output of a running tool (bash's stdout and stderr as they come).
     ToolProgress {
         id: String,
@@ -125,6 +133,18 @@ pub enum LoopEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         sandboxed: Option<bool>,
+        /// Bash: the command's exit code, when it ran to its end.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        exit_code: Option<i32>,
+        /// How long the tool ran (not the time spent waiting for an answer).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional, type = "number")]
+        duration_ms: Option<u64>,
+        /// The run was stopped while this call ran or before it started.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[ts(as = "Option<_>", optional)]
+        stopped: bool,
     },
     /// Something the person should know (retries, shortened context, limits).
     Notice { text: String },

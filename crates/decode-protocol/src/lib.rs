@@ -11,6 +11,7 @@
 //! file. Regenerate with
 //! `DECODE_WRITE_TS=1 cargo test -p decode-protocol generated_typescript_is_current`.
 
+pub mod checkpoints;
 pub mod decision;
 pub mod error;
 pub mod events;
@@ -21,8 +22,12 @@ pub mod status;
 pub mod wire;
 pub mod workspace;
 
+pub use checkpoints::{
+    ConflictReason, EntryKind, FileChange, TurnCheckpoint, UndoConflict, UndoFailure, UndoFile,
+    UndoPlan, UndoReport, UndoScope,
+};
 pub use decision::{
-    plan_modes, BoundKind, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest,
+    plan_modes, BoundKind, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, McpCallInfo,
     PendingDecision, RuleCheck, SandboxBound, SaveTarget,
 };
 pub use error::{ErrorKind, IpcError};
@@ -30,9 +35,10 @@ pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
 pub use messages::{Message, StopReason, ToolCall, ToolOutput, Usage};
 pub use status::{AgentSummary, ChatStatus, Snapshot, Todo, TodoState};
 pub use workspace::{
-    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, OpenedKind, ProjectOpened, ProjectRules,
-    ProviderChoice, ProviderName, ProviderSave, ProviderView, RecentProject, RuleEntry, RuleList,
-    RuleSource, SessionSummary, SessionView, SettingsList, TrustPreview,
+    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, McpServerView, McpToolView, OpenedKind,
+    ProjectOpened, ProjectRules, ProviderChoice, ProviderName, ProviderSave, ProviderView,
+    RecentProject, RuleEntry, RuleList, RuleSource, SessionSummary, SessionView, SettingsList,
+    TrustPreview,
 };
 
 use decode_policy::Mode;
@@ -83,6 +89,7 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<ProgressStream>(&cfg),
         decl::<LoopEvent>(&cfg),
         decl::<StreamEvent>(&cfg),
+        decl::<McpCallInfo>(&cfg),
         decl::<BoundKind>(&cfg),
         decl::<SandboxBound>(&cfg),
         decl::<DecisionRequest>(&cfg),
@@ -113,8 +120,20 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<OpenedKind>(&cfg),
         decl::<ProjectOpened>(&cfg),
         decl::<CallCheck>(&cfg),
+        decl::<McpToolView>(&cfg),
+        decl::<McpServerView>(&cfg),
         decl::<SessionSummary>(&cfg),
         decl::<SessionView>(&cfg),
+        decl::<UndoScope>(&cfg),
+        decl::<TurnCheckpoint>(&cfg),
+        decl::<FileChange>(&cfg),
+        decl::<EntryKind>(&cfg),
+        decl::<ConflictReason>(&cfg),
+        decl::<UndoConflict>(&cfg),
+        decl::<UndoFile>(&cfg),
+        decl::<UndoPlan>(&cfg),
+        decl::<UndoFailure>(&cfg),
+        decl::<UndoReport>(&cfg),
     ];
     let protocol = format!("{HEADER}\n{}", decls.join("\n"));
     let wire = format!(

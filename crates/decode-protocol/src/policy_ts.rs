@@ -71,8 +71,12 @@ string_union!(
 string_union!(
     ToolTs,
     "Tool",
-    "A tool's canonical name (from the gate's `Tool::ALL`).",
-    Tool::ALL.map(Tool::name)
+    "A tool's canonical name (from the gate's `Tool::ALL`, and `mcp` for an MCP tool).",
+    Tool::ALL
+        .iter()
+        .copied()
+        .chain(std::iter::once(Tool::Mcp))
+        .map(Tool::name)
 );
 
 string_union!(

@@ -8,6 +8,7 @@
 
 use ts_rs::{Config, TS};
 
+use crate::checkpoints::{TurnCheckpoint, UndoPlan, UndoReport};
 use crate::decision::{
     ChannelEvent, DecisionAnswer, DecisionId, PendingDecision, RuleCheck, SaveTarget,
 };
@@ -15,8 +16,9 @@ use crate::events::LoopEvent;
 use crate::policy_ts::{ModeTs, RuleListTs};
 use crate::status::{ChatStatus, Snapshot};
 use crate::workspace::{
-    CallCheck, KeyStatus, ProjectOpened, ProjectRules, ProviderChoice, ProviderName, ProviderSave,
-    ProviderView, RecentProject, SessionSummary, SessionView, SettingsList, TrustPreview,
+    CallCheck, KeyStatus, McpServerView, ProjectOpened, ProjectRules, ProviderChoice, ProviderName,
+    ProviderSave, ProviderView, RecentProject, SessionSummary, SessionView, SettingsList,
+    TrustPreview,
 };
 
 /// The Tauri channel a prompt's events stream on (`send_prompt`): not a value the
@@ -153,6 +155,8 @@ wire! {
         set_settings_list(key: SettingsList, values: Vec<String>) -> ProjectRules;
         test_call(text: String) -> CallCheck;
         drop_session_rule(rule: String) -> bool;
+        /// The project's MCP servers: status, tools, what each tool claims.
+        mcp_servers() -> Vec<McpServerView>;
         provider_settings() -> ProviderView;
         save_provider(choice: ProviderChoice) -> ProviderSave;
         key_status(provider: ProviderName) -> KeyStatus;
@@ -163,6 +167,13 @@ wire! {
         read_session(id: String) -> SessionView;
         resume_session(id: String, stop_first: bool) -> Unit;
         start_demo() -> Unit;
+        /// The turns of this chat's session that changed files (docs/checkpoints.md).
+        checkpoint_turns() -> Vec<TurnCheckpoint>;
+        /// What "Undo this turn" (`later_turns` false) or "Restore to here" (true) on
+        /// turn `turn` would do: every file with its diff and its conflict.
+        undo_plan(turn: u32, later_turns: bool) -> UndoPlan;
+        /// Applies that undo; a conflict is restored only when listed in `overwrite`.
+        undo_turn(turn: u32, later_turns: bool, overwrite: Vec<String>) -> UndoReport;
     }
     events {
         /// Every mode or agent change, from any surface (this window, the tray).

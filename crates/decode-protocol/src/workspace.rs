@@ -267,3 +267,49 @@ pub struct SessionView {
     /// Where reading stopped and why (a corrupt or truncated transcript).
     pub warnings: Vec<String>,
 }
+
+/// An MCP server in the settings list (docs/mcp.md): the window's `mcp-server` element,
+/// its `data-status` the status. Every text is the config's or the server's, shown as
+/// text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct McpServerView {
+    pub name: String,
+    /// `user` (the person's own file) or `project`.
+    pub scope: String,
+    /// The file it is configured in.
+    pub file: String,
+    /// What runs, or the URL (escaped).
+    pub command_line: String,
+    /// `stopped`, `starting`, `ready`, `failed`, `disabled`, `untrusted`,
+    /// `needs_approval` or `refused`.
+    pub status: String,
+    /// Why it failed or waits, and what to do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub detail: Option<String>,
+    /// How many times it was restarted after a failure.
+    pub restarts: u32,
+    /// A stdio server: whether it runs in the sandbox.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sandboxed: Option<bool>,
+    pub tools: Vec<McpToolView>,
+}
+
+/// One tool of an MCP server in the settings list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct McpToolView {
+    /// `mcp__SERVER__TOOL`, as rules name it.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    /// What the server claims: that it only reads. Shown, never trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub read_only_hint: Option<bool>,
+    /// The person marked it read-only in their own settings.
+    pub marked_read_only: bool,
+    /// The active agent offers it to the model.
+    pub offered: bool,
+}

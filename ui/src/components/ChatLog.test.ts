@@ -83,4 +83,36 @@ describe('ChatLog', () => {
     expect(isPrepared(text(items.length - 1))).toBe(false);
     expect(isPrepared(text(start - AHEAD - 1))).toBe(false);
   });
+
+  it("shows a tool card's images as images, never as markup", async () => {
+    const items: ChatItem[] = [
+      {
+        id: 1,
+        kind: 'tool',
+        callId: 'c',
+        name: 'mcp__shots__take',
+        input: {},
+        status: 'done',
+        output: '',
+        content: '<img src=x onerror=alert(1)>',
+        images: [{ mimeType: 'image/png', data: 'iVBORw0KGgo=' }],
+      },
+    ];
+    const { container } = render(ChatLog, { items, agent: null });
+    // The card is one line until opened.
+    const head = await waitFor(() => {
+      const h = container.querySelector('[data-testid="tool-card"] button.head');
+      expect(h).not.toBeNull();
+      return h as HTMLButtonElement;
+    });
+    head.click();
+    const img = await waitFor(() => {
+      const found = container.querySelector('[data-testid="tool-image"]');
+      expect(found).not.toBeNull();
+      return found as HTMLImageElement;
+    });
+    expect(img.getAttribute('src')).toBe('data:image/png;base64,iVBORw0KGgo=');
+    expect(container.querySelectorAll('img')).toHaveLength(1);
+    expect(container.querySelector('[data-testid="tool-output"]')?.textContent).toContain('<img src=x');
+  });
 });

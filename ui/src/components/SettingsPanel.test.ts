@@ -17,6 +17,7 @@ vi.mock('../lib/backend', async () => {
     deleteApiKey: vi.fn(),
     testConnection: vi.fn(),
     projectRules: vi.fn(),
+    mcpServers: vi.fn(),
     addRule: vi.fn(),
     removeRule: vi.fn(),
     setSettingsList: vi.fn(),
@@ -84,6 +85,7 @@ beforeEach(() => {
   vi.mocked(backend.setApiKey).mockResolvedValue(key(true));
   vi.mocked(backend.deleteApiKey).mockResolvedValue(key(false));
   vi.mocked(backend.keyStatus).mockResolvedValue(key(false));
+  vi.mocked(backend.mcpServers).mockResolvedValue([]);
 });
 
 async function open() {
@@ -341,5 +343,51 @@ describe('settings screen', () => {
     await new Promise((r) => setTimeout(r, 420));
     await user.click(within(rows[1]).getByTestId('settings-session-rule-drop'));
     expect(backend.dropSessionRule).toHaveBeenCalledWith('read(docs/**)');
+  });
+});
+
+describe('MCP servers in the settings', () => {
+  it('lists each server with its status, why it waits, and its tools with their claims and marks', async () => {
+    vi.mocked(backend.mcpServers).mockResolvedValue([
+      {
+        name: 'docs',
+        scope: 'user',
+        file: '/home/ada/.config/decode/mcp.json',
+        command_line: 'uvx docs-mcp',
+        status: 'ready',
+        restarts: 1,
+        sandboxed: true,
+        tools: [
+          { name: 'mcp__docs__search', read_only_hint: true, marked_read_only: false, offered: true },
+          { name: 'mcp__docs__get', marked_read_only: true, offered: false },
+        ],
+      },
+      {
+        name: 'proj',
+        scope: 'project',
+        file: '/p/.mcp.json',
+        command_line: 'node <img src=x onerror=alert(1)>',
+        status: 'needs_approval',
+        detail: 'a project server starts only after you approve its command line',
+        restarts: 0,
+        tools: [],
+      },
+    ]);
+    await open();
+    const items = await screen.findAllByTestId('mcp-server');
+    expect(items.map((i) => i.getAttribute('data-status'))).toEqual(['ready', 'needs_approval']);
+    expect(within(items[0]).getByTestId('mcp-server-status')).toHaveTextContent('running');
+    const tools = within(items[0]).getAllByTestId('mcp-tool');
+    expect(tools[0]).toHaveTextContent('says it only reads (not trusted)');
+    expect(tools[1]).toHaveTextContent('read-only (your mark)');
+    expect(tools[1]).toHaveTextContent('not offered by this agent');
+    expect(within(items[1]).getByTestId('mcp-server-detail')).toHaveTextContent('approve its command line');
+    expect(items[1]).toHaveTextContent('node <img src=x onerror=alert(1)>');
+    expect(items[1].querySelector('img')).toBeNull();
+  });
+
+  it('says when there are none', async () => {
+    await open();
+    await waitFor(() => expect(screen.getByTestId('settings-mcp')).toHaveTextContent('None'));
   });
 });

@@ -20,6 +20,7 @@ import type {
   ErrorKind,
   KeyStatus,
   LoopEvent,
+  McpServerView,
   Mode,
   PendingDecision,
   ProjectOpened,
@@ -38,6 +39,9 @@ import type {
   Snapshot,
   StreamEvent,
   TrustPreview,
+  TurnCheckpoint,
+  UndoPlan,
+  UndoReport,
 } from './gen/protocol';
 import type { Commands, Events } from './gen/wire';
 
@@ -248,6 +252,11 @@ export function dropSessionRule(rule: string): Promise<boolean> {
   return call('drop_session_rule', { rule });
 }
 
+/** The project's MCP servers (docs/mcp.md): status, tools, what each tool claims. */
+export function mcpServers(): Promise<McpServerView[]> {
+  return call('mcp_servers');
+}
+
 // ---- Provider and key ----
 
 export function providerSettings(): Promise<ProviderView> {
@@ -296,4 +305,21 @@ export function resumeSession(id: string, stopFirst = false): Promise<void> {
 /** Opens the offline demo on a scratch project (the `project` event follows). */
 export function startDemo(): Promise<void> {
   return call('start_demo');
+}
+
+// ---- Checkpoints (docs/checkpoints.md) ----
+
+/** The turns of this chat's session that changed files, newest first. */
+export function checkpointTurns(): Promise<TurnCheckpoint[]> {
+  return call('checkpoint_turns');
+}
+
+/** What undoing turn `turn` (and, with `laterTurns`, every later one) would do; changes nothing. */
+export function undoPlan(turn: number, laterTurns: boolean): Promise<UndoPlan> {
+  return call('undo_plan', { turn, laterTurns });
+}
+
+/** Undoes it; a conflict is restored only when its path is in `overwrite`. */
+export function undoTurn(turn: number, laterTurns: boolean, overwrite: string[]): Promise<UndoReport> {
+  return call('undo_turn', { turn, laterTurns, overwrite });
 }

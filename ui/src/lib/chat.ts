@@ -4,7 +4,7 @@ import type { Decision, DecisionAnswer, JsonValue, Verdict } from './gen/protoco
 export type Role = 'user' | 'assistant';
 
 /** How a tool card stands. */
-export type ToolStatus = 'running' | 'done' | 'denied' | 'error';
+export type ToolStatus = 'running' | 'done' | 'denied' | 'error' | 'stopped';
 
 /** A tool call as the chat shows it: a card. */
 export type ToolItem = {
@@ -28,7 +28,22 @@ export type ToolItem = {
   edited?: string;
   /** Bash: whether it ran in the sandbox (false: approved by the person, or no sandbox here). */
   sandboxed?: boolean;
+  /** Bash: the exit code, when the command ran to its end. */
+  exitCode?: number;
+  /** How long the tool ran. */
+  durationMs?: number;
+  /** Images the tool returned (an MCP tool): raster types only, shown as images. */
+  images?: ToolImage[];
 };
+
+/** An image of a tool result: a raster MIME type and its base64 data (docs/mcp.md). */
+export type ToolImage = { mimeType: string; data: string };
+
+/** The image types a card shows (never SVG: it can hold script). */
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+/** The most images one card keeps. */
+export const MAX_CARD_IMAGES = 8;
 
 /** One entry of the chat log. Only `message` entries are chat messages proper. */
 export type ChatItem =
@@ -65,6 +80,14 @@ function field(input: JsonValue, key: string): string | undefined {
     if (typeof v === 'number') return String(v);
   }
   return undefined;
+}
+
+/** A duration for a card's line: "0.4 s", "12 s", "2 min 5 s". */
+export function durationText(ms: number): string {
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
 /** What a call is about, in one line: the command, the path, the pattern, the URL. */

@@ -60,6 +60,12 @@ describe('parseInput', () => {
     expect(parseInput('/help me')).toMatchObject({ kind: 'error' });
   });
 
+  it('parses /undo and rejects arguments to it', () => {
+    expect(parseInput('/undo')).toEqual({ kind: 'undo' });
+    expect(parseInput('/UNDO')).toEqual({ kind: 'undo' });
+    expect(parseInput('/undo 3')).toMatchObject({ kind: 'error' });
+  });
+
   it('reports unknown commands and lists the known ones', () => {
     const parsed = parseInput('/frobnicate now');
     expect(parsed.kind).toBe('error');

@@ -9,6 +9,7 @@ export type Parsed =
   | { kind: 'agent'; name: string }
   | { kind: 'help' }
   | { kind: 'new' }
+  | { kind: 'undo' }
   | { kind: 'error'; message: string };
 
 export type CommandSpec = { usage: string; summary: string };
@@ -17,6 +18,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { usage: '/mode NAME', summary: 'switch the permission mode' },
   { usage: '/agent NAME', summary: 'switch the active agent (and its default mode)' },
   { usage: '/new', summary: 'start a new conversation (the model sees nothing of this one; it stays in the sessions list)' },
+  { usage: '/undo', summary: 'undo the files the last turn changed (shows them and their diffs first)' },
   { usage: '/help', summary: 'list commands, modes and agents' },
 ];
 
@@ -69,6 +71,9 @@ export function parseInput(input: string, agents: readonly string[] = []): Parse
     case 'new':
       if (args.length > 0) return { kind: 'error', message: '/new takes no arguments.' };
       return { kind: 'new' };
+    case 'undo':
+      if (args.length > 0) return { kind: 'error', message: '/undo takes no arguments.' };
+      return { kind: 'undo' };
     default:
       return {
         kind: 'error',

@@ -10,7 +10,7 @@
  */
 import type { ChatItem, NewChatItem, ToolItem } from './chat';
 import { tick } from 'svelte';
-import { withId } from './chat';
+import { IMAGE_TYPES, MAX_CARD_IMAGES, withId } from './chat';
 import { nextFrame } from './frames';
 import type { LoopEvent, StreamEvent } from './gen/protocol';
 
@@ -40,6 +40,10 @@ type Schedule = (cb: () => void) => void;
 
 export class Transcript {
   items = $state<ChatItem[]>([]);
+  /** Output tokens of the prompt running now: counted by finished turns, estimated while one streams. */
+  liveTokens = $state(0);
+  #liveChars = 0;
+  #liveDone = 0;
 
   #queue: StreamEvent[] = [];
   #scheduled = false;
@@ -110,7 +114,7 @@ export class Transcript {
     this.#streaming = null;
     for (const card of this.#tools.values()) {
       // A call that never got its result was interrupted when the session stopped.
-      if (card.status === 'running') card.status = 'error';
+      if (card.status === 'running') card.status = 'stopped';
     }
   }
 
@@ -129,6 +133,9 @@ export class Transcript {
   apply(event: LoopEvent) {
     switch (event.type) {
       case 'user_prompt':
+        this.#liveChars = 0;
+        this.#liveDone = 0;
+        this.liveTokens = 0;
         this.#streaming = null;
         this.add({ kind: 'message', role: 'user', text: event.text });
         return;
@@ -138,6 +145,9 @@ export class Transcript {
       case 'text_delta': {
         const current = this.#streaming ?? this.#startStreaming();
         current.text += event.text;
+        // About four characters a token, until the turn's usage says.
+        this.#liveChars += event.text.length;
+        this.liveTokens = this.#liveDone + Math.round(this.#liveChars / 4);
         return;
       }
       case 'assistant_message': {
@@ -193,7 +203,19 @@ export class Transcript {
         card.diff = event.diff;
         card.edited = event.edited_command;
         card.sandboxed = event.sandboxed;
+        card.exitCode = event.exit_code;
+        card.durationMs = event.duration_ms;
         card.status = toolStatus(event);
+        return;
+      }
+      case 'tool_image': {
+        // An MCP tool's image, for its card: a raster type and base64 data only (the
+        // engine checks too; an SVG or anything else is never shown).
+        const card = this.#tool(event.id);
+        if (!card || !IMAGE_TYPES.includes(event.mime_type) || !/^[A-Za-z0-9+/]*={0,2}$/.test(event.data)) return;
+        const images = card.images ?? [];
+        if (images.length >= MAX_CARD_IMAGES) return;
+        card.images = [...images, { mimeType: event.mime_type, data: event.data }];
         return;
       }
       case 'notice':
@@ -204,12 +226,17 @@ export class Transcript {
         this.add({ kind: 'error', text: event.message });
         return;
       case 'turn_end':
+        if (event.usage) {
+          this.#liveDone += event.usage.output_tokens;
+          this.#liveChars = 0;
+          this.liveTokens = this.#liveDone;
+        }
         return;
       case 'done':
         if (this.#streaming) this.#streaming.streaming = false;
         this.#streaming = null;
         for (const card of this.#tools.values()) {
-          if (card.status === 'running') card.status = 'error';
+          if (card.status === 'running') card.status = event.outcome === 'cancelled' ? 'stopped' : 'error';
         }
         if (event.outcome === 'cancelled') this.add({ kind: 'notice', text: 'Stopped.' });
         if (event.outcome === 'max_turns') {
@@ -222,6 +249,7 @@ export class Transcript {
 
 /** The card status of a finished call. */
 export function toolStatus(event: Extract<LoopEvent, { type: 'tool_result' }>): ToolItem['status'] {
+  if (event.stopped) return 'stopped';
   if (event.ran) return event.is_error ? 'error' : 'done';
   const denied =
     event.verdict === 'deny' || event.answer?.kind === 'deny' || event.answer?.kind === 'unavailable';

@@ -73,6 +73,23 @@ describe('Transcript', () => {
     });
   });
 
+  it("shows an MCP tool's raster images on its card, never an SVG or anything but base64", () => {
+    const t = run([{ type: 'tool_call_started', id: 'c', name: 'mcp__shots__take', input: {} }]);
+    t.apply({ type: 'tool_result', id: 'c', name: 'mcp__shots__take', content: '[an image was shown]', is_error: false, ran: true });
+    t.apply({ type: 'tool_image', id: 'c', mime_type: 'image/png', data: 'iVBORw0KGgo=' });
+    t.apply({ type: 'tool_image', id: 'c', mime_type: 'image/svg+xml', data: 'PHN2Zz4=' });
+    t.apply({ type: 'tool_image', id: 'c', mime_type: 'image/png', data: '"><script>alert(1)</script>' });
+    t.apply({ type: 'tool_image', id: 'nope', mime_type: 'image/png', data: 'AAAA' });
+    for (let i = 0; i < 10; i++) t.apply({ type: 'tool_image', id: 'c', mime_type: 'image/webp', data: 'AAAA' });
+    const card = t.items[0];
+    expect(card.kind).toBe('tool');
+    const images = card.kind === 'tool' ? (card.images ?? []) : [];
+    expect(images[0]).toEqual({ mimeType: 'image/png', data: 'iVBORw0KGgo=' });
+    expect(images).toHaveLength(8);
+    expect(images.every((i) => i.mimeType !== 'image/svg+xml' && !i.data.includes('<'))).toBe(true);
+    expect(t.items).toHaveLength(1);
+  });
+
   it('keeps only the tail of a huge tool output', () => {
     const t = run([{ type: 'tool_call_started', id: 'c', name: 'bash', input: {} }]);
     t.apply({ type: 'tool_progress', id: 'c', stream: 'stdout', text: 'x'.repeat(MAX_TOOL_OUTPUT) });
@@ -89,7 +106,7 @@ describe('Transcript', () => {
       { type: 'done', outcome: 'cancelled', turns: 1 },
     ]);
     expect(t.items.map((i) => i.kind)).toEqual(['tool', 'error', 'notice']);
-    expect(t.items[0]).toMatchObject({ status: 'error' });
+    expect(t.items[0]).toMatchObject({ status: 'stopped' });
     expect(t.items[2]).toMatchObject({ text: 'Stopped.' });
   });
 

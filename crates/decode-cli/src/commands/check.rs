@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use decode_core::dirs::Dirs;
 use decode_core::state::{parse_mode, ActiveState};
-use decode_policy::{Call, Decision, Mode, Stage, Tool};
+use decode_policy::{Call, Decision, Mode, Stage};
 use serde::Deserialize;
 
-use super::{open_state, tool_from_name};
+use super::{call_from_name, open_state};
 use crate::cli::CheckArgs;
 use crate::output;
 
@@ -17,8 +17,8 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
     // Usage errors first, so they are the only line on stderr.
     let single = match (&args.tool, &args.subject) {
         _ if args.batch => None,
-        (Some(tool), Some(subject)) => match tool_from_name(tool) {
-            Ok(t) => Some((t, subject.as_str())),
+        (Some(tool), Some(subject)) => match call_from_name(tool, subject) {
+            Ok(call) => Some(call),
             Err(line) => return output::usage_error(&line),
         },
         _ => return output::usage_error("decode: check needs a TOOL and a SUBJECT (or --batch)"),
@@ -27,14 +27,15 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let Some((tool, subject)) = single else {
+    let Some(call) = single else {
         return batch(
             &state,
             args.select.agent.as_deref(),
             args.select.mode.is_some(),
         );
     };
-    let decision = state.decide(&Call::new(tool, subject));
+    let call = net_call(call);
+    let decision = state.decide(&call);
     if args.explain {
         output::out(&explain(&decision));
     } else if args.json {
@@ -46,9 +47,36 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
             }
         }
     } else {
-        output::out(&human(&decision, tool, subject, &state));
+        output::out(&human(&decision, call.tool_name(), &call.subject, &state));
     }
     ExitCode::SUCCESS
+}
+
+/// The call to judge. A `net` subject's name is resolved first, the way the proxy
+/// resolves it before it connects (docs/network.md): a name that resolves to a
+/// private or loopback address asks. A name that does not resolve (within a few
+/// seconds) is judged by its name alone.
+fn net_call(call: Call) -> Call {
+    if call.tool != decode_policy::Tool::Net {
+        return call;
+    }
+    let Some((host, _)) = decode_policy::net::parse_target(&call.subject) else {
+        return call;
+    };
+    let resolver = decode_engine::net::Resolver::system();
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return call;
+    };
+    let resolved = rt.block_on(async {
+        tokio::time::timeout(std::time::Duration::from_secs(3), resolver.resolve(&host)).await
+    });
+    match resolved {
+        Ok(Ok(r)) => call.with_addrs(r.judged),
+        _ => call,
+    }
 }
 
 /// One line: the verdict, what decided it (a rule, a cap, a mode, a stage) and the
@@ -75,12 +103,12 @@ pub fn explain(decision: &Decision) -> String {
 }
 
 /// The readable form: verdict and reason first, then the trace and the fragments.
-pub fn human(decision: &Decision, tool: Tool, subject: &str, state: &ActiveState) -> String {
+pub fn human(decision: &Decision, tool: &str, subject: &str, state: &ActiveState) -> String {
     let mut s = format!("{}: {}\n", decision.verdict.name(), decision.reason);
     let agent = state.agent();
     s.push_str(&format!(
         "  call: {}({})   mode: {}   agent: {}\n",
-        tool.name(),
+        tool,
         subject,
         state.mode(),
         agent.name
@@ -265,8 +293,8 @@ fn parse_request(
 ) -> Job {
     let req: BatchLine =
         serde_json::from_str(line).map_err(|e| format!("not a valid request: {e}"))?;
-    let tool =
-        tool_from_name(&req.tool).map_err(|l| l.trim_start_matches("decode: ").to_string())?;
+    let call = call_from_name(&req.tool, &req.subject)
+        .map_err(|l| l.trim_start_matches("decode: ").to_string())?;
     let (gate, agent_mode) = match req.agent.as_deref() {
         None => (base.0.clone(), None),
         Some(a) if a == base_agent => (base.0.clone(), None),
@@ -285,7 +313,7 @@ fn parse_request(
     if let Some(reason) = gates.levels.mode_refusal(mode) {
         return Err(reason);
     }
-    Ok((gate, mode, Call::new(tool, req.subject)))
+    Ok((gate, mode, net_call(call)))
 }
 
 /// Answers already given in this batch: an identical request (same agent,
@@ -309,7 +337,11 @@ fn judge(jobs: Vec<Job>, seen: &mut Seen) -> Vec<String> {
                 std::sync::Arc::as_ptr(gate) as usize,
                 *mode,
                 call.tool,
-                call.subject.clone(),
+                // MCP tools share one `Tool`: their name is part of the key.
+                match &call.mcp {
+                    Some(n) => format!("{n}\u{0}{}", call.subject),
+                    None => call.subject.clone(),
+                },
             )
         })
     };

@@ -7,10 +7,12 @@ pub mod doctor;
 pub mod hook;
 pub mod hook_setup;
 pub mod key;
+pub mod mcp;
 pub mod run;
 pub mod settings;
 pub mod tool;
 pub mod trust;
+pub mod undo;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -106,10 +108,20 @@ pub fn open_state(
 
 /// A tool by any accepted name, or the one-line usage error listing the tools.
 pub fn tool_from_name(name: &str) -> Result<Tool, String> {
-    Tool::from_name(name).ok_or_else(|| {
-        format!(
-            "decode: unknown tool `{name}` (tools: {})",
-            Tool::ALL.map(Tool::name).join(", ")
-        )
-    })
+    Tool::from_name(name).ok_or_else(|| unknown_tool(name))
+}
+
+/// A call of a tool by any accepted name — a built-in tool, or an MCP tool
+/// `mcp__SERVER__TOOL` whose subject is its JSON arguments — or the one-line usage
+/// error listing the tools.
+pub fn call_from_name(name: &str, subject: &str) -> Result<decode_policy::Call, String> {
+    decode_policy::Call::by_name(name, subject).ok_or_else(|| unknown_tool(name))
+}
+
+fn unknown_tool(name: &str) -> String {
+    format!(
+        "decode: unknown tool `{}` (tools: {}, net for a host, or an MCP tool mcp__SERVER__TOOL)",
+        decode_core::display::one_line(name),
+        Tool::ALL.map(Tool::name).join(", ")
+    )
 }

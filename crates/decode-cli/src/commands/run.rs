@@ -75,6 +75,34 @@ pub fn run(args: RunArgs, dirs: &Dirs) -> ExitCode {
     };
     announce(&args, &session_id, &project, earlier);
 
+    // The project's MCP servers (docs/mcp.md): started before the first turn; those
+    // that cannot be used are named.
+    let hub = Arc::clone(chat.mcp());
+    for p in hub.problems() {
+        output::err(&format!("decode: warning: {p}"));
+    }
+    let started = runtime.block_on(async {
+        tokio::select! {
+            _ = hub.ensure_started() => true,
+            _ = tokio::signal::ctrl_c() => false,
+        }
+    });
+    if !started {
+        return ExitCode::from(130);
+    }
+    for server in hub.servers() {
+        use decode_engine::mcp::Status;
+        if server.status != Status::Ready {
+            output::err(&format!(
+                "decode: MCP server `{}` is not used: {}",
+                server.name,
+                decode_core::display::one_line(
+                    server.detail.as_deref().unwrap_or(server.status.name())
+                )
+            ));
+        }
+    }
+
     let printer = Arc::new(Mutex::new(Printer::new(args.json)));
     let sink_printer = Arc::clone(&printer);
     let sink = Arc::new(move |e: &LoopEvent| {
@@ -100,6 +128,7 @@ pub fn run(args: RunArgs, dirs: &Dirs) -> ExitCode {
         });
         let outcome = turn.await;
         watcher.abort();
+        hub.shutdown().await;
         outcome
     });
     drop(project);
@@ -255,6 +284,15 @@ impl Printer {
                 self.line(&format!("{head}{verdict}"));
             }
             LoopEvent::ToolProgress { .. } => {}
+            LoopEvent::ToolImage {
+                mime_type, data, ..
+            } => {
+                self.line(&format!(
+                    "  [image: {}, {} KB — shown in the window]",
+                    decode_core::display::one_line(mime_type),
+                    (data.len() * 3 / 4).div_ceil(1024)
+                ));
+            }
             LoopEvent::ToolResult {
                 content,
                 is_error,

@@ -21,26 +21,33 @@ use crate::output;
 
 pub fn run(args: ToolArgs, dirs: &Dirs) -> ExitCode {
     // Usage errors first, so each is the only line on stderr.
-    let tool = match tool_from_name(&args.tool) {
-        Ok(t) => t,
-        Err(line) => return output::usage_error(&line),
+    let mcp = decode_policy::McpName::parse(args.tool.trim());
+    let tool = match (&mcp, tool_from_name(&args.tool)) {
+        (_, Ok(t)) => t,
+        (Some(_), Err(_)) => decode_policy::Tool::Mcp,
+        (None, Err(line)) => return output::usage_error(&line),
     };
+    let tool_name = mcp
+        .as_ref()
+        .map_or_else(|| tool.to_string(), |n| n.to_string());
     let input: Value = match serde_json::from_str(&args.input) {
         Ok(v) => v,
         Err(e) => {
             return output::usage_error(&format!(
-                "decode: the input of {tool} is not valid JSON ({e}); give an object such as '{{\"path\":\"README.md\"}}'"
+                "decode: the input of {tool_name} is not valid JSON ({e}); give an object such as '{{\"path\":\"README.md\"}}'"
             ))
         }
     };
     if !input.is_object() {
         return output::usage_error(&format!(
-            "decode: the input of {tool} must be a JSON object, such as '{{\"path\":\"README.md\"}}'"
+            "decode: the input of {tool_name} must be a JSON object, such as '{{\"path\":\"README.md\"}}'"
         ));
     }
     let handler = tools::handler(tool);
-    if let Err(e) = handler.validate(&input) {
-        return output::usage_error(&format!("decode: {e}"));
+    if mcp.is_none() {
+        if let Err(e) = handler.validate(&input) {
+            return output::usage_error(&format!("decode: {e}"));
+        }
     }
     let state = match open_state(args.project.as_deref(), &args.select, dirs) {
         Ok(s) => s,
@@ -58,6 +65,38 @@ pub fn run(args: ToolArgs, dirs: &Dirs) -> ExitCode {
     };
 
     let active = Arc::new(state);
+    // An MCP tool: its server is started (as the agent loop would have it), the call
+    // goes through the same gated path, and the server is stopped afterwards.
+    let (handler, hub) = match &mcp {
+        None => (handler, None),
+        Some(name) => {
+            let hub = decode_engine::mcp::McpHub::open(Arc::clone(&active));
+            for p in hub.problems() {
+                output::err(&format!("decode: warning: {p}"));
+            }
+            let started = runtime.block_on(hub.start_one(name.server()));
+            if let Err(e) = started {
+                output::err(&format!(
+                    "decode: MCP server `{}` cannot be used: {}",
+                    name.server(),
+                    decode_core::display::one_line(&e)
+                ));
+                return ExitCode::FAILURE;
+            }
+            match hub.handler(name.as_str()) {
+                Some(h) => (h, Some(hub)),
+                None => {
+                    runtime.block_on(hub.shutdown());
+                    return output::usage_error(&format!(
+                        "decode: MCP server `{}` has no tool `{}` (`decode mcp tools {}` lists them)",
+                        name.server(),
+                        name.tool(),
+                        name.server()
+                    ));
+                }
+            }
+        }
+    };
     // One call, no conversation before it: nothing could have been read earlier.
     let session = Arc::new(SessionState::one_shot(active.project_root()));
     let ctx = ToolContext::new(active, TerminalSurface::for_cli()).with_session(session);
@@ -71,6 +110,9 @@ pub fn run(args: ToolArgs, dirs: &Dirs) -> ExitCode {
         });
         let outcome = call_tool(handler.as_ref(), input, &ctx).await;
         watcher.abort();
+        if let Some(hub) = &hub {
+            hub.shutdown().await;
+        }
         outcome
     });
 

@@ -419,3 +419,54 @@ fn batch_judges_every_line_and_names_bad_ones() {
         assert_eq!(v, want, "line {}", i + 1);
     }
 }
+
+/// `decode check net HOST` judges a host the way the proxy would
+/// (docs/network.md): registries allowed, a deny rule over a registry, an unknown
+/// host asking in auto mode too, private addresses and names that resolve to one
+/// asking, bypass allowing.
+#[test]
+fn check_net_judges_hosts() {
+    let env = Env::new();
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["net(domain:registry.npmjs.org)"]}}"#,
+    );
+    let verdict = |args: &[&str]| {
+        let o = env.run(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        json(&o)
+    };
+    let v = verdict(&["check", "--json", "net", "static.crates.io:443"]);
+    assert_eq!(v["verdict"], "allow", "{v}");
+    let v = verdict(&["check", "--json", "net", "registry.npmjs.org"]);
+    assert_eq!(v["verdict"], "deny", "{v}");
+    let v = verdict(&[
+        "check",
+        "--mode",
+        "auto",
+        "--json",
+        "net",
+        "exfil.invalid:443",
+    ]);
+    assert_eq!(v["verdict"], "ask", "{v}");
+    assert_eq!(v["always_allow_rules"][0], "net(domain:exfil.invalid)");
+    let v = verdict(&[
+        "check",
+        "--mode",
+        "bypass",
+        "--json",
+        "net",
+        "exfil.invalid",
+    ]);
+    assert_eq!(v["verdict"], "allow", "{v}");
+    for host in ["169.254.169.254", "localhost:8080", "[::1]:22"] {
+        let v = verdict(&["check", "--mode", "auto", "--json", "net", host]);
+        assert_eq!(v["verdict"], "ask", "{host}: {v}");
+        assert!(
+            v["reason"].as_str().unwrap().contains("address"),
+            "{host}: {v}"
+        );
+    }
+    let o = env.run(&["check", "net", "crates.io"]);
+    assert!(stdout(&o).starts_with("allow: "), "{}", stdout(&o));
+}

@@ -79,12 +79,14 @@ fn permission(p: &Project, mode: Mode, tool: Tool, subject: &str) -> DecisionReq
     DecisionRequest::Permission {
         tool,
         subject: subject.to_string(),
+        intent: None,
         input: json!({}),
         decision,
         cwd: None,
         diff: None,
         suggested_rules: Vec::new(),
         edited: false,
+        mcp: None,
     }
 }
 

@@ -2,5 +2,6 @@
 
 mod agents;
 mod hostile_files;
+mod mcp;
 mod settings;
 mod state;

@@ -48,6 +48,11 @@ struct BashInput {
     command: String,
     #[serde(default)]
     timeout_s: Option<f64>,
+    /// What the command is for, in a few words: shown to the person when they are
+    /// asked (read by the gated path, not here).
+    #[serde(default)]
+    #[allow(dead_code)]
+    description: Option<String>,
 }
 
 fn check(i: &BashInput) -> Result<(), String> {
@@ -85,6 +90,7 @@ impl ToolHandler for BashTool {
             "type": "object",
             "properties": {
                 "command": {"type": "string", "description": "The command to run."},
+                "description": {"type": "string", "description": "What this command does and why, in 5-10 words (shown to the person if they are asked to approve it), e.g. \"Run the unit tests\"."},
                 "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_SECS, "description": "Seconds before the command is stopped (default 120, at most 600)."}
             },
             "required": ["command"],
@@ -353,10 +359,7 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     };
     // The environment the command gets: Decode's, with the pager and prompts
     // switched off; in the sandbox without keys, tokens and service addresses.
-    let env = command_env(
-        sandbox.as_ref().map(|(_, s)| s),
-        ctx.approved_by_person,
-    );
+    let env = command_env(sandbox.as_ref().map(|(_, s)| s), ctx.approved_by_person);
     let mut held_mounts = None;
     let mut child = match &sandbox {
         Some((bwrap, s)) => match spawn_sandboxed(bwrap, s, &cwd, &script, &env).await {
@@ -529,6 +532,10 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         );
     }
     let ended_by_itself = matches!(end, End::Exited(_));
+    let exit_code = match &end {
+        End::Exited(s) => s.code(),
+        _ => None,
+    };
     let (status_note, is_error) = match end {
         End::Exited(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
             (Some(0), _) => (None, false),
@@ -589,6 +596,9 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         diff: None,
         sandboxed: Some(sandbox.is_some()),
         bound,
+        exit_code,
+        duration_ms: None,
+        ..ToolResult::default()
     }
 }
 
@@ -615,9 +625,7 @@ fn command_env(
             // Approved to run outside: the person's services stay (an ssh agent, the
             // display) and so do their tokens (a push the person approved needs
             // them), but no command inherits the keys Decode itself reads.
-            None if approved => !k
-                .to_str()
-                .is_none_or(crate::sandbox::env::is_provider_key),
+            None if approved => !k.to_str().is_none_or(crate::sandbox::env::is_provider_key),
             // No sandbox on this machine: still no key or token in a command nobody
             // approved.
             None => !k.to_str().is_none_or(crate::sandbox::env::is_secret_var),

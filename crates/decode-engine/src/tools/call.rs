@@ -66,8 +66,18 @@ pub async fn call_tool(
     let mut edited: Option<String> = None;
     let mut edits = 0usize;
     let mut judged: Option<std::path::PathBuf>;
+    let mut judged_host: Option<(String, Vec<std::net::IpAddr>)>;
     let mut outcome = loop {
-        let call = handler.gate_call(&input);
+        let mut call = handler.gate_call(&input);
+        // web_fetch: the host is resolved once, the gate judges its addresses,
+        // and the tool connects to exactly those (docs/network.md).
+        judged_host = None;
+        if tool == Tool::WebFetch {
+            if let Some((host, resolved)) = resolve_url_host(ctx, &call.subject).await {
+                call = call.with_addrs(resolved.judged);
+                judged_host = Some((host, resolved.addrs));
+            }
+        }
         let cwd = ctx.session.cwd();
         // The file tools touch the path as resolved now or nothing (however
         // long the person takes to answer): the gate judges the call as
@@ -84,7 +94,7 @@ pub async fn call_tool(
             }
         }
         tracing::info!(
-            tool = %tool,
+            tool = %call.tool_name(),
             subject = %call.subject,
             verdict = %decision.verdict,
             reason = %decision.reason,
@@ -132,10 +142,15 @@ pub async fn call_tool(
             outcome.note = Some("allowed by a rule you allowed for this session".to_string());
             break outcome;
         }
+        // A call that would fail on its own terms is not put to the person.
+        if let Err(e) = handler.precheck(&input, ctx) {
+            outcome.result = ToolResult::error(format!("{e} [the person was not asked]"));
+            return outcome;
+        }
 
         let request = permission_request(
             ctx,
-            tool,
+            handler,
             &call,
             &input,
             &cwd,
@@ -229,9 +244,11 @@ pub async fn call_tool(
     let ctx = &ToolContext {
         judged_path: judged,
         approved_by_person,
+        judged_host,
         ..ctx.clone()
     };
-    let mut result = handler.execute(input.clone(), ctx).await;
+    // What the call changes is recorded for the turn's undo (docs/checkpoints.md).
+    let mut result = recorded(ctx, tool, timed(handler, &input, ctx)).await;
     // A sandboxed command that failed on a bound of the sandbox: the person is
     // asked whether to run it again outside, once (in every mode: no rule and no
     // mode lifts the sandbox).
@@ -257,6 +274,40 @@ pub async fn call_tool(
     outcome.result = result;
     outcome.ran = true;
     outcome
+}
+
+/// Runs `execute`, recording what it changes for the turn's undo when the context has
+/// a turn recorder (docs/checkpoints.md): the store's lock is held from just before
+/// to just after, so another session's changes never mix in.
+async fn recorded(
+    ctx: &ToolContext,
+    tool: Tool,
+    execute: impl std::future::Future<Output = ToolResult>,
+) -> ToolResult {
+    let recording = match &ctx.checkpoint {
+        Some(r) => {
+            r.begin(tool, ctx.judged_path.as_deref(), &ctx.cancel, &ctx.progress)
+                .await
+        }
+        None => None,
+    };
+    let result = execute.await;
+    if let Some(r) = recording {
+        r.finish(&ctx.progress).await;
+    }
+    result
+}
+
+/// Runs the tool and notes how long it ran.
+async fn timed(
+    handler: &dyn ToolHandler,
+    input: &serde_json::Value,
+    ctx: &ToolContext,
+) -> ToolResult {
+    let started = std::time::Instant::now();
+    let mut result = handler.execute(input.clone(), ctx).await;
+    result.duration_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+    result
 }
 
 /// Asks the person whether a command that hit a bound of the sandbox should run
@@ -295,7 +346,8 @@ async fn run_outside(
                 approved_by_person: true,
                 ..ctx.clone()
             };
-            let mut r = handler.execute(input.clone(), &outside).await;
+            // Recorded on its own: the store is not held while the person is asked.
+            let mut r = recorded(&outside, Tool::Bash, timed(handler, input, &outside)).await;
             r.content = format!(
                 "[in the sandbox it failed: {}; the person allowed it to run again outside the sandbox, once]\n{}",
                 bound.message, r.content
@@ -335,6 +387,28 @@ async fn run_outside(
     }
 }
 
+/// The host of a `web_fetch` URL (a name, not an address) and what it resolves
+/// to; `None` for an address, a URL without a host, or a name that does not
+/// resolve (the fetch then fails on its own: nothing is pinned for it).
+async fn resolve_url_host(ctx: &ToolContext, url: &str) -> Option<(String, crate::net::Resolved)> {
+    let u = decode_policy::normalize_url(url)?;
+    let host = u.host_str()?.to_string();
+    if host.starts_with('[') || host.parse::<std::net::IpAddr>().is_ok() {
+        return None;
+    }
+    let resolved = tokio::select! {
+        r = ctx.resolver.resolve(&host) => r,
+        _ = ctx.cancel.cancelled() => return None,
+    };
+    match resolved {
+        Ok(r) => Some((host, r)),
+        Err(e) => {
+            tracing::info!(host = %host, error = %e, "web_fetch: host does not resolve");
+            None
+        }
+    }
+}
+
 /// Deny over ask over allow.
 fn strictness(v: Verdict) -> u8 {
     match v {
@@ -358,13 +432,14 @@ fn with_edit_note(edited: &Option<String>, text: String) -> String {
 /// a command runs in, the diff a file edit would make and a broader rule to offer.
 fn permission_request(
     ctx: &ToolContext,
-    tool: Tool,
+    handler: &dyn ToolHandler,
     call: &Call,
     input: &serde_json::Value,
     cwd: &Path,
     decision: &Decision,
     edited: bool,
 ) -> DecisionRequest {
+    let tool = handler.tool();
     let diff = match tool.kind() {
         ToolKind::FileEdit => {
             crate::preview::preview_diff(tool, input, &ctx.project_root, ctx.active.home())
@@ -374,13 +449,64 @@ fn permission_request(
     DecisionRequest::Permission {
         tool,
         subject: call.subject.clone(),
+        intent: intent_of(input).or_else(|| ctx.intent.clone()),
         input: input.clone(),
         decision: decision.clone(),
         cwd: (tool == Tool::Bash).then(|| cwd.display().to_string()),
         diff,
         suggested_rules: crate::rule_check::suggest_broader(&ctx.active, call, cwd, decision),
         edited,
+        mcp: handler.mcp_tool().map(|t| {
+            Box::new(decode_protocol::McpCallInfo {
+                name: t.name.clone(),
+                server: t.server.clone(),
+                tool: crate::mcp::results::escape_text(&t.original),
+                title: t.title.clone(),
+                read_only_hint: t.read_only_hint,
+            })
+        }),
     }
+}
+
+/// The longest intent an ask shows, in characters.
+const INTENT_MAX_CHARS: usize = 300;
+
+/// The call's own `description` (bash has one), cut to one short paragraph.
+fn intent_of(input: &serde_json::Value) -> Option<String> {
+    let text = input.get("description")?.as_str()?.trim();
+    (!text.is_empty()).then(|| cut_chars(text, INTENT_MAX_CHARS))
+}
+
+fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// The last sentence of what the agent wrote before its calls: what it said it is
+/// about to do ("Let me run the tests."). None when it wrote nothing.
+pub fn last_sentence(text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    // The last paragraph, then its last sentence (a period, ! or ? followed by a space
+    // ends one; "e.g." inside a sentence may cut it short, which only shortens it).
+    let para = text.rsplit("\n\n").find(|p| !p.trim().is_empty())?.trim();
+    let mut start = 0;
+    let bytes = para.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        if matches!(b, b'.' | b'!' | b'?' | b'\n')
+            && i + 1 < bytes.len()
+            && bytes[i + 1].is_ascii_whitespace()
+            && !para[i + 1..].trim().is_empty()
+        {
+            start = i + 1;
+        }
+    }
+    let sentence = para[start..].trim();
+    (!sentence.is_empty()).then(|| cut_chars(sentence, INTENT_MAX_CHARS))
 }
 
 /// The rules an answer carries, or the decision's exact rules when it carries none.
@@ -543,9 +669,20 @@ fn unavailable(handler: &dyn ToolHandler, decision: &Decision, reason: &str) -> 
                 .join(", ")
         ));
     }
-    match handler.tool().kind() {
-        ToolKind::FileEdit => ways.push("use edit mode".to_string()),
-        ToolKind::Other => ways.push("use auto mode".to_string()),
+    match (handler.tool(), handler.tool().kind()) {
+        (Tool::Mcp, _) => {
+            if let Some(t) = handler.mcp_tool() {
+                ways.push(format!(
+                    "if it only reads, mark it read-only in your own settings (`\"mcp\": {{\"{}\": {{\"readOnlyTools\": [\"{}\"]}}}}` in ~/.config/decode/settings.json)",
+                    t.server,
+                    decode_policy::McpName::parse(&t.name)
+                        .map(|n| n.tool().to_string())
+                        .unwrap_or_default()
+                ));
+            }
+        }
+        (_, ToolKind::FileEdit) => ways.push("use edit mode".to_string()),
+        (_, ToolKind::Other) => ways.push("use auto mode".to_string()),
         _ => {}
     }
     if !ways.is_empty() {

@@ -70,6 +70,10 @@ impl ToolHandler for EditTool {
         check(&parse_input::<EditInput>("edit", input)?)
     }
 
+    fn precheck(&self, input: &serde_json::Value, ctx: &ToolContext) -> Result<(), String> {
+        precheck(input, ctx)
+    }
+
     async fn execute(&self, input: serde_json::Value, ctx: &ToolContext) -> ToolResult {
         let input: EditInput = match parse_input("edit", &input) {
             Ok(i) => i,
@@ -90,27 +94,64 @@ fn line_of(text: &str, byte: usize) -> usize {
     text[..byte].bytes().filter(|b| *b == b'\n').count() + 1
 }
 
+/// What an edit would do, found before anything is written.
+enum Planned {
+    Create {
+        path: std::path::PathBuf,
+        shown: String,
+    },
+    Replace {
+        path: std::path::PathBuf,
+        shown: String,
+        text: String,
+        updated: String,
+        count: usize,
+        first_line: usize,
+    },
+}
+
 fn edit_file(input: &EditInput, ctx: &ToolContext) -> ToolResult {
+    match plan(input, ctx) {
+        Ok(Planned::Create { path, shown }) => create(ctx, &path, &shown, &input.new_string),
+        Ok(Planned::Replace {
+            path,
+            shown,
+            text,
+            updated,
+            count,
+            first_line,
+        }) => replace_whole(ctx, &path, &shown, &text, updated, count, first_line),
+        Err(e) => ToolResult::error(e),
+    }
+}
+
+/// Whether the edit can succeed as asked, checked before the person is asked about it
+/// (an approval is never spent on a call that would then fail on its own terms).
+pub(crate) fn precheck(input: &serde_json::Value, ctx: &ToolContext) -> Result<(), String> {
+    let input: EditInput = parse_input("edit", input)?;
+    check(&input)?;
+    plan(&input, ctx).map(|_| ())
+}
+
+/// Reads the file and finds what the edit changes, or why it cannot.
+fn plan(input: &EditInput, ctx: &ToolContext) -> Result<Planned, String> {
     let given = tool_path(ctx, &input.path);
     let shown = display(&ctx.project_root, &given);
-    let path = match judged_target(ctx, &input.path, &shown) {
-        Ok(p) => p,
-        Err(e) => return ToolResult::error(e),
-    };
+    let path = judged_target(ctx, &input.path, &shown)?;
     let (bytes, meta) = match read_beneath(&path) {
         Ok(Some(b)) => b,
         Ok(None) => {
             if input.old_string.is_empty() {
-                return create(ctx, &path, &shown, &input.new_string);
+                return Ok(Planned::Create { path, shown });
             }
-            return ToolResult::error(format!(
+            return Err(format!(
                 "{shown} does not exist (use write to create a file)"
             ));
         }
         Err(e) if path.is_dir() || e.kind() == std::io::ErrorKind::IsADirectory => {
-            return ToolResult::error(format!("{shown} is a folder, not a file"));
+            return Err(format!("{shown} is a folder, not a file"));
         }
-        Err(e) => return ToolResult::error(format!("cannot read {shown}: {}", io_message(&e))),
+        Err(e) => return Err(format!("cannot read {shown}: {}", io_message(&e))),
     };
     if let Some(why) = staleness(
         ctx,
@@ -120,33 +161,40 @@ fn edit_file(input: &EditInput, ctx: &ToolContext) -> ToolResult {
         &meta,
         ctx.session.require_read_before_edit(),
     ) {
-        return ToolResult::error(why);
+        return Err(why);
     }
     if looks_binary(&bytes) {
-        return ToolResult::error(format!(
+        return Err(format!(
             "{shown} is a binary file; edit changes text files only"
         ));
     }
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(_) => {
-            return ToolResult::error(format!(
+            return Err(format!(
                 "{shown} is not valid UTF-8 text; edit changes UTF-8 text files only"
             ))
         }
     };
     if input.old_string.is_empty() {
         if text.is_empty() {
-            return replace_whole(ctx, &path, &shown, &text, input.new_string.clone(), 1, 1);
+            return Ok(Planned::Replace {
+                path,
+                shown,
+                text,
+                updated: input.new_string.clone(),
+                count: 1,
+                first_line: 1,
+            });
         }
-        return ToolResult::error(format!(
+        return Err(format!(
             "`old_string` is empty but {shown} is not: give the exact text to replace, or use write to replace the whole file"
         ));
     }
 
     let (old, new) = match find_form(&text, &input.old_string, &input.new_string) {
         Some(forms) => forms,
-        None => return ToolResult::error(not_found(&text, &input.old_string, &shown)),
+        None => return Err(not_found(&text, &input.old_string, &shown)),
     };
     let positions: Vec<usize> = text.match_indices(old.as_str()).map(|(i, _)| i).collect();
     if positions.len() > 1 && !input.replace_all {
@@ -158,7 +206,7 @@ fn edit_file(input: &EditInput, ctx: &ToolContext) -> ToolResult {
         if positions.len() > 10 {
             lines.push("…".into());
         }
-        return ToolResult::error(format!(
+        return Err(format!(
             "`old_string` occurs {} times in {shown} (lines {}); include more surrounding lines to make it unique, or set replace_all to change every occurrence. Nothing was changed.",
             positions.len(),
             lines.join(", ")
@@ -171,7 +219,14 @@ fn edit_file(input: &EditInput, ctx: &ToolContext) -> ToolResult {
     } else {
         text.replacen(old.as_str(), &new, 1)
     };
-    replace_whole(ctx, &path, &shown, &text, updated, count, first_line)
+    Ok(Planned::Replace {
+        path,
+        shown,
+        text,
+        updated,
+        count,
+        first_line,
+    })
 }
 
 /// The form of `old`/`new` that occurs in `text`: as given, or with `\n` turned into
@@ -216,8 +271,7 @@ fn create(ctx: &ToolContext, path: &std::path::Path, shown: &str, content: &str)
         ),
         is_error: false,
         diff: unified_diff(shown, None, content),
-        sandboxed: None,
-        bound: None,
+        ..ToolResult::default()
     }
 }
 
@@ -249,8 +303,7 @@ fn replace_whole(
         content,
         is_error: false,
         diff,
-        sandboxed: None,
-        bound: None,
+        ..ToolResult::default()
     }
 }
 

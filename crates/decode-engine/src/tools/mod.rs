@@ -10,7 +10,7 @@ mod bash;
 mod call;
 mod control;
 mod edit;
-mod files;
+pub(crate) mod files;
 mod glob;
 mod grep;
 pub mod hooks;
@@ -34,7 +34,7 @@ use crate::session_rules::SessionRules;
 use crate::state::ActiveState;
 
 pub use bash::{BashTool, DEFAULT_TIMEOUT_SECS, MAX_OUTPUT_CHARS, MAX_TIMEOUT_SECS};
-pub use call::{call_tool, CallOutcome};
+pub use call::{call_tool, last_sentence, CallOutcome};
 pub use control::{AskUserTool, EnterPlanModeTool, ExitPlanModeTool, SleepTool};
 pub use edit::EditTool;
 pub use glob::{GlobTool, GLOB_MAX_RESULTS};
@@ -63,7 +63,7 @@ pub fn no_progress() -> ProgressSink {
 }
 
 /// What a tool call produced. `content` goes back to the model; `diff` (file tools)
-/// is for the person.
+/// and `images` (MCP tools) are for the person.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ToolResult {
     pub content: String,
@@ -76,6 +76,23 @@ pub struct ToolResult {
     /// Bash: the bound of the sandbox the command hit, when it failed on one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bound: Option<decode_protocol::SandboxBound>,
+    /// Bash: the command's exit code, when it ran to its end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// How long the tool ran, in milliseconds (set by the gated path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Images a tool returned (an MCP tool), shown to the person as images.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ToolImage>,
+}
+
+/// An image for the window: a raster type (PNG, JPEG, GIF, WebP) and its base64 data
+/// (docs/mcp.md). Shown as an image, never as HTML.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ToolImage {
+    pub mime_type: String,
+    pub data: String,
 }
 
 impl ToolResult {
@@ -116,6 +133,17 @@ pub struct ToolContext {
     /// this session or always): bash runs it outside the sandbox. A call allowed
     /// by a rule, a mode or an earlier answer runs sandboxed.
     pub approved_by_person: bool,
+    /// Records what `write`, `edit` and `bash` change for the turn's undo
+    /// (docs/checkpoints.md); none outside a session's turn.
+    pub checkpoint: Option<Arc<crate::checkpoints::TurnRecorder>>,
+    /// What the agent said before this call (its last sentence), shown in an ask
+    /// when the call carries no `description` of its own.
+    pub intent: Option<String>,
+    /// Resolves hosts for the host policy (docs/network.md).
+    pub resolver: Arc<crate::net::Resolver>,
+    /// For `web_fetch`: the host of the URL and the addresses the gate judged it
+    /// with. The tool connects to exactly these.
+    pub judged_host: Option<(String, Vec<std::net::IpAddr>)>,
 }
 
 impl ToolContext {
@@ -133,7 +161,32 @@ impl ToolContext {
             session_rules: Arc::new(SessionRules::new()),
             judged_path: None,
             approved_by_person: false,
+            checkpoint: None,
+            intent: None,
+            resolver: Arc::new(crate::net::Resolver::system()),
+            judged_host: None,
         }
+    }
+
+    /// The same context recording changes for a turn's undo.
+    pub fn with_checkpoint(
+        mut self,
+        recorder: Option<Arc<crate::checkpoints::TurnRecorder>>,
+    ) -> ToolContext {
+        self.checkpoint = recorder;
+        self
+    }
+
+    /// The same context with what the agent said before the call.
+    pub fn with_intent(mut self, intent: Option<String>) -> ToolContext {
+        self.intent = intent;
+        self
+    }
+
+    /// The same context with another resolver (tests: fake public hosts).
+    pub fn with_resolver(mut self, resolver: Arc<crate::net::Resolver>) -> ToolContext {
+        self.resolver = resolver;
+        self
     }
 
     /// The same context with another set of session rules.
@@ -167,8 +220,20 @@ pub trait ToolHandler: Send + Sync {
     /// Which tool this is (its name and kind come from the gate's [`Tool`]).
     fn tool(&self) -> Tool;
 
+    /// The name the model calls it by: the tool's own, or an MCP tool's
+    /// `mcp__SERVER__TOOL`.
+    fn name(&self) -> String {
+        self.tool().name().to_string()
+    }
+
     /// What the model is told the tool does.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
+
+    /// For an MCP tool: the tool as its server offers it (its `readOnlyHint`, shown
+    /// to the person, never trusted).
+    fn mcp_tool(&self) -> Option<&crate::mcp::McpTool> {
+        None
+    }
 
     /// The JSON schema of the input offered to the model.
     fn input_schema(&self) -> serde_json::Value;
@@ -178,6 +243,15 @@ pub trait ToolHandler: Send + Sync {
     /// default accepts everything.
     fn validate(&self, input: &serde_json::Value) -> Result<(), String> {
         let _ = input;
+        Ok(())
+    }
+
+    /// Checks, before the person is asked, that the call can succeed on its own
+    /// terms (an edit of a file the agent has not read cannot): an approval is never
+    /// spent on a call that then fails. Runs only when the gate asks. The default
+    /// accepts everything.
+    fn precheck(&self, input: &serde_json::Value, ctx: &ToolContext) -> Result<(), String> {
+        let _ = (input, ctx);
         Ok(())
     }
 
@@ -205,6 +279,55 @@ pub fn handler(tool: Tool) -> Arc<dyn ToolHandler> {
         Tool::EnterPlanMode => Arc::new(EnterPlanModeTool),
         Tool::ExitPlanMode => Arc::new(ExitPlanModeTool),
         Tool::Sleep => Arc::new(SleepTool),
+        // MCP tools come from their servers (crate::mcp::McpHub::handler); a call
+        // of the bare tool cannot run.
+        Tool::Mcp => Arc::new(UnknownMcp),
+        Tool::Net => Arc::new(NetSubject),
+    }
+}
+
+/// The handler of [`Tool::Mcp`] without a server behind it: every call is an error.
+struct UnknownMcp;
+
+#[async_trait]
+impl ToolHandler for UnknownMcp {
+    fn tool(&self) -> Tool {
+        Tool::Mcp
+    }
+
+    fn description(&self) -> &str {
+        "An MCP tool of a server that is not running."
+    }
+
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object"})
+    }
+
+    async fn execute(&self, _input: serde_json::Value, _ctx: &ToolContext) -> ToolResult {
+        ToolResult::error("no MCP server runs this tool")
+    }
+}
+
+/// `net` is a subject of rules and of `decode check`, never a tool the model
+/// can call (docs/network.md): agents cannot list it, and a call of it is refused.
+struct NetSubject;
+
+#[async_trait]
+impl ToolHandler for NetSubject {
+    fn tool(&self) -> Tool {
+        Tool::Net
+    }
+
+    fn description(&self) -> &'static str {
+        "not a tool"
+    }
+
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object"})
+    }
+
+    async fn execute(&self, _input: serde_json::Value, _ctx: &ToolContext) -> ToolResult {
+        ToolResult::error("`net` is not a tool: it names network destinations in rules")
     }
 }
 

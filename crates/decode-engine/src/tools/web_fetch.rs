@@ -6,7 +6,8 @@
 //! back so the model fetches that URL in a new call — which the gate
 //! judges again (`web_fetch(domain:…)` rules would be dodged otherwise).
 
-use std::sync::OnceLock;
+use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -18,6 +19,7 @@ use serde_json::json;
 
 use super::files::{looks_binary, parse_input, truncate_chars};
 use super::{ToolContext, ToolHandler, ToolResult};
+use crate::net::Pins;
 
 /// The most bytes read from a response; the rest is not downloaded.
 pub const WEB_FETCH_MAX_BYTES: usize = 5 * 1024 * 1024;
@@ -55,7 +57,6 @@ fn parse_url(raw: &str) -> Result<Url, String> {
 /// The `web_fetch` tool.
 pub struct WebFetchTool {
     timeout: Duration,
-    client: OnceLock<Result<reqwest::Client, String>>,
 }
 
 impl Default for WebFetchTool {
@@ -72,30 +73,68 @@ impl WebFetchTool {
 
     /// The tool with another timeout for the whole request.
     pub fn with_timeout(timeout: Duration) -> WebFetchTool {
-        WebFetchTool {
-            timeout,
-            client: OnceLock::new(),
-        }
+        WebFetchTool { timeout }
     }
 
-    fn client(&self) -> Result<&reqwest::Client, String> {
-        self.client
-            .get_or_init(|| {
-                reqwest::Client::builder()
-                    // Redirects are followed by hand, each judged by the gate.
-                    .redirect(Policy::none())
-                    .timeout(self.timeout)
-                    .connect_timeout(CONNECT_TIMEOUT.min(self.timeout))
-                    .user_agent(concat!(
-                        "Decode/",
-                        env!("CARGO_PKG_VERSION"),
-                        " (web_fetch)"
-                    ))
-                    .build()
-                    .map_err(|e| format!("web_fetch: cannot set up the HTTP client: {e}"))
-            })
-            .as_ref()
-            .map_err(Clone::clone)
+    /// A client for one call: names resolve only to the addresses pinned in
+    /// `pins`, the ones the gate judged (docs/network.md).
+    fn client(&self, pins: Pins) -> Result<reqwest::Client, String> {
+        reqwest::Client::builder()
+            // Redirects are followed by hand, each judged by the gate.
+            .redirect(Policy::none())
+            .timeout(self.timeout)
+            .connect_timeout(CONNECT_TIMEOUT.min(self.timeout))
+            .dns_resolver(Arc::new(pins))
+            .user_agent(concat!(
+                "Decode/",
+                env!("CARGO_PKG_VERSION"),
+                " (web_fetch)"
+            ))
+            .build()
+            .map_err(|e| format!("web_fetch: cannot set up the HTTP client: {e}"))
+    }
+}
+
+/// The host of a URL when it is a name (not an address).
+fn host_name(url: &Url) -> Option<String> {
+    let h = url.host_str()?;
+    if h.starts_with('[') || h.parse::<IpAddr>().is_ok() {
+        return None;
+    }
+    Some(h.to_string())
+}
+
+/// What the gate says of fetching `url`, its host resolved once (the addresses
+/// are pinned when it allows).
+enum Judged {
+    Allow,
+    Deny(String),
+    Ask(String),
+    Unresolved(String),
+}
+
+async fn judge(url: &Url, ctx: &ToolContext, pins: &Pins) -> Judged {
+    let mut call = Call::new(Tool::WebFetch, url.as_str());
+    let mut pin = None;
+    if let Some(host) = host_name(url) {
+        match ctx.resolver.resolve(&host).await {
+            Ok(r) => {
+                call = call.with_addrs(r.judged);
+                pin = Some((host, r.addrs));
+            }
+            Err(e) => return Judged::Unresolved(e),
+        }
+    }
+    let d = ctx.active.decide(&call);
+    match d.verdict {
+        Verdict::Allow => {
+            if let Some((host, addrs)) = pin {
+                pins.pin(&host, addrs);
+            }
+            Judged::Allow
+        }
+        Verdict::Deny => Judged::Deny(d.reason),
+        Verdict::Ask => Judged::Ask(d.reason),
     }
 }
 
@@ -205,12 +244,37 @@ impl ToolHandler for WebFetchTool {
         };
         // Fetched as the gate's rules saw it (user info dropped, host normalised).
         let url = decode_policy::normalize_url(url.as_str()).unwrap_or(url);
-        let client = match self.client() {
-            Ok(c) => c.clone(),
+        // The host as the gate judged it (resolved once, before the ask), or,
+        // when the call did not come through the gate's path with its host,
+        // resolved and judged now.
+        let pins = Pins::default();
+        if let Some(host) = host_name(&url) {
+            match &ctx.judged_host {
+                Some((h, addrs)) if *h == host => pins.pin(&host, addrs.clone()),
+                _ => match judge(&url, ctx, &pins).await {
+                    Judged::Allow => {}
+                    Judged::Deny(reason) => {
+                        return ToolResult::error(format!(
+                            "web_fetch: {url}: denied by the permission gate: {reason}"
+                        ))
+                    }
+                    Judged::Ask(reason) => {
+                        return ToolResult::error(format!(
+                            "web_fetch: {url}: the permission gate asks before fetching it ({reason}); not fetched"
+                        ))
+                    }
+                    Judged::Unresolved(e) => {
+                        return ToolResult::error(format!("web_fetch: {url}: {e}"))
+                    }
+                },
+            }
+        }
+        let client = match self.client(pins.clone()) {
+            Ok(c) => c,
             Err(e) => return ToolResult::error(e),
         };
         tokio::select! {
-            r = fetch(&client, url.clone(), self.timeout, ctx) => r,
+            r = fetch(&client, &pins, url.clone(), self.timeout, ctx) => r,
             _ = ctx.cancel.cancelled() => ToolResult::error(format!("web_fetch of {url} was cancelled")),
         }
     }
@@ -243,6 +307,7 @@ fn root_cause(e: &dyn std::error::Error) -> String {
 
 async fn fetch(
     client: &reqwest::Client,
+    pins: &Pins,
     url: Url,
     timeout: Duration,
     ctx: &ToolContext,
@@ -291,22 +356,26 @@ async fn fetch(
                 "web_fetch: {current} redirects to {next}, which is not an http or https URL"
             ));
         }
-        // Every redirect is judged like a new call before it is followed.
-        let d = ctx.active.decide(&Call::new(Tool::WebFetch, next.as_str()));
-        match d.verdict {
-            Verdict::Allow => current = next,
-            Verdict::Deny => {
+        // Every redirect is judged like a new call before it is followed, its
+        // host resolved once and pinned.
+        match judge(&next, ctx, pins).await {
+            Judged::Allow => current = next,
+            Judged::Deny(reason) => {
                 return ToolResult::error(format!(
-                    "web_fetch: {current} redirects ({}) to {next}, which the permission gate denies: {}",
+                    "web_fetch: {current} redirects ({}) to {next}, which the permission gate denies: {reason}",
                     status.as_u16(),
-                    d.reason
                 ))
             }
-            Verdict::Ask => {
+            Judged::Ask(reason) => {
                 return ToolResult::ok(format!(
-                    "{current} redirects ({}) to {next}. The permission gate asks before fetching that URL ({}): to read it, call web_fetch again with url \"{next}\".",
+                    "{current} redirects ({}) to {next}. The permission gate asks before fetching that URL ({reason}): to read it, call web_fetch again with url \"{next}\".",
                     status.as_u16(),
-                    d.reason
+                ))
+            }
+            Judged::Unresolved(e) => {
+                return ToolResult::error(format!(
+                    "web_fetch: {current} redirects ({}) to {next}: {e}",
+                    status.as_u16(),
                 ))
             }
         }

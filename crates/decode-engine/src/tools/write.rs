@@ -55,6 +55,10 @@ impl ToolHandler for WriteTool {
         Ok(())
     }
 
+    fn precheck(&self, input: &serde_json::Value, ctx: &ToolContext) -> Result<(), String> {
+        precheck(input, ctx)
+    }
+
     async fn execute(&self, input: serde_json::Value, ctx: &ToolContext) -> ToolResult {
         if let Err(e) = self.validate(&input) {
             return ToolResult::error(e);
@@ -68,6 +72,25 @@ impl ToolHandler for WriteTool {
             Ok(r) => r,
             Err(e) => ToolResult::error(format!("write failed: {e}")),
         }
+    }
+}
+
+/// Whether the write can succeed as asked, checked before the person is asked: the
+/// file did not change on disk since the agent read it, and the path is no folder.
+pub(crate) fn precheck(input: &serde_json::Value, ctx: &ToolContext) -> Result<(), String> {
+    let input: WriteInput = parse_input("write", input)?;
+    let given = tool_path(ctx, &input.path);
+    let shown = display(&ctx.project_root, &given);
+    let path = judged_target(ctx, &input.path, &shown)?;
+    match read_beneath(&path) {
+        Ok(Some((bytes, meta))) => match staleness(ctx, &path, &shown, &bytes, &meta, false) {
+            Some(why) => Err(why),
+            None => Ok(()),
+        },
+        Ok(None) => Ok(()),
+        Err(_) if path.is_dir() => Err(format!("{shown} is a folder; give a file path")),
+        // Anything else is said when the write is tried.
+        Err(_) => Ok(()),
     }
 }
 
@@ -124,7 +147,6 @@ fn write_file(input: &WriteInput, ctx: &ToolContext) -> ToolResult {
         content,
         is_error: false,
         diff,
-        sandboxed: None,
-        bound: None,
+        ..ToolResult::default()
     }
 }

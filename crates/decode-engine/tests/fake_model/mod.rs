@@ -115,6 +115,17 @@ pub(crate) fn project(mode: Mode) -> (TempProject, Arc<ActiveState>) {
     (tmp, Arc::new(state))
 }
 
+/// A temp project (trusted) whose `.decode/settings.json` holds `settings`.
+pub(crate) fn project_with_settings(mode: Mode, settings: &str) -> (TempProject, Arc<ActiveState>) {
+    let tmp = TempProject::new().unwrap();
+    let root = tmp.project.clone();
+    write(&root, ".decode/settings.json", settings);
+    let (settings, _) = Settings::load(&root);
+    let (state, _) = ActiveState::new(&root, Catalog::load(&root), settings, true, &tmp.home);
+    state.set_mode(mode);
+    (tmp, Arc::new(state))
+}
+
 /// Writes a file in the project.
 pub(crate) fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);

@@ -256,6 +256,7 @@ fn permission(command: &str, capped: bool) -> DecisionRequest {
     DecisionRequest::Permission {
         tool: Tool::Bash,
         subject: command.into(),
+        intent: None,
         input: serde_json::json!({ "command": command }),
         decision: Decision {
             verdict: Verdict::Ask,
@@ -270,6 +271,7 @@ fn permission(command: &str, capped: bool) -> DecisionRequest {
         diff: None,
         suggested_rules: Vec::new(),
         edited: false,
+        mcp: None,
     }
 }
 

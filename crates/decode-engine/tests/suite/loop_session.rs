@@ -170,7 +170,11 @@ async fn multi_turn_session_gemini() {
 
 #[tokio::test]
 async fn read_only_calls_of_one_turn_run_in_parallel() {
-    let (_dir, active) = project(Mode::Default);
+    // The fake web server is on loopback: a rule names it (docs/network.md).
+    let (_dir, active) = project_with_settings(
+        Mode::Default,
+        r#"{"permissions": {"allow": ["net(domain:127.0.0.1)"]}}"#,
+    );
     let web = MockServer::start().await;
     Mock::given(method("GET"))
         .respond_with(

@@ -3,9 +3,12 @@
 mod as_users;
 mod channel;
 mod chat_session;
+mod checkpoints;
 mod hooks;
 mod loop_ask;
 mod loop_session;
+mod mcp;
+mod net_proxy;
 mod providers_anthropic;
 mod providers_gemini;
 mod providers_keys;

@@ -189,6 +189,9 @@ fn calls_that_never_finished_get_an_interrupted_result() {
             diff: None,
             edited_command: None,
             sandboxed: None,
+            exit_code: None,
+            duration_ms: None,
+            stopped: false,
         },
     ];
     let messages = conversation(&events);

@@ -392,3 +392,119 @@ async fn always_allow_to_the_shared_file_when_the_person_chose_it() {
     assert!(!p.path(".decode/settings.local.json").exists());
     assert!(p.read(".decode/settings.json").contains("bash(echo hi)"));
 }
+
+#[tokio::test]
+async fn an_edit_that_would_fail_is_not_put_to_the_person() {
+    let p = Project::new();
+    p.write("a.txt", "one\n");
+    let s = Scripted::new(vec![DecisionAnswer::AllowOnce]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let edit = json!({"path": "a.txt", "old_string": "one", "new_string": "two"});
+    // Not read in this session: the edit would fail, so nobody is asked.
+    let o = call_tool(handler(Tool::Edit).as_ref(), edit.clone(), &ctx).await;
+    assert!(!o.ran && o.result.is_error);
+    assert!(
+        o.result.content.contains("has not been read"),
+        "{}",
+        o.result.content
+    );
+    assert!(s.asked().is_empty());
+    // Read, then the same edit is asked about and the approval is used.
+    let r = call_tool(handler(Tool::Read).as_ref(), json!({"path": "a.txt"}), &ctx).await;
+    assert!(r.ran);
+    let o = call_tool(handler(Tool::Edit).as_ref(), edit, &ctx).await;
+    assert_eq!(s.asked().len(), 1);
+    assert!(o.ran && !o.result.is_error, "{}", o.result.content);
+    assert_eq!(p.read("a.txt"), "two\n");
+    // A text that is not in the file is not asked about either.
+    let o = call_tool(
+        handler(Tool::Edit).as_ref(),
+        json!({"path": "a.txt", "old_string": "absent", "new_string": "x"}),
+        &ctx,
+    )
+    .await;
+    assert!(
+        o.result.content.contains("was not found"),
+        "{}",
+        o.result.content
+    );
+    assert_eq!(s.asked().len(), 1);
+}
+
+#[tokio::test]
+async fn a_write_over_a_file_changed_since_it_was_read_is_not_put_to_the_person() {
+    let p = Project::new();
+    p.write("a.txt", "one\n");
+    let s = Scripted::new(vec![]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    call_tool(handler(Tool::Read).as_ref(), json!({"path": "a.txt"}), &ctx).await;
+    p.write("a.txt", "changed by someone else\n");
+    let o = call_tool(
+        handler(Tool::Write).as_ref(),
+        json!({"path": "a.txt", "content": "mine\n"}),
+        &ctx,
+    )
+    .await;
+    assert!(!o.ran);
+    assert!(
+        o.result.content.contains("changed on disk"),
+        "{}",
+        o.result.content
+    );
+    assert!(s.asked().is_empty());
+    assert_eq!(p.read("a.txt"), "changed by someone else\n");
+}
+
+#[tokio::test]
+async fn an_ask_shows_the_agents_description_of_the_command() {
+    let p = Project::new();
+    let s = Scripted::new(vec![DecisionAnswer::AllowOnce]);
+    let ctx = p
+        .ctx_with(Mode::Default, s.clone())
+        .with_intent(Some("I will check the folder.".into()));
+    let o = call_tool(
+        handler(Tool::Bash).as_ref(),
+        json!({"command": "echo hi", "description": "Say hello"}),
+        &ctx,
+    )
+    .await;
+    assert!(o.ran, "{}", o.result.content);
+    assert_eq!(o.result.exit_code, Some(0));
+    assert!(o.result.duration_ms.is_some());
+    let DecisionRequest::Permission { intent, .. } = &s.asked()[0] else {
+        panic!("not a permission ask")
+    };
+    // The call's own description first; the agent's last sentence otherwise.
+    assert_eq!(intent.as_deref(), Some("Say hello"));
+    let s2 = Scripted::new(vec![DecisionAnswer::AllowOnce]);
+    let ctx = p
+        .ctx_with(Mode::Default, s2.clone())
+        .with_intent(Some("I will check the folder.".into()));
+    let o = call_tool(
+        handler(Tool::Bash).as_ref(),
+        json!({"command": "exit 3"}),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.result.exit_code, Some(3));
+    let DecisionRequest::Permission { intent, .. } = &s2.asked()[0] else {
+        panic!("not a permission ask")
+    };
+    assert_eq!(intent.as_deref(), Some("I will check the folder."));
+}
+
+#[test]
+fn the_last_sentence_is_what_the_agent_is_about_to_do() {
+    use decode_engine::tools::last_sentence;
+    assert_eq!(
+        last_sentence("The tests failed. Let me run them again with logs.").as_deref(),
+        Some("Let me run them again with logs.")
+    );
+    assert_eq!(
+        last_sentence("First paragraph.\n\nNow I'll install it:").as_deref(),
+        Some("Now I'll install it:")
+    );
+    assert_eq!(last_sentence("   ").as_deref(), None);
+    let long = "word ".repeat(200);
+    assert!(last_sentence(&long).unwrap().chars().count() <= 301);
+}

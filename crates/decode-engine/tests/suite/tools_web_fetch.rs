@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use decode_engine::tools::{ToolHandler, WebFetchTool, WEB_FETCH_MAX_BYTES};
 use decode_policy::Mode;
 use serde_json::json;
-use tools_support::Project;
+use tools_support::{public_uri, Project};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -31,7 +31,11 @@ async fn html_becomes_markdown() {
         ))
         .mount(&server)
         .await;
-    let r = fetch(&WebFetchTool::new(), &format!("{}/page", server.uri())).await;
+    let r = fetch(
+        &WebFetchTool::new(),
+        &format!("{}/page", public_uri(&server)),
+    )
+    .await;
     assert!(!r.is_error, "{}", r.content);
     assert!(r.content.contains("# Title"), "{}", r.content);
     assert!(r.content.contains("**bold**"), "{}", r.content);
@@ -59,10 +63,10 @@ async fn json_and_text_pass_through() {
         .mount(&server)
         .await;
     let tool = WebFetchTool::new();
-    let r = fetch(&tool, &format!("{}/data.json", server.uri())).await;
+    let r = fetch(&tool, &format!("{}/data.json", public_uri(&server))).await;
     assert!(!r.is_error);
     assert!(r.content.ends_with(r#"{"a": [1, 2]}"#), "{}", r.content);
-    let r = fetch(&tool, &format!("{}/plain", server.uri())).await;
+    let r = fetch(&tool, &format!("{}/plain", public_uri(&server))).await;
     assert!(r.content.ends_with("<b>not html</b>"), "{}", r.content);
 }
 
@@ -83,10 +87,10 @@ async fn other_types_are_refused() {
         .mount(&server)
         .await;
     let tool = WebFetchTool::new();
-    let r = fetch(&tool, &format!("{}/img.png", server.uri())).await;
+    let r = fetch(&tool, &format!("{}/img.png", public_uri(&server))).await;
     assert!(r.is_error);
     assert!(r.content.contains("image/png"), "{}", r.content);
-    let r = fetch(&tool, &format!("{}/blob", server.uri())).await;
+    let r = fetch(&tool, &format!("{}/blob", public_uri(&server))).await;
     assert!(r.is_error);
     assert!(r.content.contains("binary"), "{}", r.content);
 }
@@ -99,7 +103,11 @@ async fn big_bodies_stop_at_the_cap() {
         .respond_with(ResponseTemplate::new(200).set_body_raw(body, "text/plain"))
         .mount(&server)
         .await;
-    let r = fetch(&WebFetchTool::new(), &format!("{}/big", server.uri())).await;
+    let r = fetch(
+        &WebFetchTool::new(),
+        &format!("{}/big", public_uri(&server)),
+    )
+    .await;
     assert!(!r.is_error, "{}", &r.content[..200]);
     assert!(
         r.content.contains("larger than 5 MB"),
@@ -117,7 +125,11 @@ async fn redirect_loops_fail_clearly() {
         .respond_with(ResponseTemplate::new(302).insert_header("location", "/loop"))
         .mount(&server)
         .await;
-    let r = fetch(&WebFetchTool::new(), &format!("{}/loop", server.uri())).await;
+    let r = fetch(
+        &WebFetchTool::new(),
+        &format!("{}/loop", public_uri(&server)),
+    )
+    .await;
     assert!(r.is_error);
     assert!(r.content.contains("too many redirects"), "{}", r.content);
 }
@@ -147,7 +159,7 @@ async fn every_redirect_is_judged_by_the_gate() {
         .respond_with(ResponseTemplate::new(302).insert_header("location", "/review/x"))
         .mount(&server)
         .await;
-    let base = server.uri();
+    let base = public_uri(&server);
     let p = Project::new();
     p.write(
         ".decode/settings.json",
@@ -197,7 +209,7 @@ async fn every_redirect_is_judged_by_the_gate() {
         )
         .mount(&other)
         .await;
-    let r = run(format!("{}/hop", other.uri())).await;
+    let r = run(format!("{}/hop", public_uri(&other))).await;
     assert!(r.is_error && !r.content.contains("secret"), "{}", r.content);
 }
 
@@ -215,7 +227,7 @@ async fn slow_servers_time_out() {
     let started = Instant::now();
     let r = fetch(
         &WebFetchTool::with_timeout(Duration::from_millis(500)),
-        &format!("{}/slow", server.uri()),
+        &format!("{}/slow", public_uri(&server)),
     )
     .await;
     assert!(started.elapsed() < Duration::from_secs(4));
@@ -231,7 +243,7 @@ async fn http_errors_and_bad_urls_are_errors() {
         .mount(&server)
         .await;
     let tool = WebFetchTool::new();
-    let r = fetch(&tool, &format!("{}/missing", server.uri())).await;
+    let r = fetch(&tool, &format!("{}/missing", public_uri(&server))).await;
     assert!(r.is_error);
     assert!(r.content.contains("404"), "{}", r.content);
     assert!(r.content.contains("no such page"));
@@ -246,4 +258,211 @@ async fn http_errors_and_bad_urls_are_errors() {
     // Nothing listens there.
     let r = fetch(&tool, "http://127.0.0.1:9/").await;
     assert!(r.is_error);
+}
+
+/// A server that counts the requests it gets (to prove nothing was fetched).
+async fn counting_server(body: &str) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(body.to_string(), "text/plain"))
+        .mount(&server)
+        .await;
+    server
+}
+
+/// web_fetch of a metadata address, of a name that resolves to loopback, asks
+/// (through the gate's one path); denied, nothing is fetched; allowed once, it is.
+#[tokio::test]
+async fn private_addresses_and_names_that_resolve_to_them_ask() {
+    use decode_core::decision::{DecisionAnswer, DecisionRequest};
+    use decode_engine::tools::{call_tool, handler};
+    use decode_policy::{Tool, Verdict};
+    use tools_support::Scripted;
+
+    let p = Project::new();
+    // The metadata address: asked, denied, never connected to.
+    let s = Scripted::new(vec![DecisionAnswer::Deny { feedback: None }]);
+    let ctx = p.ctx_with(Mode::Auto, s.clone());
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({"url": "http://169.254.169.254/latest/meta-data/"}),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask, "{}", o.decision.reason);
+    assert!(
+        o.decision.reason.contains("cloud metadata"),
+        "{}",
+        o.decision.reason
+    );
+    assert!(!o.ran);
+    assert_eq!(s.asked().len(), 1);
+
+    // A name that resolves to 127.0.0.1 (`localhost`, by the system resolver).
+    let server = counting_server("inside").await;
+    let port = server.address().port();
+    let url = format!("http://localhost:{port}/x");
+    let s = Scripted::new(vec![DecisionAnswer::Deny { feedback: None }]);
+    let ctx = p.ctx_with(Mode::Auto, s.clone());
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask, "{}", o.decision.reason);
+    assert!(
+        o.decision.reason.contains("resolves to"),
+        "{}",
+        o.decision.reason
+    );
+    assert_eq!(
+        o.decision.always_allow_rules,
+        vec!["net(domain:localhost)".to_string()]
+    );
+    assert!(matches!(&s.asked()[0], DecisionRequest::Permission { .. }));
+    assert!(!o.ran);
+    assert!(server.received_requests().await.unwrap().is_empty());
+
+    // Allowed once: fetched from the address that was judged.
+    let s = Scripted::new(vec![DecisionAnswer::AllowOnce]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert!(o.ran && !o.result.is_error, "{}", o.result.content);
+    assert!(o.result.content.ends_with("inside"), "{}", o.result.content);
+
+    // Bypass mode allows it without asking.
+    let s = Scripted::new(vec![]);
+    let ctx = p.ctx_with(Mode::Bypass, s.clone());
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert!(o.ran && !o.result.is_error, "{}", o.result.content);
+    assert!(s.asked().is_empty());
+}
+
+/// A redirect from a public page to a private address or a name that resolves to
+/// one is not followed: the model is told the gate asks.
+#[tokio::test]
+async fn redirects_to_private_addresses_ask() {
+    let inside = counting_server("secret").await;
+    let port = inside.address().port();
+    let server = MockServer::start().await;
+    for (from, to) in [
+        ("/meta", "http://169.254.169.254/latest/".to_string()),
+        ("/loop", format!("http://127.0.0.1:{port}/x")),
+        ("/name", format!("http://localhost:{port}/x")),
+        ("/v6", format!("http://[::ffff:127.0.0.1]:{port}/x")),
+    ] {
+        Mock::given(path(from))
+            .respond_with(ResponseTemplate::new(302).insert_header("location", to.as_str()))
+            .mount(&server)
+            .await;
+    }
+    let base = public_uri(&server);
+    let tool = WebFetchTool::new();
+    for from in ["/meta", "/loop", "/name", "/v6"] {
+        let r = fetch(&tool, &format!("{base}{from}")).await;
+        assert!(!r.content.contains("secret"), "{from}: {}", r.content);
+        assert!(r.content.contains("asks"), "{from}: {}", r.content);
+        assert!(r.content.contains("address"), "{from}: {}", r.content);
+    }
+    assert!(inside.received_requests().await.unwrap().is_empty());
+}
+
+/// A `net(domain:…)` deny rule stops web_fetch of that host, in bypass mode too.
+#[tokio::test]
+async fn a_net_deny_rule_stops_web_fetch() {
+    use decode_engine::tools::{call_tool, handler};
+    use decode_policy::{Tool, Verdict};
+
+    let server = counting_server("page").await;
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["net(domain:web.test)"]}}"#,
+    );
+    let ctx = p.ctx(Mode::Bypass);
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({"url": format!("{}/x", public_uri(&server))}),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Deny, "{}", o.decision.reason);
+    assert!(!o.ran);
+    assert!(server.received_requests().await.unwrap().is_empty());
+}
+
+/// "Always allow" of a web_fetch to a name that resolves to loopback saves
+/// `net(domain:HOST)`; the next call is allowed without asking; a wildcard rule
+/// over that name would not have lifted it.
+#[tokio::test]
+async fn always_allow_saves_a_net_rule_that_lifts_the_private_ask() {
+    use decode_core::decision::DecisionAnswer;
+    use decode_engine::tools::{call_tool, handler};
+    use decode_policy::{Tool, Verdict};
+    use tools_support::Scripted;
+
+    let server = counting_server("dev server").await;
+    let url = format!("http://localhost:{}/", server.address().port());
+    let p = Project::new();
+    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        rules: vec![],
+        target: None,
+    }]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask);
+    assert!(
+        o.ran && o.result.content.ends_with("dev server"),
+        "{}",
+        o.result.content
+    );
+    let saved: serde_json::Value =
+        serde_json::from_str(&p.read(".decode/settings.local.json")).unwrap();
+    assert_eq!(
+        saved["permissions"]["allow"],
+        json!(["net(domain:localhost)"]),
+        "{saved}"
+    );
+    let s = Scripted::new(vec![]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Allow, "{}", o.decision.reason);
+    assert!(o.ran && s.asked().is_empty());
+
+    // A wildcard over the name does not lift the private-address ask.
+    let q = Project::new();
+    q.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["net(*host)"]}}"#,
+    );
+    let s = Scripted::new(vec![DecisionAnswer::Deny { feedback: None }]);
+    let ctx = q.ctx_with(Mode::Default, s.clone());
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask, "{}", o.decision.reason);
 }

@@ -15,6 +15,14 @@ use decode_policy::{Mode, Tool};
 use decode_test_support::TempProject;
 use serde_json::Value;
 
+/// A name the tests' resolver treats as a public host at 127.0.0.1.
+pub(crate) const PUBLIC_TEST_HOST: &str = "web.test";
+
+/// A fake server's base URL under [`PUBLIC_TEST_HOST`] (a "public" host).
+pub(crate) fn public_uri(server: &wiremock::MockServer) -> String {
+    server.uri().replace("127.0.0.1", PUBLIC_TEST_HOST)
+}
+
 pub(crate) struct Project {
     _tmp: TempProject,
     pub(crate) root: PathBuf,
@@ -64,8 +72,13 @@ impl Project {
         )
     }
 
+    /// A context whose resolver treats [`PUBLIC_TEST_HOST`] as a public host at
+    /// 127.0.0.1 (fake web servers).
     pub(crate) fn ctx_with(&self, mode: Mode, surface: Arc<dyn DecisionSurface>) -> ToolContext {
-        ToolContext::new(self.state(mode), surface)
+        ToolContext::new(self.state(mode), surface).with_resolver(Arc::new(
+            decode_engine::net::Resolver::default()
+                .with_public(PUBLIC_TEST_HOST, std::net::Ipv4Addr::LOCALHOST.into()),
+        ))
     }
 
     pub(crate) fn one_shot_ctx(&self, mode: Mode) -> ToolContext {

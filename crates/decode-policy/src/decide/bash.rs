@@ -3,6 +3,15 @@
 
 use super::*;
 
+/// Which fragments allow rules cover: `cover[i]` the rule for fragment
+/// `i`; `needed` those that need one (not only judged by deny/ask/caps).
+struct Coverage<'a> {
+    cover: &'a [Option<usize>],
+    needed: &'a [usize],
+    covered: &'a [usize],
+    uncovered: &'a [usize],
+}
+
 impl Gate {
     pub(super) fn path_infos(&self, f: &Fragment) -> Vec<PathInfo> {
         f.paths
@@ -106,15 +115,20 @@ impl Gate {
         cwd: Option<&Path>,
     ) -> Decision {
         let tool = Tool::Bash;
-        let raw = call.subject.trim();
         let start = match cwd {
             Some(c) => self.resolve(&lexical(&self.root, c)),
             None => self.root.clone(),
         };
         let parsed: Parsed = shell::parse_command(&call.subject, &start, &self.home, &self.shell);
         let frags = &parsed.fragments;
+        // Shown with their quotes (each word re-quoted as bash reads it), so
+        // `python3 -c "import sys; print(1)"` never reads as two commands.
         for f in frags {
-            run.add_frag(&f.text);
+            run.add_frag(if f.canon.is_empty() {
+                &f.text
+            } else {
+                &f.canon
+            });
         }
         let want_resolved = self.index.has_text_rules(RuleList::Deny, tool)
             || self.index.has_text_rules(RuleList::Ask, tool);
@@ -133,99 +147,36 @@ impl Gate {
         } else {
             vec![Vec::new(); frags.len()]
         };
-        let raw_form = raw.to_string();
+        let raw = call.subject.trim();
 
         // 1. deny rules: the whole command, then every fragment (no limit).
-        for list in [RuleList::Deny, RuleList::Ask] {
-            let stage = if list == RuleList::Deny {
-                Stage::DenyRules
-            } else {
-                Stage::AskRules
-            };
-            let verdict = if list == RuleList::Deny {
-                Verdict::Deny
-            } else {
-                Verdict::Ask
-            };
-            if list == RuleList::Ask {
-                // 2. plan and 3. opaque come between deny and ask rules.
-                if mode == Mode::Plan {
-                    run.step(Stage::Plan, "plan mode denies shell commands");
-                    return run.finish(Verdict::Deny, plan_reason(tool), true, None, Vec::new());
-                }
-                if let Some(why) = &parsed.opaque {
-                    if mode != Mode::Bypass || parsed.strict {
-                        run.step(Stage::Opaque, why.clone());
-                        return run.finish(
-                            Verdict::Ask,
-                            format!("asks: the command is opaque ({why}); no rule can allow it"),
-                            true,
-                            None,
-                            Vec::new(),
-                        );
-                    }
-                    run.step(Stage::Opaque, format!("{why}; bypass mode goes on"));
-                } else {
-                    run.step(Stage::Opaque, "not opaque");
-                }
-            }
-            let mut hit: Option<(Option<usize>, usize)> = None;
-            if let Some(r) = self.index.match_text(list, tool, &raw_form) {
-                hit = Some((None, r));
-            } else {
-                for (i, f) in frags.iter().enumerate() {
-                    let r = self
-                        .index
-                        .match_forms(list, tool, &f.check_forms)
-                        .or_else(|| self.index.match_forms(list, tool, &extra_forms[i]))
-                        .or_else(|| {
-                            // A word only known when it runs: the rules that
-                            // could match some value of it apply.
-                            if f.has_dynamic() {
-                                self.index.match_dynamic(list, tool, &f.dynamic_patterns())
-                            } else {
-                                None
-                            }
-                        });
-                    if let Some(r) = r {
-                        hit = Some((Some(i), r));
-                        break;
-                    }
-                }
-            }
-            if let Some((fi, r)) = hit {
-                let rr = &self.index.refs[r];
-                let what = match fi {
-                    Some(i) => quote(&frags[i].text),
-                    None => "the command".to_string(),
-                };
-                match fi {
-                    Some(i) => run.mark(i, verdict, Some(rr.text.clone())),
-                    None => {
-                        for i in 0..frags.len() {
-                            run.mark(i, verdict, Some(rr.text.clone()));
-                        }
-                    }
-                }
-                run.step(stage, format!("{what} matches {}", rr.text));
-                let reason = if list == RuleList::Deny {
-                    format!("denied by rule {}", rr.describe())
-                } else {
-                    format!("asks by rule {}", rr.describe())
-                };
-                return run.finish(verdict, reason, true, None, Vec::new());
-            }
-            run.step(
-                stage,
-                format!(
-                    "no {} rule matches ({} fragment{})",
-                    list.name(),
-                    frags.len(),
-                    if frags.len() == 1 { "" } else { "s" }
-                ),
-            );
+        if let Some(d) = self.bash_rules(RuleList::Deny, raw, &parsed, &extra_forms, &mut run) {
+            return d;
         }
-
+        // 2. plan and 3. opaque come between deny and ask rules.
+        if mode == Mode::Plan {
+            run.step(Stage::Plan, "plan mode denies shell commands");
+            return run.finish(Verdict::Deny, plan_reason(tool), true, None, Vec::new());
+        }
+        if let Some(why) = &parsed.opaque {
+            if mode != Mode::Bypass || parsed.strict {
+                run.step(Stage::Opaque, why.clone());
+                return run.finish(
+                    Verdict::Ask,
+                    format!("asks: the command is opaque ({why}); no rule can allow it"),
+                    true,
+                    None,
+                    Vec::new(),
+                );
+            }
+            run.step(Stage::Opaque, format!("{why}; bypass mode goes on"));
+        } else {
+            run.step(Stage::Opaque, "not opaque");
+        }
+        // 4. ask rules.
+        if let Some(d) = self.bash_rules(RuleList::Ask, raw, &parsed, &extra_forms, &mut run) {
+            return d;
+        }
         // A program the gate does not know, with a command a deny rule, an
         // ask rule or a cap names among its later words: it may run it.
         if let Some((i, why)) = self.hidden_command(frags, mode) {
@@ -233,11 +184,9 @@ impl Gate {
             run.step(Stage::AskRules, why.clone());
             return run.finish(Verdict::Ask, why, true, None, Vec::new());
         }
-
         if infos.len() != frags.len() {
             infos = frags.iter().map(|f| self.path_infos(f)).collect();
         }
-
         // 5. bypass: only critical removal.
         if mode == Mode::Bypass {
             run.step(Stage::Bypass, "bypass mode: allow candidate");
@@ -255,9 +204,96 @@ impl Gate {
                 Vec::new(),
             );
         }
+        self.bash_allow(frags, &infos, mode, run)
+    }
 
-        // 6. allow rules.
-        let auto = mode == Mode::Auto;
+    /// Stage 1 (deny) or 4 (ask) for a command: the whole command, then every
+    /// fragment as written, as seen through, with its paths resolved, and —
+    /// for words only known when it runs — every rule some value could match.
+    fn bash_rules(
+        &self,
+        list: RuleList,
+        raw: &str,
+        parsed: &Parsed,
+        extra_forms: &[Vec<String>],
+        run: &mut Run,
+    ) -> Option<Decision> {
+        let tool = Tool::Bash;
+        let frags = &parsed.fragments;
+        let (stage, verdict) = if list == RuleList::Deny {
+            (Stage::DenyRules, Verdict::Deny)
+        } else {
+            (Stage::AskRules, Verdict::Ask)
+        };
+        let mut hit: Option<(Option<usize>, usize)> = None;
+        if let Some(r) = self.index.match_text(list, tool, raw) {
+            hit = Some((None, r));
+        } else {
+            for (i, f) in frags.iter().enumerate() {
+                let r = self
+                    .index
+                    .match_forms(list, tool, &f.check_forms)
+                    .or_else(|| self.index.match_forms(list, tool, &extra_forms[i]))
+                    .or_else(|| {
+                        // A word only known when it runs: the rules that
+                        // could match some value of it apply.
+                        if f.has_dynamic() {
+                            self.index.match_dynamic(list, tool, &f.dynamic_patterns())
+                        } else {
+                            None
+                        }
+                    });
+                if let Some(r) = r {
+                    hit = Some((Some(i), r));
+                    break;
+                }
+            }
+        }
+        let Some((fi, r)) = hit else {
+            run.step(
+                stage,
+                format!(
+                    "no {} rule matches ({} fragment{})",
+                    list.name(),
+                    frags.len(),
+                    if frags.len() == 1 { "" } else { "s" }
+                ),
+            );
+            return None;
+        };
+        let rr = &self.index.refs[r];
+        let what = match fi {
+            Some(i) => {
+                run.mark(i, verdict, Some(rr.text.clone()));
+                quote(&frags[i].text)
+            }
+            None => {
+                for i in 0..frags.len() {
+                    run.mark(i, verdict, Some(rr.text.clone()));
+                }
+                "the command".to_string()
+            }
+        };
+        run.step(stage, format!("{what} matches {}", rr.text));
+        let reason = if list == RuleList::Deny {
+            format!("denied by rule {}", rr.describe())
+        } else {
+            format!("asks by rule {}", rr.describe())
+        };
+        // `finish` consumes the run: hand back a copy of what it holds.
+        let done = std::mem::replace(run, Run::new());
+        Some(done.finish(verdict, reason, true, None, Vec::new()))
+    }
+
+    /// Stage 6 (allow rules and the mode) and 7 (caps).
+    fn bash_allow(
+        &self,
+        frags: &[Fragment],
+        infos: &[Vec<PathInfo>],
+        mode: Mode,
+        mut run: Run,
+    ) -> Decision {
+        let tool = Tool::Bash;
         let needed: Vec<usize> = (0..frags.len())
             .filter(|&i| frags[i].role == Role::Full)
             .collect();
@@ -293,110 +329,24 @@ impl Gate {
                 self.index.literal_allow(forms)
             })
             .collect();
-
-        let candidate: Result<(Origin, String), String> =
-            if !needed.is_empty() && uncovered.is_empty() {
-                let rules: Vec<String> = covered
-                    .iter()
-                    .filter_map(|&i| cover[i].map(|r| self.index.refs[r].describe()))
-                    .collect();
-                let mut uniq: Vec<String> = Vec::new();
-                for r in rules {
-                    if !uniq.contains(&r) {
-                        uniq.push(r);
-                    }
-                }
-                run.step(
-                    Stage::AllowRules,
-                    format!("every fragment is covered ({})", uniq.join(", ")),
-                );
-                let reason = if uniq.len() == 1 {
-                    format!("allowed by rule {}", uniq[0])
-                } else {
-                    format!(
-                        "allowed: every fragment matches an allow rule ({})",
-                        uniq.join("; ")
-                    )
-                };
-                Ok((if auto { Origin::Wildcard } else { Origin::Rule }, reason))
-            } else if !covered.is_empty() && !auto {
-                let names: Vec<String> = uncovered.iter().map(|&i| quote(&frags[i].text)).collect();
-                run.step(
-                    Stage::AllowRules,
-                    format!(
-                        "{} of {} fragments covered; not covered: {}",
-                        covered.len(),
-                        needed.len(),
-                        names.join(", ")
-                    ),
-                );
-                Err(format!(
-                    "asks: {} {} not covered by any allow rule",
-                    names.join(", "),
-                    if names.len() == 1 { "is" } else { "are" }
-                ))
-            } else {
-                if covered.is_empty() {
-                    run.step(Stage::AllowRules, "no fragment is covered by an allow rule");
-                } else {
-                    run.step(
-                        Stage::AllowRules,
-                        format!(
-                            "{} of {} fragments covered; auto mode decides",
-                            covered.len(),
-                            needed.len()
-                        ),
-                    );
-                }
-                if auto {
-                    run.step(Stage::Mode, "auto mode: wildcard allow");
-                    Ok((Origin::Wildcard, "auto mode allows it".to_string()))
-                } else {
-                    run.step(
-                        Stage::Mode,
-                        format!("{mode} mode asks before running shell commands"),
-                    );
-                    Err(format!("{mode} mode asks before running shell commands"))
-                }
-            };
-
+        let coverage = Coverage {
+            cover: &cover,
+            needed: &needed,
+            covered: &covered,
+            uncovered: &uncovered,
+        };
+        let candidate = self.allow_candidate(frags, &coverage, mode, &mut run);
         match candidate {
             Err(reason) => {
-                // An ask: would a cap ask anyway? Then only allow-once fits.
                 for &i in &uncovered {
                     run.mark(i, Verdict::Ask, None);
                 }
-                let caps = self.bash_caps(frags, &infos, Origin::Rule, &lifted);
-                if let Some(c) = caps.iter().find(|c| c.kind != CapKind::Scope) {
-                    return self.cap_ask(run, c, None, Vec::new());
-                }
-                let mut rules = Vec::new();
-                let mut add = |i: usize| {
-                    let r = format!("bash({})", escape_glob(&frags[i].canon));
-                    if !rules.contains(&r) {
-                        rules.push(r);
-                    }
-                };
-                for &i in &uncovered {
-                    add(i);
-                }
-                for c in &caps {
-                    if let Some(i) = c.frag {
-                        add(i);
-                    }
-                }
-                if !caps.is_empty() {
-                    run.step(Stage::Caps, format!("path scope: {}", caps[0].reason));
-                }
-                if frags.is_empty() {
-                    rules.clear();
-                }
-                run.finish(Verdict::Ask, reason, false, None, rules)
+                self.bash_ask(frags, infos, &uncovered, &lifted, reason, run)
             }
             Ok((origin, reason)) => {
                 // 7. caps.
                 run.mark_all_unset(Verdict::Allow);
-                let caps = self.bash_caps(frags, &infos, origin, &lifted);
+                let caps = self.bash_caps(frags, infos, origin, &lifted);
                 if let Some(c) = caps.first() {
                     let rules = if c.kind == CapKind::Scope {
                         let mut rules = Vec::new();
@@ -420,6 +370,123 @@ impl Gate {
         }
     }
 
+    /// Stage 6: every fragment covered by an allow rule (an allow candidate
+    /// of origin *rule*), some (an ask naming the others — in auto mode the
+    /// mode decides), or none (the mode decides).
+    fn allow_candidate(
+        &self,
+        frags: &[Fragment],
+        c: &Coverage<'_>,
+        mode: Mode,
+        run: &mut Run,
+    ) -> Result<(Origin, String), String> {
+        let (cover, needed, covered, uncovered) = (c.cover, c.needed, c.covered, c.uncovered);
+        let auto = mode == Mode::Auto;
+        if !needed.is_empty() && uncovered.is_empty() {
+            let mut uniq: Vec<String> = Vec::new();
+            for r in covered
+                .iter()
+                .filter_map(|&i| cover[i].map(|r| self.index.refs[r].describe()))
+            {
+                if !uniq.contains(&r) {
+                    uniq.push(r);
+                }
+            }
+            run.step(
+                Stage::AllowRules,
+                format!("every fragment is covered ({})", uniq.join(", ")),
+            );
+            let reason = if uniq.len() == 1 {
+                format!("allowed by rule {}", uniq[0])
+            } else {
+                format!(
+                    "allowed: every fragment matches an allow rule ({})",
+                    uniq.join("; ")
+                )
+            };
+            return Ok((if auto { Origin::Wildcard } else { Origin::Rule }, reason));
+        }
+        if !covered.is_empty() && !auto {
+            let names: Vec<String> = uncovered.iter().map(|&i| quote(&frags[i].text)).collect();
+            run.step(
+                Stage::AllowRules,
+                format!(
+                    "{} of {} fragments covered; not covered: {}",
+                    covered.len(),
+                    needed.len(),
+                    names.join(", ")
+                ),
+            );
+            return Err(format!(
+                "asks: {} {} not covered by any allow rule",
+                names.join(", "),
+                if names.len() == 1 { "is" } else { "are" }
+            ));
+        }
+        if covered.is_empty() {
+            run.step(Stage::AllowRules, "no fragment is covered by an allow rule");
+        } else {
+            run.step(
+                Stage::AllowRules,
+                format!(
+                    "{} of {} fragments covered; auto mode decides",
+                    covered.len(),
+                    needed.len()
+                ),
+            );
+        }
+        if auto {
+            run.step(Stage::Mode, "auto mode: wildcard allow");
+            Ok((Origin::Wildcard, "auto mode allows it".to_string()))
+        } else {
+            run.step(
+                Stage::Mode,
+                format!("{mode} mode asks before running shell commands"),
+            );
+            Err(format!("{mode} mode asks before running shell commands"))
+        }
+    }
+
+    /// An ask from the rules or the mode: would a cap ask anyway? Then only
+    /// allow-once fits; else "always allow" offers one rule per fragment
+    /// not covered (and per fragment the path scope stopped).
+    fn bash_ask(
+        &self,
+        frags: &[Fragment],
+        infos: &[Vec<PathInfo>],
+        uncovered: &[usize],
+        lifted: &[bool],
+        reason: String,
+        mut run: Run,
+    ) -> Decision {
+        let caps = self.bash_caps(frags, infos, Origin::Rule, lifted);
+        if let Some(c) = caps.iter().find(|c| c.kind != CapKind::Scope) {
+            return self.cap_ask(run, c, None, Vec::new());
+        }
+        let mut rules = Vec::new();
+        let mut add = |i: usize| {
+            let r = format!("bash({})", escape_glob(&frags[i].canon));
+            if !rules.contains(&r) {
+                rules.push(r);
+            }
+        };
+        for &i in uncovered {
+            add(i);
+        }
+        for c in &caps {
+            if let Some(i) = c.frag {
+                add(i);
+            }
+        }
+        if !caps.is_empty() {
+            run.step(Stage::Caps, format!("path scope: {}", caps[0].reason));
+        }
+        if frags.is_empty() {
+            rules.clear();
+        }
+        run.finish(Verdict::Ask, reason, false, None, rules)
+    }
+
     /// `foo run curl x` under `deny: bash(curl *)`: a later unquoted word of
     /// a program the gate does not know starts a command that a deny rule,
     /// an ask rule or a cap names (in bypass: only critical removal).
@@ -427,9 +494,17 @@ impl Gate {
         let has_rules = self.index.has_text_rules(RuleList::Deny, Tool::Bash)
             || self.index.has_text_rules(RuleList::Ask, Tool::Bash);
         for (i, f) in frags.iter().enumerate() {
-            for k in f.hidden_starts() {
-                let tail = &f.core[k..];
-                let text = tail.join(" ");
+            let known = f
+                .core
+                .first()
+                .is_none_or(|n| crate::programs::knows_program(n));
+            if known {
+                continue;
+            }
+            for k in f.later_words() {
+                // `eatmydata /usr/bin/curl x`: the word is judged by its name.
+                let t = f.tail(k);
+                let text = t.core.join(" ");
                 let why = |what: String| {
                     format!("{} may run {} ({what}): asks", quote(&f.text), quote(&text))
                 };
@@ -441,8 +516,7 @@ impl Gate {
                         }
                     }
                 }
-                let t = f.tail(k);
-                if !has_rules && !crate::external::might_cap(&t.core) {
+                if !has_rules && !crate::programs::might_cap(&t.core) {
                     continue;
                 }
                 if let Some(r) = self.critical_removal(&t) {
@@ -451,10 +525,10 @@ impl Gate {
                 if mode == Mode::Bypass {
                     continue;
                 }
-                if let Some(r) = crate::external::external_effect(&t.core, &t.core_dyn, &[]) {
+                if let Some(r) = crate::programs::external_effect(&t.core, &t.core_dyn, &[]) {
                     return Some((i, why(r)));
                 }
-                if let Some(r) = caps::container_removal(&t.core) {
+                if let Some(r) = crate::programs::container_removal(&t.core) {
                     return Some((i, why(r)));
                 }
             }
@@ -524,7 +598,7 @@ impl Gate {
             } else {
                 (f.core.clone(), f.core_dyn.clone())
             };
-            if let Some(reason) = crate::external::external_effect(&core, &core_dyn, &f.chain) {
+            if let Some(reason) = crate::programs::external_effect(&core, &core_dyn, &f.chain) {
                 out.push(Cap {
                     kind: CapKind::External,
                     reason,

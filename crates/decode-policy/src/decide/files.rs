@@ -4,6 +4,22 @@
 
 use super::*;
 
+/// A file tool's path, placed: as given, resolved (and lexically resolved
+/// when that differs), each as an absolute and a project-relative string,
+/// and the probes a search root is also judged by.
+struct Placed {
+    given: PathBuf,
+    resolved: PathBuf,
+    alt: Option<PathBuf>,
+    gs: String,
+    rs: String,
+    g_rel: Option<String>,
+    r_rel: Option<String>,
+    alt_s: Option<String>,
+    alt_rel: Option<String>,
+    probes: Vec<(String, Option<String>)>,
+}
+
 impl Gate {
     pub(super) fn decide_path(&self, call: &Call, mode: Mode, mut run: Run) -> Decision {
         let tool = call.tool;
@@ -26,78 +42,10 @@ impl Gate {
             run.step(Stage::PathLimit, why.clone());
             return run.finish(Verdict::Deny, why, true, None, Vec::new());
         }
-        let expanded = expand_home(shown, &self.home);
-        let given = lexical(&self.root, &expanded);
-        // The tool opens the lexically folded path; the kernel applies `..`
-        // after symlinks. Both are judged when they differ.
-        let lex_resolved = self.resolve(&given);
-        let physical = self.resolve_physical(&self.root.join(&expanded));
-        let (resolved, alt) = if physical == lex_resolved {
-            (lex_resolved, None)
-        } else {
-            (physical, Some(lex_resolved))
-        };
-        let alt_s = alt.as_ref().map(|a| a.to_string_lossy().into_owned());
-        let alt_rel = alt.as_ref().and_then(|a| self.rel(a));
-        let gs = given.to_string_lossy();
-        let rs = resolved.to_string_lossy();
-        let g_rel = self.rel(&given);
-        let r_rel = self.rel(&resolved);
-        let gf = PathForms {
-            abs: &gs,
-            rel: g_rel.as_deref(),
-        };
-        let rf = PathForms {
-            abs: &rs,
-            rel: r_rel.as_deref(),
-        };
-
-        // A search root is also judged by what lies inside it (`dir/**` rules).
-        let probes: Vec<(String, Option<String>)> = if matches!(tool, Tool::Glob | Tool::Grep) {
-            [(&gs, &g_rel), (&rs, &r_rel)]
-                .into_iter()
-                .map(|(a, r)| {
-                    let join = |s: &str| {
-                        if s == "." {
-                            "x".to_string()
-                        } else {
-                            format!("{}/x", s.trim_end_matches('/'))
-                        }
-                    };
-                    (join(a), r.as_deref().map(join))
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let probe_forms: Vec<PathForms<'_>> = probes
-            .iter()
-            .map(|(a, r)| PathForms {
-                abs: a,
-                rel: r.as_deref(),
-            })
-            .collect();
-        let af = alt_s.as_deref().map(|a| PathForms {
-            abs: a,
-            rel: alt_rel.as_deref(),
-        });
-        let check = |list: RuleList| {
-            self.index
-                .match_path(list, tool, &gf)
-                .or_else(|| self.index.match_path(list, tool, &rf))
-                .or_else(|| {
-                    af.as_ref()
-                        .and_then(|f| self.index.match_path(list, tool, f))
-                })
-                .or_else(|| {
-                    probe_forms
-                        .iter()
-                        .find_map(|f| self.index.match_path(list, tool, f))
-                })
-        };
+        let p = self.placed(tool, shown);
 
         // 1. deny rules: the path as given or as resolved.
-        if let Some(m) = check(RuleList::Deny) {
+        if let Some(m) = self.path_rule(RuleList::Deny, tool, &p) {
             let r = &self.index.refs[m.rule];
             run.mark(0, Verdict::Deny, Some(r.text.clone()));
             run.step(
@@ -124,8 +72,7 @@ impl Gate {
         }
 
         // 4. ask rules.
-        let m = check(RuleList::Ask);
-        if let Some(m) = m {
+        if let Some(m) = self.path_rule(RuleList::Ask, tool, &p) {
             let r = &self.index.refs[m.rule];
             run.mark(0, Verdict::Ask, Some(r.text.clone()));
             run.step(
@@ -154,14 +101,102 @@ impl Gate {
                 Vec::new(),
             );
         }
+        self.path_allow(tool, shown, &p, mode, run)
+    }
 
-        // 6. allow rules (resolved path), then the mode.
+    /// Where a file tool's path lands: as given, resolved (the kernel applies
+    /// `..` after symlinks; the tool opens the lexically folded path — both
+    /// are judged when they differ), relative to the project, and for a
+    /// search the root probed as `ROOT/x` (`dir/**` rules).
+    fn placed(&self, tool: Tool, shown: &str) -> Placed {
+        let expanded = expand_home(shown, &self.home);
+        let given = lexical(&self.root, &expanded);
+        let lex_resolved = self.resolve(&given);
+        let physical = self.resolve_physical(&self.root.join(&expanded));
+        let (resolved, alt) = if physical == lex_resolved {
+            (lex_resolved, None)
+        } else {
+            (physical, Some(lex_resolved))
+        };
+        let gs = given.to_string_lossy().into_owned();
+        let rs = resolved.to_string_lossy().into_owned();
+        let g_rel = self.rel(&given);
+        let r_rel = self.rel(&resolved);
+        let alt_s = alt.as_ref().map(|a| a.to_string_lossy().into_owned());
+        let alt_rel = alt.as_ref().and_then(|a| self.rel(a));
+        let probes: Vec<(String, Option<String>)> = if matches!(tool, Tool::Glob | Tool::Grep) {
+            [(&gs, &g_rel), (&rs, &r_rel)]
+                .into_iter()
+                .map(|(a, r)| {
+                    let join = |s: &str| {
+                        if s == "." {
+                            "x".to_string()
+                        } else {
+                            format!("{}/x", s.trim_end_matches('/'))
+                        }
+                    };
+                    (join(a), r.as_deref().map(join))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Placed {
+            given,
+            resolved,
+            alt,
+            gs,
+            rs,
+            g_rel,
+            r_rel,
+            alt_s,
+            alt_rel,
+            probes,
+        }
+    }
+
+    /// The first rule of `list` matching the path in any of its forms.
+    fn path_rule(
+        &self,
+        list: RuleList,
+        tool: Tool,
+        p: &Placed,
+    ) -> Option<crate::matcher::PathMatch> {
+        let form = |abs: &str, rel: &Option<String>| {
+            self.index.match_path(
+                list,
+                tool,
+                &PathForms {
+                    abs,
+                    rel: rel.as_deref(),
+                },
+            )
+        };
+        form(&p.gs, &p.g_rel)
+            .or_else(|| form(&p.rs, &p.r_rel))
+            .or_else(|| p.alt_s.as_ref().and_then(|a| form(a, &p.alt_rel)))
+            .or_else(|| p.probes.iter().find_map(|(a, r)| form(a, r)))
+    }
+
+    /// Stages 6 (allow rules, then the mode) and 7 (caps) for a file tool.
+    fn path_allow(
+        &self,
+        tool: Tool,
+        shown: &str,
+        p: &Placed,
+        mode: Mode,
+        mut run: Run,
+    ) -> Decision {
         let always = vec![format!(
             "{}({})",
             tool.name(),
-            escape_glob(&r_rel.clone().unwrap_or_else(|| rs.to_string()))
+            escape_glob(&p.r_rel.clone().unwrap_or_else(|| p.rs.clone()))
         )];
         let auto = mode == Mode::Auto;
+        let rf = PathForms {
+            abs: &p.rs,
+            rel: p.r_rel.as_deref(),
+        };
         let (origin, reason) = match self.index.match_path(RuleList::Allow, tool, &rf) {
             Some(m) => {
                 let r = &self.index.refs[m.rule];
@@ -193,46 +228,12 @@ impl Gate {
                         run.step(Stage::Mode, "auto mode: wildcard allow");
                         (Origin::Wildcard, "auto mode allows it".to_string())
                     }
-                    _ => {
-                        run.step(
-                            Stage::Mode,
-                            format!("{mode} mode asks before editing files"),
-                        );
-                        let mut caps = self.path_caps(tool, &given, &resolved, &rs, None);
-                        if let (Some(a), Some(s)) = (&alt, &alt_s) {
-                            caps.extend(self.path_caps(tool, &given, a, s, None));
-                            caps.sort_by_key(|c| c.kind);
-                        }
-                        let hard = caps.iter().find(|c| c.kind != CapKind::Scope);
-                        if let Some(c) = hard {
-                            run.frags[0].cap = Some(c.kind);
-                            run.step(Stage::Caps, format!("{}: {}", c.kind, c.reason));
-                            return run.finish(
-                                Verdict::Ask,
-                                c.reason.clone(),
-                                true,
-                                None,
-                                Vec::new(),
-                            );
-                        }
-                        let reason = match caps.first() {
-                            Some(c) => {
-                                format!("{mode} mode asks before editing files; {}", c.reason)
-                            }
-                            None => format!("{mode} mode asks before editing files"),
-                        };
-                        return run.finish(Verdict::Ask, reason, false, None, always);
-                    }
+                    _ => return self.path_mode_ask(tool, p, mode, always, run),
                 }
             }
         };
-
         // 7. caps.
-        let mut caps = self.path_caps(tool, &given, &resolved, &rs, Some(origin));
-        if let (Some(a), Some(s)) = (&alt, &alt_s) {
-            caps.extend(self.path_caps(tool, &given, a, s, Some(origin)));
-            caps.sort_by_key(|c| c.kind);
-        }
+        let caps = self.all_path_caps(tool, p, Some(origin));
         if let Some(c) = caps.first() {
             run.frags[0].cap = Some(c.kind);
             run.mark(0, Verdict::Ask, None);
@@ -242,6 +243,44 @@ impl Gate {
         }
         run.step(Stage::Caps, "no cap applies");
         run.finish(Verdict::Allow, reason, false, Some(origin), Vec::new())
+    }
+
+    /// The mode asks before editing: a cap that would ask anyway makes it
+    /// an ask only "allow once" answers.
+    fn path_mode_ask(
+        &self,
+        tool: Tool,
+        p: &Placed,
+        mode: Mode,
+        always: Vec<String>,
+        mut run: Run,
+    ) -> Decision {
+        run.step(
+            Stage::Mode,
+            format!("{mode} mode asks before editing files"),
+        );
+        let caps = self.all_path_caps(tool, p, None);
+        if let Some(c) = caps.iter().find(|c| c.kind != CapKind::Scope) {
+            run.frags[0].cap = Some(c.kind);
+            run.step(Stage::Caps, format!("{}: {}", c.kind, c.reason));
+            return run.finish(Verdict::Ask, c.reason.clone(), true, None, Vec::new());
+        }
+        let reason = match caps.first() {
+            Some(c) => format!("{mode} mode asks before editing files; {}", c.reason),
+            None => format!("{mode} mode asks before editing files"),
+        };
+        run.finish(Verdict::Ask, reason, false, None, always)
+    }
+
+    /// The caps of the path as resolved, and as lexically resolved when that
+    /// differs, most severe first.
+    fn all_path_caps(&self, tool: Tool, p: &Placed, origin: Option<Origin>) -> Vec<Cap> {
+        let mut caps = self.path_caps(tool, &p.given, &p.resolved, &p.rs, origin);
+        if let (Some(a), Some(s)) = (&p.alt, &p.alt_s) {
+            caps.extend(self.path_caps(tool, &p.given, a, s, origin));
+            caps.sort_by_key(|c| c.kind);
+        }
+        caps
     }
 
     pub(super) fn path_caps(

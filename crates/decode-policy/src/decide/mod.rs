@@ -8,17 +8,15 @@
 //! - `protected`, `places`: what is protected and where a path lands;
 //! - `files`, `text`, `bash`: stages 1–7 for each kind of subject;
 //! - `writes`: the caps on what a bash fragment writes or removes;
-//! - `urls`: URLs as `web_fetch` fetches them.
 
 use std::path::{Path, PathBuf};
 
-use crate::branches::Branch;
-use crate::caps;
 use crate::input::{AgentPolicy, Call, PolicyInput};
 use crate::matcher::{PathForms, RuleIndex, Source};
 use crate::mode::Mode;
 use crate::paths::{self, expand_home, is_harmless_device, lexical, within};
 use crate::rules::{escape_glob, Rule, RuleList, RuleLists};
+use crate::shell::model::Branch;
 use crate::shell::{self, Fragment, Parsed, Role};
 use crate::tool::{Tool, ToolKind};
 use crate::trace::{
@@ -28,15 +26,16 @@ use crate::trace::{
 mod bash;
 mod compile;
 mod files;
+mod mcp;
+mod net;
 mod places;
 mod protected;
 mod text;
-mod urls;
 mod writes;
 
+use crate::protected_names::{IN_HOME, SYSTEM_DIRS};
 use protected::{anywhere_label, glob_anywhere, glob_can_name, glob_dir, linked_entries};
 pub use protected::{protected_anywhere, ProtectedKind, ProtectedPath};
-pub use urls::normalize_url;
 
 /// A path the agent must never change on its own.
 #[derive(Debug, Clone)]
@@ -66,8 +65,49 @@ pub struct Gate {
     /// Decode's own config and data folders (given and resolved).
     app_dirs: Vec<PathBuf>,
     index: RuleIndex,
+    /// Deny and ask rules (and external caps) that did not parse: the calls
+    /// they could cover ask until they are fixed.
+    broken_rules: Vec<BrokenRule>,
     /// git and cargo aliases in force for the project.
     shell: shell::ShellConfig,
+    /// The MCP tools the agent offers (its `tools` list's `mcp__…` patterns).
+    mcp_offered: Vec<crate::mcp::McpPattern>,
+    /// The MCP tools the person marked read-only in their own settings.
+    mcp_read_only: Vec<crate::mcp::McpPattern>,
+    /// The hosts of the project's git remotes (allowed without a rule).
+    remote_hosts: Vec<String>,
+}
+
+/// A deny or ask rule that did not parse. What it meant cannot be known, so
+/// it is not dropped: every call it could cover (its tool's, when the tool
+/// can be read; else every gated call) asks, naming it, in every mode — a
+/// deny or ask verdict of the other rules stands (docs/permissions.md,
+/// "Fail closed").
+#[derive(Debug, Clone)]
+struct BrokenRule {
+    text: String,
+    list: RuleList,
+    source: String,
+    message: String,
+    /// The tool it names, when that part reads.
+    tool: Option<Tool>,
+}
+
+impl BrokenRule {
+    fn new(text: &str, list: RuleList, source: &str, message: &str) -> BrokenRule {
+        let name = text.split('(').next().unwrap_or(text).trim();
+        BrokenRule {
+            text: text.to_string(),
+            list,
+            source: source.to_string(),
+            message: message.to_string(),
+            tool: Tool::from_name(name),
+        }
+    }
+
+    fn covers(&self, tool: Tool) -> bool {
+        self.tool.is_none_or(|t| t == tool)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -226,9 +266,16 @@ impl Gate {
     /// one), the shell start-up files, `~/.ssh` and Decode's own folders. The
     /// names of [`protected_anywhere`] come on top, wherever they stand.
     pub fn protected_paths(&self) -> Vec<ProtectedPath> {
+        // The home folder outside its caches and the system folders are
+        // read-only in the sandbox as a whole: their entries here are for the
+        // gate (and a system folder must never be made to protect it).
         let mut out: Vec<ProtectedPath> = self
             .protected
             .iter()
+            .filter(|p| {
+                p.kind != ProtectedKind::HomeConfig
+                    && !SYSTEM_DIRS.iter().any(|d| p.path.starts_with(d))
+            })
             .map(|p| ProtectedPath {
                 path: p.path.clone(),
                 dir: p.dir,
@@ -380,17 +427,45 @@ impl Gate {
         self.decide_with(call, mode, None, true)
     }
 
+    /// Whether the agent offers `call`'s tool (for an MCP tool: one of its `mcp__…`
+    /// patterns covers the name).
+    fn offers(&self, call: &Call) -> bool {
+        match (call.tool, &call.mcp) {
+            (Tool::Mcp, Some(name)) => self.mcp_offered.iter().any(|p| p.matches(name)),
+            (Tool::Mcp, None) => false,
+            (tool, _) => self.agent.tools.contains(&tool),
+        }
+    }
+
+    /// Whether the person marked the MCP tool `name` read-only in their own settings.
+    pub fn mcp_marked_read_only(&self, name: &crate::mcp::McpName) -> bool {
+        self.mcp_read_only.iter().any(|p| p.matches(name))
+    }
+
+    /// Whether the active agent offers the MCP tool `name` to the model.
+    pub fn offers_mcp(&self, name: &crate::mcp::McpName) -> bool {
+        self.mcp_offered.iter().any(|p| p.matches(name))
+    }
+
     fn decide_with(&self, call: &Call, mode: Mode, cwd: Option<&Path>, offered: bool) -> Decision {
         let mut run = Run::new();
         let tool = call.tool;
-        if !offered && !self.agent.tools.contains(&tool) {
+        if tool == Tool::Net {
             run.step(
                 Stage::NotOffered,
-                format!("{tool} is not in agent {}'s tools", self.agent.name),
+                "a network destination: judged for every connection, whatever the agent",
+            );
+            return self.decide_net(call, mode, run);
+        }
+        if !offered && !self.offers(call) {
+            let name = call.tool_name();
+            run.step(
+                Stage::NotOffered,
+                format!("{name} is not in agent {}'s tools", self.agent.name),
             );
             return run.finish(
                 Verdict::Deny,
-                format!("`{tool}` is not available to agent {}", self.agent.name),
+                format!("`{name}` is not available to agent {}", self.agent.name),
                 true,
                 None,
                 Vec::new(),
@@ -411,12 +486,44 @@ impl Gate {
                     Vec::new(),
                 )
             }
-            _ => match tool {
-                Tool::Bash => self.decide_bash(call, mode, run, cwd),
-                Tool::WebFetch | Tool::TodoWrite => self.decide_text(call, mode, run),
-                _ => self.decide_path(call, mode, run),
-            },
+            _ => {
+                let d = match tool {
+                    Tool::Bash => self.decide_bash(call, mode, run, cwd),
+                    Tool::Mcp => self.decide_mcp(call, mode, run),
+                    Tool::WebFetch | Tool::TodoWrite => self.decide_text(call, mode, run),
+                    _ => self.decide_path(call, mode, run),
+                };
+                self.unless_broken_rule(tool, d)
+            }
         }
+    }
+
+    /// An allow stands only when no deny or ask rule that failed to parse
+    /// could cover the call: such a rule makes it ask (fail closed).
+    fn unless_broken_rule(&self, tool: Tool, mut d: Decision) -> Decision {
+        if d.verdict != Verdict::Allow {
+            return d;
+        }
+        let Some(b) = self.broken_rules.iter().find(|b| b.covers(tool)) else {
+            return d;
+        };
+        let list = match b.list {
+            RuleList::Deny => "deny",
+            _ => "ask",
+        };
+        let why = format!(
+            "the {list} rule `{}` in {} does not parse ({}): calls it could cover ask until it is fixed",
+            b.text, b.source, b.message
+        );
+        d.trace.push(TraceStep {
+            stage: Stage::AskRules,
+            result: why.clone(),
+        });
+        d.verdict = Verdict::Ask;
+        d.reason = why;
+        d.capped = true;
+        d.always_allow_rules.clear();
+        d
     }
 }
 

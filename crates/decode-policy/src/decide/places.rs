@@ -43,9 +43,13 @@ impl Gate {
     /// Whether the glob path `g` can name a protected path or a folder of
     /// permission files.
     pub(super) fn glob_protected(&self, g: &Path, dotglob: bool) -> Option<&'static str> {
+        // A system folder of Decode's is root-owned: a glob from the root
+        // (`ls /*/*/*`) reaches it only with privileges, which ask anyway;
+        // it counts when named.
         if let Some(e) = self
             .protected
             .iter()
+            .filter(|e| !SYSTEM_DIRS.iter().any(|d| e.path.starts_with(d)))
             .find(|e| glob_can_name(g, &e.path, e.dir, dotglob))
         {
             return Some(e.kind.label());

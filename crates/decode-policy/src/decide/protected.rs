@@ -2,7 +2,10 @@
 //! wherever they stand (`.git`, `.vscode`, `.idea`, `.envrc`), and whether a glob
 //! can name one.
 
-use super::*;
+use std::path::{Path, PathBuf};
+
+pub use crate::protected_names::ProtectedKind;
+use crate::protected_names::{name_is, AnyDepth, ANY_DEPTH};
 
 /// Whether a glob component (bash rules: `*` does not match a leading dot
 /// unless the pattern starts with one) can match `name`.
@@ -50,44 +53,6 @@ pub struct ProtectedPath {
     pub kind: ProtectedKind,
 }
 
-/// What a protected path is; [`ProtectedKind::label`] says it in messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ProtectedKind {
-    /// `.decode/settings.json`.
-    PermissionFile,
-    /// `.decode/agents`, `.claude/agents`.
-    AgentDefinitions,
-    /// `.decode` and `.claude` themselves: not protected as a whole, but
-    /// swapping one (a rename, a link) would swap the files read from it.
-    PermissionFolder,
-    /// A `.git` folder (or the project's git folder found upwards).
-    GitInternals,
-    /// `~/.bashrc`, `~/.profile`, …
-    ShellStartup,
-    /// `~/.ssh`.
-    Ssh,
-    /// Decode's config and data folders.
-    AppDirs,
-    /// `.vscode`, `.idea`, `.envrc`: files other tools run on their own.
-    RunByOtherTools,
-}
-
-impl ProtectedKind {
-    /// What it is, for messages ("the project's permission file").
-    pub fn label(self) -> &'static str {
-        match self {
-            ProtectedKind::PermissionFile => "the project's permission file",
-            ProtectedKind::AgentDefinitions => "the project's agent definitions",
-            ProtectedKind::PermissionFolder => "a folder of permission files",
-            ProtectedKind::GitInternals => "git internals",
-            ProtectedKind::ShellStartup => "a shell start-up file",
-            ProtectedKind::Ssh => "~/.ssh",
-            ProtectedKind::AppDirs => "Decode's own settings and trust store",
-            ProtectedKind::RunByOtherTools => "a file other tools run on their own",
-        }
-    }
-}
-
 impl ProtectedPath {
     /// What it is, for messages.
     pub fn label(&self) -> &'static str {
@@ -95,15 +60,18 @@ impl ProtectedPath {
     }
 }
 
-/// What a file or folder name is protected as wherever it stands, if it is:
-/// `.git` (a repository's internals), `.vscode`, `.idea` and `.envrc` (files other
-/// tools run on their own).
+/// What a file or folder name is protected as wherever it stands, on its
+/// own, as the sandbox's scan of the project reads it: `.git` (a
+/// repository's internals), `.vscode`, `.idea` and `.envrc` (files other
+/// tools run on their own). Permission files at any depth are the gate's
+/// ([`ANY_DEPTH`]); the sandbox protects the project's own file by file.
 pub fn protected_anywhere(name: &std::ffi::OsStr) -> Option<ProtectedKind> {
-    match name.as_encoded_bytes() {
-        b".git" => Some(ProtectedKind::GitInternals),
-        b".vscode" | b".idea" | b".envrc" => Some(ProtectedKind::RunByOtherTools),
-        _ => None,
-    }
+    let name = name.to_str()?;
+    ANY_DEPTH
+        .iter()
+        .filter(|e| e.kind != ProtectedKind::PermissionFile)
+        .find(|e| e.names.len() == 1 && e.names[0] == name)
+        .map(|e| e.kind)
 }
 
 /// The links directly inside `dir`: an agent file that is a link is read from
@@ -120,53 +88,62 @@ pub(super) fn linked_entries(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Names protected wherever they stand: `.git` internals of any repository,
-/// and files other tools run on their own.
+/// Whether the components `comps` hold the entry `e` in a row, ending at
+/// the last component (or anywhere, for a folder entry); `is` compares a
+/// component with one of the entry's names.
+fn holds(comps: &[String], e: &AnyDepth, is: impl Fn(&str, &str) -> bool) -> bool {
+    let n = e.names.len();
+    if comps.len() < n {
+        return false;
+    }
+    (0..=comps.len() - n).any(|k| {
+        (e.beneath || k + n == comps.len())
+            && e.names.iter().zip(&comps[k..k + n]).all(|(p, c)| is(p, c))
+    })
+}
+
+fn components(p: &Path) -> Vec<String> {
+    p.components()
+        .filter(|c| matches!(c, std::path::Component::Normal(_)))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Names protected wherever they stand ([`ANY_DEPTH`]): `.git` internals of
+/// any repository, every project's permission files, and files other tools
+/// run on their own. `.git` wins over the others (its hooks run code).
 pub(super) fn anywhere_label(p: &Path) -> Option<&'static str> {
-    let mut label = None;
-    for c in p.components() {
-        let name = c.as_os_str();
-        // `.envrc` is a file: only as the last name.
-        if name == ".envrc" {
-            continue;
-        }
-        match protected_anywhere(name) {
-            Some(l) if name == ".git" => label = Some(l),
-            Some(l) => label = label.or(Some(l)),
-            None => {}
-        }
-    }
-    if label.is_none() {
-        label = p
-            .file_name()
-            .filter(|n| *n == ".envrc")
-            .and_then(protected_anywhere);
-    }
-    label.map(ProtectedKind::label)
+    let comps = components(p);
+    let mut found = ANY_DEPTH.iter().filter(|e| holds(&comps, e, name_is));
+    let first = found.next()?;
+    let kind = std::iter::once(first)
+        .chain(found)
+        .find(|e| e.kind == ProtectedKind::GitInternals)
+        .unwrap_or(first)
+        .kind;
+    Some(kind.label())
 }
 
 /// Whether a glob path can name something [`anywhere_label`] protects.
 pub(super) fn glob_anywhere(g: &Path, dotglob: bool) -> Option<&'static str> {
-    let comps: Vec<String> = g
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    let last = comps.len().saturating_sub(1);
-    for (k, c) in comps.iter().enumerate() {
+    let comps = components(g);
+    let can = |pattern: &str, c: &str| -> bool {
         if !c.contains(['*', '?', '[']) {
-            continue;
+            return name_is(pattern, c);
         }
-        if component_matches(c, ".git", dotglob) {
-            return Some(ProtectedKind::GitInternals.label());
+        match pattern.split_once('*') {
+            // A name with a `*` of its own: the glob meets one of its
+            // ordinary spellings.
+            Some((head, tail)) => [format!("{head}{tail}"), format!("{head}.local{tail}")]
+                .iter()
+                .any(|n| component_matches(c, n, dotglob)),
+            None => component_matches(c, pattern, dotglob),
         }
-        if component_matches(c, ".vscode", dotglob)
-            || component_matches(c, ".idea", dotglob)
-            || (k == last && component_matches(c, ".envrc", dotglob))
-        {
-            return Some(ProtectedKind::RunByOtherTools.label());
-        }
-    }
-    None
+    };
+    ANY_DEPTH
+        .iter()
+        .find(|e| holds(&comps, e, can))
+        .map(|e| e.kind.label())
 }
 
 /// Whether the glob path `pattern` (absolute, lexically folded) can name

@@ -1,8 +1,8 @@
 //! The stages for the tools whose subject is text, not a path (`web_fetch`'s
 //! URL, `todo_write`).
 
-use super::urls::{url_host, url_loose_forms, url_normal};
 use super::*;
+use crate::urls::{url_host, url_loose_forms, url_normal};
 
 impl Gate {
     pub(super) fn decide_text(&self, call: &Call, mode: Mode, mut run: Run) -> Decision {
@@ -41,6 +41,13 @@ impl Gate {
                         url_loose_forms(subject)
                             .iter()
                             .find_map(|n| self.index.match_url(list, n, host.as_deref()))
+                    })
+                    .or_else(|| {
+                        // The addresses the host resolved to (`net(domain:ADDR)`).
+                        call.addrs.iter().find_map(|a| {
+                            self.index
+                                .match_host(list, &crate::net::normal_ip(*a), false)
+                        })
                     })
             } else {
                 self.index.match_text(list, tool, subject)
@@ -84,6 +91,31 @@ impl Gate {
                 false,
                 Some(Origin::Bypass),
                 Vec::new(),
+            );
+        }
+        if let Some(hit) = host
+            .as_deref()
+            .and_then(|h| self.private_hit(h, &call.addrs))
+        {
+            let h = host.as_deref().unwrap_or_default();
+            if let Some(f) = run.frags.get_mut(0) {
+                f.cap = Some(CapKind::Network);
+            }
+            run.step(
+                Stage::Caps,
+                format!("network: {} is a {} address", hit.what, hit.kind),
+            );
+            return run.finish(
+                Verdict::Ask,
+                format!(
+                    "web_fetch of {}: {} is a {} address; no rule names it",
+                    quote(subject),
+                    hit.what,
+                    hit.kind
+                ),
+                false,
+                None,
+                vec![format!("net(domain:{})", escape_glob(h))],
             );
         }
         let auto = mode == Mode::Auto;

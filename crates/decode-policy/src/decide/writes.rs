@@ -160,6 +160,12 @@ impl Gate {
         // wrapper whose command xargs or find fills in (`echo rm -rf /home |
         // xargs env`).
         let unknown_program = f.program_unknown() || f.command_filled;
+        if f.git_elsewhere && crate::programs::git_tree_sub(&f.core) == Some("clean") {
+            return Some(format!(
+                "{} cleans a work tree the environment names (GIT_WORK_TREE, GIT_DIR; it may be a critical folder): asks every time",
+                quote(&f.text)
+            ));
+        }
         if let Some(roots) = &f.find_roots {
             let name = f.core.first().map(String::as_str);
             let removes = (name == Some("find") && f.core.iter().any(|a| a == "-delete"))
@@ -243,7 +249,7 @@ impl Gate {
             }
             let mut as_rm = f.core.clone();
             as_rm[0] = "rm".to_string();
-            for t in caps::removal_targets(&as_rm) {
+            for t in crate::programs::removal_targets(&as_rm) {
                 if let Some(r) = self.critical_target(f, t) {
                     return Some(r);
                 }
@@ -261,7 +267,7 @@ impl Gate {
                 quote(&f.text)
             ));
         }
-        for t0 in caps::removal_targets(&f.core) {
+        for t0 in crate::programs::removal_targets(&f.core) {
             let alts = if t0.contains('{') {
                 shell::brace_expand(t0, 64)
             } else {
@@ -353,6 +359,14 @@ impl Gate {
     }
 
     pub(super) fn never_auto(&self, f: &Fragment, infos: &[PathInfo]) -> Option<String> {
+        if f.git_elsewhere {
+            if let Some(sub) = crate::programs::git_tree_sub(&f.core) {
+                return Some(format!(
+                    "{} (`git {sub}`) writes a work tree the environment names (GIT_WORK_TREE, GIT_DIR), which may hold protected files: never automatic",
+                    quote(&f.text)
+                ));
+            }
+        }
         for p in infos {
             if p.dynamic && paths::mentions_protected_name(&p.raw) {
                 return Some(format!(
@@ -457,10 +471,10 @@ impl Gate {
         if let Some(why) = self.unplaceable_write(f) {
             return Some(why);
         }
-        if let Some(why) = caps::git_config_write(&f.core) {
+        if let Some(why) = crate::programs::git_config_write(&f.core) {
             return Some(format!("{} {why}: never automatic", quote(&f.text)));
         }
-        if let Some(what) = caps::container_removal(&f.core) {
+        if let Some(what) = crate::programs::container_removal(&f.core) {
             return Some(format!("{what}: never automatic"));
         }
         None

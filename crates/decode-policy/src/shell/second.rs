@@ -712,8 +712,8 @@ fn ts_walk<'t>(
                 push_children(&mut stack, true);
                 // Substitutions tree-sitter left as text (as the walker finds them).
                 if nest < 8 {
-                    for inner in super::find_substitutions(text, &parsed) {
-                        if let Some(tree) = super::parse_tree(&inner) {
+                    for inner in super::parse::find_substitutions(text, &parsed) {
+                        if let Some(tree) = super::parse::parse_tree(&inner) {
                             ts_walk(tree.root_node(), &inner, out, true, nest + 1);
                         }
                     }
@@ -721,81 +721,8 @@ fn ts_walk<'t>(
                 continue;
             }
             "command" => {
-                if let Some(name) = node.child_by_field_name("name") {
-                    let raw = src.get(name.byte_range()).unwrap_or("");
-                    // The end of its last word (not of a redirection).
-                    let mut c2 = node.walk();
-                    let last = node
-                        .children(&mut c2)
-                        .enumerate()
-                        .filter(|(k, _)| {
-                            matches!(
-                                node.field_name_for_child(*k as u32),
-                                Some("argument" | "name")
-                            )
-                        })
-                        .map(|(_, c)| c)
-                        .last();
-                    let end = match last {
-                        Some(l) if l.kind() == "process_substitution" => None,
-                        Some(l) if !blind => Some(l.end_byte()),
-                        _ => None,
-                    };
-                    let mut c3 = node.walk();
-                    let kids: Vec<(tree_sitter::Node<'t>, Option<&str>)> = node
-                        .children(&mut c3)
-                        .enumerate()
-                        .map(|(k, c)| (c, node.field_name_for_child(k as u32)))
-                        .collect();
-                    let count = (0..kids.len())
-                        .filter(|&k| {
-                            matches!(kids[k].1, Some("argument" | "name"))
-                                && !super::translation_mark(&kids, k)
-                        })
-                        .count();
-                    let starts: Option<Vec<usize>> = (!blind).then(|| {
-                        let mut v = Vec::new();
-                        let mut mark: Option<usize> = None;
-                        for k in 0..kids.len() {
-                            if kids[k].1 != Some("argument") {
-                                continue;
-                            }
-                            if super::translation_mark(&kids, k) {
-                                // `$"…"` starts at its `$`.
-                                mark = Some(kids[k].0.start_byte());
-                                continue;
-                            }
-                            v.push(mark.take().unwrap_or(kids[k].0.start_byte()));
-                        }
-                        v
-                    });
-                    if raw == "time" {
-                        // `time` is a keyword to bash: the head is what it times.
-                        let mut cursor = node.walk();
-                        let next = node
-                            .children_by_field_name("argument", &mut cursor)
-                            .find(|a| {
-                                let t = src.get(a.byte_range()).unwrap_or("");
-                                t != "-p" && t != "--"
-                            });
-                        if let Some(a) = next {
-                            out.push(Head {
-                                start: (!blind).then_some(a.start_byte()),
-                                word: src.get(a.byte_range()).unwrap_or("").to_string(),
-                                end,
-                                words: None,
-                                starts: None,
-                            });
-                        }
-                    } else {
-                        out.push(Head {
-                            start: (!blind).then_some(name.start_byte()),
-                            word: raw.to_string(),
-                            end,
-                            words: (!blind).then_some(count),
-                            starts,
-                        });
-                    }
+                if let Some(h) = command_head(node, src, blind) {
+                    out.push(h);
                 }
             }
             "declaration_command" | "unset_command" => {
@@ -822,6 +749,78 @@ fn ts_walk<'t>(
         }
         push_children(&mut stack, blind);
     }
+}
+
+/// The head tree-sitter reads for a `command` node: its command word (what
+/// `time` times, for the keyword), where it starts, its word count and each
+/// argument's start, and where its last word ends (`blind`: inside text
+/// re-read from a here-document, where positions do not count).
+fn command_head<'t>(node: tree_sitter::Node<'t>, src: &str, blind: bool) -> Option<Head> {
+    if let Some(name) = node.child_by_field_name("name") {
+        let raw = src.get(name.byte_range()).unwrap_or("");
+        let kids = super::parse::fielded_children(node);
+        // The end of its last word (not of a redirection).
+        let last = kids
+            .iter()
+            .rev()
+            .find(|(_, f)| matches!(f, Some("argument" | "name")))
+            .map(|&(c, _)| c);
+        let end = match last {
+            Some(l) if l.kind() == "process_substitution" => None,
+            Some(l) if !blind => Some(l.end_byte()),
+            _ => None,
+        };
+        let count = (0..kids.len())
+            .filter(|&k| {
+                matches!(kids[k].1, Some("argument" | "name"))
+                    && !super::parse::translation_mark(&kids, k)
+            })
+            .count();
+        let starts: Option<Vec<usize>> = (!blind).then(|| {
+            let mut v = Vec::new();
+            let mut mark: Option<usize> = None;
+            for k in 0..kids.len() {
+                if kids[k].1 != Some("argument") {
+                    continue;
+                }
+                if super::parse::translation_mark(&kids, k) {
+                    // `$"…"` starts at its `$`.
+                    mark = Some(kids[k].0.start_byte());
+                    continue;
+                }
+                v.push(mark.take().unwrap_or(kids[k].0.start_byte()));
+            }
+            v
+        });
+        if raw == "time" {
+            // `time` is a keyword to bash: the head is what it times.
+            let mut cursor = node.walk();
+            let next = node
+                .children_by_field_name("argument", &mut cursor)
+                .find(|a| {
+                    let t = src.get(a.byte_range()).unwrap_or("");
+                    t != "-p" && t != "--"
+                });
+            if let Some(a) = next {
+                return Some(Head {
+                    start: (!blind).then_some(a.start_byte()),
+                    word: src.get(a.byte_range()).unwrap_or("").to_string(),
+                    end,
+                    words: None,
+                    starts: None,
+                });
+            }
+        } else {
+            return Some(Head {
+                start: (!blind).then_some(name.start_byte()),
+                word: raw.to_string(),
+                end,
+                words: (!blind).then_some(count),
+                starts,
+            });
+        }
+    }
+    None
 }
 
 /// Whether two readings found the same simple commands.
@@ -874,7 +873,7 @@ mod tests {
     use super::*;
 
     fn both(src: &str) -> (Vec<Head>, Vec<Head>) {
-        let tree = super::super::parse_tree(src).expect("tree");
+        let tree = super::super::parse::parse_tree(src).expect("tree");
         let ts = ts_heads(tree.root_node(), src);
         let b = read(src).map(|r| r.heads).unwrap_or_default();
         (ts, b)

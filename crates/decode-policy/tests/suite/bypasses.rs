@@ -249,6 +249,7 @@ fn b08_untrusted_repository_grants_itself_nothing() {
         i.additional_directories = strings(&["/", "~"]);
         i.agent = AgentPolicy {
             name: "evil".into(),
+            mcp_tools: Vec::new(),
             tools: Tool::ALL.to_vec(),
             rules: decode_policy::RuleLists {
                 allow: strings(&["bash(*)", "edit(**)"]),

@@ -3,11 +3,16 @@
 mod bypasses;
 mod enclosing;
 mod invariants;
+mod layout;
 mod levels;
+mod mcp;
+mod net;
 mod options;
 mod oracle;
+mod protected;
 mod review2;
 mod round2;
 mod round3;
 mod round4;
+mod round5;
 mod spec;

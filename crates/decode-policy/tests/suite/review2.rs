@@ -336,7 +336,12 @@ fn r08_sed_w_files_and_git_configuration_writes() {
             ("auto", "bash", "sed 's/a/b/gw .envrc' x", NA),
             ("auto", "bash", "sed -e 'w .git/config' x", NA),
             ("auto", "bash", "sed -n '1w .envrc' x", NA),
-            ("auto", "bash", "sed -f script.sed x", NA),
+            (
+                "auto",
+                "bash",
+                "sed -f script.sed x",
+                "ask:sed script is read from a file",
+            ),
             ("auto", "bash", "git config --global alias.p push", NA),
             (
                 "auto",

@@ -121,6 +121,7 @@ fn s1_control_tools_never_gated_and_not_offered() {
     let g = p.gate_with(|i| {
         i.agent = AgentPolicy {
             name: "explore".into(),
+            mcp_tools: Vec::new(),
             tools: vec![
                 Tool::Read,
                 Tool::Glob,
@@ -481,6 +482,7 @@ fn s3_trust() {
     // A project agent's allow rules are ignored while untrusted; deny and ask apply.
     let agent = |from_project| AgentPolicy {
         name: "helper".into(),
+        mcp_tools: Vec::new(),
         tools: Tool::ALL.to_vec(),
         rules: decode_policy::RuleLists {
             allow: strings(&["bash(git *)"]),
@@ -1125,8 +1127,10 @@ fn s5_cap_never_automatic_files() {
             "cd .git && echo x > hooks/pre-commit",
             "ask:never automatic",
         ),
+        // Everything under `.decode/` is a permission file (settings, local
+        // settings, agents, MCP servers, and what a later Decode reads there).
+        ("auto", "write", ".decode/notes.md", "ask:never automatic"),
         // Reading or editing ordinary files stays automatic.
-        ("auto", "write", ".decode/notes.md", "allow"),
         ("auto", "write", "src/git.rs", "allow"),
         ("auto", "bash", "git status", "allow"),
         ("edit", "write", "src/.gitignore", "allow"),
@@ -1550,4 +1554,55 @@ fn s5_decision_serialises() {
     assert!(!d.reason.contains('\n'));
     let d = decide(&g, "bash", "git status", "default");
     assert_eq!(serde_json::to_value(&d).unwrap()["origin"], "rule");
+}
+
+/// A deny or ask rule that does not parse is reported (a warning naming
+/// it and its source) and not dropped: the calls it could cover ask, in
+/// every mode, naming the rule; other tools' calls and the other rules'
+/// verdicts are unchanged. A broken allow rule only allows nothing.
+#[test]
+fn s3_unparsable_deny_and_ask_rules_fail_closed() {
+    let p = Proj::new();
+    let mut input = p.input();
+    input.project_rules.deny = vec!["bash(curl [".into(), "read(.env)".into()];
+    input.project_rules.ask = vec!["web_fetch(domain:)".into()];
+    input.project_rules.allow = vec!["bash(ls (".into()];
+    let (g, warnings) = Gate::new(input);
+    let named: Vec<&str> = warnings.iter().map(|w| w.rule.as_str()).collect();
+    for r in ["bash(curl [", "bash(ls ("] {
+        assert!(named.contains(&r), "{r} not reported: {warnings:?}");
+    }
+    let mut cases = Vec::new();
+    for mode in ["default", "edit", "auto", "bypass"] {
+        cases.push((mode, "bash", "ls", "ask"));
+        cases.push((mode, "read", "README.md", "allow"));
+        cases.push((mode, "read", ".env", "deny"));
+    }
+    for mode in ["auto", "bypass"] {
+        cases.push((mode, "bash", "ls", "ask:bash(curl ["));
+        cases.push((mode, "bash", "git status", "ask:does not parse"));
+        cases.push((
+            mode,
+            "web_fetch",
+            "https://example.com/",
+            "ask:does not parse",
+        ));
+    }
+    // Plan mode's deny stands.
+    cases.push(("plan", "bash", "ls", "deny"));
+    run(&p, &g, &cases);
+    // A rule whose tool cannot be read could cover any call.
+    let mut input = p.input();
+    input.project_rules.deny = vec!["Bsh(rm *)".into()];
+    let (g, warnings) = Gate::new(input);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    run(
+        &p,
+        &g,
+        &[
+            ("auto", "bash", "ls", "ask:Bsh(rm *)"),
+            ("auto", "write", "src/x.rs", "ask:Bsh(rm *)"),
+            ("bypass", "read", "README.md", "ask:does not parse"),
+        ],
+    );
 }

@@ -6,8 +6,8 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 /** A permission mode, in Shift+Tab order (from the gate's `Mode::ALL`). */
 export type Mode = "default" | "edit" | "plan" | "auto" | "bypass";
 
-/** A tool's canonical name (from the gate's `Tool::ALL`). */
-export type Tool = "read" | "glob" | "grep" | "web_fetch" | "todo_write" | "write" | "edit" | "bash" | "ask_user" | "enter_plan_mode" | "exit_plan_mode" | "sleep";
+/** A tool's canonical name (from the gate's `Tool::ALL`, and `mcp` for an MCP tool). */
+export type Tool = "read" | "glob" | "grep" | "web_fetch" | "todo_write" | "write" | "edit" | "bash" | "ask_user" | "enter_plan_mode" | "exit_plan_mode" | "sleep" | "mcp";
 
 /** The gate's answer for one call. */
 export type Verdict = "allow" | "ask" | "deny";
@@ -19,7 +19,7 @@ export type Origin = "rule" | "mode" | "wildcard" | "bypass";
 export type Stage = "not_offered" | "control" | "path_limit" | "deny_rules" | "plan" | "opaque" | "ask_rules" | "bypass" | "allow_rules" | "mode" | "caps" | "hooks";
 
 /** Which cap turned an allow candidate into an ask. */
-export type CapKind = "critical removal" | "never automatic" | "external effects" | "path scope";
+export type CapKind = "critical removal" | "never automatic" | "external effects" | "path scope" | "network";
 
 /**
  * One stage the decision went through (mirror of `decode_policy::TraceStep`).
@@ -148,7 +148,7 @@ export type ProgressStream = "stdout" | "stderr" | "note";
  * Everything the loop reports. Serialises as `{"type": "text_delta", …}` (snake_case
  * type names); the `--json` output of `decode run` and the transcripts are these.
  */
-export type LoopEvent = { "type": "user_prompt", text: string, } | { "type": "turn_start", turn: number, agent: string, mode: Mode, model: string, } | { "type": "text_delta", text: string, } | { "type": "assistant_message", text: string, tool_calls: Array<ToolCall>, } | { "type": "tool_call_started", id: string, name: string, input: JsonValue, decision?: Decision, } | { "type": "tool_progress", id: string, stream: ProgressStream, text: string, } | { "type": "tool_result", id: string, name: string, 
+export type LoopEvent = { "type": "user_prompt", text: string, } | { "type": "turn_start", turn: number, agent: string, mode: Mode, model: string, } | { "type": "text_delta", text: string, } | { "type": "assistant_message", text: string, tool_calls: Array<ToolCall>, } | { "type": "tool_call_started", id: string, name: string, input: JsonValue, decision?: Decision, } | { "type": "tool_image", id: string, mime_type: string, data: string, } | { "type": "tool_progress", id: string, stream: ProgressStream, text: string, } | { "type": "tool_result", id: string, name: string, 
 /**
  * What the model reads.
  */
@@ -181,7 +181,19 @@ edited_command?: string,
  * Bash: whether the command ran in the sandbox (false: the person approved
  * it, or this machine has no sandbox).
  */
-sandboxed?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_end", turn: number, stop_reason?: StopReason, usage?: Usage, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "done", outcome: Outcome, turns: number, };
+sandboxed?: boolean, 
+/**
+ * Bash: the command's exit code, when it ran to its end.
+ */
+exit_code?: number, 
+/**
+ * How long the tool ran (not the time spent waiting for an answer).
+ */
+duration_ms?: number, 
+/**
+ * The run was stopped while this call ran or before it started.
+ */
+stopped?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_end", turn: number, stop_reason?: StopReason, usage?: Usage, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "done", outcome: Outcome, turns: number, };
 
 /**
  * A loop event on its way to the window, stamped with the wall-clock time (Unix
@@ -189,6 +201,32 @@ sandboxed?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_e
  * token-to-paint latency against it.
  */
 export type StreamEvent = { at_ms: number, event: LoopEvent, };
+
+/**
+ * The MCP tool a permission ask is about (docs/mcp.md). Every text is the server's
+ * and is shown as text (escaped), never as HTML.
+ */
+export type McpCallInfo = { 
+/**
+ * `mcp__SERVER__TOOL`, as rules name it.
+ */
+name: string, 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The server's own name for the tool.
+ */
+tool: string, 
+/**
+ * The server's title for it.
+ */
+title?: string, 
+/**
+ * What the server says: that the tool only reads. Shown, never trusted.
+ */
+read_only_hint?: boolean, };
 
 /**
  * Which bound of the sandbox a command hit (docs/sandbox.md).
@@ -226,6 +264,11 @@ export type DecisionRequest = { "kind": "permission", tool: Tool,
  */
 subject: string, 
 /**
+ * What the agent said it wants to do: the call's `description`, else the
+ * last sentence it wrote before the call (the model's words, shown as text).
+ */
+intent?: string, 
+/**
  * The tool's input, for display.
  */
 input: JsonValue, 
@@ -249,7 +292,11 @@ suggested_rules?: Array<string>,
 /**
  * The person edited this command in an earlier ask; it is judged again.
  */
-edited?: boolean, } | { "kind": "question", question: string, 
+edited?: boolean, 
+/**
+ * An MCP tool (`tool` is `mcp`): which one, and what its server claims.
+ */
+mcp?: McpCallInfo, } | { "kind": "question", question: string, 
 /**
  * Suggested answers; the person may also type their own.
  */
@@ -615,6 +662,63 @@ pending: Array<PendingDecision>, };
 export type CallCheck = { decision: Decision, text: string, };
 
 /**
+ * One tool of an MCP server in the settings list.
+ */
+export type McpToolView = { 
+/**
+ * `mcp__SERVER__TOOL`, as rules name it.
+ */
+name: string, title?: string, 
+/**
+ * What the server claims: that it only reads. Shown, never trusted.
+ */
+read_only_hint?: boolean, 
+/**
+ * The person marked it read-only in their own settings.
+ */
+marked_read_only: boolean, 
+/**
+ * The active agent offers it to the model.
+ */
+offered: boolean, };
+
+/**
+ * An MCP server in the settings list (docs/mcp.md): the window's `mcp-server` element,
+ * its `data-status` the status. Every text is the config's or the server's, shown as
+ * text.
+ */
+export type McpServerView = { name: string, 
+/**
+ * `user` (the person's own file) or `project`.
+ */
+scope: string, 
+/**
+ * The file it is configured in.
+ */
+file: string, 
+/**
+ * What runs, or the URL (escaped).
+ */
+command_line: string, 
+/**
+ * `stopped`, `starting`, `ready`, `failed`, `disabled`, `untrusted`,
+ * `needs_approval` or `refused`.
+ */
+status: string, 
+/**
+ * Why it failed or waits, and what to do.
+ */
+detail?: string, 
+/**
+ * How many times it was restarted after a failure.
+ */
+restarts: number, 
+/**
+ * A stdio server: whether it runs in the sandbox.
+ */
+sandboxed?: boolean, tools: Array<McpToolView>, };
+
+/**
  * One saved session of this project.
  */
 export type SessionSummary = { id: string, 
@@ -647,3 +751,150 @@ export type SessionView = { id: string, events: Array<LoopEvent>,
  * Where reading stopped and why (a corrupt or truncated transcript).
  */
 warnings: Array<string>, };
+
+/**
+ * Which turns to undo: one turn of a session ("Undo this turn"), or that turn and
+ * every later turn of the same session ("Restore to here": the project's files go
+ * back to how they were when the turn's prompt was sent).
+ */
+export type UndoScope = { 
+/**
+ * The session id.
+ */
+session: string, 
+/**
+ * The turn: the number of the person's prompt in the session, from 1.
+ */
+turn: number, 
+/**
+ * Also every later turn of the session.
+ */
+later_turns: boolean, };
+
+/**
+ * A turn of a session that changed files.
+ */
+export type TurnCheckpoint = { session: string, turn: number, 
+/**
+ * The first line of the person's prompt.
+ */
+prompt: string, 
+/**
+ * Unix milliseconds of the turn's first recorded change.
+ */
+started: number, 
+/**
+ * How many files and folders it changed.
+ */
+files: number, 
+/**
+ * Unix milliseconds of its undo, once undone.
+ */
+undone: number | null, 
+/**
+ * Changes the recording could not see (a checkpoint that failed): the undo of
+ * this turn may be incomplete.
+ */
+problems: Array<string>, };
+
+/**
+ * What a turn did to one path.
+ */
+export type FileChange = "created" | "modified" | "mode_changed" | "deleted" | "type_changed";
+
+/**
+ * What a path is (before the turn, or after it when the turn created it).
+ */
+export type EntryKind = "file" | "link" | "folder";
+
+/**
+ * Why a file is not put back without the person's say.
+ */
+export type ConflictReason = "changed_since" | "changed_between_turns" | "unreadable";
+
+/**
+ * A file that undo keeps as it is unless the person chooses to restore it anyway.
+ */
+export type UndoConflict = { reason: ConflictReason, 
+/**
+ * One sentence for the person.
+ */
+detail: string, 
+/**
+ * What changed since the turn: the diff from what the turn left to what is
+ * there now (none for a binary file, a link or a folder).
+ */
+diff: string | null, };
+
+/**
+ * One path an undo would put back.
+ */
+export type UndoFile = { 
+/**
+ * Relative to the project root.
+ */
+path: string, change: FileChange, kind: EntryKind, 
+/**
+ * The turns that changed it.
+ */
+turns: Array<number>, 
+/**
+ * The file's contents are binary: no text diff.
+ */
+binary: boolean, 
+/**
+ * What the turns did to it: the diff from before the first turn to after the
+ * last (what undo takes back). None for binary files, links and folders.
+ */
+diff: string | null, 
+/**
+ * The file is already as it was before the turns: nothing to do.
+ */
+already_restored: boolean, 
+/**
+ * Kept as it is unless the person chooses to restore it anyway.
+ */
+conflict: UndoConflict | null, };
+
+/**
+ * What undoing a scope would do, before anything is changed.
+ */
+export type UndoPlan = { scope: UndoScope, 
+/**
+ * The turns undone (already undone ones are left out).
+ */
+turns: Array<number>, files: Array<UndoFile>, 
+/**
+ * How many of the files are conflicts.
+ */
+conflicts: number, 
+/**
+ * What the recording of these turns could not see (their undo may be incomplete).
+ */
+problems: Array<string>, };
+
+/**
+ * A path undo could not put back.
+ */
+export type UndoFailure = { path: string, error: string, };
+
+/**
+ * What an undo did.
+ */
+export type UndoReport = { scope: UndoScope, turns: Array<number>, 
+/**
+ * Put back as they were before the turns (contents, mode, link target).
+ */
+restored: Array<string>, 
+/**
+ * Created by the turns, removed.
+ */
+removed: Array<string>, 
+/**
+ * Conflicts kept as they are (the person did not choose to restore them).
+ */
+kept: Array<string>, 
+/**
+ * Already as they were before the turns.
+ */
+unchanged: Array<string>, failed: Array<UndoFailure>, };

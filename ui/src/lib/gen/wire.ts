@@ -40,6 +40,8 @@ export interface Commands {
   set_settings_list: { args: { key: P.SettingsList; values: Array<string> }; result: P.ProjectRules };
   test_call: { args: { text: string }; result: P.CallCheck };
   drop_session_rule: { args: { rule: string }; result: boolean };
+  /** The project's MCP servers: status, tools, what each tool claims. */
+  mcp_servers: { args: null; result: Array<P.McpServerView> };
   provider_settings: { args: null; result: P.ProviderView };
   save_provider: { args: { choice: P.ProviderChoice }; result: P.ProviderSave };
   key_status: { args: { provider: P.ProviderName }; result: P.KeyStatus };
@@ -50,6 +52,13 @@ export interface Commands {
   read_session: { args: { id: string }; result: P.SessionView };
   resume_session: { args: { id: string; stopFirst: boolean }; result: void };
   start_demo: { args: null; result: void };
+  /** The turns of this chat's session that changed files (docs/checkpoints.md). */
+  checkpoint_turns: { args: null; result: Array<P.TurnCheckpoint> };
+  /** What "Undo this turn" (`later_turns` false) or "Restore to here" (true) on
+   * turn `turn` would do: every file with its diff and its conflict. */
+  undo_plan: { args: { turn: number; laterTurns: boolean }; result: P.UndoPlan };
+  /** Applies that undo; a conflict is restored only when listed in `overwrite`. */
+  undo_turn: { args: { turn: number; laterTurns: boolean; overwrite: Array<string> }; result: P.UndoReport };
 }
 
 /** Every event the backend pushes, with its payload. */

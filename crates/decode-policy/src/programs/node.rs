@@ -1,0 +1,207 @@
+//! Applying one [`Node`]'s data to a simple command: what it runs and where
+//! (docs/permissions.md, "Shell commands: fragments"). Used by the
+//! interpreter for every entry, and by hooks for the sub-commands they find
+//! themselves (git's, after its configuration options).
+
+use super::schema::{Ctx, Moves, Node, Place, Runs};
+use super::support::{is_assignment, join, run_string, runner_start, shell_stdin, value_word};
+use crate::options::{self, OptionSpec};
+use crate::shell::model::{Analysis, Derived, Role, Workdir};
+
+/// Whether the node says anything about what it runs.
+pub(crate) fn sees(node: &Node) -> bool {
+    !node.runs.is_empty() || node.hooks.see.is_some()
+}
+
+/// Applies the node's data, then its hook: where the command it runs
+/// starts, if it runs one as its operands.
+pub(crate) fn see(node: &Node, c: &Ctx<'_>, a: &mut Analysis) -> Option<usize> {
+    let start = runs(node, c, a);
+    match node.hooks.see {
+        Some(hook) => hook(c, start, a),
+        None => start,
+    }
+}
+
+/// What the node's `runs` say.
+pub(crate) fn runs(node: &Node, c: &Ctx<'_>, a: &mut Analysis) -> Option<usize> {
+    let mut start = None;
+    let runs_command = node.runs.iter().any(|r| matches!(r, Runs::Command { .. }));
+    if !runs_command {
+        // Options anywhere move what it runs (`git rebase -x CMD` runs CMD at
+        // the top of the work tree).
+        moves(&node.moves, &node.options, &c.words[c.at..], false, a);
+    }
+    for r in node.runs {
+        match *r {
+            Runs::Command { skip, assignments } => {
+                start = command(node, c, skip, assignments, a);
+            }
+            Runs::Next => start = (c.at < c.words.len()).then_some(c.at),
+            Runs::Line { skip } => {
+                let j = options::scan(c.words, c.at, &node.options).start + skip;
+                if j < c.words.len() {
+                    a.derived
+                        .push(Derived::Source(join(&c.words[j..], ""), Role::Checked));
+                }
+            }
+            Runs::OptionLine(opts) => {
+                for v in options::values(&c.words[c.at..], &node.options, opts) {
+                    a.derived.push(Derived::Source(v.text, Role::Checked));
+                }
+            }
+            Runs::Lines => {
+                let args = &c.words[c.at..];
+                let what = format!("`{}`", c.name);
+                for k in options::operands(args, &node.options) {
+                    run_string(&args[k], c.role, &what, a);
+                }
+            }
+            Runs::OptionCommand(opts) => {
+                let args = &c.words[c.at..];
+                for v in options::values(args, &node.options, opts) {
+                    let what = format!("`{}`", c.name);
+                    run_string(&value_word(args, &v), c.role, &what, a);
+                }
+            }
+            Runs::OptionWords { opts, until } => option_words(c, opts, until, a),
+            Runs::ShellWithout => {
+                if start.is_none() {
+                    shell_stdin(c.name, c.redirs, Role::Checked, false, a);
+                }
+            }
+            Runs::SubAfterOptions(sub) => sub_after_options(c, sub, a),
+        }
+    }
+    start
+}
+
+/// `Runs::Command`: the command after the node's options (and `skip` words).
+fn command(
+    node: &Node,
+    c: &Ctx<'_>,
+    skip: usize,
+    assignments: bool,
+    a: &mut Analysis,
+) -> Option<usize> {
+    let end = options::scan(c.words, c.at, &node.options).start;
+    moves(&node.moves, &node.options, &c.words[c.at..end], true, a);
+    let at = runner_start(c.words, c.at, &node.options, a)?;
+    let mut at = at + skip;
+    if assignments {
+        while at < c.words.len() && is_assignment(&c.words[at].text) {
+            at += 1;
+        }
+    }
+    (at < c.words.len()).then_some(at)
+}
+
+/// Where the options `given` move the command: to an option's folder, to a
+/// place the gate cannot know (a new root, a login shell, and — for a
+/// wrapper, `unknown_names_folder` — an option it does not know that names a
+/// folder), or nowhere.
+pub(crate) fn moves(
+    m: &Moves,
+    spec: &OptionSpec<'_>,
+    given: &[crate::shell::words::Word],
+    unknown_names_folder: bool,
+    a: &mut Analysis,
+) {
+    match m.default {
+        Place::Here => {}
+        Place::Lost => a.move_to(Workdir::Unknown),
+        Place::LostUnless(keep) => {
+            if !options::flagged(given, spec, keep) {
+                a.move_to(Workdir::Unknown);
+            }
+        }
+    }
+    if !m.lost.is_empty() && options::flagged(given, spec, m.lost) {
+        a.move_to(Workdir::Unknown);
+    }
+    for v in options::values(given, spec, m.to) {
+        a.move_to(Workdir::At(v.text));
+    }
+    let kept: &[&str] = match m.default {
+        Place::LostUnless(keep) => keep,
+        _ => &[],
+    };
+    let names_a_folder = unknown_names_folder
+        && given.iter().any(|w| {
+            let name = w.text.split('=').next().unwrap_or("");
+            name.starts_with("--")
+                && !m.to.contains(&name)
+                && !m.lost.contains(&name)
+                && !kept.contains(&name)
+                && !spec.flags.contains(&name)
+                && ["dir", "cwd", "wd", "root"]
+                    .iter()
+                    .any(|d| name.contains(d))
+        });
+    if names_a_folder {
+        a.move_to(Workdir::Unknown);
+    }
+}
+
+/// `fd -x CMD ;`: each of `opts` starts a command that runs to `until`.
+fn option_words(c: &Ctx<'_>, opts: &[&str], until: &[&str], a: &mut Analysis) {
+    let words = c.words;
+    let mut j = c.at;
+    while j < words.len() {
+        if opts.contains(&words[j].text.as_str()) {
+            let start = j + 1;
+            let mut end = start;
+            while end < words.len() && !until.contains(&words[end].text.as_str()) {
+                end += 1;
+            }
+            if end > start {
+                a.derived
+                    .push(Derived::Words(words[start..end].to_vec(), c.role));
+            }
+            j = end + 1;
+        } else {
+            j += 1;
+        }
+    }
+}
+
+/// `uv -q run …`, `poetry -C dir run …`, `hatch env run …`: options (or other
+/// words) before `run`, whose arity the gate does not read. Opaque; and what
+/// `NAME run …` would run is judged too, so deny rules and the
+/// critical-removal cap see it (bypass included).
+fn sub_after_options(c: &Ctx<'_>, sub: &str, a: &mut Analysis) {
+    let words = c.words;
+    let Some(r) = words[c.at..].iter().position(|w| w.text == sub) else {
+        return;
+    };
+    a.dynamic = Some(format!(
+        "`{}` runs a command after options or words the gate does not read",
+        c.name
+    ));
+    // Global options that move it (`uv --directory /`, `poetry -C /`), or
+    // any other option naming a folder: what runs runs there.
+    let before = &words[c.at..c.at + r];
+    let dirs = OptionSpec {
+        value: &["--directory", "-C", "--cwd", "--project", "-P"],
+        ..OptionSpec::NONE
+    };
+    let moved = options::values(before, &dirs, &["--directory", "-C", "--cwd"]);
+    let folder_option = before.iter().any(|w| {
+        let n = w.text.split('=').next().unwrap_or("");
+        n.starts_with("--")
+            && ["dir", "cwd", "root", "project"]
+                .iter()
+                .any(|d| n.contains(d))
+    });
+    for v in &moved {
+        a.move_to(Workdir::At(v.text.clone()));
+    }
+    if moved.is_empty() && folder_option {
+        a.move_to(Workdir::Unknown);
+    }
+    if !a.deep {
+        let mut ws = vec![words[c.i].clone(), words[c.at + r].clone()];
+        ws.extend_from_slice(&words[c.at + r + 1..]);
+        a.derived.push(Derived::Words(ws, Role::Checked));
+    }
+}

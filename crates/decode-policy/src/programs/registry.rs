@@ -1,0 +1,68 @@
+//! Every program entry, by name (docs/architecture.md, "Where to add a
+//! program"): the families' tables joined, looked up once per word.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::schema::Program;
+use super::{
+    archives, build, cloud, coreutils, forges, launchers, net, packages, privilege, shells, vcs,
+    wrappers,
+};
+
+/// Every family's entries.
+pub(crate) const FAMILIES: &[&[Program]] = &[
+    wrappers::PROGRAMS,
+    privilege::PROGRAMS,
+    packages::PROGRAMS,
+    build::PROGRAMS,
+    vcs::PROGRAMS,
+    forges::PROGRAMS,
+    archives::PROGRAMS,
+    coreutils::PROGRAMS,
+    net::PROGRAMS,
+    cloud::PROGRAMS,
+    shells::PROGRAMS,
+    launchers::PROGRAMS,
+];
+
+/// Every entry.
+pub(crate) fn all() -> impl Iterator<Item = &'static Program> {
+    FAMILIES.iter().flat_map(|f| f.iter())
+}
+
+struct Index {
+    exact: HashMap<&'static str, &'static Program>,
+    /// Names ending in `*`: the prefix and the entry.
+    prefixes: Vec<(&'static str, &'static Program)>,
+}
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut exact = HashMap::new();
+        let mut prefixes = Vec::new();
+        for p in all() {
+            for n in p.names {
+                match n.strip_suffix('*') {
+                    Some(prefix) => prefixes.push((prefix, p)),
+                    None => {
+                        exact.entry(*n).or_insert(p);
+                    }
+                }
+            }
+        }
+        Index { exact, prefixes }
+    })
+}
+
+/// The entry for a program run by this (base) name.
+pub(crate) fn find(name: &str) -> Option<&'static Program> {
+    let ix = index();
+    ix.exact.get(name).copied().or_else(|| {
+        ix.prefixes
+            .iter()
+            .find(|(p, _)| name.starts_with(p))
+            .map(|&(_, e)| e)
+    })
+}

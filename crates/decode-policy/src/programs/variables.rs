@@ -1,0 +1,138 @@
+//! Variables programs read as a command, or as code or options from
+//! somewhere the gate cannot see (docs/permissions.md, "Fail closed"):
+//! `NAME=VALUE` before a command, after `env`, or in `export`.
+
+use crate::shell::model::{Analysis, Derived, Role};
+use crate::shell::words::Word;
+
+/// Variables whose value is a command some program runs.
+const COMMAND_VARS: &[&str] = &[
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "RSYNC_RSH",
+    "RSYNC_CONNECT_PROG",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_PAGER",
+    "PAGER",
+    "GIT_EDITOR",
+    "EDITOR",
+    "VISUAL",
+    "BASH_ENV",
+    "ENV",
+    "PROMPT_COMMAND",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "GIT_SEQUENCE_EDITOR",
+    "MANPAGER",
+    "SYSTEMD_PAGER",
+    "LESSOPEN",
+];
+
+/// The shapes of names of variables that hold a command, whatever program
+/// reads them (`GH_EDITOR`, `KUBE_EDITOR`, `SVN_EDITOR`, `HGEDITOR`,
+/// `GH_BROWSER`, `GIT_PROXY_COMMAND`, `CVS_RSH`, `KUBECTL_EXTERNAL_DIFF`,
+/// `GIT_SSH`…): an open list, so a program's own variable need not be
+/// known by name.
+const COMMAND_SUFFIXES: &[&str] = &[
+    "EDITOR", "PAGER", "BROWSER", "_COMMAND", "_CMD", "_SSH", "_RSH", "_ASKPASS", "_SHELL",
+    "_PROG", "_PROGRAM", "_DIFF", "_HOOK", "_VIEWER", "_EXEC",
+];
+
+/// Whether a variable holds a command some program runs: one of
+/// [`COMMAND_VARS`], `SHELL`, or a name of a shape in [`COMMAND_SUFFIXES`]
+/// (in any case).
+pub(crate) fn holds_command(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    COMMAND_VARS.contains(&upper.as_str())
+        || upper == "SHELL"
+        || COMMAND_SUFFIXES.iter().any(|s| upper.ends_with(s))
+}
+
+/// Variables that make a program load code, or define aliases, from
+/// somewhere the gate cannot read: the command is opaque.
+fn opaque_var(name: &str) -> Option<&'static str> {
+    match name {
+        "LD_PRELOAD" | "LD_AUDIT" | "LD_LIBRARY_PATH" => Some("loads code from a library"),
+        "GIT_CONFIG_COUNT"
+        | "GIT_CONFIG_PARAMETERS"
+        | "GIT_CONFIG"
+        | "GIT_CONFIG_GLOBAL"
+        | "GIT_CONFIG_SYSTEM"
+        | "GIT_EXEC_PATH"
+        | "GIT_TEMPLATE_DIR" => {
+            Some("changes git's configuration (aliases, hooks, programs it runs)")
+        }
+        n if n.starts_with("GIT_CONFIG_KEY_") || n.starts_with("GIT_CONFIG_VALUE_") => {
+            Some("changes git's configuration (aliases, hooks, programs it runs)")
+        }
+        n if n.starts_with("CARGO_ALIAS_") => Some("defines a cargo alias"),
+        "CARGO_BUILD_RUSTC_WRAPPER" | "RUSTC_WRAPPER" | "CARGO_TARGET_RUNNER" => {
+            Some("makes cargo run another program")
+        }
+        n if n.starts_with("CARGO_TARGET_") && n.ends_with("_RUNNER") => {
+            Some("makes cargo run another program")
+        }
+        "NODE_OPTIONS" | "PYTHONSTARTUP" | "PERL5OPT" | "RUBYOPT" => {
+            Some("makes an interpreter load code")
+        }
+        // Options a program reads from the environment (`TAR_OPTIONS=--to-command=…`).
+        "TAR_OPTIONS" | "MAKEFLAGS" | "MFLAGS" | "GNUMAKEFLAGS" | "ZIPOPT" | "UNZIP" | "GZIP"
+        | "XZ_OPT" | "GREP_OPTIONS" => Some("gives a program options the gate does not read"),
+        _ => None,
+    }
+}
+
+/// Judges `NAME=VALUE` words (prefix assignments, `env` arguments,
+/// `export` arguments): a command held in a variable is a fragment.
+pub(crate) fn assignments<'w>(ws: impl Iterator<Item = &'w Word>, role: Role, a: &mut Analysis) {
+    for w in ws {
+        let Some((name, value)) = w.text.split_once('=') else {
+            continue;
+        };
+        let name = name.trim_end_matches('+');
+        if let Some(why) = opaque_var(name) {
+            a.dynamic = Some(format!("`{name}` {why}"));
+            continue;
+        }
+        if name.starts_with("BASH_FUNC_") {
+            // `BASH_FUNC_ls%%=() { …; }`: bash imports a function that a later
+            // `ls` runs. Its body meets the deny rules and caps.
+            a.dynamic = Some(format!("`{name}` defines a shell function"));
+            let body = value.trim_start().trim_start_matches("()");
+            if !body.trim().is_empty() {
+                a.derived
+                    .push(Derived::Source(body.to_string(), Role::Checked));
+            }
+            continue;
+        }
+        if matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4") {
+            // Prompt strings are expanded (PS4 under `set -x`): their
+            // substitutions run.
+            if w.dynamic {
+                a.dynamic = Some(format!(
+                    "`{name}` holds a prompt only known when it runs (its substitutions run)"
+                ));
+            } else {
+                for inner in crate::shell::parse::find_substitutions(value, &[]) {
+                    a.derived.push(Derived::Source(inner, Role::Checked));
+                }
+            }
+            continue;
+        }
+        if holds_command(name) {
+            if w.dynamic {
+                a.dynamic = Some(format!(
+                    "`{name}` holds a command that is only known when it runs"
+                ));
+                // What can be seen of it still meets the deny rules and caps.
+                if !value.trim().is_empty() {
+                    a.derived
+                        .push(Derived::Source(value.to_string(), Role::Checked));
+                }
+            } else if !value.trim().is_empty() {
+                a.derived.push(Derived::Source(value.to_string(), role));
+            }
+        }
+    }
+}
