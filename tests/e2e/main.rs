@@ -866,11 +866,16 @@ async fn without_a_provider_the_window_says_how_to_set_one_up() -> anyhow::Resul
         app.wait_text("notice-line", "No model provider is configured", SHORT)
             .await?;
         app.wait_text("status-model", "not set up", SHORT).await?;
-        // The folder is untrusted: a person answers the trust dialog before typing.
-        app.wait("trust-dialog", SHORT).await?;
+        // The folder is untrusted but grants itself nothing: no trust question.
+        app.wait_text("status-trust", "untrusted", SHORT).await?;
         settle().await;
-        app.click("trust-later").await?;
-        app.wait_gone("trust-dialog", SHORT).await?;
+        ensure!(
+            app.client
+                .find_all(Locator::Css("[data-testid=\"trust-dialog\"]"))
+                .await?
+                .is_empty(),
+            "a trust question for a folder that grants nothing"
+        );
         app.send("hello there").await?;
         app.wait_text("error-line", "no model provider is configured", SHORT)
             .await?;

@@ -40,8 +40,8 @@ fn script() -> serde_json::Value {
                 "tool_calls": [{"name": "bash", "input": {"command": "./test.sh"}}]
             },
             {
-                "text": "Now I try to change the greeting. Edits ask in default mode. This time choose **Deny** and type a reason in the feedback box: it comes back to me as the tool's result.",
-                "tool_calls": [{"name": "edit", "input": {
+                "text": "Now I read the greeting and try to change it. Reads run without asking; edits ask in default mode. This time choose **Deny** and type a reason in the feedback box: it comes back to me as the tool's result.",
+                "tool_calls": [{"name": "read", "input": {"path": "greet.sh"}}, {"name": "edit", "input": {
                     "path": "greet.sh",
                     "old_string": "Hello, ${1:-world}!",
                     "new_string": "Hi there, ${1:-world}!"
