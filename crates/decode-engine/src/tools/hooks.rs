@@ -8,8 +8,10 @@
 //! is no answer, and every hook's outcome is a step of the call's trace.
 //!
 //! Hooks of the user and managed settings run as the person, in the project folder.
-//! A project's hooks (its shared and local files) are not run: they would have to run
-//! inside the sandbox, which hooks do not use yet; the trace says so.
+//! A project's hooks (its shared and local files) run only in a trusted project, and
+//! only inside the sandbox a `bash` call of the project gets (the same bounds, no keys
+//! or tokens in the environment); where there is no sandbox they do not run, and in
+//! an untrusted project they never do — the trace says which.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -138,8 +140,9 @@ fn wildcard(p: &[u8], s: &[u8]) -> bool {
     p[pi..].iter().all(|&c| c == b'*')
 }
 
-/// The hooks of `event` that apply to `tool`, managed first, and a trace note for
-/// the project's hooks that are not run.
+/// The hooks of `event` that apply to `tool`, managed first, then user, then (in a
+/// trusted project) the project's shared and local files; and a trace note for a
+/// project's hooks that are not run because the project is not trusted.
 pub fn hooks_for(ctx: &ToolContext, event: HookEvent, tool: Tool) -> (Vec<Hook>, Option<String>) {
     let levels = ctx.active.levels();
     let pick = |s: &decode_core::Settings| -> Vec<HookEntry> {
@@ -161,18 +164,41 @@ pub fn hooks_for(ctx: &ToolContext, event: HookEvent, tool: Tool) -> (Vec<Hook>,
             }
         }
     }
-    let project = pick(&ctx.active.settings())
-        .into_iter()
-        .chain(pick(&levels.local))
-        .filter(|e| matches(e.matcher.as_deref(), tool))
-        .count();
-    let note = (project > 0).then(|| {
+    let project: Vec<Hook> = [
+        (Level::Project, pick(&ctx.active.settings())),
+        (Level::Local, pick(&levels.local)),
+    ]
+    .into_iter()
+    .flat_map(|(level, entries)| {
+        let file = levels.display_path(level).display().to_string();
+        entries
+            .into_iter()
+            .filter(|e| matches(e.matcher.as_deref(), tool))
+            .map(move |entry| Hook {
+                level,
+                file: file.clone(),
+                entry,
+            })
+    })
+    .collect();
+    if ctx.active.trusted() {
+        out.extend(project);
+        return (out, None);
+    }
+    let n = project.len();
+    let note = (n > 0).then(|| {
         format!(
-            "{project} project hook{} not run: a project's hooks would run in the sandbox, which hooks do not use yet",
-            if project == 1 { "" } else { "s" }
+            "{n} project hook{} not run: the project is not trusted (a project's hooks run only once the person trusts it)",
+            if n == 1 { "" } else { "s" }
         )
     });
     (out, note)
+}
+
+/// Whether a hook comes from the project (its shared or local file): it then runs
+/// only in the sandbox.
+fn from_project(hook: &Hook) -> bool {
+    matches!(hook.level, Level::Project | Level::Local)
 }
 
 /// The JSON a hook reads on stdin: Claude Code's shape (`tool_name` and
@@ -211,29 +237,64 @@ pub fn event_json(
     v
 }
 
-/// Runs one hook with `stdin` and reads its answer.
-pub async fn run_hook(hook: &Hook, stdin: &str, cwd: &Path, event: HookEvent) -> HookAnswer {
+/// Runs one hook with `stdin` and reads its answer: a user or managed hook as the
+/// person, a project's hook in the project's sandbox (not at all where there is
+/// none: no answer, and the reason).
+pub async fn run_hook(
+    ctx: &ToolContext,
+    hook: &Hook,
+    stdin: &str,
+    cwd: &Path,
+    event: HookEvent,
+) -> HookAnswer {
     let timeout = hook
         .entry
         .timeout
         .filter(|t| *t > 0)
         .map(Duration::from_secs)
         .unwrap_or(DEFAULT_TIMEOUT);
-    let mut cmd = tokio::process::Command::new("sh");
-    cmd.arg("-c")
-        .arg(&hook.entry.command)
-        .current_dir(cwd)
-        .env("DECODE_PROJECT_DIR", cwd)
-        .env("CLAUDE_PROJECT_DIR", cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => return HookAnswer::Failed(format!("could not start: {e}")),
+    let (child, sandbox) = if from_project(hook) {
+        let dir = cwd.as_os_str();
+        let extra = [("DECODE_PROJECT_DIR", dir), ("CLAUDE_PROJECT_DIR", dir)];
+        match crate::tools::bash::SandboxedHook::start(ctx, &hook.entry.command, cwd, &extra).await
+        {
+            Ok((c, s)) => (c, Some(s)),
+            Err(why) => return HookAnswer::Failed(why),
+        }
+    } else {
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.arg("-c")
+            .arg(&hook.entry.command)
+            .current_dir(cwd)
+            .env("DECODE_PROJECT_DIR", cwd)
+            .env("CLAUDE_PROJECT_DIR", cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        match cmd.spawn() {
+            Ok(c) => (c, None),
+            Err(e) => return HookAnswer::Failed(format!("could not start: {e}")),
+        }
     };
+    let answer = wait_for(child, stdin, timeout, event).await;
+    if let Some(s) = sandbox {
+        for note in s.finish(ctx).await {
+            tracing::info!(hook = %hook.entry.command, %note, "after a project hook");
+        }
+    }
+    answer
+}
+
+/// Feeds `stdin` to a started hook, waits for it at most `timeout` (then kills its
+/// process group) and reads its answer.
+async fn wait_for(
+    mut child: tokio::process::Child,
+    stdin: &str,
+    timeout: Duration,
+    event: HookEvent,
+) -> HookAnswer {
     let pid = child.id();
     let mut child_in = child.stdin.take();
     let mut out = child.stdout.take();
@@ -387,7 +448,7 @@ pub async fn apply_pre(ctx: &ToolContext, tool: Tool, input: &Value, decision: &
     let mut ask: Option<String> = None;
     let mut allow: Option<String> = None;
     for hook in &hooks {
-        let answer = run_hook(hook, &stdin, &ctx.project_root, HookEvent::PreToolUse).await;
+        let answer = run_hook(ctx, hook, &stdin, &ctx.project_root, HookEvent::PreToolUse).await;
         let who = hook.describe();
         let with = |r: &str| {
             if r.is_empty() {
@@ -471,7 +532,7 @@ pub async fn apply_post(
     )
     .to_string();
     for hook in &hooks {
-        match run_hook(hook, &stdin, &ctx.project_root, HookEvent::PostToolUse).await {
+        match run_hook(ctx, hook, &stdin, &ctx.project_root, HookEvent::PostToolUse).await {
             HookAnswer::Nothing(out) if !out.is_empty() => {
                 result
                     .content
