@@ -198,6 +198,7 @@ function trustPreview(overrides: Partial<TrustPreview> = {}): TrustPreview {
     additional_directories: [{ written: '~/shared', resolved: '/home/ada/shared', warning: null }],
     links: [],
     agents: [{ name: 'yolo', file: '.decode/agents/yolo.md', mode: 'bypass', allow: ['bash(rm *)'] }],
+    hooks: [],
     deny_rules: ['read(.env)'],
     ask_rules: [],
     problem: null,
@@ -826,6 +827,31 @@ describe('trust, first run and the screens around the chat', () => {
     await waitFor(() => expect(screen.queryByTestId('trust-dialog')).toBeNull());
     emitStatus(snapshot({ trusted: true }));
     await waitFor(() => expect(screen.queryByTestId('status-trust')).toBeNull());
+  });
+
+  it('asks about a folder whose only grant is a hook, and lists its hooks', async () => {
+    vi.mocked(backend.trustPreview).mockResolvedValue(
+      trustPreview({
+        allow_rules: [],
+        additional_directories: [],
+        agents: [],
+        hooks: [
+          { event: 'preToolUse', matcher: 'Bash|Edit', command: './scripts/guard.sh', file: '.decode/settings.json' },
+          { event: 'postToolUse', matcher: null, command: 'cargo fmt', file: '.decode/settings.local.json' },
+        ],
+      }),
+    );
+    current = snapshot({ trusted: false });
+    await renderApp();
+    const dialog = await screen.findByTestId('trust-dialog');
+    const hooks = within(dialog).getByTestId('trust-hooks');
+    expect(hooks).toHaveTextContent('preToolUse');
+    expect(hooks).toHaveTextContent('Bash|Edit');
+    expect(hooks).toHaveTextContent('./scripts/guard.sh');
+    expect(hooks).toHaveTextContent('.decode/settings.json');
+    expect(hooks).toHaveTextContent('postToolUse');
+    expect(hooks).toHaveTextContent('cargo fmt');
+    expect(hooks).toHaveTextContent('.decode/settings.local.json');
   });
 
   it('"Not now" leaves the folder untrusted and the status bar says so', async () => {

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use decode_policy::{Call, Rule, Tool};
 use decode_protocol::{
-    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, Message, ProjectRules, ProviderChoice,
-    ProviderView, RuleEntry, RuleList, RuleSource, SessionSummary, TrustPreview,
+    AgentGrant, CallCheck, DirectoryGrant, HookGrant, KeyStatus, Message, ProjectRules,
+    ProviderChoice, ProviderView, RuleEntry, RuleList, RuleSource, SessionSummary, TrustPreview,
 };
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -145,10 +145,12 @@ pub fn project_rules(active: &ActiveState, store: Option<&ProjectStore>) -> Proj
 
 /// What the trust dialog shows for `active`'s project: what trusting it would let the
 /// folder grant itself (its allow rules, `additionalDirectories`, its own agents'
-/// modes and allow rules) and what applies either way (its deny and ask rules).
+/// modes and allow rules, the hooks of its shared and local settings files) and what
+/// applies either way (its deny and ask rules).
 pub fn trust_preview(active: &ActiveState, store: &ProjectStore) -> TrustPreview {
     let root = active.project_root();
     let (settings, warnings) = Settings::load(root);
+    let hooks = project_hooks(root, &settings);
     let catalog = Catalog::load(root);
     let agents = catalog
         .agents()
@@ -180,11 +182,36 @@ pub fn trust_preview(active: &ActiveState, store: &ProjectStore) -> TrustPreview
         allow_rules: p.allow,
         additional_directories,
         agents,
+        hooks,
         deny_rules: p.deny,
         ask_rules: p.ask,
         links: permission_links(root),
         problem: warnings.first().map(|w| w.to_string()),
     }
+}
+
+/// The hooks a project's shared settings file (`settings`, already read) and its
+/// local file would run once the project is trusted, in the order they run.
+pub fn project_hooks(root: &Path, settings: &Settings) -> Vec<HookGrant> {
+    let (local, _) = Settings::load_file(&decode_core::settings::local_settings_path(root));
+    let mut out = Vec::new();
+    for (file, s) in [
+        (".decode/settings.json", settings),
+        (".decode/settings.local.json", &local),
+    ] {
+        for (event, list) in [
+            ("preToolUse", &s.pre_tool_hooks),
+            ("postToolUse", &s.post_tool_hooks),
+        ] {
+            out.extend(list.iter().map(|h| HookGrant {
+                event: event.to_string(),
+                matcher: h.matcher.clone(),
+                command: h.command.clone(),
+                file: file.to_string(),
+            }));
+        }
+    }
+    out
 }
 
 /// An `additionalDirectories` entry as the gate would use it, with what deserves a

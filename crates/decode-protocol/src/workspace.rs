@@ -142,6 +142,20 @@ pub struct AgentGrant {
     pub allow: Vec<String>,
 }
 
+/// A project hook (of its shared or local settings file) that would run around
+/// tool calls once the folder is trusted (inside the sandbox).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HookGrant {
+    /// `preToolUse` or `postToolUse`.
+    pub event: String,
+    /// The tools it applies to, as written (`None`: every tool).
+    pub matcher: Option<String>,
+    /// The command it runs.
+    pub command: String,
+    /// The settings file it is written in, relative to the project.
+    pub file: String,
+}
+
 /// An `additionalDirectories` entry: as written and where it reaches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct DirectoryGrant {
@@ -164,8 +178,10 @@ pub struct TrustPreview {
     pub allow_rules: Vec<String>,
     /// …the folders outside it the file tools would reach…
     pub additional_directories: Vec<DirectoryGrant>,
-    /// …and its own agents.
+    /// …its own agents…
     pub agents: Vec<AgentGrant>,
+    /// …and the hooks it would run around tool calls (in the sandbox).
+    pub hooks: Vec<HookGrant>,
     /// What is in force either way: the project's deny and ask rules.
     pub deny_rules: Vec<String>,
     pub ask_rules: Vec<String>,

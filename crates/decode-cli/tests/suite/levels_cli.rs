@@ -207,3 +207,31 @@ fn a_malformed_managed_file_fails_closed() {
         Some(2)
     );
 }
+
+/// `decode trust DIR` names the hooks of the project's shared and local files that
+/// now run (event, matcher, command, file).
+#[test]
+fn trust_lists_the_projects_hooks() {
+    let env = Env::new();
+    env.write(
+        ".decode/settings.json",
+        r#"{"hooks": {"preToolUse": [{"matcher": "Bash", "command": "./guard.sh"}]}}"#,
+    );
+    env.write(
+        ".decode/settings.local.json",
+        r#"{"hooks": {"postToolUse": [{"command": "cargo fmt"}]}}"#,
+    );
+    let dir = env.project.display().to_string();
+    let o = env.run(&["trust", &dir]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("hooks now run"), "{out}");
+    assert!(
+        out.contains("preToolUse Bash `./guard.sh` (.decode/settings.json)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("postToolUse * `cargo fmt` (.decode/settings.local.json)"),
+        "{out}"
+    );
+}

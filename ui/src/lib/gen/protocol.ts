@@ -528,6 +528,28 @@ file: string,
 mode: string, allow: Array<string>, };
 
 /**
+ * A project hook (of its shared or local settings file) that would run around
+ * tool calls once the folder is trusted (inside the sandbox).
+ */
+export type HookGrant = { 
+/**
+ * `preToolUse` or `postToolUse`.
+ */
+event: string, 
+/**
+ * The tools it applies to, as written (`None`: every tool).
+ */
+matcher: string | null, 
+/**
+ * The command it runs.
+ */
+command: string, 
+/**
+ * The settings file it is written in, relative to the project.
+ */
+file: string, };
+
+/**
  * An `additionalDirectories` entry: as written and where it reaches.
  */
 export type DirectoryGrant = { written: string, 
@@ -558,9 +580,13 @@ allow_rules: Array<string>,
  */
 additional_directories: Array<DirectoryGrant>, 
 /**
- * …and its own agents.
+ * …its own agents…
  */
 agents: Array<AgentGrant>, 
+/**
+ * …and the hooks it would run around tool calls (in the sandbox).
+ */
+hooks: Array<HookGrant>, 
 /**
  * What is in force either way: the project's deny and ask rules.
  */
