@@ -606,6 +606,12 @@ impl ActiveState {
         self.read().saved_allow.clone()
     }
 
+    /// The local file's allow rules that the person saved through Decode (they count
+    /// even while the project is untrusted).
+    pub fn saved_local_rules(&self) -> Vec<String> {
+        self.read().saved_local.clone()
+    }
+
     /// The settings files whose rules are unknown right now — the project's or a
     /// folder's around it that is malformed, unreadable (a FIFO, a device, too
     /// large) or held back — each with its file, line and column when known.

@@ -144,9 +144,9 @@ pub fn project_rules(active: &ActiveState, store: Option<&ProjectStore>) -> Proj
 }
 
 /// What the trust dialog shows for `active`'s project: what trusting it would let the
-/// folder grant itself (its allow rules, `additionalDirectories`, its own agents'
-/// modes and allow rules, the hooks of its shared and local settings files) and what
-/// applies either way (its deny and ask rules).
+/// folder grant itself (the allow rules of its shared and local settings files,
+/// `additionalDirectories`, its own agents' modes and allow rules, the hooks of its
+/// shared and local files) and what applies either way (their deny and ask rules).
 pub fn trust_preview(active: &ActiveState, store: &ProjectStore) -> TrustPreview {
     let root = active.project_root();
     let (settings, warnings) = Settings::load(root);
@@ -174,7 +174,34 @@ pub fn trust_preview(active: &ActiveState, store: &ProjectStore) -> TrustPreview
         .filter(|d| !d.trim().is_empty())
         .map(|d| directory_grant(root, home, d))
         .collect();
-    let p = settings.permissions;
+    let mut p = settings.permissions;
+    // The local file's rules are the folder's too (a repository can ship one): its
+    // allow rules are granted by trusting, its deny and ask rules apply either way.
+    let (local, local_warnings) =
+        Settings::load_file(&decode_core::settings::local_settings_path(root));
+    let add = |to: &mut Vec<String>, from: &[String]| {
+        for r in from {
+            if !to.contains(r) {
+                to.push(r.clone());
+            }
+        }
+    };
+    // Those the person saved through Decode count already: trusting grants nothing new.
+    let saved = active.saved_local_rules();
+    let granted: Vec<String> = local
+        .permissions
+        .allow
+        .iter()
+        .filter(|r| !saved.contains(r))
+        .cloned()
+        .collect();
+    add(&mut p.allow, &granted);
+    add(&mut p.ask, &local.permissions.ask);
+    add(&mut p.deny, &local.permissions.deny);
+    let problem = warnings
+        .first()
+        .or(local_warnings.first())
+        .map(|w| w.to_string());
     TrustPreview {
         project: root.display().to_string(),
         trusted: active.trusted(),
@@ -186,7 +213,7 @@ pub fn trust_preview(active: &ActiveState, store: &ProjectStore) -> TrustPreview
         deny_rules: p.deny,
         ask_rules: p.ask,
         links: permission_links(root),
-        problem: warnings.first().map(|w| w.to_string()),
+        problem,
     }
 }
 

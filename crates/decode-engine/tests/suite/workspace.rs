@@ -209,7 +209,8 @@ fn the_trust_preview_lists_what_the_folder_would_grant_itself() {
 }
 
 /// The hooks of the project's shared and local files are listed (event, matcher,
-/// command, file) so the person sees them before trusting the folder.
+/// command, file) so the person sees them before trusting the folder, and so are the
+/// local file's rules (a repository can ship that file too).
 #[test]
 fn the_trust_preview_lists_the_projects_hooks() {
     let d = Dirs::new();
@@ -259,6 +260,26 @@ fn the_trust_preview_lists_the_projects_hooks() {
         ]
     );
     // A folder without hooks lists none.
+    let l = Dirs::new();
+    l.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["bash(make)"]}}"#,
+    );
+    l.write(
+        ".decode/settings.local.json",
+        r#"{"permissions": {"allow": ["bash(curl *)", "bash(make)"], "deny": ["read(.env)"]}}"#,
+    );
+    let lp = workspace::trust_preview(&l.open(), &ProjectStore::open(l.data.path()));
+    assert_eq!(lp.allow_rules, vec!["bash(make)", "bash(curl *)"]);
+    assert_eq!(lp.deny_rules, vec!["read(.env)"]);
+    assert!(lp.hooks.is_empty());
+    // A local rule the person saved through Decode counts already: not a grant.
+    let store = ProjectStore::open(l.data.path());
+    store
+        .record_always_allowed(&l.root(), &["bash(curl *)".to_string()])
+        .unwrap();
+    let lp = workspace::trust_preview(&l.open(), &store);
+    assert_eq!(lp.allow_rules, vec!["bash(make)"]);
     let e = Dirs::new();
     assert!(
         workspace::trust_preview(&e.open(), &ProjectStore::open(e.data.path()))
