@@ -266,7 +266,9 @@ fn on_tray_menu(app: &AppHandle, item: TrayItem) {
     let project = app.state::<AppState>().project();
     match item {
         TrayItem::Mode(mode) => {
-            project.active.set_mode(mode);
+            if let Err(e) = project.active.try_set_mode(mode) {
+                tracing::warn!("tray: {e}");
+            }
         }
         TrayItem::Agent(name) => {
             if let Err(e) = project.active.select_agent(&name) {

@@ -91,7 +91,11 @@ fn get_status(state: State<'_, AppState>) -> Snapshot {
 #[tauri::command]
 fn set_mode(state: State<'_, AppState>, mode: String) -> Result<Snapshot, IpcError> {
     let mode = parse_mode(&mode).map_err(state_error)?;
-    Ok(state.project().active.set_mode(mode))
+    state
+        .project()
+        .active
+        .try_set_mode(mode)
+        .map_err(state_error)
 }
 
 #[tauri::command]

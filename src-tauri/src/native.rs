@@ -148,7 +148,7 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
             if !decision.capped && !decision.always_allow_rules.is_empty() {
                 buttons.push(Button {
                     label: "Always allow",
-                    choice: Choice::Answer(DecisionAnswer::AlwaysAllow {
+                    choice: Choice::Answer(DecisionAnswer::AlwaysAllow { target: None,
                         rules: decision.always_allow_rules.clone(),
                     }),
                 });
@@ -588,6 +588,7 @@ mod tests {
         assert_eq!(
             d.choice("1\n"),
             Some(&Choice::Answer(DecisionAnswer::AlwaysAllow {
+                target: None,
                 rules: vec!["bash(npm test)".into()]
             }))
         );

@@ -11,7 +11,7 @@ use decode_engine::providers::ProviderKind;
 use decode_engine::workspace;
 use decode_protocol::{
     CallCheck, ErrorKind, IpcError, KeyStatus, ProjectRules, ProviderChoice, ProviderName,
-    ProviderSave, ProviderView, RuleList, SettingsList, TrustPreview,
+    ProviderSave, ProviderView, RuleList, SaveTarget, SettingsList, TrustPreview,
 };
 use tauri::State;
 
@@ -99,8 +99,11 @@ pub(crate) fn add_rule(
     state: State<'_, AppState>,
     list: RuleList,
     rule: String,
+    target: Option<SaveTarget>,
 ) -> Result<ProjectRules, IpcError> {
     let root = state.project().active.project_root().to_path_buf();
+    let target = target.unwrap_or(SaveTarget::Project);
+    let file = write_target(&state, target);
     let rule = rule.trim();
     if rule.is_empty() {
         return Err(err(
@@ -108,9 +111,9 @@ pub(crate) fn add_rule(
             "type a rule, e.g. bash(npm test)",
         ));
     }
-    decode_core::settings::add_rule(&root, list.name(), rule)
+    decode_core::settings::add_rule_to(&file, list.name(), rule)
         .map_err(|e| err(ErrorKind::InvalidInput, e))?;
-    if list == RuleList::Allow {
+    if list == RuleList::Allow && target != SaveTarget::User {
         // A rule the person saved through Decode: it counts at once, even in an
         // untrusted project.
         if let Err(e) = ProjectStore::open(&state.bench.dirs().data)
@@ -135,11 +138,25 @@ pub(crate) fn remove_rule(
     state: State<'_, AppState>,
     list: RuleList,
     rule: String,
+    target: Option<SaveTarget>,
 ) -> Result<ProjectRules, IpcError> {
     let root = state.project().active.project_root().to_path_buf();
-    decode_core::settings::remove_rule(&root, list.name(), &rule)
+    let target = target.unwrap_or(SaveTarget::Project);
+    let file = write_target(&state, target);
+    decode_core::settings::remove_rule_from(&file, list.name(), &rule)
         .map_err(|e| err(ErrorKind::InvalidInput, e))?;
-    if list == RuleList::Allow {
+    // The record is by project: keep it while the other project file still has it.
+    let elsewhere = target != SaveTarget::User && {
+        let other = match target {
+            SaveTarget::Local => decode_core::Settings::load(&root).0,
+            _ => {
+                decode_core::Settings::load_file(&decode_core::settings::local_settings_path(&root))
+                    .0
+            }
+        };
+        other.permissions.allow.iter().any(|r| r == &rule)
+    };
+    if list == RuleList::Allow && target != SaveTarget::User && !elsewhere {
         if let Err(e) =
             ProjectStore::open(&state.bench.dirs().data).forget_always_allowed(&root, &rule)
         {
@@ -147,6 +164,16 @@ pub(crate) fn remove_rule(
         }
     }
     Ok(reload(&state))
+}
+
+/// The file a settings-window edit of `target` writes.
+fn write_target(state: &State<'_, AppState>, target: SaveTarget) -> decode_core::WriteTarget {
+    let root = state.project().active.project_root().to_path_buf();
+    match target {
+        SaveTarget::Local => decode_core::WriteTarget::Local(root),
+        SaveTarget::Project => decode_core::WriteTarget::Project(root),
+        SaveTarget::User => decode_core::WriteTarget::User(state.bench.dirs().config.clone()),
+    }
 }
 
 /// Replaces `additionalDirectories` or `protectedBranches`.

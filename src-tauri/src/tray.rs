@@ -61,6 +61,8 @@ impl TrayItem {
 pub(crate) struct TrayModel {
     /// The five modes in Shift+Tab order, with whether each is current.
     pub modes: Vec<(Mode, bool)>,
+    /// The modes the managed settings turned off: shown greyed out, not chosen.
+    pub disabled_modes: Vec<Mode>,
     /// The agents' names (escaped for the menu), with whether each is active.
     pub agents: Vec<(String, String, bool)>,
     /// "No pending approvals" / "1 pending approval" / "3 pending approvals".
@@ -95,6 +97,7 @@ impl TrayModel {
         }
         TrayModel {
             modes: Mode::ALL.iter().map(|m| (*m, *m == snap.mode)).collect(),
+            disabled_modes: snap.disabled_modes.clone(),
             agents: snap
                 .agents
                 .iter()
@@ -150,7 +153,7 @@ impl Tray {
                 app,
                 TrayItem::Mode(*mode).id(),
                 format!("Mode: {mode}"),
-                true,
+                !model.disabled_modes.contains(mode),
                 *current,
                 None::<&str>,
             )?;
@@ -240,6 +243,7 @@ impl Tray {
         }
         for (mode, item) in &self.modes {
             item.set_checked(model.modes.iter().any(|(m, c)| m == mode && *c))?;
+            item.set_enabled(!model.disabled_modes.contains(mode))?;
         }
         for (name, item) in agents.iter() {
             item.set_checked(model.agents.iter().any(|(n, _, a)| n == name && *a))?;
@@ -302,6 +306,7 @@ mod tests {
                 .collect(),
             project: "/work/my-app".into(),
             trusted: true,
+            disabled_modes: Vec::new(),
         }
     }
 

@@ -411,7 +411,9 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     app.shot("02-markdown-stream").await?;
 
     // Always allow: the rule is re-checked (a wildcard over a shell is refused), saved
-    // to .decode/settings.json, and the identical next call runs without a dialog.
+    // where the person chose (here: this project, shared — .decode/settings.json,
+    // rather than the default .decode/settings.local.json), and the identical next
+    // call runs without a dialog.
     app.send("flow-always go").await?;
     app.wait("approval-dialog", LONG).await?;
     ensure!(app.value("approval-rule").await? == "bash(echo always-e2e)");
@@ -428,12 +430,24 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     app.shot("04-approval-rule-refused").await?;
     ensure!(!settings(project.path()).contains("sh *"));
     app.fill("approval-rule", "bash(echo always-e2e)").await?;
+    ensure!(app.value("approval-target").await? == "local");
+    app.wait("approval-target", SHORT)
+        .await?
+        .select_by_value("project")
+        .await
+        .context("choosing this project, shared")?;
     app.click("approve-always").await?;
     wait_assistant(app, "Both ran.").await?;
     let saved = settings(project.path());
     ensure!(
         saved.contains("bash(echo always-e2e)"),
         "settings.json: {saved}"
+    );
+    let local = std::fs::read_to_string(project.path().join(".decode/settings.local.json"))
+        .unwrap_or_default();
+    ensure!(
+        !local.contains("always-e2e"),
+        "settings.local.json: {local}"
     );
     ensure!(
         dialogs(app).await? == 1,

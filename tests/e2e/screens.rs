@@ -1,8 +1,11 @@
-//! The screens around the chat, through the real window: the trust dialog (Not now
-//! leaves the folder's allow rules ignored, Trust makes them count in `decode
-//! check`), rules added in settings landing in `.decode/settings.json` and changing
-//! the next verdict, test a call agreeing with `decode check`, the offline demo run
-//! to its end, an always-allowed rule revoked in settings, the API key stored in the
+//! The screens around the chat, through the real window: the trust dialog (listing
+//! the folder's allow rules and hooks; Not now leaves the allow rules ignored, Trust
+//! makes them count in `decode check`), rules added in settings landing in the file
+//! of the level chosen (`.decode/settings.json`, `.decode/settings.local.json`, the
+//! person's own) and changing the next verdict, each rule shown with its level, test
+//! a call agreeing with `decode check`, the offline demo run to its end (its "always
+//! allow" landing in `.decode/settings.local.json`), an always-allowed rule revoked in
+//! settings, the API key stored in the
 //! real Secret Service (and in no file under HOME), recent projects, and a saved
 //! session continued in the window.
 
@@ -102,7 +105,8 @@ async fn trust_settings_the_demo_and_the_key_from_the_window() -> anyhow::Result
     let project = TempProject::new()?;
     project.write(
         ".decode/settings.json",
-        "{\"permissions\": {\"allow\": [\"bash(make lint)\"]}, \"keep\": \"me\"}\n",
+        "{\"permissions\": {\"allow\": [\"bash(make lint)\"]}, \"keep\": \"me\",\n \
+         \"hooks\": {\"preToolUse\": [{\"matcher\": \"Bash\", \"command\": \"echo guard-checked\"}]}}\n",
     )?;
     let _bus = session_bus(&project)?;
     keyring_daemon(&project)?;
@@ -121,6 +125,15 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
     // First open of an untrusted folder: the trust dialog lists what it would grant.
     let dialog = app.wait("trust-dialog", SHORT).await?;
     ensure!(dialog.text().await?.contains("bash(make lint)"));
+    // …and the hooks it would run, before the person trusts it.
+    let hooks = app.wait("trust-hooks", SHORT).await?.text().await?;
+    ensure!(
+        hooks.contains("preToolUse")
+            && hooks.contains("Bash")
+            && hooks.contains("echo guard-checked")
+            && hooks.contains(".decode/settings.json"),
+        "{hooks:?}"
+    );
     app.shot("20-trust-dialog").await?;
     reachable_when_small(app, "20b-trust-dialog").await?;
     settle().await;
@@ -175,6 +188,73 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // The same at the other levels the person may write: this project, only me
+    // (`.decode/settings.local.json`) and every project (their own file); each rule
+    // is shown with its level.
+    select(app, "settings-rule-list", "ask").await?;
+    select(app, "settings-rule-level", "local").await?;
+    app.fill("settings-rule-input", "bash(make dist)").await?;
+    app.click("settings-rule-add").await?;
+    let local = wait_file(
+        &dir.join(".decode/settings.local.json"),
+        |t| t.contains("make dist"),
+        "the local rule was not saved",
+    )
+    .await?;
+    let v: serde_json::Value = serde_json::from_str(&local)?;
+    ensure!(
+        v["permissions"]["ask"] == serde_json::json!(["bash(make dist)"]),
+        "{v}"
+    );
+    ensure!(check(project, &dir, "bash", "make dist")?.0 == "ask");
+    select(app, "settings-rule-list", "deny").await?;
+    select(app, "settings-rule-level", "user").await?;
+    app.fill("settings-rule-input", "bash(make nuke)").await?;
+    app.click("settings-rule-add").await?;
+    wait_file(
+        &project.home.join(".config/decode/settings.json"),
+        |t| t.contains("make nuke"),
+        "the user rule was not saved",
+    )
+    .await?;
+    ensure!(check(project, &dir, "bash", "make nuke")?.0 == "deny");
+    ensure!(
+        !std::fs::read_to_string(&settings)?.contains("make dist")
+            && !std::fs::read_to_string(&settings)?.contains("make nuke"),
+        "the team's file got a rule of another level"
+    );
+    let start = Instant::now();
+    loop {
+        let shown = app
+            .js("return [...document.querySelectorAll('[data-testid=\"settings-rule\"]')].map(e => e.dataset.source + ':' + e.dataset.rule + ':' + e.textContent);")
+            .await?;
+        let shown: Vec<String> = serde_json::from_value(shown)?;
+        let row = |prefix: &str| shown.iter().find(|r| r.starts_with(prefix)).cloned();
+        if let (Some(p), Some(l), Some(u)) = (
+            row("project:bash(make clean)"),
+            row("local:bash(make dist)"),
+            row("user:bash(make nuke)"),
+        ) {
+            // The level is written on each row, not only in the data.
+            ensure!(
+                p.contains("project (.decode/settings.json)")
+                    && l.contains("local (.decode/settings.local.json)")
+                    && u.contains("user (every project)"),
+                "{p:?} {l:?} {u:?}"
+            );
+            break;
+        }
+        ensure!(
+            start.elapsed() < SHORT,
+            "the rule list never showed every level: {shown:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    app.js("document.querySelector('[data-testid=\"settings-rule-add\"]').scrollIntoView(); return true;")
+        .await?;
+    app.shot("21-settings-levels").await?;
+    select(app, "settings-rule-level", "project").await?;
+
     // An invalid rule is refused with the reason, and nothing is written.
     app.fill("settings-rule-input", "bash(").await?;
     app.click("settings-rule-add").await?;
@@ -213,7 +293,7 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
     ensure!(shown.contains(&reason), "{shown:?} lacks {reason:?}");
     app.js("document.querySelector('[data-testid=\"settings-test-result\"]').scrollIntoView(); return true;")
         .await?;
-    app.shot("21-settings").await?;
+    app.shot("21-settings-test-call").await?;
     reachable_when_small(app, "21b-settings").await?;
     app.click("settings-close").await?;
     app.wait_gone("settings-dialog", SHORT).await?;
@@ -229,6 +309,11 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
         "{}",
         demo.display()
     );
+    // "Always allow" saves for this project, only me, unless the person chooses.
+    let target = app
+        .js("return document.querySelector('[data-testid=\"approval-target\"]').value;")
+        .await?;
+    ensure!(target == "local", "{target}");
     app.shot("23-demo-ask").await?;
     settle().await;
     app.click("approve-always").await?;
@@ -239,6 +324,9 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
     // An ordinary ask (the demo is not in one of Decode's protected folders).
     app.wait("approve-always", SHORT).await?;
     settle().await;
+    // The feedback box sits below the "always allow saves it for" choice: in view first.
+    app.js("document.querySelector('[data-testid=\"deny-feedback\"]').scrollIntoView({block: 'center'}); return true;")
+        .await?;
     app.fill("deny-feedback", "keep the greeting as it is")
         .await?;
     app.click("deny").await?;
@@ -248,8 +336,11 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
     app.click("plan-approve").await?;
     wait_assistant(app, "That was the tour").await?;
     app.shot("25-demo-done").await?;
-    let demo_settings = std::fs::read_to_string(demo.join(".decode/settings.json"))?;
-    ensure!(demo_settings.contains("bash(./test.sh)"), "{demo_settings}");
+    let demo_local = std::fs::read_to_string(demo.join(".decode/settings.local.json"))?;
+    ensure!(demo_local.contains("bash(./test.sh)"), "{demo_local}");
+    let demo_shared =
+        std::fs::read_to_string(demo.join(".decode/settings.json")).unwrap_or_default();
+    ensure!(!demo_shared.contains("test.sh"), "{demo_shared}");
     ensure!(std::fs::read_to_string(demo.join("greet.sh"))?.contains("Hello,"));
     let sessions = project.home.join(".local/share/decode/sessions");
     let feedback_reached = files_containing(&sessions, b"keep the greeting as it is");
@@ -266,13 +357,13 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
     let revoke = app
         .client
         .find(Locator::Css(
-            "[data-testid=\"settings-rule\"][data-rule=\"bash(./test.sh)\"] [data-testid=\"settings-rule-remove\"]",
+            "[data-testid=\"settings-rule\"][data-source=\"local\"][data-rule=\"bash(./test.sh)\"] [data-testid=\"settings-rule-remove\"]",
         ))
         .await
-        .context("the always-allowed rule has no revoke button")?;
+        .context("the always-allowed rule is not shown at the local level with a revoke button")?;
     revoke.click().await?;
     wait_file(
-        &demo.join(".decode/settings.json"),
+        &demo.join(".decode/settings.local.json"),
         |t| !t.contains("test.sh"),
         "the rule was not revoked",
     )

@@ -198,6 +198,7 @@ function trustPreview(overrides: Partial<TrustPreview> = {}): TrustPreview {
     additional_directories: [{ written: '~/shared', resolved: '/home/ada/shared', warning: null }],
     links: [],
     agents: [{ name: 'yolo', file: '.decode/agents/yolo.md', mode: 'bypass', allow: ['bash(rm *)'] }],
+    hooks: [],
     mcp_servers: [],
     deny_rules: ['read(.env)'],
     ask_rules: [],
@@ -709,6 +710,24 @@ describe('approval dialog', () => {
     );
   });
 
+  it('Always allow saves for this project only by default, and where the person chose otherwise', async () => {
+    vi.mocked(backend.checkRules).mockResolvedValue({ ok: true, problems: [] });
+    const { user } = await ask(permission('npm run build', { always_allow_rules: ['bash(npm run build)'] }));
+    await pastGuard();
+    const target = screen.getByTestId('approval-target');
+    expect(target).toHaveValue('local');
+    expect([...target.querySelectorAll('option')].map((o) => o.value)).toEqual(['local', 'project', 'user']);
+    await user.selectOptions(target, 'user');
+    await user.click(screen.getByTestId('approve-always'));
+    await waitFor(() =>
+      expect(backend.answerDecision).toHaveBeenCalledWith(1, {
+        kind: 'always_allow',
+        rules: ['bash(npm run build)'],
+        target: 'user',
+      }),
+    );
+  });
+
   it('an edited command is sent to be judged again; keeping a rule waits for it', async () => {
     const { user } = await ask();
     await pastGuard();
@@ -811,6 +830,31 @@ describe('trust, first run and the screens around the chat', () => {
     await waitFor(() => expect(screen.queryByTestId('status-trust')).toBeNull());
   });
 
+  it('asks about a folder whose only grant is a hook, and lists its hooks', async () => {
+    vi.mocked(backend.trustPreview).mockResolvedValue(
+      trustPreview({
+        allow_rules: [],
+        additional_directories: [],
+        agents: [],
+        hooks: [
+          { event: 'preToolUse', matcher: 'Bash|Edit', command: './scripts/guard.sh', file: '.decode/settings.json' },
+          { event: 'postToolUse', matcher: null, command: 'cargo fmt', file: '.decode/settings.local.json' },
+        ],
+      }),
+    );
+    current = snapshot({ trusted: false });
+    await renderApp();
+    const dialog = await screen.findByTestId('trust-dialog');
+    const hooks = within(dialog).getByTestId('trust-hooks');
+    expect(hooks).toHaveTextContent('preToolUse');
+    expect(hooks).toHaveTextContent('Bash|Edit');
+    expect(hooks).toHaveTextContent('./scripts/guard.sh');
+    expect(hooks).toHaveTextContent('.decode/settings.json');
+    expect(hooks).toHaveTextContent('postToolUse');
+    expect(hooks).toHaveTextContent('cargo fmt');
+    expect(hooks).toHaveTextContent('.decode/settings.local.json');
+  });
+
   it("lists the folder's MCP servers with what would run, and asks for a folder that has only those", async () => {
     vi.mocked(backend.trustPreview).mockResolvedValue(
       trustPreview({
@@ -834,6 +878,7 @@ describe('trust, first run and the screens around the chat', () => {
     expect(servers[1]).toHaveTextContent('changed since you approved it');
     expect(dialog).not.toHaveTextContent('Nothing:');
   });
+
 
   it('"Not now" leaves the folder untrusted and the status bar says so', async () => {
     vi.mocked(backend.trustPreview).mockResolvedValue(trustPreview());

@@ -77,6 +77,10 @@ pub enum Command {
     Key(KeyArgs),
     /// List the saved sessions (for `decode run --resume`).
     Sessions(SessionsArgs),
+    /// Print the rules that apply in a project, merged from every level (managed,
+    /// user, project, local, the folders around it, the agent), each with its level
+    /// and file and whether it counts.
+    Settings(SettingsArgs),
     /// Judge one pre-tool-use event of another agent (Claude Code, Gemini CLI) read on
     /// stdin, and print that agent's decision JSON.
     Hook(HookArgs),
@@ -339,6 +343,20 @@ pub struct AgentsArgs {
     /// The project folder (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SettingsArgs {
+    /// The project folder (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
 
     /// Print JSON instead of text.
     #[arg(long)]

@@ -20,6 +20,7 @@ use decode_core::dirs::Dirs;
 pub fn run(command: Command, dirs: &Dirs) -> ExitCode {
     match command {
         Command::Check(args) => commands::check::run(args, dirs),
+        Command::Settings(args) => commands::settings::run(args, dirs),
         Command::Trust(args) => commands::trust::run(args, dirs),
         Command::Agents(args) => commands::agents::run(args, dirs),
         Command::Tool(args) => commands::tool::run(args, dirs),

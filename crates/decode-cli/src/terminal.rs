@@ -177,6 +177,7 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                     "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
                     "a" | "always" if can_always => {
                         return Ok(DecisionAnswer::AlwaysAllow {
+                            target: None,
                             rules: decision.always_allow_rules.clone(),
                         })
                     }

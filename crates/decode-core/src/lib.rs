@@ -3,6 +3,7 @@
 //!
 //! - [`dirs`]: where Decode keeps its config, data and state (XDG);
 //! - [`settings`]: the project's `.decode/settings.json` and always-allow persistence;
+//! - [`levels`]: the managed, user and local settings levels around the project's file;
 //! - [`user_settings`]: the person's own `~/.config/decode/settings.json` (its `sandbox` section);
 //! - [`trust`]: which project folders the person trusts;
 //! - [`agents`]: the agents catalog (built-ins and project agent files);
@@ -22,6 +23,7 @@ pub mod dirs;
 pub mod display;
 pub mod freshness;
 pub mod fsutil;
+pub mod levels;
 pub mod mcp;
 pub mod projects;
 pub mod running_commands;
@@ -33,6 +35,10 @@ pub mod user_settings;
 
 pub use agents::{Agent, AgentError, AgentErrorKind, AgentFormat, AgentSource, Catalog};
 pub use dirs::Dirs;
-pub use settings::{append_allow_rules, AppendOutcome, PersistError, Settings, SettingsWarning};
+pub use levels::Levels;
+pub use settings::{
+    append_allow_rules, append_allow_rules_to, AppendOutcome, PersistError, Settings,
+    SettingsWarning, WriteTarget,
+};
 pub use state::{ActiveState, AgentSummary, Diagnostic, Snapshot, StateError, SubscriptionId};
 pub use trust::{TrustError, TrustStore};

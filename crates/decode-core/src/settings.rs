@@ -29,12 +29,20 @@ use crate::fsutil;
 pub const SETTINGS_DIR: &str = ".decode";
 /// The settings file name inside [`SETTINGS_DIR`].
 pub const SETTINGS_FILE: &str = "settings.json";
+/// The local settings file name inside [`SETTINGS_DIR`]: the person's own rules for
+/// this project, kept out of version control.
+pub const LOCAL_SETTINGS_FILE: &str = "settings.local.json";
 /// `sleepMaxSeconds` when the file does not set it.
 pub const DEFAULT_SLEEP_MAX_SECONDS: u64 = 60;
 
 /// The path of a project's settings file: `<root>/.decode/settings.json`.
 pub fn settings_path(project_root: &Path) -> PathBuf {
     project_root.join(SETTINGS_DIR).join(SETTINGS_FILE)
+}
+
+/// The path of a project's local settings file: `<root>/.decode/settings.local.json`.
+pub fn local_settings_path(project_root: &Path) -> PathBuf {
+    project_root.join(SETTINGS_DIR).join(LOCAL_SETTINGS_FILE)
 }
 
 /// Largest settings file read; a larger one is reported like a malformed one.
@@ -58,6 +66,16 @@ pub struct Settings {
     pub caps_external: Vec<String>,
     /// `sleepMaxSeconds` (default 60).
     pub sleep_max_seconds: u64,
+    /// `disableBypassMode` (honoured from the managed file only).
+    pub disable_bypass_mode: bool,
+    /// `disableAutoMode` (honoured from the managed file only).
+    pub disable_auto_mode: bool,
+    /// `allowManagedRulesOnly` (honoured from the managed file only).
+    pub allow_managed_rules_only: bool,
+    /// `hooks.preToolUse` (docs/permissions.md, "Hooks").
+    pub pre_tool_hooks: Vec<HookEntry>,
+    /// `hooks.postToolUse`.
+    pub post_tool_hooks: Vec<HookEntry>,
     /// The whole file as read (an empty object when missing or malformed), unknown
     /// keys included, in file order.
     pub raw: Value,
@@ -69,7 +87,8 @@ impl Settings {
         Settings::empty_at(settings_path(project_root))
     }
 
-    fn empty_at(path: PathBuf) -> Settings {
+    /// Empty settings read from `path` (what a missing or malformed file means).
+    pub fn empty_at(path: PathBuf) -> Settings {
         Settings {
             path,
             permissions: empty_rule_lists(),
@@ -77,6 +96,11 @@ impl Settings {
             protected_branches: Vec::new(),
             caps_external: Vec::new(),
             sleep_max_seconds: DEFAULT_SLEEP_MAX_SECONDS,
+            disable_bypass_mode: false,
+            disable_auto_mode: false,
+            allow_managed_rules_only: false,
+            pre_tool_hooks: Vec::new(),
+            post_tool_hooks: Vec::new(),
             raw: Value::Object(Map::new()),
         }
     }
@@ -85,7 +109,7 @@ impl Settings {
     /// command changed the way to it): its rules are unknown, so every tool that is
     /// not read-only asks, whatever the mode (none of the file's deny or ask rules
     /// is dropped into an allow).
-    fn held_back_at(path: PathBuf) -> Settings {
+    pub(crate) fn held_back_at(path: PathBuf) -> Settings {
         let mut s = Settings::empty_at(path);
         s.permissions.ask = decode_policy::Tool::ALL
             .iter()
@@ -99,7 +123,13 @@ impl Settings {
     /// missing file gives empty settings; an unreadable or malformed one gives empty
     /// settings and a warning naming the file, line and column.
     pub fn load(project_root: &Path) -> (Settings, Vec<SettingsWarning>) {
-        let path = settings_path(project_root);
+        Settings::load_file(&settings_path(project_root))
+    }
+
+    /// Loads a settings file of any level (docs/permissions.md, "Settings levels")
+    /// as [`Settings::load`] does: never fails, never writes, never blocks.
+    pub fn load_file(path: &Path) -> (Settings, Vec<SettingsWarning>) {
+        let path = path.to_path_buf();
         // A sandboxed command that is still running made it (or a folder or link on
         // the way): not read; Decode takes it away when that command ends.
         if let Some(made) = crate::running_commands::made_by_a_running_command(&path) {
@@ -154,6 +184,15 @@ impl Settings {
             protected_branches: file.protected_branches.unwrap_or_default(),
             caps_external: file.caps.and_then(|c| c.external).unwrap_or_default(),
             sleep_max_seconds: file.sleep_max_seconds.unwrap_or(DEFAULT_SLEEP_MAX_SECONDS),
+            disable_bypass_mode: file.disable_bypass_mode.unwrap_or(false),
+            disable_auto_mode: file.disable_auto_mode.unwrap_or(false),
+            allow_managed_rules_only: file.allow_managed_rules_only.unwrap_or(false),
+            pre_tool_hooks: file
+                .hooks
+                .as_ref()
+                .and_then(|h| h.pre_tool_use.clone())
+                .unwrap_or_default(),
+            post_tool_hooks: file.hooks.and_then(|h| h.post_tool_use).unwrap_or_default(),
             raw,
         })
     }
@@ -276,6 +315,37 @@ struct SettingsFile {
     #[serde(deserialize_with = "object_only")]
     caps: Option<CapsFile>,
     sleep_max_seconds: Option<u64>,
+    disable_bypass_mode: Option<bool>,
+    disable_auto_mode: Option<bool>,
+    allow_managed_rules_only: Option<bool>,
+    #[serde(deserialize_with = "object_only")]
+    hooks: Option<HooksFile>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct HooksFile {
+    pre_tool_use: Option<Vec<HookEntry>>,
+    post_tool_use: Option<Vec<HookEntry>>,
+}
+
+/// One command hook of a settings file (docs/permissions.md, "Hooks"):
+/// `{"matcher": "bash|edit|mcp__*", "command": "…", "timeout": 10}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookEntry {
+    /// Tool names, `|`-separated globs, matched without regard to case against
+    /// Decode's name and Claude Code's (`bash`, `Bash`); absent or `*`: every tool.
+    #[serde(default)]
+    pub matcher: Option<String>,
+    /// The command, run by `sh -c`.
+    pub command: String,
+    /// Seconds before it is stopped (default 60).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+    /// Claude Code's `"type": "command"` (the only type).
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -495,6 +565,54 @@ fn refuse_links(paths: &[&Path]) -> Result<(), PersistError> {
     Ok(())
 }
 
+/// A settings file Decode writes (docs/permissions.md, "Settings levels"): the
+/// project's shared file, its local file, or the person's own file. The managed file
+/// is never written by Decode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteTarget {
+    /// `<root>/.decode/settings.json` ("this project, shared").
+    Project(PathBuf),
+    /// `<root>/.decode/settings.local.json` ("this project, only me").
+    Local(PathBuf),
+    /// `<config>/settings.json`, Decode's config folder ("every project").
+    User(PathBuf),
+}
+
+impl WriteTarget {
+    /// The file written.
+    pub fn path(&self) -> PathBuf {
+        match self {
+            WriteTarget::Project(root) => settings_path(root),
+            WriteTarget::Local(root) => local_settings_path(root),
+            WriteTarget::User(config) => crate::user_settings::user_settings_path(config),
+        }
+    }
+
+    /// Its level.
+    pub fn level(&self) -> decode_policy::Level {
+        match self {
+            WriteTarget::Project(_) => decode_policy::Level::Project,
+            WriteTarget::Local(_) => decode_policy::Level::Local,
+            WriteTarget::User(_) => decode_policy::Level::User,
+        }
+    }
+
+    /// The target of a level for a project (`None` for managed: Decode never
+    /// writes it).
+    pub fn of(
+        level: decode_policy::Level,
+        project_root: &Path,
+        config_dir: &Path,
+    ) -> Option<WriteTarget> {
+        match level {
+            decode_policy::Level::Managed => None,
+            decode_policy::Level::User => Some(WriteTarget::User(config_dir.to_path_buf())),
+            decode_policy::Level::Project => Some(WriteTarget::Project(project_root.to_path_buf())),
+            decode_policy::Level::Local => Some(WriteTarget::Local(project_root.to_path_buf())),
+        }
+    }
+}
+
 /// Appends `rules` to `permissions.allow` in `<project_root>/.decode/settings.json`,
 /// keeping every other key, rule and the key order.
 ///
@@ -508,10 +626,19 @@ pub fn append_allow_rules(
     project_root: &Path,
     rules: &[String],
 ) -> Result<AppendOutcome, PersistError> {
+    append_allow_rules_to(&WriteTarget::Project(project_root.to_path_buf()), rules)
+}
+
+/// [`append_allow_rules`] for any level's file; creating the local file adds it to
+/// the repository's `.git/info/exclude`.
+pub fn append_allow_rules_to(
+    target: &WriteTarget,
+    rules: &[String],
+) -> Result<AppendOutcome, PersistError> {
     for rule in rules {
         check_rule(rule)?;
     }
-    let (path, (added, already_present)) = modify(project_root, |root| {
+    let (path, (added, already_present)) = modify(target, |root| {
         let allow = list_array(root, "allow");
         let mut added = Vec::new();
         let mut already_present = Vec::new();
@@ -562,9 +689,18 @@ fn check_rule(rule: &str) -> Result<(), PersistError> {
 /// does not parse is refused with the reason. Returns whether it was added (false:
 /// it was there already, nothing written).
 pub fn add_rule(project_root: &Path, list: &str, rule: &str) -> Result<bool, PersistError> {
+    add_rule_to(
+        &WriteTarget::Project(project_root.to_path_buf()),
+        list,
+        rule,
+    )
+}
+
+/// [`add_rule`] for any level's file.
+pub fn add_rule_to(target: &WriteTarget, list: &str, rule: &str) -> Result<bool, PersistError> {
     let key = list_key(list)?;
     check_rule(rule)?;
-    let (path, added) = modify(project_root, |root| {
+    let (path, added) = modify(target, |root| {
         let rules = list_array(root, key);
         if rules.iter().any(|v| v.as_str() == Some(rule)) {
             (false, false)
@@ -580,8 +716,21 @@ pub fn add_rule(project_root: &Path, list: &str, rule: &str) -> Result<bool, Per
 /// Removes every copy of `rule` from `permissions.<list>`; returns whether there was
 /// one (false: nothing written).
 pub fn remove_rule(project_root: &Path, list: &str, rule: &str) -> Result<bool, PersistError> {
+    remove_rule_from(
+        &WriteTarget::Project(project_root.to_path_buf()),
+        list,
+        rule,
+    )
+}
+
+/// [`remove_rule`] for any level's file.
+pub fn remove_rule_from(
+    target: &WriteTarget,
+    list: &str,
+    rule: &str,
+) -> Result<bool, PersistError> {
     let key = list_key(list)?;
-    let (path, removed) = modify(project_root, |root| {
+    let (path, removed) = modify(target, |root| {
         let rules = list_array(root, key);
         let before = rules.len();
         rules.retain(|v| v.as_str() != Some(rule));
@@ -615,7 +764,7 @@ pub fn set_string_list(
         .filter(|v| !v.is_empty())
         .map(|v| Value::String(v.to_string()))
         .collect();
-    let (path, ()) = modify(project_root, |root| {
+    let (path, ()) = modify(&WriteTarget::Project(project_root.to_path_buf()), |root| {
         let obj = object(root);
         let new = Value::Array(values);
         if obj.get(key) == Some(&new) {
@@ -633,21 +782,29 @@ pub fn set_string_list(
 /// result), and replaces the file atomically when it did. Never writes through a
 /// link; a malformed or read-only file is an error and stays byte-identical.
 fn modify<T>(
-    project_root: &Path,
+    target: &WriteTarget,
     edit: impl FnOnce(&mut Value) -> (bool, T),
 ) -> Result<(PathBuf, T), PersistError> {
-    let path = settings_path(project_root);
+    let path = target.path();
     let dir = fsutil::parent_dir(&path);
     let lock_path = fsutil::lock_path_for(&path);
     // Never through a link out of the project: not the `.decode` folder, not
-    // the file, not its lock.
-    refuse_links(&[&dir, &path, &lock_path])?;
+    // the file, not its lock. (The person's own config folder may be reached
+    // through links they made; the file and its lock may not be links.)
+    let user = matches!(target, WriteTarget::User(_));
+    if user {
+        refuse_links(&[&path, &lock_path])?;
+    } else {
+        refuse_links(&[&dir, &path, &lock_path])?;
+    }
     std::fs::create_dir_all(&dir).map_err(|source| PersistError::Io {
         action: "create the folder",
         path: dir.clone(),
         source,
     })?;
-    refuse_links(&[&dir])?;
+    if !user {
+        refuse_links(&[&dir])?;
+    }
     // From here on everything happens through one descriptor of the
     // `.decode` folder, opened from `/` without following a link: a link
     // swapped in for the folder, the file or the lock after the check above
@@ -666,9 +823,18 @@ fn modify<T>(
             }
         }
     };
-    let real_dir = decode_policy::paths::resolve(project_root).join(SETTINGS_DIR);
+    let real_dir = match target {
+        WriteTarget::Project(root) | WriteTarget::Local(root) => {
+            decode_policy::paths::resolve(root).join(SETTINGS_DIR)
+        }
+        WriteTarget::User(_) => decode_policy::paths::resolve(&dir),
+    };
     let folder = crate::beneath::open_dir(&real_dir, false).map_err(|e| linked(e, &dir))?;
-    let file_name = std::ffi::OsStr::new(SETTINGS_FILE);
+    let file_name = path
+        .file_name()
+        .unwrap_or(std::ffi::OsStr::new(SETTINGS_FILE))
+        .to_owned();
+    let file_name = file_name.as_os_str();
     let lock_name = lock_path.file_name().unwrap_or(file_name).to_owned();
     let _lock = folder.lock(&lock_name).map_err(|e| linked(e, &lock_path))?;
 
@@ -736,7 +902,85 @@ fn modify<T>(
             path: path.clone(),
             source,
         })?;
+    if original.is_none() {
+        if let WriteTarget::Local(root) = target {
+            exclude_from_git(root, &path);
+        }
+    }
     Ok((path, result))
+}
+
+/// Adds the local settings file Decode just created to the repository's
+/// `.git/info/exclude` (the person's own rules stay out of version control). A
+/// project outside a repository, or an exclude file that cannot be written, is
+/// logged and otherwise ignored: the rule was saved.
+fn exclude_from_git(project_root: &Path, file: &Path) {
+    let root = decode_policy::paths::resolve(project_root);
+    let Some((top, git_dir)) = root.ancestors().find_map(|d| {
+        let dot = d.join(".git");
+        let md = std::fs::symlink_metadata(&dot).ok()?;
+        if md.is_dir() {
+            return Some((d.to_path_buf(), dot));
+        }
+        // A worktree or submodule: `.git` is a file naming the git folder, whose
+        // `commondir` (a worktree's) holds the shared `info/exclude`.
+        let text = std::fs::read_to_string(&dot).ok()?;
+        let named = PathBuf::from(text.trim().strip_prefix("gitdir:")?.trim());
+        let git = if named.is_absolute() {
+            named
+        } else {
+            d.join(named)
+        };
+        let common = std::fs::read_to_string(git.join("commondir"))
+            .ok()
+            .map(|c| {
+                let c = PathBuf::from(c.trim());
+                if c.is_absolute() {
+                    c
+                } else {
+                    git.join(c)
+                }
+            });
+        Some((d.to_path_buf(), common.unwrap_or(git)))
+    }) else {
+        tracing::debug!(project = %root.display(), "no repository: nothing to exclude");
+        return;
+    };
+    let real_file = root.join(SETTINGS_DIR).join(LOCAL_SETTINGS_FILE);
+    let Ok(rel) = real_file.strip_prefix(&top) else {
+        return;
+    };
+    let line = format!("/{}", rel.to_string_lossy());
+    let exclude = git_dir.join("info").join("exclude");
+    let existing = std::fs::read_to_string(&exclude).unwrap_or_default();
+    if existing.lines().any(|l| l.trim() == line) {
+        return;
+    }
+    let result = (|| -> io::Result<()> {
+        use std::io::Write;
+        std::fs::create_dir_all(git_dir.join("info"))?;
+        if std::fs::symlink_metadata(&exclude).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(io::Error::other("the exclude file is a link"));
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&exclude)?;
+        let sep = if existing.is_empty() || existing.ends_with('\n') {
+            ""
+        } else {
+            "\n"
+        };
+        writeln!(f, "{sep}{line}")
+    })();
+    match result {
+        Ok(()) => {
+            tracing::info!(file = %file.display(), exclude = %exclude.display(), "local settings kept out of version control")
+        }
+        Err(e) => {
+            tracing::warn!(exclude = %exclude.display(), error = %e, "could not add the local settings file to the git exclude file")
+        }
+    }
 }
 
 /// The root object of a validated settings value (replacing anything else).

@@ -29,6 +29,7 @@ pub use decode_protocol::{AgentSummary, Snapshot};
 
 use crate::agents::{Agent, AgentError, Catalog, DEFAULT_AGENT};
 use crate::freshness::Watch;
+use crate::levels::Levels;
 use crate::settings::{EnclosingSettings, Settings, SettingsWarning};
 use crate::trust::{TrustError, TrustStore};
 
@@ -50,6 +51,14 @@ pub enum StateError {
         /// The name asked for.
         name: String,
     },
+    /// The mode is turned off by the managed settings.
+    #[error("{reason}")]
+    ModeDisabled {
+        /// The mode asked for.
+        mode: Mode,
+        /// Which file turned it off.
+        reason: String,
+    },
     /// The project folder cannot be used.
     #[error("cannot open the project folder {}: {message}", path.display())]
     Project {
@@ -65,7 +74,7 @@ impl StateError {
     pub fn kind(&self) -> &'static str {
         match self {
             StateError::UnknownAgent { .. } => "unknown_agent",
-            StateError::UnknownMode { .. } => "unknown_mode",
+            StateError::UnknownMode { .. } | StateError::ModeDisabled { .. } => "unknown_mode",
             StateError::Project { .. } => "project",
         }
     }
@@ -74,7 +83,9 @@ impl StateError {
     pub fn error_kind(&self) -> ErrorKind {
         match self {
             StateError::UnknownAgent { .. } => ErrorKind::UnknownAgent,
-            StateError::UnknownMode { .. } => ErrorKind::UnknownMode,
+            StateError::UnknownMode { .. } | StateError::ModeDisabled { .. } => {
+                ErrorKind::UnknownMode
+            }
             StateError::Project { .. } => ErrorKind::Project,
         }
     }
@@ -141,6 +152,10 @@ struct Inner {
     /// The settings of the folders around the project (their deny and ask rules
     /// apply here too).
     enclosing: Vec<EnclosingSettings>,
+    /// The managed, user and local settings.
+    levels: Levels,
+    /// The local file's allow rules that the person saved through Decode.
+    saved_local: Vec<String>,
     /// The project's allow rules that the person saved through Decode (they count
     /// even while the project is untrusted).
     saved_allow: Vec<String>,
@@ -212,7 +227,8 @@ impl ActiveState {
             .or_else(|| catalog.agents().first())
             .cloned()
             .unwrap_or_else(fallback_agent);
-        let mode = agent.effective_default_mode(trusted);
+        let levels = Levels::empty(project_root, home);
+        let mode = allowed_or_default(&levels, agent.effective_default_mode(trusted));
         let (gate, warnings) = compile_gate(
             project_root,
             home,
@@ -220,6 +236,8 @@ impl ActiveState {
                 settings: &settings,
                 enclosing: &[],
                 saved_allow: &[],
+                levels: &levels,
+                saved_local: &[],
                 mcp_read_only: &[],
                 trusted,
                 agent: &agent,
@@ -231,6 +249,8 @@ impl ActiveState {
             mode,
             settings,
             enclosing: Vec::new(),
+            levels,
+            saved_local: Vec::new(),
             saved_allow: Vec::new(),
             settings_problems: Vec::new(),
             mcp_read_only: Vec::new(),
@@ -293,6 +313,8 @@ impl ActiveState {
         let OnDisk {
             settings,
             enclosing,
+            levels,
+            saved_local,
             saved_allow,
             settings_problems,
             mcp_read_only,
@@ -306,7 +328,14 @@ impl ActiveState {
             .get(name)
             .cloned()
             .ok_or_else(|| unknown_agent(name, &catalog))?;
-        let start_mode = mode.unwrap_or_else(|| chosen.effective_default_mode(trusted));
+        if let Some(reason) = mode.and_then(|m| levels.mode_refusal(m)) {
+            return Err(StateError::ModeDisabled {
+                mode: mode.unwrap_or_default(),
+                reason,
+            });
+        }
+        let start_mode = mode
+            .unwrap_or_else(|| allowed_or_default(&levels, chosen.effective_default_mode(trusted)));
         let (gate, warnings) = compile_gate(
             &root,
             home,
@@ -314,6 +343,8 @@ impl ActiveState {
                 settings: &settings,
                 enclosing: &enclosing,
                 saved_allow: &saved_allow,
+                levels: &levels,
+                saved_local: &saved_local,
                 mcp_read_only: &mcp_read_only,
                 trusted,
                 agent: &chosen,
@@ -325,6 +356,8 @@ impl ActiveState {
             mode: start_mode,
             settings,
             enclosing,
+            levels,
+            saved_local,
             saved_allow,
             settings_problems,
             mcp_read_only,
@@ -397,6 +430,7 @@ impl ActiveState {
                 .collect(),
             project: self.project_root.display().to_string(),
             trusted: inner.trusted,
+            disabled_modes: inner.levels.disabled_modes(),
         }
     }
 
@@ -431,10 +465,151 @@ impl ActiveState {
         self.read().enclosing.clone()
     }
 
+    /// The managed, user and local settings (a copy).
+    pub fn levels(&self) -> Levels {
+        self.read().levels.clone()
+    }
+
+    /// Replaces the managed, user and local settings and recompiles the gate (a mode
+    /// they turn off falls back to default). For a state built in memory; one opened
+    /// from disk reads them again when a file changes.
+    pub fn set_levels(&self, levels: Levels) {
+        {
+            let mut inner = self.write();
+            inner.saved_local =
+                saved_allow_rules(self.data_dir(), &self.project_root, &levels.local);
+            inner.levels = levels;
+            clamp_mode(&mut inner);
+            self.recompile(&mut inner);
+            let snapshot = self.snapshot_of(&inner);
+            self.enqueue(snapshot);
+        }
+        self.deliver();
+    }
+
+    /// Why `mode` may not be chosen in this project, if it may not (managed
+    /// `disableBypassMode` / `disableAutoMode`).
+    pub fn mode_refusal(&self, mode: Mode) -> Option<String> {
+        self.refresh();
+        self.read().levels.mode_refusal(mode)
+    }
+
+    /// Every rule that applies in this project, with its level and file and whether
+    /// it counts now (docs/permissions.md, "Settings levels"): managed, user,
+    /// project, local, the folders around the project (deny and ask only) and the
+    /// active agent.
+    pub fn leveled_rules(&self) -> Vec<crate::levels::LeveledRule> {
+        use crate::levels::LeveledRule;
+        self.refresh();
+        let inner = self.read();
+        let amo = inner.levels.managed.allow_managed_rules_only;
+        let mut out = Vec::new();
+        let mut push = |lists: &decode_policy::RuleLists,
+                        level: &str,
+                        file: String,
+                        allow_counts: &dyn Fn(&str) -> Option<String>| {
+            for (list, rules) in [
+                ("deny", &lists.deny),
+                ("ask", &lists.ask),
+                ("allow", &lists.allow),
+            ] {
+                for rule in rules {
+                    let ignored = if list == "allow" {
+                        allow_counts(rule)
+                    } else {
+                        None
+                    };
+                    out.push(LeveledRule {
+                        list,
+                        rule: rule.clone(),
+                        level: level.to_string(),
+                        file: file.clone(),
+                        counts: ignored.is_none(),
+                        ignored,
+                    });
+                }
+            }
+        };
+        let managed_only = || "the managed settings allow only their own allow rules".to_string();
+        let untrusted = "the project is not trusted (and the rule was not saved through Decode)";
+        let levels = &inner.levels;
+        push(
+            &levels.managed.permissions,
+            "managed",
+            levels
+                .display_path(decode_policy::Level::Managed)
+                .display()
+                .to_string(),
+            &|_| None,
+        );
+        push(
+            &levels.user.permissions,
+            "user",
+            levels
+                .display_path(decode_policy::Level::User)
+                .display()
+                .to_string(),
+            &|_| amo.then(managed_only),
+        );
+        let trusted = inner.trusted;
+        let project_counts = |saved: &[String], rule: &str| -> Option<String> {
+            if amo {
+                Some(managed_only())
+            } else if !trusted && !saved.iter().any(|r| r == rule) {
+                Some(untrusted.to_string())
+            } else {
+                None
+            }
+        };
+        push(
+            &inner.settings.permissions,
+            "project",
+            ".decode/settings.json".into(),
+            &|r| project_counts(&inner.saved_allow, r),
+        );
+        push(
+            &levels.local.permissions,
+            "local",
+            ".decode/settings.local.json".into(),
+            &|r| project_counts(&inner.saved_local, r),
+        );
+        for e in &inner.enclosing {
+            push(
+                &e.settings.permissions,
+                "enclosing",
+                e.settings.path.display().to_string(),
+                &|_| Some("allow rules of a folder around the project never count here".into()),
+            );
+        }
+        let agent = &inner.agent;
+        let agent_ok = trusted || !agent.from_project();
+        push(
+            &agent.rules,
+            "agent",
+            format!("agent {}", agent.name),
+            &|_| {
+                if amo {
+                    Some(managed_only())
+                } else if !agent_ok {
+                    Some("a project agent's allow rules need the project's trust".into())
+                } else {
+                    None
+                }
+            },
+        );
+        out
+    }
+
     /// The project's allow rules that count although the project is untrusted:
     /// those the person saved through Decode.
     pub fn saved_allow_rules(&self) -> Vec<String> {
         self.read().saved_allow.clone()
+    }
+
+    /// The local file's allow rules that the person saved through Decode (they count
+    /// even while the project is untrusted).
+    pub fn saved_local_rules(&self) -> Vec<String> {
+        self.read().saved_local.clone()
     }
 
     /// The settings files whose rules are unknown right now — the project's or a
@@ -505,7 +680,10 @@ impl ActiveState {
             let before = self.snapshot_of(&inner);
             inner.settings = disk.settings;
             inner.enclosing = disk.enclosing;
+            inner.levels = disk.levels;
+            inner.saved_local = disk.saved_local;
             inner.saved_allow = disk.saved_allow;
+            clamp_mode(&mut inner);
             inner.settings_problems = disk.settings_problems;
             inner.mcp_read_only = disk.mcp_read_only;
             self.apply_trust(&mut inner, disk.trusted);
@@ -561,7 +739,8 @@ impl ActiveState {
                 .cloned()
                 .ok_or_else(|| unknown_agent(name, &inner.catalog))?;
             let before = (inner.agent.name.clone(), inner.mode);
-            inner.mode = agent.effective_default_mode(inner.trusted);
+            inner.mode =
+                allowed_or_default(&inner.levels, agent.effective_default_mode(inner.trusted));
             inner.agent = agent;
             self.recompile(&mut inner);
             let snapshot = self.snapshot_of(&inner);
@@ -575,20 +754,46 @@ impl ActiveState {
         Ok(snapshot)
     }
 
-    /// Sets the mode; setting the mode it already has changes nothing.
+    /// Sets the mode; setting the mode it already has changes nothing, and so does
+    /// a mode the managed settings turned off (see [`ActiveState::try_set_mode`]).
     pub fn set_mode(&self, mode: Mode) -> Snapshot {
-        self.change_mode(|_| mode)
+        self.try_set_mode(mode).unwrap_or_else(|_| self.snapshot())
     }
 
-    /// Moves to the next mode: default → edit → plan → auto → bypass → default.
+    /// Sets the mode, or says why not: a mode the managed settings turned off is
+    /// refused (the mode stays).
+    pub fn try_set_mode(&self, mode: Mode) -> Result<Snapshot, StateError> {
+        self.refresh();
+        if let Some(reason) = self.read().levels.mode_refusal(mode) {
+            tracing::info!(mode = %mode, %reason, "mode refused");
+            return Err(StateError::ModeDisabled { mode, reason });
+        }
+        Ok(self.change_mode(|current, levels| {
+            if levels.mode_refusal(mode).is_some() {
+                current
+            } else {
+                mode
+            }
+        }))
+    }
+
+    /// Moves to the next mode: default → edit → plan → auto → bypass → default,
+    /// skipping the modes the managed settings turned off.
     pub fn cycle_mode(&self) -> Snapshot {
-        self.change_mode(Mode::next)
+        self.refresh();
+        self.change_mode(|current, levels| {
+            let mut next = current.next();
+            while next != current && levels.mode_refusal(next).is_some() {
+                next = next.next();
+            }
+            next
+        })
     }
 
-    fn change_mode(&self, f: impl FnOnce(Mode) -> Mode) -> Snapshot {
+    fn change_mode(&self, f: impl FnOnce(Mode, &Levels) -> Mode) -> Snapshot {
         let snapshot = {
             let mut inner = self.write();
-            let mode = f(inner.mode);
+            let mode = f(inner.mode, &inner.levels);
             if mode == inner.mode {
                 return self.snapshot_of(&inner);
             }
@@ -612,7 +817,10 @@ impl ActiveState {
             &self.home,
         );
         problems.extend(warnings);
+        let (levels, warnings) = Levels::load(&self.project_root, &self.home);
+        problems.extend(warnings);
         let saved_allow = saved_allow_rules(self.data_dir(), &self.project_root, &settings);
+        let saved_local = saved_allow_rules(self.data_dir(), &self.project_root, &levels.local);
         let (mcp_read_only, mcp_problems) = match self.data_dir {
             Some(_) => crate::mcp::load_read_only_marks(&crate::mcp::user_config_dir(&self.home)),
             None => (self.read().mcp_read_only.clone(), Vec::new()),
@@ -627,7 +835,10 @@ impl ActiveState {
         inner.mcp_read_only = mcp_read_only;
         inner.settings = settings;
         inner.enclosing = enclosing;
+        inner.levels = levels;
+        inner.saved_local = saved_local;
         inner.saved_allow = saved_allow;
+        clamp_mode(&mut inner);
         inner.settings_problems = problems;
         diagnostics.extend(
             self.recompile(&mut inner)
@@ -742,7 +953,8 @@ impl ActiveState {
                     .or_else(|| catalog.agents().first())
                     .cloned()
                     .unwrap_or_else(fallback_agent);
-                inner.mode = agent.effective_default_mode(inner.trusted);
+                inner.mode =
+                    allowed_or_default(&inner.levels, agent.effective_default_mode(inner.trusted));
                 inner.agent = agent;
             }
         }
@@ -816,6 +1028,8 @@ struct Sources<'a> {
 struct OnDisk {
     settings: Settings,
     enclosing: Vec<EnclosingSettings>,
+    levels: Levels,
+    saved_local: Vec<String>,
     saved_allow: Vec<String>,
     settings_problems: Vec<SettingsWarning>,
     mcp_read_only: Vec<String>,
@@ -831,6 +1045,7 @@ impl Sources<'_> {
     /// the rules the person saved.
     fn watched_paths(&self) -> Vec<PathBuf> {
         let mut paths = vec![crate::settings::settings_path(self.root)];
+        paths.extend(Levels::paths(self.root, self.home));
         let starts = std::iter::once(self.root).chain(self.given);
         for start in starts {
             for dir in start.ancestors().skip(1) {
@@ -872,8 +1087,11 @@ impl Sources<'_> {
         let (enclosing, warnings) =
             crate::settings::load_enclosing(self.root, self.given, self.home);
         settings_problems.extend(warnings);
+        let (levels, warnings) = Levels::load(self.root, self.home);
+        settings_problems.extend(warnings);
         diagnostics.extend(settings_problems.iter().cloned().map(Diagnostic::Settings));
         let saved_allow = saved_allow_rules(Some(self.data_dir), self.root, &settings);
+        let saved_local = saved_allow_rules(Some(self.data_dir), self.root, &levels.local);
         let (mcp_read_only, mcp_problems) =
             crate::mcp::load_read_only_marks(&crate::mcp::user_config_dir(self.home));
         diagnostics.extend(mcp_problems.into_iter().map(Diagnostic::Settings));
@@ -887,6 +1105,8 @@ impl Sources<'_> {
         OnDisk {
             settings,
             enclosing,
+            levels,
+            saved_local,
             saved_allow,
             settings_problems,
             mcp_read_only,
@@ -926,6 +1146,8 @@ struct GateParts<'a> {
     settings: &'a Settings,
     enclosing: &'a [EnclosingSettings],
     saved_allow: &'a [String],
+    levels: &'a Levels,
+    saved_local: &'a [String],
     mcp_read_only: &'a [String],
     trusted: bool,
     agent: &'a Agent,
@@ -937,6 +1159,8 @@ impl<'a> GateParts<'a> {
             settings: &inner.settings,
             enclosing: &inner.enclosing,
             saved_allow: &inner.saved_allow,
+            levels: &inner.levels,
+            saved_local: &inner.saved_local,
             mcp_read_only: &inner.mcp_read_only,
             trusted: inner.trusted,
             agent: &inner.agent,
@@ -966,8 +1190,25 @@ fn policy_input(project_root: &Path, home: &Path, inner: GateParts<'_>) -> Polic
             })
             .collect(),
         saved_allow: inner.saved_allow.to_vec(),
+        levels: inner.levels.policy(inner.saved_local),
+        allow_managed_rules_only: inner.levels.managed.allow_managed_rules_only,
         mcp_read_only: inner.mcp_read_only.to_vec(),
     }
+}
+
+/// `mode`, or default when the managed settings turned it off.
+fn allowed_or_default(levels: &Levels, mode: Mode) -> Mode {
+    if levels.mode_refusal(mode).is_some() {
+        tracing::info!(mode = %mode, "mode turned off by the managed settings: default instead");
+        Mode::Default
+    } else {
+        mode
+    }
+}
+
+/// Leaves a mode the managed settings now turn off for default.
+fn clamp_mode(inner: &mut Inner) {
+    inner.mode = allowed_or_default(&inner.levels, inner.mode);
 }
 
 fn compile_gate(

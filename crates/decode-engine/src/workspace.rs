@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use decode_policy::{Call, Rule, Tool};
 use decode_protocol::{
-    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, McpGrant, Message, ProjectRules,
+    AgentGrant, CallCheck, DirectoryGrant, HookGrant, KeyStatus, McpGrant, Message, ProjectRules,
     ProviderChoice, ProviderView, RuleEntry, RuleList, RuleSource, SessionSummary, TrustPreview,
 };
 use serde_json::{Map, Value};
@@ -69,13 +69,35 @@ pub fn project_rules(active: &ActiveState, store: Option<&ProjectStore>) -> Proj
     ));
     rules.extend(entries(RuleList::Ask, &p.ask, RuleSource::Project, None));
     rules.extend(entries(RuleList::Deny, &p.deny, RuleSource::Project, None));
+    // The other levels (docs/permissions.md, "Settings levels").
+    let levels = active.levels();
+    for (source, s) in [
+        (RuleSource::Managed, &levels.managed),
+        (RuleSource::User, &levels.user),
+        (RuleSource::Local, &levels.local),
+    ] {
+        let p = &s.permissions;
+        rules.extend(entries(RuleList::Allow, &p.allow, source, None));
+        rules.extend(entries(RuleList::Ask, &p.ask, source, None));
+        rules.extend(entries(RuleList::Deny, &p.deny, source, None));
+    }
+    let managed_only = levels.managed.allow_managed_rules_only;
     for r in &mut rules {
-        if r.list == RuleList::Allow {
+        if r.list != RuleList::Allow {
+            continue;
+        }
+        let project_level = matches!(r.source, RuleSource::Project | RuleSource::Local);
+        if project_level {
             r.always_allowed = always.contains(&r.rule);
-            // A rule the person saved through Decode counts at once.
-            if !trusted && r.ignored.is_none() && !r.always_allowed {
-                r.ignored = Some("the project is not trusted: its allow rules are ignored".into());
-            }
+        }
+        if managed_only && r.source != RuleSource::Managed {
+            r.ignored.get_or_insert_with(|| {
+                "the managed settings allow only their own allow rules".into()
+            });
+        }
+        // A rule the person saved through Decode counts at once.
+        if project_level && !trusted && r.ignored.is_none() && !r.always_allowed {
+            r.ignored = Some("the project is not trusted: its allow rules are ignored".into());
         }
     }
     let a = &agent.rules;
@@ -95,6 +117,13 @@ pub fn project_rules(active: &ActiveState, store: Option<&ProjectStore>) -> Proj
         name.clone(),
     ));
     agent_rules.extend(entries(RuleList::Deny, &a.deny, RuleSource::Agent, name));
+    if managed_only {
+        for r in agent_rules.iter_mut().filter(|r| r.list == RuleList::Allow) {
+            r.ignored.get_or_insert_with(|| {
+                "the managed settings allow only their own allow rules".into()
+            });
+        }
+    }
     if !trusted && agent.from_project() {
         for r in agent_rules.iter_mut().filter(|r| r.list == RuleList::Allow) {
             r.ignored.get_or_insert_with(|| {
@@ -115,11 +144,13 @@ pub fn project_rules(active: &ActiveState, store: Option<&ProjectStore>) -> Proj
 }
 
 /// What the trust dialog shows for `active`'s project: what trusting it would let the
-/// folder grant itself (its allow rules, `additionalDirectories`, its own agents'
-/// modes and allow rules) and what applies either way (its deny and ask rules).
+/// folder grant itself (the allow rules of its shared and local settings files,
+/// `additionalDirectories`, its own agents' modes and allow rules, the hooks of its
+/// shared and local files) and what applies either way (their deny and ask rules).
 pub fn trust_preview(active: &ActiveState, store: &ProjectStore) -> TrustPreview {
     let root = active.project_root();
     let (settings, warnings) = Settings::load(root);
+    let hooks = project_hooks(root, &settings);
     let catalog = Catalog::load(root);
     let agents = catalog
         .agents()
@@ -143,7 +174,34 @@ pub fn trust_preview(active: &ActiveState, store: &ProjectStore) -> TrustPreview
         .filter(|d| !d.trim().is_empty())
         .map(|d| directory_grant(root, home, d))
         .collect();
-    let p = settings.permissions;
+    let mut p = settings.permissions;
+    // The local file's rules are the folder's too (a repository can ship one): its
+    // allow rules are granted by trusting, its deny and ask rules apply either way.
+    let (local, local_warnings) =
+        Settings::load_file(&decode_core::settings::local_settings_path(root));
+    let add = |to: &mut Vec<String>, from: &[String]| {
+        for r in from {
+            if !to.contains(r) {
+                to.push(r.clone());
+            }
+        }
+    };
+    // Those the person saved through Decode count already: trusting grants nothing new.
+    let saved = active.saved_local_rules();
+    let granted: Vec<String> = local
+        .permissions
+        .allow
+        .iter()
+        .filter(|r| !saved.contains(r))
+        .cloned()
+        .collect();
+    add(&mut p.allow, &granted);
+    add(&mut p.ask, &local.permissions.ask);
+    add(&mut p.deny, &local.permissions.deny);
+    let problem = warnings
+        .first()
+        .or(local_warnings.first())
+        .map(|w| w.to_string());
     let mcp_servers = mcp_grants(active);
     TrustPreview {
         project: root.display().to_string(),
@@ -153,10 +211,11 @@ pub fn trust_preview(active: &ActiveState, store: &ProjectStore) -> TrustPreview
         additional_directories,
         agents,
         mcp_servers,
+        hooks,
         deny_rules: p.deny,
         ask_rules: p.ask,
         links: permission_links(root),
-        problem: warnings.first().map(|w| w.to_string()),
+        problem,
     }
 }
 
@@ -186,6 +245,30 @@ fn mcp_grants(active: &ActiveState) -> Vec<McpGrant> {
             }
         })
         .collect()
+}
+
+/// The hooks a project's shared settings file (`settings`, already read) and its
+/// local file would run once the project is trusted, in the order they run.
+pub fn project_hooks(root: &Path, settings: &Settings) -> Vec<HookGrant> {
+    let (local, _) = Settings::load_file(&decode_core::settings::local_settings_path(root));
+    let mut out = Vec::new();
+    for (file, s) in [
+        (".decode/settings.json", settings),
+        (".decode/settings.local.json", &local),
+    ] {
+        for (event, list) in [
+            ("preToolUse", &s.pre_tool_hooks),
+            ("postToolUse", &s.post_tool_hooks),
+        ] {
+            out.extend(list.iter().map(|h| HookGrant {
+                event: event.to_string(),
+                matcher: h.matcher.clone(),
+                command: h.command.clone(),
+                file: file.to_string(),
+            }));
+        }
+    }
+    out
 }
 
 /// An `additionalDirectories` entry as the gate would use it, with what deserves a

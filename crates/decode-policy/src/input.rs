@@ -87,6 +87,69 @@ pub struct PolicyInput {
     /// `readOnlyTools`). A marked tool is of kind read_only; any other is other.
     #[serde(default)]
     pub mcp_read_only: Vec<String>,
+    /// The rules of the other settings levels: managed, user and the project's
+    /// local file (docs/permissions.md, "Settings levels"). Deny and ask rules of
+    /// every level apply; allow rules as [`Level`] says.
+    #[serde(default)]
+    pub levels: Vec<LevelRules>,
+    /// Managed `allowManagedRulesOnly`: the allow rules of every level but managed
+    /// (user, project, local, saved, the agent's) are ignored.
+    #[serde(default)]
+    pub allow_managed_rules_only: bool,
+}
+
+/// A settings level (docs/permissions.md, "Settings levels"), strictest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// `/etc/decode/managed-settings.json`: the organisation's; nobody below lifts it.
+    Managed,
+    /// `~/.config/decode/settings.json`: the person's own, for every project.
+    User,
+    /// `.decode/settings.json`: the project's, shared through version control.
+    Project,
+    /// `.decode/settings.local.json`: the person's own, for this project.
+    Local,
+}
+
+impl Level {
+    /// Every level, strictest first.
+    pub const ALL: [Level; 4] = [Level::Managed, Level::User, Level::Project, Level::Local];
+
+    /// The name it is serialised under (`managed`, `user`, `project`, `local`).
+    pub fn name(self) -> &'static str {
+        crate::trace::serde_name(&self)
+    }
+
+    /// Whether the level's allow rules need the project's trust (or the person's
+    /// saving them through Decode) to count.
+    pub fn needs_trust(self) -> bool {
+        matches!(self, Level::Project | Level::Local)
+    }
+}
+
+impl std::fmt::Display for Level {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The rules of one settings level's file (see [`PolicyInput::levels`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LevelRules {
+    pub level: Level,
+    /// The file, as reasons name it.
+    pub file: PathBuf,
+    /// Its `permissions`.
+    #[serde(default)]
+    pub rules: RuleLists,
+    /// Its `caps.external`.
+    #[serde(default)]
+    pub external_caps: Vec<String>,
+    /// Allow rules of this file the person saved through Decode: they count at
+    /// once, even while the project is untrusted.
+    #[serde(default)]
+    pub saved_allow: Vec<String>,
 }
 
 /// The rules of a folder around the project (see [`PolicyInput::enclosing`]).
@@ -119,6 +182,8 @@ impl PolicyInput {
             app_dirs: Vec::new(),
             enclosing: Vec::new(),
             saved_allow: Vec::new(),
+            levels: Vec::new(),
+            allow_managed_rules_only: false,
             mcp_read_only: Vec::new(),
         }
     }

@@ -25,7 +25,7 @@ pub mod trace;
 mod urls;
 
 pub use decide::{protected_anywhere, Gate, ProtectedKind, ProtectedPath};
-pub use input::{glob_search, AgentPolicy, Call, EnclosingRules, PolicyInput};
+pub use input::{glob_search, AgentPolicy, Call, EnclosingRules, Level, LevelRules, PolicyInput};
 pub use mcp::{McpName, McpPattern};
 pub use mode::{Mode, ModeError};
 pub use rules::{escape_glob, Rule, RuleError, RuleList, RuleLists};

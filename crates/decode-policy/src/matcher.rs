@@ -19,16 +19,20 @@ pub(crate) enum Source {
     Agent(String),
     /// The settings of a folder around the project (its root).
     Enclosing(std::path::PathBuf),
+    /// The file of a settings level other than the project's (managed, user,
+    /// local).
+    Level(crate::input::Level, std::path::PathBuf),
 }
 
 impl Source {
     pub(crate) fn describe(&self) -> String {
         match self {
-            Source::Project => ".decode/settings.json".to_string(),
+            Source::Project => ".decode/settings.json (project)".to_string(),
             Source::Agent(name) => format!("agent {name}"),
             Source::Enclosing(root) => {
                 format!("{}/.decode/settings.json", root.display())
             }
+            Source::Level(level, file) => format!("{} ({level})", file.display()),
         }
     }
 }

@@ -88,11 +88,13 @@ pub enum Stage {
     /// The mode table decided.
     Mode,
     Caps,
+    /// Command hooks of the settings, after the gate (docs/permissions.md, "Hooks").
+    Hooks,
 }
 
 impl Stage {
     /// Every stage, in the order the gate visits them.
-    pub const ALL: [Stage; 11] = [
+    pub const ALL: [Stage; 12] = [
         Stage::NotOffered,
         Stage::Control,
         Stage::PathLimit,
@@ -104,6 +106,7 @@ impl Stage {
         Stage::AllowRules,
         Stage::Mode,
         Stage::Caps,
+        Stage::Hooks,
     ];
 
     /// The name it is serialised under (`not_offered`, `deny_rules`, …).
@@ -255,7 +258,8 @@ mod tests {
                 "bypass",
                 "allow_rules",
                 "mode",
-                "caps"
+                "caps",
+                "hooks"
             ]
         );
         for s in Stage::ALL {

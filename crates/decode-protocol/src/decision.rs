@@ -184,6 +184,33 @@ impl DecisionRequest {
     }
 }
 
+/// Where "always allow" saves its rules (docs/permissions.md, "Answers").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum SaveTarget {
+    /// This project, only me: `.decode/settings.local.json` (the default).
+    #[default]
+    Local,
+    /// This project, shared: `.decode/settings.json`.
+    Project,
+    /// Every project: the person's own settings file.
+    User,
+}
+
+impl SaveTarget {
+    /// Every target, in the order the dialog offers them.
+    pub const ALL: [SaveTarget; 3] = [SaveTarget::Local, SaveTarget::Project, SaveTarget::User];
+
+    /// The settings level it writes.
+    pub fn level(self) -> decode_policy::Level {
+        match self {
+            SaveTarget::Local => decode_policy::Level::Local,
+            SaveTarget::Project => decode_policy::Level::Project,
+            SaveTarget::User => decode_policy::Level::User,
+        }
+    }
+}
+
 /// How a person answered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -193,8 +220,14 @@ pub enum DecisionAnswer {
     /// Permission: run it, and let the same rules allow such calls for the rest of this
     /// session (kept in memory, never written).
     AllowForSession { rules: Vec<String> },
-    /// Permission: run it and save these allow rules (possibly edited by the person).
-    AlwaysAllow { rules: Vec<String> },
+    /// Permission: run it and save these allow rules (possibly edited by the person)
+    /// to the file of `target` (absent: this project, only me — the local file).
+    AlwaysAllow {
+        rules: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        target: Option<SaveTarget>,
+    },
     /// Permission (bash): run this command instead; it is judged again by the gate.
     EditCommand { command: String },
     /// Permission: do not run it; the feedback goes back to the model.

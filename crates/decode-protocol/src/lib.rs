@@ -28,17 +28,17 @@ pub use checkpoints::{
 };
 pub use decision::{
     plan_modes, BoundKind, ChannelEvent, DecisionAnswer, DecisionId, DecisionRequest, McpCallInfo,
-    PendingDecision, RuleCheck, SandboxBound,
+    PendingDecision, RuleCheck, SandboxBound, SaveTarget,
 };
 pub use error::{ErrorKind, IpcError};
 pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
 pub use messages::{Message, StopReason, ToolCall, ToolOutput, Usage};
 pub use status::{AgentSummary, ChatStatus, Snapshot, Todo, TodoState};
 pub use workspace::{
-    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, McpGrant, McpServerView, McpToolView,
-    OpenedKind, ProjectOpened, ProjectRules, ProviderChoice, ProviderName, ProviderSave,
-    ProviderView, RecentProject, RuleEntry, RuleList, RuleSource, SessionSummary, SessionView,
-    SettingsList, TrustPreview,
+    AgentGrant, CallCheck, DirectoryGrant, HookGrant, KeyStatus, McpGrant, McpServerView,
+    McpToolView, OpenedKind, ProjectOpened, ProjectRules, ProviderChoice, ProviderName,
+    ProviderSave, ProviderView, RecentProject, RuleEntry, RuleList, RuleSource, SessionSummary,
+    SessionView, SettingsList, TrustPreview,
 };
 
 use decode_policy::Mode;
@@ -93,6 +93,7 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<BoundKind>(&cfg),
         decl::<SandboxBound>(&cfg),
         decl::<DecisionRequest>(&cfg),
+        decl::<SaveTarget>(&cfg),
         decl::<DecisionAnswer>(&cfg),
         decl::<ChannelEvent>(&cfg),
         decl::<PendingDecision>(&cfg),
@@ -108,6 +109,7 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<RuleEntry>(&cfg),
         decl::<ProjectRules>(&cfg),
         decl::<AgentGrant>(&cfg),
+        decl::<HookGrant>(&cfg),
         decl::<DirectoryGrant>(&cfg),
         decl::<McpGrant>(&cfg),
         decl::<TrustPreview>(&cfg),

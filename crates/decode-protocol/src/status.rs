@@ -33,6 +33,11 @@ pub struct Snapshot {
     pub project: String,
     /// Whether the person trusts the project (its own allow rules count).
     pub trusted: bool,
+    /// The modes the managed settings turned off here: not offered anywhere.
+    /// Absent when every mode is offered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<ModeTs>>", optional)]
+    pub disabled_modes: Vec<Mode>,
 }
 
 /// Where a todo item stands.

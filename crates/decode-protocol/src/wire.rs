@@ -9,7 +9,9 @@
 use ts_rs::{Config, TS};
 
 use crate::checkpoints::{TurnCheckpoint, UndoPlan, UndoReport};
-use crate::decision::{ChannelEvent, DecisionAnswer, DecisionId, PendingDecision, RuleCheck};
+use crate::decision::{
+    ChannelEvent, DecisionAnswer, DecisionId, PendingDecision, RuleCheck, SaveTarget,
+};
 use crate::events::LoopEvent;
 use crate::policy_ts::{ModeTs, RuleListTs};
 use crate::status::{ChatStatus, Snapshot};
@@ -146,8 +148,10 @@ wire! {
         set_trust(trusted: bool) -> TrustPreview;
         dismiss_trust() -> Unit;
         project_rules() -> ProjectRules;
-        add_rule(list: RuleListTs, rule: String) -> ProjectRules;
-        remove_rule(list: RuleListTs, rule: String) -> ProjectRules;
+        /// Adds a rule to the file of `target` (none: the project's shared file).
+        add_rule(list: RuleListTs, rule: String, target: Option<SaveTarget>) -> ProjectRules;
+        /// Removes a rule from the file of `target` (none: the project's shared file).
+        remove_rule(list: RuleListTs, rule: String, target: Option<SaveTarget>) -> ProjectRules;
         /// Why an allow rule would let any code run (a wildcard over an interpreter,
         /// a shell or a privilege wrapper), for a warning before it is added.
         rule_warning(rule: String) -> Option<String>;

@@ -82,8 +82,15 @@ pub struct RecentProject {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum RuleSource {
+    /// The managed `/etc/decode/managed-settings.json` (never edited by Decode).
+    Managed,
+    /// The person's own settings file, for every project (editable here).
+    User,
     /// The project's `.decode/settings.json` (editable here).
     Project,
+    /// The project's `.decode/settings.local.json`: the person's own rules for this
+    /// project (editable here).
+    Local,
     /// The active agent's frontmatter (edited in the agent's file).
     Agent,
 }
@@ -148,6 +155,20 @@ pub struct McpGrant {
     pub approval: String,
 }
 
+/// A project hook (of its shared or local settings file) that would run around
+/// tool calls once the folder is trusted (inside the sandbox).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HookGrant {
+    /// `preToolUse` or `postToolUse`.
+    pub event: String,
+    /// The tools it applies to, as written (`None`: every tool).
+    pub matcher: Option<String>,
+    /// The command it runs.
+    pub command: String,
+    /// The settings file it is written in, relative to the project.
+    pub file: String,
+}
+
 /// An `additionalDirectories` entry: as written and where it reaches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct DirectoryGrant {
@@ -174,6 +195,8 @@ pub struct TrustPreview {
     pub agents: Vec<AgentGrant>,
     /// …and its MCP servers (each still needs the person's approval to start).
     pub mcp_servers: Vec<McpGrant>,
+    /// …and the hooks it would run around tool calls (in the sandbox).
+    pub hooks: Vec<HookGrant>,
     /// What is in force either way: the project's deny and ask rules.
     pub deny_rules: Vec<String>,
     pub ask_rules: Vec<String>,

@@ -38,6 +38,15 @@ impl TempProject {
         })
     }
 
+    /// Where a Decode process under test reads the managed settings from (beside
+    /// the project and home; absent until a test writes it).
+    pub fn managed_settings(&self) -> PathBuf {
+        self.project
+            .parent()
+            .unwrap_or(&self.project)
+            .join("managed-settings.json")
+    }
+
     /// The project folder.
     pub fn path(&self) -> &Path {
         &self.project
@@ -68,6 +77,12 @@ impl TempProject {
             ("XDG_STATE_HOME".into(), h(".local/state")),
             ("XDG_CACHE_HOME".into(), h(".cache")),
             ("XDG_RUNTIME_DIR".into(), h("run")),
+            // The managed settings of this test only (absent unless a test writes
+            // it), never the machine's `/etc/decode`.
+            (
+                "DECODE_MANAGED_SETTINGS".into(),
+                self.managed_settings().display().to_string(),
+            ),
             // A session bus of its own, there only when a test starts one: one
             // test's app never meets another's, and without one there is no keyring.
             (

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
-import type { KeyStatus, ProjectRules, ProviderView } from '../lib/gen/protocol';
+import type { KeyStatus, ProjectRules, ProviderView, RuleEntry } from '../lib/gen/protocol';
 import { contextTokensError, lines, ruleError } from '../lib/settings';
 import SettingsPanel from './SettingsPanel.svelte';
 import type * as Backend from '../lib/backend';
@@ -171,7 +171,7 @@ describe('settings screen', () => {
     await user.clear(screen.getByTestId('settings-rule-input'));
     await user.selectOptions(screen.getByTestId('settings-rule-list'), 'ask');
     await user.type(screen.getByTestId('settings-rule-input'), 'bash(git push *){Enter}');
-    expect(backend.addRule).toHaveBeenCalledWith('ask', 'bash(git push *)');
+    expect(backend.addRule).toHaveBeenCalledWith('ask', 'bash(git push *)', 'project');
     await waitFor(() => expect(screen.getAllByTestId('settings-rule')).toHaveLength(4));
   });
 
@@ -197,14 +197,14 @@ describe('settings screen', () => {
     expect(screen.queryByTestId('settings-rule-warning')).toBeNull();
     await user.click(screen.getByTestId('settings-rule-add'));
     await user.click(await screen.findByTestId('settings-rule-confirm'));
-    expect(backend.addRule).toHaveBeenCalledWith('allow', 'bash(python *)');
+    expect(backend.addRule).toHaveBeenCalledWith('allow', 'bash(python *)', 'project');
     // A deny rule never warns; an ordinary allow rule is added at once.
     vi.mocked(backend.ruleWarning).mockClear();
     await user.selectOptions(screen.getByTestId('settings-rule-list'), 'deny');
     await user.type(screen.getByTestId('settings-rule-input'), 'bash(python *)');
     await user.click(screen.getByTestId('settings-rule-add'));
     expect(backend.ruleWarning).not.toHaveBeenCalled();
-    expect(backend.addRule).toHaveBeenLastCalledWith('deny', 'bash(python *)');
+    expect(backend.addRule).toHaveBeenLastCalledWith('deny', 'bash(python *)', 'project');
   });
 
   it('shows the gate refusing a rule, with its reason', async () => {
@@ -224,8 +224,47 @@ describe('settings screen', () => {
     const revoke = within(first).getByTestId('settings-rule-remove');
     expect(revoke).toHaveTextContent('revoke');
     await user.click(revoke);
-    expect(backend.removeRule).toHaveBeenCalledWith('allow', 'bash(npm test)');
+    expect(backend.removeRule).toHaveBeenCalledWith('allow', 'bash(npm test)', 'project');
     await waitFor(() => expect(screen.getAllByTestId('settings-rule')).toHaveLength(2));
+  });
+
+  it('shows the level of each rule and edits every level the person may write', async () => {
+    const entry = (rule: string, source: RuleEntry['source'], list: RuleEntry['list'] = 'allow'): RuleEntry => ({
+      list,
+      rule,
+      source,
+      agent: null,
+      agent_file: null,
+      always_allowed: false,
+      ignored: null,
+    });
+    const leveled = rules({
+      rules: [
+        entry('bash(curl *)', 'managed', 'deny'),
+        entry('bash(cargo test)', 'user'),
+        entry('bash(make)', 'local'),
+        entry('bash(npm test)', 'project'),
+      ],
+    });
+    vi.mocked(backend.projectRules).mockResolvedValue(leveled);
+    vi.mocked(backend.removeRule).mockResolvedValue(leveled);
+    vi.mocked(backend.addRule).mockResolvedValue(leveled);
+    const user = await open();
+    const shownRules = screen.getAllByTestId('settings-rule');
+    expect(shownRules.map((r) => r.getAttribute('data-source'))).toEqual(['managed', 'user', 'local', 'project']);
+    expect(shownRules[0]).toHaveTextContent('managed');
+    expect(shownRules[1]).toHaveTextContent('user (every project)');
+    expect(shownRules[2]).toHaveTextContent('local (.decode/settings.local.json)');
+    // Managed is never edited here; every other level is.
+    expect(within(shownRules[0]).queryByTestId('settings-rule-remove')).toBeNull();
+    await user.click(within(shownRules[2]).getByTestId('settings-rule-remove'));
+    expect(backend.removeRule).toHaveBeenCalledWith('allow', 'bash(make)', 'local');
+    await user.click(within(screen.getAllByTestId('settings-rule')[1]).getByTestId('settings-rule-remove'));
+    expect(backend.removeRule).toHaveBeenCalledWith('allow', 'bash(cargo test)', 'user');
+    await user.selectOptions(screen.getByTestId('settings-rule-level'), 'user');
+    await user.type(screen.getByTestId('settings-rule-input'), 'bash(ls)');
+    await user.click(screen.getByTestId('settings-rule-add'));
+    expect(backend.addRule).toHaveBeenCalledWith('allow', 'bash(ls)', 'user');
   });
 
   it('shows a malformed settings file read-only with its parse error', async () => {

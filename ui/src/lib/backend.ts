@@ -32,6 +32,7 @@ import type {
   RecentProject,
   RuleCheck,
   RuleList,
+  SaveTarget,
   SessionSummary,
   SessionView,
   SettingsList,
@@ -228,12 +229,14 @@ export function projectRules(): Promise<ProjectRules> {
   return call('project_rules');
 }
 
-export function addRule(list: RuleList, rule: string): Promise<ProjectRules> {
-  return call('add_rule', { list, rule });
+/** Adds a rule to the file of `target` (the project's shared file unless another is named). */
+export function addRule(list: RuleList, rule: string, target: SaveTarget = 'project'): Promise<ProjectRules> {
+  return call('add_rule', { list, rule, target });
 }
 
-export function removeRule(list: RuleList, rule: string): Promise<ProjectRules> {
-  return call('remove_rule', { list, rule });
+/** Removes a rule from the file of `target`. */
+export function removeRule(list: RuleList, rule: string, target: SaveTarget = 'project'): Promise<ProjectRules> {
+  return call('remove_rule', { list, rule, target });
 }
 
 /** Why an allow rule would let any code run, if it would (shown before it is added). */

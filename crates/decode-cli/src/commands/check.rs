@@ -176,6 +176,8 @@ const PARALLEL_FROM: usize = 64;
 /// A gate per agent, compiled once, with the agent's default mode.
 struct Gates<'s> {
     state: &'s ActiveState,
+    /// The settings levels (whose managed file may turn modes off).
+    levels: decode_core::Levels,
     by_agent: std::collections::HashMap<String, (std::sync::Arc<decode_policy::Gate>, Mode)>,
 }
 
@@ -186,12 +188,14 @@ impl Gates<'_> {
         }
         self.state.select_agent(agent).map_err(|e| e.to_string())?;
         let name = self.state.agent().name;
-        let entry = (
-            self.state.gate(),
-            self.state
-                .agent()
-                .effective_default_mode(self.state.trusted()),
-        );
+        let mut mode = self
+            .state
+            .agent()
+            .effective_default_mode(self.state.trusted());
+        if self.levels.mode_refusal(mode).is_some() {
+            mode = Mode::Default;
+        }
+        let entry = (self.state.gate(), mode);
         self.by_agent.insert(agent.to_string(), entry.clone());
         self.by_agent.insert(name, entry.clone());
         Ok(entry)
@@ -211,6 +215,7 @@ fn batch(state: &ActiveState, base_agent: Option<&str>, mode_given: bool) -> Exi
     let base_mode = state.mode();
     let mut gates = Gates {
         state,
+        levels: state.levels(),
         by_agent: std::collections::HashMap::new(),
     };
     let base = match gates.get(&base_agent) {
@@ -305,6 +310,9 @@ fn parse_request(
         (None, None) if mode_given || req.agent.is_none() => base.1,
         (None, None) => gates.get(base_agent)?.1,
     };
+    if let Some(reason) = gates.levels.mode_refusal(mode) {
+        return Err(reason);
+    }
     Ok((gate, mode, net_call(call)))
 }
 

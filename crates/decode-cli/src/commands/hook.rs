@@ -103,13 +103,25 @@ pub fn run(args: HookArgs, dirs: &Dirs) -> ExitCode {
         (None, Some(m)) => (m, ModeFrom::Flag),
         (None, None) => (Mode::Auto, ModeFrom::Fallback),
     };
-    let (state, diagnostics) = match ActiveState::open(
-        &project,
-        &dirs.home,
-        &dirs.data,
-        args.select.agent.as_deref(),
-        Some(mode),
-    ) {
+    let open = |mode: Mode| {
+        ActiveState::open(
+            &project,
+            &dirs.home,
+            &dirs.data,
+            args.select.agent.as_deref(),
+            Some(mode),
+        )
+    };
+    // A mode the managed settings turned off is judged as default mode (stricter),
+    // never left to the agent.
+    let opened = match open(mode) {
+        Err(StateError::ModeDisabled { reason, .. }) => {
+            tracing::info!(%reason, "judging in default mode instead");
+            open(Mode::Default)
+        }
+        other => other,
+    };
+    let (state, diagnostics) = match opened {
         Ok(s) => s,
         Err(e @ StateError::UnknownAgent { .. }) | Err(e @ StateError::UnknownMode { .. }) => {
             return output::usage_error(&format!("decode: {e}"))

@@ -9,6 +9,7 @@ pub mod hook_setup;
 pub mod key;
 pub mod mcp;
 pub mod run;
+pub mod settings;
 pub mod tool;
 pub mod trust;
 pub mod undo;

@@ -30,9 +30,23 @@ pub fn run(args: TrustArgs, dirs: &Dirs) -> ExitCode {
         match store.trust(&args.dir) {
             Ok(path) => {
                 output::out(&format!(
-                    "trusted {}: its allow rules, additional directories and agents now apply",
+                    "trusted {}: its allow rules, additional directories, agents and hooks now apply",
                     path.display()
                 ));
+                let (settings, _) = decode_core::settings::Settings::load(&path);
+                let hooks = decode_engine::workspace::project_hooks(&path, &settings);
+                if !hooks.is_empty() {
+                    output::out("its hooks now run around tool calls (inside the sandbox):");
+                    for h in hooks {
+                        output::out(&format!(
+                            "  {} {} `{}` ({})",
+                            h.event,
+                            h.matcher.as_deref().unwrap_or("*"),
+                            h.command,
+                            h.file
+                        ));
+                    }
+                }
                 ExitCode::SUCCESS
             }
             Err(e) => failure(e),

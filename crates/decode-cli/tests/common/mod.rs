@@ -37,6 +37,14 @@ impl Env {
         p
     }
 
+    /// Writes the managed settings file this test's Decode reads.
+    #[allow(dead_code)]
+    pub(crate) fn write_managed(&self, text: &str) -> PathBuf {
+        let p = self.tmp.managed_settings();
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
     /// A project file's text, if it exists.
     pub(crate) fn read(&self, rel: &str) -> Option<String> {
         self.tmp.read(rel)

@@ -379,7 +379,7 @@ fn check_explain_is_one_line_naming_what_decided() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
-        "deny · deny rule · denied by rule bash(rm -rf:*) from .decode/settings.json\n"
+        "deny · deny rule · denied by rule bash(rm -rf:*) from .decode/settings.json (project)\n"
     );
     let o = env.run(&["check", "--explain", "--mode", "auto", "bash", "git push"]);
     assert_eq!(

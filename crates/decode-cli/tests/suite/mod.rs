@@ -2,6 +2,7 @@
 
 mod cli;
 mod hook_cli;
+mod levels_cli;
 mod mcp_cli;
 mod real_clients;
 mod run_cli;

@@ -439,7 +439,7 @@ async fn inside_claude_code_a_capped_push_does_not_run_and_a_denied_curl_is_bloc
     let results = tool_results(&reqs);
     assert!(
         results.iter().any(|r| r.contains(
-            "Decode: deny · deny rule · denied by rule bash(curl *) from .decode/settings.json"
+            "Decode: deny · deny rule · denied by rule bash(curl *) from .decode/settings.json (project)"
         )),
         "the model did not read Decode's reason: {results:#?}\n{}",
         text(&out)
@@ -560,7 +560,7 @@ async fn inside_gemini_cli_a_denied_curl_is_blocked_and_a_capped_push_waits_for_
     let results = tool_results(&reqs);
     assert!(
         results.iter().any(|r| r.contains(
-            "Tool execution blocked: Decode: deny · deny rule · denied by rule bash(curl *) from .decode/settings.json"
+            "Tool execution blocked: Decode: deny · deny rule · denied by rule bash(curl *) from .decode/settings.json (project)"
         )),
         "the model did not read Decode's reason: {results:#?}\n{}",
         text(&out)

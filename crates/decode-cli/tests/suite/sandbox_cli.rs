@@ -188,3 +188,57 @@ fn a_plant_left_by_a_killed_decode_is_taken_back_and_never_read() {
     assert!(!out.to_lowercase().contains("bash(*)"), "{out}");
     assert!(!env.project.join(".decode").exists(), "{out}");
 }
+
+/// A trusted project's hook runs only in the sandbox: with bubblewrap it runs (and
+/// its exit 2 denies the write); where there is none it does not run at all, and
+/// the call goes on as if it had not answered.
+#[test]
+fn a_projects_hook_runs_only_where_there_is_a_sandbox() {
+    for bwrap in [None, Some(NO_BWRAP)] {
+        let env = Env::new();
+        env.write(
+            ".decode/settings.json",
+            r#"{"hooks": {"preToolUse": [{"matcher": "Write", "command": "touch hook-ran; echo 'no writes' >&2; exit 2"}]}}"#,
+        );
+        let dir = env.project.display().to_string();
+        assert_eq!(env.run(&["trust", &dir]).status.code(), Some(0));
+        let script = env.write(
+            "s.json",
+            &serde_json::json!({"turns": [
+                {"text": "writing", "tool_calls": [{"name": "write", "input": {"path": "out.txt", "content": "x"}}]},
+                {"text": "done"}
+            ]})
+            .to_string(),
+        );
+        let mut cmd = env.cmd(&[
+            "run",
+            "--provider",
+            "script",
+            "--script",
+            script.to_str().unwrap(),
+            "--mode",
+            "edit",
+            "-p",
+            "go",
+        ]);
+        if let Some(b) = bwrap {
+            cmd.env("DECODE_BWRAP", b);
+        }
+        let o = cmd.output().unwrap();
+        let ran = env.read("hook-ran").is_some();
+        let wrote = env.read("out.txt").is_some();
+        let said = stdout(&o) + &stderr(&o);
+        match bwrap {
+            None => {
+                // The hook's deny stops the run (exit 3: a denied step).
+                assert_eq!(o.status.code(), Some(3), "{said}");
+                assert!(ran && !wrote, "sandboxed: ran={ran} wrote={wrote}");
+                assert!(said.contains("no writes"), "{said}");
+            }
+            Some(_) => {
+                assert_eq!(o.status.code(), Some(0), "{said}");
+                assert!(!ran && wrote, "no sandbox: ran={ran} wrote={wrote}");
+            }
+        }
+    }
+}

@@ -112,6 +112,7 @@ async fn permission_answers() {
     assert_eq!(
         s.ask(req.clone()).await,
         DecisionAnswer::AlwaysAllow {
+            target: None,
             rules: vec!["bash(cargo test)".into()]
         }
     );
@@ -215,7 +216,7 @@ async fn a_terminal_answer_drives_run_call() {
     .await;
     assert!(o.ran, "{}", o.result.content);
     assert_eq!(p.read("t.txt"), "x\n");
-    assert!(p.read(".decode/settings.json").contains("t.txt"));
+    assert!(p.read(".decode/settings.local.json").contains("t.txt"));
 }
 
 #[tokio::test]

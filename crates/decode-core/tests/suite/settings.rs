@@ -348,3 +348,80 @@ fn the_writer_never_writes_through_a_link() {
     assert!(!target.exists());
     assert!(!p.path().join(".decode/settings.json").exists());
 }
+
+#[test]
+fn every_writable_level_is_written_by_the_same_careful_writer() {
+    use decode_core::settings::{
+        add_rule_to, append_allow_rules_to, remove_rule_from, WriteTarget,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    let config = dir.path().join("config/decode");
+    fs::create_dir_all(&root).unwrap();
+    // The person's own file: created with its folder, other keys kept.
+    let user = WriteTarget::User(config.clone());
+    append_allow_rules_to(&user, &rules(&["bash(cargo test)"])).unwrap();
+    fs::write(
+        config.join("settings.json"),
+        "{\"sandbox\": {\"writable\": [\"~/x\"]}, \"permissions\": {\"allow\": [\"bash(cargo test)\"]}}",
+    )
+    .unwrap();
+    assert!(add_rule_to(&user, "deny", "bash(curl *)").unwrap());
+    let v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(config.join("settings.json")).unwrap()).unwrap();
+    assert_eq!(v["sandbox"]["writable"][0], "~/x");
+    assert_eq!(v["permissions"]["deny"][0], "bash(curl *)");
+    assert!(remove_rule_from(&user, "deny", "bash(curl *)").unwrap());
+    // A malformed file at any level is never rewritten.
+    let local = WriteTarget::Local(root.clone());
+    fs::create_dir_all(root.join(".decode")).unwrap();
+    fs::write(root.join(".decode/settings.local.json"), "{oops").unwrap();
+    assert!(matches!(
+        append_allow_rules_to(&local, &rules(&["read"])),
+        Err(PersistError::Malformed { .. })
+    ));
+    assert_eq!(
+        fs::read_to_string(root.join(".decode/settings.local.json")).unwrap(),
+        "{oops"
+    );
+    // A local file that links out of the project is refused.
+    fs::remove_file(root.join(".decode/settings.local.json")).unwrap();
+    let outside = dir.path().join("outside.json");
+    fs::write(&outside, "{}").unwrap();
+    std::os::unix::fs::symlink(&outside, root.join(".decode/settings.local.json")).unwrap();
+    assert!(matches!(
+        append_allow_rules_to(&local, &rules(&["read"])),
+        Err(PersistError::Linked { .. })
+    ));
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "{}");
+    // Without a repository there is nothing to exclude, and no `.git` appears.
+    fs::remove_file(root.join(".decode/settings.local.json")).unwrap();
+    append_allow_rules_to(&local, &rules(&["read"])).unwrap();
+    assert!(!root.join(".git").exists());
+}
+
+#[test]
+fn a_new_local_file_is_excluded_in_a_worktree_too() {
+    use decode_core::settings::{append_allow_rules_to, WriteTarget};
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    // main repository `repo/.git`, worktree `wt/` whose `.git` file names
+    // `repo/.git/worktrees/wt`, whose `commondir` is `../..`.
+    let common = base.join("repo/.git");
+    let wt_git = common.join("worktrees/wt");
+    fs::create_dir_all(&wt_git).unwrap();
+    fs::write(wt_git.join("commondir"), "../..\n").unwrap();
+    let wt = base.join("wt");
+    fs::create_dir_all(wt.join("sub")).unwrap();
+    fs::write(wt.join(".git"), format!("gitdir: {}\n", wt_git.display())).unwrap();
+    // The project is a subfolder of the worktree.
+    append_allow_rules_to(&WriteTarget::Local(wt.join("sub")), &rules(&["read"])).unwrap();
+    let exclude = fs::read_to_string(wt_git.join("../../info/exclude")).unwrap();
+    assert_eq!(exclude, "/sub/.decode/settings.local.json\n");
+    // Saving again adds nothing.
+    append_allow_rules_to(&WriteTarget::Local(wt.join("sub")), &rules(&["glob"])).unwrap();
+    assert_eq!(
+        fs::read_to_string(common.join("info/exclude")).unwrap(),
+        exclude
+    );
+}

@@ -627,3 +627,62 @@ fn the_trust_store_and_agent_files_are_followed() {
     assert_eq!(bash(&state, "rm x"), Verdict::Ask);
     assert_eq!(bash(&state, "mv a b"), Verdict::Deny);
 }
+
+/// Managed settings that turn bypass and auto off, for a state built in memory.
+fn managed_off(root: &Path, base: &Path) -> decode_core::Levels {
+    let managed = base.join("managed.json");
+    fs::write(
+        &managed,
+        r#"{"disableBypassMode": true, "disableAutoMode": true, "permissions": {"deny": ["bash(curl *)"]}}"#,
+    )
+    .unwrap();
+    let (levels, w) =
+        decode_core::Levels::load_from(root, base, &managed, &base.join("config/decode"));
+    assert!(w.is_empty(), "{w:?}");
+    levels
+}
+
+#[test]
+fn turned_off_modes_are_skipped_by_shift_tab_and_refused_by_every_setter() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let root = base.join("proj");
+    fs::create_dir_all(&root).unwrap();
+    let (s, _) = ActiveState::new(
+        &root,
+        decode_core::Catalog::builtin(),
+        decode_core::Settings::empty(&root),
+        true,
+        &base,
+    );
+    s.set_mode(Mode::Bypass);
+    assert_eq!(s.mode(), Mode::Bypass);
+    // The managed settings arrive: the mode falls back to default at once.
+    s.set_levels(managed_off(&root, &base));
+    assert_eq!(s.mode(), Mode::Default);
+    assert_eq!(s.snapshot().disabled_modes, [Mode::Auto, Mode::Bypass]);
+    let json = serde_json::to_value(s.snapshot()).unwrap();
+    assert_eq!(
+        json["disabled_modes"],
+        serde_json::json!(["auto", "bypass"])
+    );
+    // Shift+Tab: default → edit → plan → default.
+    let seen: Vec<Mode> = (0..3).map(|_| s.cycle_mode().mode).collect();
+    assert_eq!(seen, [Mode::Edit, Mode::Plan, Mode::Default]);
+    // Setting it: refused with the file named; `set_mode` keeps the mode.
+    let e = s.try_set_mode(Mode::Auto).unwrap_err();
+    assert!(matches!(
+        e,
+        StateError::ModeDisabled {
+            mode: Mode::Auto,
+            ..
+        }
+    ));
+    assert!(e.to_string().contains("managed.json"), "{e}");
+    assert_eq!(s.set_mode(Mode::Bypass).mode, Mode::Default);
+    assert!(s.try_set_mode(Mode::Edit).is_ok());
+    // The managed deny rule applies, named with its level.
+    let d = s.decide(&Call::new(Tool::Bash, "curl x"));
+    assert_eq!(d.verdict, Verdict::Deny);
+    assert!(d.reason.contains("(managed)"), "{}", d.reason);
+}

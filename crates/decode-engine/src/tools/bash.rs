@@ -726,6 +726,70 @@ async fn spawn_sandboxed(
     }
 }
 
+/// A project's hook started in the sandbox a `bash` call of the project gets
+/// (docs/permissions.md, "Hooks"): the same bounds, the same environment without
+/// keys and tokens, stdin piped. [`SandboxedHook::finish`] cleans up after it as
+/// after a command.
+pub(crate) struct SandboxedHook {
+    prepared: Prepared,
+}
+
+impl SandboxedHook {
+    /// Starts `command` (`sh -c`) in `cwd` in the project's sandbox, with `extra`
+    /// variables; `Err` says why it cannot run there (no sandbox on this machine, or
+    /// none can be made for this project now) — it is then not run at all.
+    pub(crate) async fn start(
+        ctx: &ToolContext,
+        command: &str,
+        cwd: &std::path::Path,
+        extra: &[(&str, &std::ffi::OsStr)],
+    ) -> Result<(tokio::process::Child, SandboxedHook), String> {
+        let bwrap = match crate::sandbox::support() {
+            Support::Enforced { bwrap, .. } => bwrap.clone(),
+            Support::Unavailable { why } => {
+                return Err(format!(
+                    "not run: a project's hooks run only in the sandbox, and there is none on this machine ({why})"
+                ))
+            }
+        };
+        let prepared = prepare_sandbox(ctx)
+            .await
+            .map_err(|why| format!("not run: no sandbox could be made for it: {why}"))?;
+        let mut env = command_env(Some(&prepared), false);
+        env.extend(extra.iter().map(|(k, v)| ((*k).into(), (*v).to_owned())));
+        let mut c = tokio::process::Command::new(&bwrap);
+        decode_nsenter::close_inherited_on_exec(c.as_std_mut());
+        c.process_group(0)
+            .args(prepared.plan.args(cwd))
+            .arg("--")
+            .arg("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(cwd)
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let child = c
+            .spawn()
+            .map_err(|e| format!("could not start in the sandbox: {e}"))?;
+        Ok((child, SandboxedHook { prepared }))
+    }
+
+    /// Takes away what the hook created where the sandbox keeps things read-only
+    /// (returns what was taken, one note each) and lets the next command see what it
+    /// changed.
+    pub(crate) async fn finish(self, ctx: &ToolContext) -> Vec<String> {
+        let s = self.prepared;
+        let quarantine = crate::running_commands::quarantine_folder();
+        let notes = s.plan.undo(&quarantine, &s.held);
+        ctx.session.rescan_for_sandbox(s.deny.clone()).await;
+        notes
+    }
+}
+
 /// One command's sandbox, made before it starts and kept until its clean-up.
 struct Prepared {
     plan: Plan,

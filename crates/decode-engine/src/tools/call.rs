@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use super::{ToolContext, ToolHandler, ToolResult};
 use crate::decision::{DecisionAnswer, DecisionRequest};
-use crate::settings::append_allow_rules;
+use crate::settings::{append_allow_rules_to, WriteTarget};
+use decode_protocol::SaveTarget;
 
 /// What happened to one call.
 #[derive(Debug, Clone, Serialize)]
@@ -121,6 +122,16 @@ pub async fn call_tool(
             outcome.result = ToolResult::error(format!("invalid input: {e}"));
             return outcome;
         }
+        // The settings' pre-tool hooks may tighten the verdict (or, from the user or
+        // managed settings, allow a plain ask).
+        super::hooks::apply_pre(ctx, tool, &input, &mut outcome.decision).await;
+        if outcome.decision.verdict == Verdict::Deny {
+            outcome.result = ToolResult::error(with_edit_note(
+                &edited,
+                format!("denied by the permission gate: {}", outcome.decision.reason),
+            ));
+            return outcome;
+        }
         if outcome.decision.verdict != Verdict::Ask {
             break outcome;
         }
@@ -165,8 +176,15 @@ pub async fn call_tool(
                 ));
                 break outcome;
             }
-            DecisionAnswer::AlwaysAllow { rules } => {
-                outcome.note = Some(always_allow(ctx, &call, &cwd, &outcome.decision, rules));
+            DecisionAnswer::AlwaysAllow { rules, target } => {
+                outcome.note = Some(always_allow(
+                    ctx,
+                    &call,
+                    &cwd,
+                    &outcome.decision,
+                    rules,
+                    target.unwrap_or_default(),
+                ));
                 break outcome;
             }
             DecisionAnswer::EditCommand { command } if tool == Tool::Bash => {
@@ -249,6 +267,7 @@ pub async fn call_tool(
             None => result.content.push_str(&format!("\n[{}]", note.1)),
         }
     }
+    super::hooks::apply_post(ctx, tool, &input, &outcome.decision, &mut result).await;
     if edited.is_some() {
         result.content = with_edit_note(&edited, result.content);
     }
@@ -541,6 +560,7 @@ fn always_allow(
     cwd: &Path,
     decision: &Decision,
     rules: Vec<String>,
+    target: SaveTarget,
 ) -> String {
     if decision.capped {
         return "\"always allow\" is not offered for this call (it is capped); it was allowed once"
@@ -558,7 +578,11 @@ fn always_allow(
             check.problems.join("; ")
         );
     }
-    match append_allow_rules(&ctx.project_root, &rules) {
+    let config_dir = decode_core::levels::config_dir_for(ctx.active.home());
+    let Some(file) = WriteTarget::of(target.level(), &ctx.project_root, &config_dir) else {
+        return "the managed settings are not written by Decode; the call was allowed once".into();
+    };
+    match append_allow_rules_to(&file, &rules) {
         Ok(saved) => {
             // Remember which rules the person saved, so the settings screen can
             // mark them and revoke them (the settings file keeps its shape), and
@@ -571,7 +595,8 @@ fn always_allow(
                 .cloned()
                 .collect();
             let mut recorded = true;
-            if let Some(data) = ctx.active.data_dir() {
+            // The person's own file is always trusted: nothing to record.
+            if let (Some(data), false) = (ctx.active.data_dir(), target == SaveTarget::User) {
                 if let Err(e) = crate::projects::ProjectStore::open(data)
                     .record_always_allowed(&ctx.project_root, &chosen)
                 {

@@ -195,7 +195,11 @@ impl ToolHandler for ExitPlanModeTool {
                 "Not in plan mode (the mode is {mode}); there is nothing to approve. Carry on."
             ));
         }
-        let offered = decode_protocol::plan_modes();
+        // A mode the managed settings turned off is not offered.
+        let offered: Vec<Mode> = decode_protocol::plan_modes()
+            .into_iter()
+            .filter(|m| ctx.active.mode_refusal(*m).is_none())
+            .collect();
         let request = DecisionRequest::PlanApproval {
             plan: input.plan.trim().to_string(),
             modes: offered.clone(),

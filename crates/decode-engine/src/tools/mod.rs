@@ -13,6 +13,7 @@ mod edit;
 pub(crate) mod files;
 mod glob;
 mod grep;
+pub mod hooks;
 mod paths;
 mod read;
 pub mod session;

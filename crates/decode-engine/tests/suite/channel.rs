@@ -342,6 +342,7 @@ async fn an_answer_that_does_not_fit_its_request_is_refused_and_the_request_stay
         DecisionAnswer::PlanApproved { mode: Mode::Plan },
         DecisionAnswer::AllowOnce,
         DecisionAnswer::AlwaysAllow {
+            target: None,
             rules: vec!["bash(*)".into()],
         },
         DecisionAnswer::Answer { text: "x".into() },
@@ -376,6 +377,7 @@ async fn an_answer_that_does_not_fit_its_request_is_refused_and_the_request_stay
     let id = channel.current().unwrap().0;
     for bad in [
         DecisionAnswer::AlwaysAllow {
+            target: None,
             rules: vec!["bash(git push)".into()],
         },
         DecisionAnswer::AllowForSession {

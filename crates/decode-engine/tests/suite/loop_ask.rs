@@ -103,7 +103,10 @@ async fn allow_once_runs_the_call_and_saves_nothing() {
 #[tokio::test]
 async fn always_allow_saves_the_rule_and_the_next_identical_call_is_not_asked() {
     let (dir, active) = project(Mode::Default);
-    let (channel, seen) = bot(|_| DecisionAnswer::AlwaysAllow { rules: vec![] });
+    let (channel, seen) = bot(|_| DecisionAnswer::AlwaysAllow {
+        target: None,
+        rules: vec![],
+    });
     let call = r#"{"command":"echo twice"}"#;
     let server = fake(vec![
         openai_turn("", &[("c1", "bash", call)]),
@@ -118,7 +121,7 @@ async fn always_allow_saves_the_rule_and_the_next_identical_call_is_not_asked() 
         1,
         "the second call was asked again"
     );
-    let settings = std::fs::read_to_string(dir.path().join(".decode/settings.json")).unwrap();
+    let settings = std::fs::read_to_string(dir.path().join(".decode/settings.local.json")).unwrap();
     let v: Value = serde_json::from_str(&settings).unwrap();
     assert_eq!(v["permissions"]["allow"][0], "bash(echo twice)");
     let results = rec.results();

@@ -4,6 +4,7 @@ mod as_users;
 mod channel;
 mod chat_session;
 mod checkpoints;
+mod hooks;
 mod loop_ask;
 mod loop_session;
 mod mcp;

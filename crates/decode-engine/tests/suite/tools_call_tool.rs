@@ -110,6 +110,7 @@ async fn always_allow_saves_the_rule_and_the_next_call_is_not_asked() {
     let p = Project::new();
     p.write(".decode/settings.json", "{\"model\": \"keep me\"}\n");
     let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        target: Some(decode_protocol::SaveTarget::Project),
         rules: vec!["bash(echo hello)".into()],
     }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
@@ -138,7 +139,10 @@ async fn always_allow_saves_the_rule_and_the_next_call_is_not_asked() {
 #[tokio::test]
 async fn always_allow_uses_the_gates_rules_when_none_are_given() {
     let p = Project::new();
-    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow { rules: vec![] }]);
+    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        target: None,
+        rules: vec![],
+    }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
     let o = call_tool(
         handler(Tool::Bash).as_ref(),
@@ -149,7 +153,10 @@ async fn always_allow_uses_the_gates_rules_when_none_are_given() {
     assert!(o.ran);
     let expected = o.decision.always_allow_rules.clone();
     assert!(!expected.is_empty());
-    let saved: serde_json::Value = serde_json::from_str(&p.read(".decode/settings.json")).unwrap();
+    // By default: this project, only me.
+    assert!(!p.path(".decode/settings.json").exists());
+    let saved: serde_json::Value =
+        serde_json::from_str(&p.read(".decode/settings.local.json")).unwrap();
     assert_eq!(saved["permissions"]["allow"], json!(expected));
 }
 
@@ -157,8 +164,9 @@ async fn always_allow_uses_the_gates_rules_when_none_are_given() {
 async fn a_malformed_settings_file_degrades_always_to_once() {
     let p = Project::new();
     let broken = "{\"permissions\": {\"allow\": [\n";
-    p.write(".decode/settings.json", broken);
+    p.write(".decode/settings.local.json", broken);
     let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        target: None,
         rules: vec!["bash(echo hi)".into()],
     }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
@@ -174,7 +182,7 @@ async fn a_malformed_settings_file_degrades_always_to_once() {
     assert!(note.contains("not saved"), "{note}");
     assert!(note.contains("allowed once"), "{note}");
     assert_eq!(
-        p.read(".decode/settings.json"),
+        p.read(".decode/settings.local.json"),
         broken,
         "nothing in the file is lost"
     );
@@ -231,6 +239,7 @@ async fn nobody_to_answer_says_how_to_allow_it() {
 async fn capped_calls_never_save_a_rule() {
     let p = Project::new();
     let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        target: None,
         rules: vec!["bash(git push)".into()],
     }]);
     let ctx = p.ctx_with(Mode::Edit, s.clone());
@@ -316,6 +325,72 @@ async fn the_gate_judges_bash_in_the_sessions_working_directory() {
     assert!(o.decision.capped);
     assert!(!o.ran);
     assert!(!p.path(".git/hooks/pre-commit").exists());
+}
+
+#[tokio::test]
+async fn always_allow_lands_in_the_local_file_kept_out_of_git_by_default() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.path(".git/info")).unwrap();
+    std::fs::write(
+        p.path(".git/info/exclude"),
+        "# git ls-files --others\n*.log",
+    )
+    .unwrap();
+    p.write(
+        ".decode/settings.json",
+        "{\"permissions\": {\"deny\": [\"bash(rm *)\"]}}\n",
+    );
+    let shared_before = p.read(".decode/settings.json");
+    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        target: None,
+        rules: vec!["bash(echo hello)".into()],
+    }]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let h = handler(Tool::Bash);
+    let o = call_tool(h.as_ref(), json!({"command": "echo hello"}), &ctx).await;
+    assert!(o.ran, "{}", o.result.content);
+    let note = o.note.unwrap();
+    assert!(note.contains("settings.local.json"), "{note}");
+    let saved: serde_json::Value =
+        serde_json::from_str(&p.read(".decode/settings.local.json")).unwrap();
+    assert_eq!(saved["permissions"]["allow"], json!(["bash(echo hello)"]));
+    assert_eq!(
+        p.read(".decode/settings.json"),
+        shared_before,
+        "the team's file is untouched"
+    );
+    assert_eq!(
+        p.read(".git/info/exclude"),
+        "# git ls-files --others\n*.log\n/.decode/settings.local.json\n"
+    );
+    // The local rule counts at once; the next identical call is not asked.
+    let o = call_tool(h.as_ref(), json!({"command": "echo hello"}), &ctx).await;
+    assert_eq!(o.decision.verdict, Verdict::Allow, "{}", o.decision.reason);
+    assert!(
+        o.decision.reason.contains("(local)"),
+        "{}",
+        o.decision.reason
+    );
+    assert_eq!(s.asked().len(), 1);
+}
+
+#[tokio::test]
+async fn always_allow_to_the_shared_file_when_the_person_chose_it() {
+    let p = Project::new();
+    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        target: Some(decode_protocol::SaveTarget::Project),
+        rules: vec!["bash(echo hi)".into()],
+    }]);
+    let ctx = p.ctx_with(Mode::Default, s.clone());
+    let o = call_tool(
+        handler(Tool::Bash).as_ref(),
+        json!({"command": "echo hi"}),
+        &ctx,
+    )
+    .await;
+    assert!(o.ran);
+    assert!(!p.path(".decode/settings.local.json").exists());
+    assert!(p.read(".decode/settings.json").contains("bash(echo hi)"));
 }
 
 #[tokio::test]

@@ -415,7 +415,10 @@ async fn always_allow_saves_a_net_rule_that_lifts_the_private_ask() {
     let server = counting_server("dev server").await;
     let url = format!("http://localhost:{}/", server.address().port());
     let p = Project::new();
-    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow { rules: vec![] }]);
+    let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        rules: vec![],
+        target: None,
+    }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
     let o = call_tool(
         handler(Tool::WebFetch).as_ref(),
@@ -429,7 +432,8 @@ async fn always_allow_saves_a_net_rule_that_lifts_the_private_ask() {
         "{}",
         o.result.content
     );
-    let saved: serde_json::Value = serde_json::from_str(&p.read(".decode/settings.json")).unwrap();
+    let saved: serde_json::Value =
+        serde_json::from_str(&p.read(".decode/settings.local.json")).unwrap();
     assert_eq!(
         saved["permissions"]["allow"],
         json!(["net(domain:localhost)"]),
@@ -461,4 +465,95 @@ async fn always_allow_saves_a_net_rule_that_lifts_the_private_ask() {
     )
     .await;
     assert_eq!(o.decision.verdict, Verdict::Ask, "{}", o.decision.reason);
+}
+
+/// On the window's path (`ActiveState::open` with a data folder) in an untrusted
+/// project: the `net(domain:HOST)` rule "always allow" saved to the local file counts
+/// at once and in a window opened afresh (the person saved it through Decode), while
+/// the same rule committed to the local file by someone else never lifts the ask.
+#[tokio::test]
+async fn a_saved_net_rule_in_the_local_file_counts_untrusted_in_a_fresh_window() {
+    use decode_core::decision::DecisionAnswer;
+    use decode_core::state::ActiveState;
+    use decode_engine::tools::{call_tool, handler, ToolContext};
+    use decode_policy::{Tool, Verdict};
+    use std::sync::Arc;
+    use tools_support::Scripted;
+
+    let server = counting_server("dev server").await;
+    let url = format!("http://localhost:{}/", server.address().port());
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let (home, data) = (base.join("home"), base.join("data"));
+    for d in [
+        &home,
+        &data,
+        &base.join("proj"),
+        &base.join("other/.decode"),
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let open = |dir: &std::path::Path, answers: Vec<DecisionAnswer>| {
+        let state = ActiveState::open(dir, &home, &data, None, Some(Mode::Default))
+            .unwrap()
+            .0;
+        assert!(!state.trusted());
+        let s = Scripted::new(answers);
+        (ToolContext::new(Arc::new(state), s.clone()), s)
+    };
+    let root = base.join("proj");
+    let (ctx, _) = open(
+        &root,
+        vec![DecisionAnswer::AlwaysAllow {
+            rules: vec![],
+            target: None,
+        }],
+    );
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask, "{}", o.decision.reason);
+    assert!(o.ran, "{}", o.result.content);
+    let saved = std::fs::read_to_string(root.join(".decode/settings.local.json")).unwrap();
+    assert!(saved.contains("net(domain:localhost)"), "{saved}");
+    // The same window: no second question.
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Allow, "{}", o.decision.reason);
+    // A window opened afresh.
+    let (ctx, s) = open(&root, vec![]);
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Allow, "{}", o.decision.reason);
+    assert!(o.ran && s.asked().is_empty());
+    assert!(
+        o.decision.reason.contains("settings.local.json"),
+        "{}",
+        o.decision.reason
+    );
+
+    // A cloned repository that ships the same local file gains nothing.
+    let other = base.join("other");
+    std::fs::write(other.join(".decode/settings.local.json"), &saved).unwrap();
+    let (ctx, s) = open(&other, vec![]);
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({ "url": url }),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask, "{}", o.decision.reason);
+    assert!(!o.ran);
+    assert_eq!(s.asked().len(), 1);
 }

@@ -142,7 +142,10 @@ async fn always_allow_in_an_untrusted_project_counts_at_once() {
     let (ctx, surface) = d.open(
         &root,
         Mode::Default,
-        vec![DecisionAnswer::AlwaysAllow { rules: vec![] }],
+        vec![DecisionAnswer::AlwaysAllow {
+            target: None,
+            rules: vec![],
+        }],
     );
     assert!(!ctx.active.trusted());
     let write = |name: &str| json!({"path": name, "content": "x"});

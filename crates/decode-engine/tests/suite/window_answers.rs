@@ -123,6 +123,7 @@ async fn always_allow_refuses_runner_wildcards_and_rules_that_do_not_cover() {
     for rules in [vec!["bash(sh *)"], vec!["bash(ls)"], vec!["bash(echo"]] {
         let p = Project::new();
         let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+            target: None,
             rules: rules.iter().map(|r| r.to_string()).collect(),
         }]);
         let ctx = p.ctx_with(Mode::Default, s);
@@ -131,7 +132,8 @@ async fn always_allow_refuses_runner_wildcards_and_rules_that_do_not_cover() {
         let note = o.note.unwrap();
         assert!(note.starts_with("not saved"), "{rules:?}: {note}");
         assert!(
-            !p.path(".decode/settings.json").exists(),
+            !p.path(".decode/settings.json").exists()
+                && !p.path(".decode/settings.local.json").exists(),
             "{rules:?} was saved"
         );
     }
@@ -141,6 +143,7 @@ async fn always_allow_refuses_runner_wildcards_and_rules_that_do_not_cover() {
 async fn always_allow_saves_a_broader_rule_that_passes_the_check() {
     let p = Project::new();
     let s = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        target: None,
         rules: vec!["bash(npm run *)".into()],
     }]);
     let ctx = p.ctx_with(Mode::Default, s.clone());
@@ -151,7 +154,9 @@ async fn always_allow_saves_a_broader_rule_that_passes_the_check() {
     )
     .await;
     assert!(o.note.unwrap().starts_with("saved"));
-    assert!(p.read(".decode/settings.json").contains("bash(npm run *)"));
+    assert!(p
+        .read(".decode/settings.local.json")
+        .contains("bash(npm run *)"));
     let DecisionRequest::Permission {
         suggested_rules, ..
     } = &s.asked()[0]

@@ -10,6 +10,7 @@ use decode_core::agents::Catalog;
 use decode_core::decision::{DecisionAnswer, DecisionRequest, DecisionSurface, NoSurface};
 use decode_core::settings::Settings;
 use decode_core::state::ActiveState;
+use decode_core::Levels;
 use decode_engine::tools::{self, SessionState, ToolContext, ToolResult};
 use decode_policy::{Mode, Tool};
 use decode_test_support::TempProject;
@@ -54,11 +55,20 @@ impl Project {
         std::fs::read_to_string(self.root.join(rel)).unwrap()
     }
 
-    /// The active state (trusted project, built-in agents, settings from disk).
+    /// The active state (trusted project, built-in agents, settings from disk: the
+    /// project's file and the local, user and managed levels — the managed file is
+    /// looked for in the temp home, never in `/etc`).
     pub(crate) fn state(&self, mode: Mode) -> Arc<ActiveState> {
         let (settings, _) = Settings::load(&self.root);
         let (state, _) =
             ActiveState::new(&self.root, Catalog::builtin(), settings, true, &self.home);
+        let (levels, _) = Levels::load_from(
+            &self.root,
+            &self.home,
+            &self.home.join("managed-settings.json"),
+            &self.home.join(".config/decode"),
+        );
+        state.set_levels(levels);
         state.set_mode(mode);
         Arc::new(state)
     }

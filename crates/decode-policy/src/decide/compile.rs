@@ -3,6 +3,10 @@
 //! internals, shell start-up files, `~/.ssh`, Decode's own folders).
 
 use super::*;
+use crate::input::Level;
+
+/// Where the managed settings live (docs/permissions.md, "Settings levels").
+pub(super) const MANAGED_FILE: &str = "/etc/decode/managed-settings.json";
 
 impl Gate {
     /// Compiles the rules, folders and caps of `input`. A rule that does not
@@ -44,6 +48,21 @@ impl Gate {
             hs.push(home_canon.clone());
         }
         protected.extend(home_protected(&hs));
+        // The managed settings file (where it is, and where a test or a packager
+        // put it elsewhere) is Decode's own too; writing `/etc/decode` needs root.
+        for file in std::iter::once(PathBuf::from(MANAGED_FILE)).chain(
+            input
+                .levels
+                .iter()
+                .filter(|l| l.level == Level::Managed && l.file.is_absolute())
+                .map(|l| l.file.clone()),
+        ) {
+            protected.push(Protected {
+                path: lexical(Path::new("/"), &file),
+                dir: false,
+                kind: ProtectedKind::AppDirs,
+            });
+        }
         let app_dirs = app_dirs(&home, &input.app_dirs);
         for d in &app_dirs {
             protected.push(Protected {
@@ -162,8 +181,36 @@ fn compile_rules(
             }
         }
     };
-    add_lists(&input.project_rules, Source::Project, trusted, &[]);
-    if !trusted && !input.saved_allow.is_empty() {
+    // Managed `allowManagedRulesOnly`: only the managed file's allow rules count.
+    let others_allow = !input.allow_managed_rules_only;
+    if input.allow_managed_rules_only {
+        tracing::debug!("managed settings: only managed allow rules count");
+    }
+    // The levels: managed and user always count; local as the project does.
+    for l in &input.levels {
+        let source = Source::Level(l.level, l.file.clone());
+        let allow_ok = match l.level {
+            Level::Managed => true,
+            Level::User => others_allow,
+            Level::Project | Level::Local => others_allow && trusted,
+        };
+        add_lists(&l.rules, source.clone(), allow_ok, &[]);
+        if l.level.needs_trust() && !trusted && others_allow && !l.saved_allow.is_empty() {
+            let saved = RuleLists {
+                allow: l.saved_allow.clone(),
+                ask: Vec::new(),
+                deny: Vec::new(),
+            };
+            add_lists(&saved, source, true, &[]);
+        }
+    }
+    add_lists(
+        &input.project_rules,
+        Source::Project,
+        trusted && others_allow,
+        &[],
+    );
+    if !trusted && others_allow && !input.saved_allow.is_empty() {
         // Rules the person saved through Decode count at once.
         let saved = RuleLists {
             allow: input.saved_allow.clone(),
@@ -175,7 +222,7 @@ fn compile_rules(
     add_lists(
         &input.agent.rules,
         Source::Agent(agent_name),
-        agent_allow_ok,
+        agent_allow_ok && others_allow,
         &[],
     );
     // The folders around the project: their deny and ask rules, never their
@@ -195,11 +242,31 @@ fn compile_rules(
         };
         add_lists(&lists, Source::Enclosing(given.clone()), false, &anchors);
     }
+    add_external_caps(input, &mut index, &mut warnings, &mut broken);
+    index.finish();
+    (index, warnings, broken)
+}
+
+/// Every level's, the project's and the enclosing folders' `caps.external`
+/// patterns; one that does not parse asks for every command (fail closed).
+fn add_external_caps(
+    input: &PolicyInput,
+    index: &mut RuleIndex,
+    warnings: &mut Vec<PolicyWarning>,
+    broken: &mut Vec<BrokenRule>,
+) {
     let mut external: Vec<(&String, Source)> = input
         .external_caps
         .iter()
         .map(|p| (p, Source::Project))
         .collect();
+    for l in &input.levels {
+        external.extend(
+            l.external_caps
+                .iter()
+                .map(|p| (p, Source::Level(l.level, l.file.clone()))),
+        );
+    }
     for e in &input.enclosing {
         external.extend(
             e.external_caps
@@ -224,8 +291,6 @@ fn compile_rules(
             });
         }
     }
-    index.finish();
-    (index, warnings, broken)
 }
 
 /// The project's permission files and agents, its `.git`, and the folders

@@ -4,6 +4,7 @@ mod bypasses;
 mod enclosing;
 mod invariants;
 mod layout;
+mod levels;
 mod mcp;
 mod net;
 mod options;

@@ -16,7 +16,7 @@ export type Verdict = "allow" | "ask" | "deny";
 export type Origin = "rule" | "mode" | "wildcard" | "bypass";
 
 /** A stage of the decision, in the order the gate visits them. */
-export type Stage = "not_offered" | "control" | "path_limit" | "deny_rules" | "plan" | "opaque" | "ask_rules" | "bypass" | "allow_rules" | "mode" | "caps";
+export type Stage = "not_offered" | "control" | "path_limit" | "deny_rules" | "plan" | "opaque" | "ask_rules" | "bypass" | "allow_rules" | "mode" | "caps" | "hooks";
 
 /** Which cap turned an allow candidate into an ask. */
 export type CapKind = "critical removal" | "never automatic" | "external effects" | "path scope" | "network";
@@ -325,9 +325,14 @@ bound: SandboxBound,
 output: string, };
 
 /**
+ * Where "always allow" saves its rules (docs/permissions.md, "Answers").
+ */
+export type SaveTarget = "local" | "project" | "user";
+
+/**
  * How a person answered.
  */
-export type DecisionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session", rules: Array<string>, } | { "kind": "always_allow", rules: Array<string>, } | { "kind": "edit_command", command: string, } | { "kind": "deny", feedback: string | null, } | { "kind": "answer", text: string, } | { "kind": "plan_approved", mode: Mode, } | { "kind": "plan_rejected", feedback: string | null, } | { "kind": "unavailable", reason: string, };
+export type DecisionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session", rules: Array<string>, } | { "kind": "always_allow", rules: Array<string>, target?: SaveTarget, } | { "kind": "edit_command", command: string, } | { "kind": "deny", feedback: string | null, } | { "kind": "answer", text: string, } | { "kind": "plan_approved", mode: Mode, } | { "kind": "plan_rejected", feedback: string | null, } | { "kind": "unavailable", reason: string, };
 
 /**
  * What the decision channel tells the surfaces.
@@ -390,7 +395,12 @@ project: string,
 /**
  * Whether the person trusts the project (its own allow rules count).
  */
-trusted: boolean, };
+trusted: boolean, 
+/**
+ * The modes the managed settings turned off here: not offered anywhere.
+ * Absent when every mode is offered.
+ */
+disabled_modes?: Array<Mode>, };
 
 /**
  * Where a todo item stands.
@@ -460,7 +470,7 @@ export type RuleList = "allow" | "ask" | "deny";
 /**
  * Where a rule shown in the settings comes from.
  */
-export type RuleSource = "project" | "agent";
+export type RuleSource = "managed" | "user" | "project" | "local" | "agent";
 
 /**
  * One rule as the settings screen lists it.
@@ -518,6 +528,28 @@ file: string,
 mode: string, allow: Array<string>, };
 
 /**
+ * A project hook (of its shared or local settings file) that would run around
+ * tool calls once the folder is trusted (inside the sandbox).
+ */
+export type HookGrant = { 
+/**
+ * `preToolUse` or `postToolUse`.
+ */
+event: string, 
+/**
+ * The tools it applies to, as written (`None`: every tool).
+ */
+matcher: string | null, 
+/**
+ * The command it runs.
+ */
+command: string, 
+/**
+ * The settings file it is written in, relative to the project.
+ */
+file: string, };
+
+/**
  * An `additionalDirectories` entry: as written and where it reaches.
  */
 export type DirectoryGrant = { written: string, 
@@ -573,6 +605,10 @@ agents: Array<AgentGrant>,
  * …and its MCP servers (each still needs the person's approval to start).
  */
 mcp_servers: Array<McpGrant>, 
+/**
+ * …and the hooks it would run around tool calls (in the sandbox).
+ */
+hooks: Array<HookGrant>, 
 /**
  * What is in force either way: the project's deny and ask rules.
  */

@@ -33,8 +33,10 @@ export interface Commands {
   set_trust: { args: { trusted: boolean }; result: P.TrustPreview };
   dismiss_trust: { args: null; result: void };
   project_rules: { args: null; result: P.ProjectRules };
-  add_rule: { args: { list: P.RuleList; rule: string }; result: P.ProjectRules };
-  remove_rule: { args: { list: P.RuleList; rule: string }; result: P.ProjectRules };
+  /** Adds a rule to the file of `target` (none: the project's shared file). */
+  add_rule: { args: { list: P.RuleList; rule: string; target: P.SaveTarget | null }; result: P.ProjectRules };
+  /** Removes a rule from the file of `target` (none: the project's shared file). */
+  remove_rule: { args: { list: P.RuleList; rule: string; target: P.SaveTarget | null }; result: P.ProjectRules };
   /** Why an allow rule would let any code run (a wildcard over an interpreter,
    * a shell or a privilege wrapper), for a warning before it is added. */
   rule_warning: { args: { rule: string }; result: string | null };
