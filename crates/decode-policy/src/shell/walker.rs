@@ -551,14 +551,35 @@ impl Walker<'_> {
                 for part in arith::expansion_parts(text) {
                     self.arith_names(part, 0);
                 }
+                if text.len() > 2 {
+                    for body in arith::nested_arith(&text[2..]) {
+                        self.arith(body, scope.role, 0);
+                    }
+                }
                 if let Some(target) = indirect_name(text) {
                     self.indirect(target, scope.role);
                 }
             }
             "function_definition" => {
                 let saved = (self.cwd.clone(), self.branch.clone());
+                // `f() { …; } > FILE`: bash opens FILE each time the function
+                // runs. Where and whether it runs is not followed: the
+                // redirect is a write of this command (fail closed), and it
+                // applies to every command of the body.
+                let mut inner = scope.clone();
+                let mut redirs = Vec::new();
+                for (child, field) in fielded_children(node) {
+                    if field == Some("redirect") {
+                        redirs.extend(redirects(child, src));
+                        self.walk(child, src, scope);
+                    }
+                }
+                if !redirs.is_empty() {
+                    inner.redirs.extend(redirs);
+                    self.emit(Vec::new(), Vec::new(), inner.redirs.clone(), scope.role);
+                }
                 if let Some(body) = node.child_by_field_name("body") {
-                    self.walk(body, src, scope);
+                    self.walk(body, src, &inner);
                 }
                 // The function may be called anywhere later: a folder or
                 // branch it moves to makes them unknown from here on.
