@@ -157,7 +157,7 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ..Program::BASE
     },
     Program {
-        names: &["7z", "7za", "7zr"],
+        names: &["7z", "7za", "7zr", "7zz"],
         node: Node {
             hooks: Hooks {
                 writes: Some(archive_writes),
