@@ -117,8 +117,10 @@ pub(crate) fn changes(core: &[String], dynamic: &[bool]) -> Vec<Change> {
         // word may be a path or a revision: fail closed.
         "reset" if !g.has(&["-p", "--patch", "--pathspec-from-file"]) => {
             let p = positionals(rest, &[]);
-            let moves =
-                !rest.iter().any(|a| a == "--") && p.len() == 1 && !matches!(p[0].1, "HEAD" | "@");
+            // `REV --` with no path after it moves the branch too.
+            let dashes = rest.iter().position(|a| a == "--");
+            let rev_only = dashes.is_none_or(|d| d + 1 == rest.len());
+            let moves = rev_only && p.len() == 1 && !matches!(p[0].1, "HEAD" | "@");
             if moves {
                 out.push(Change::Current("git reset"));
             }

@@ -449,11 +449,15 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 opts: &["-x", "--exec", "-X", "--exec-batch"],
                 until: &[";"],
             }],
+            hooks: Hooks {
+                see: Some(fd_exec),
+                ..Hooks::NONE
+            },
             ..Node::NONE
         },
         args: Args::Read,
         generic_verbs: false,
-        examples: &[("fd -e rs -x wc -l", "runs `wc -l`")],
+        examples: &[("fd -e rs -x wc -l", "runs `wc -l`; runs `wc -l {}` under .")],
         ..Program::BASE
     },
     Program {
@@ -1441,6 +1445,42 @@ fn class_match(p: &[char], i: usize, c: char) -> Option<usize> {
         return (c == '[').then_some(i + 1);
     }
     (hit != negate).then_some(k + 1)
+}
+
+/// `fd PATTERN PATHS… -x|-X CMD…`: CMD runs on what fd finds under PATHS,
+/// like `find PATHS -exec CMD {} +` (the critical-removal cap reads the
+/// roots). The words before the command other than the first (the
+/// pattern) count as roots — an option's value among them only adds one.
+fn fd_exec(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usize> {
+    let words = &c.words[c.at.min(c.words.len())..];
+    let Some(x) = words
+        .iter()
+        .position(|w| matches!(w.text.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
+    else {
+        return start;
+    };
+    let mut roots: Vec<Option<String>> = words[..x]
+        .iter()
+        .filter(|w| !w.text.starts_with('-'))
+        .skip(1)
+        .map(|w| (!w.dynamic).then(|| w.text.clone()))
+        .collect();
+    if roots.is_empty() {
+        roots.push(Some(".".to_string()));
+    }
+    let end = words[x + 1..]
+        .iter()
+        .position(|w| w.text == ";")
+        .map_or(words.len(), |n| x + 1 + n);
+    let mut ws = words[x + 1..end].to_vec();
+    if ws.is_empty() {
+        return start;
+    }
+    if !ws.iter().any(|w| w.text.contains("{}")) {
+        ws.push(Word::raw("{}"));
+    }
+    a.derived.push(Derived::Find(ws, c.role, roots));
+    start
 }
 
 /// find's leading options (GNU: -H -L -P -D LIST -OLEVEL; BSD: -E -X -d -s

@@ -609,6 +609,19 @@ fn expect(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
             }
         }
     }
+    if !script {
+        for r in c.redirs {
+            if let Some(Some(text)) = &r.feed {
+                for line in text.lines() {
+                    let body = line.trim_start().trim_start_matches("spawn ");
+                    if !body.trim().is_empty() {
+                        a.derived
+                            .push(Derived::Source(body.to_string(), Role::Checked));
+                    }
+                }
+            }
+        }
+    }
     if !script && a.dynamic.is_none() {
         a.dynamic =
             Some("`expect` reads its script from standard input, which the gate cannot see".into());

@@ -642,10 +642,12 @@ pub(crate) fn git_config_write(core: &[String]) -> Option<&'static str> {
     let mut i = 1;
     while i < core.len() {
         let a = core[i].as_str();
-        let kv = if a == "-c" {
+        let kv = if a == "-c" || a == "--config-env" {
             core.get(i + 1).map(|s| s.to_ascii_lowercase())
         } else {
-            a.strip_prefix("-c").map(str::to_ascii_lowercase)
+            a.strip_prefix("--config-env=")
+                .or_else(|| a.strip_prefix("-c"))
+                .map(str::to_ascii_lowercase)
         };
         if kv.is_some_and(|kv| kv.starts_with("core.hookspath")) {
             return Some(REPO);

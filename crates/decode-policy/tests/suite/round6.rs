@@ -417,3 +417,109 @@ fn m_systemctl_user_writes_units() {
     }
     run(&p, &g, &cases);
 }
+
+/// F: `tar --remove-files` with members relative to `-C DIR` removes under
+/// DIR: critical when DIR is, bypass too.
+#[test]
+fn f_tar_remove_files_under_another_folder() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "tar -cvf /tmp/x.tar --remove-files -C / home",
+        "tar -C {home} -cf /tmp/x --remove-files .",
+        "tar --directory=/ -cf /tmp/x --remove-files usr",
+        "tar --remove-files -C ~ -cf /tmp/x .",
+    ] {
+        cases.push(("bypass", "bash", c, "ask"));
+    }
+    for c in [
+        "tar --remove-files -czf out.tgz -C build dist",
+        "tar -xzf a.tgz -C out",
+    ] {
+        cases.push(("bypass", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
+
+/// Follow-ups of the re-test: `--config-env` for the hooks path, `stash -u`
+/// over a work tree the environment names, `git reset REV --`, expect
+/// reading a here-string.
+#[test]
+fn followups_config_env_hooks_stash_reset_expect() {
+    let p = Proj::with_git("main");
+    let g = p.gate(&[], &[], &[]);
+    let cases = [
+        (
+            "auto",
+            "bash",
+            "git --config-env=core.hooksPath=PAYLOAD commit -m x",
+            "ask",
+        ),
+        (
+            "auto",
+            "bash",
+            "git --config-env core.hooksPath=PAYLOAD commit -m x",
+            "ask",
+        ),
+        ("bypass", "bash", "GIT_WORK_TREE=~ git stash -u", "ask"),
+        ("bypass", "bash", "GIT_WORK_TREE=/ git stash --all", "ask"),
+        (
+            "auto",
+            "bash",
+            "git reset feature --",
+            "ask:protected branch",
+        ),
+        ("bypass", "bash", "expect <<< 'spawn rm -rf ~'", "ask"),
+        ("auto", "bash", "git commit -m x", "allow"),
+        ("auto", "bash", "git reset HEAD -- file.txt", "allow"),
+    ];
+    run(&p, &g, &cases);
+}
+
+/// A: commands over the length limit are opaque in every mode, whatever
+/// they are made of (slash- and glob-heavy words, `case` words, escapes);
+/// the cost of judging them is in benches/decide.rs, never timed here.
+#[test]
+fn a_over_the_length_limit_is_opaque_whatever_it_holds() {
+    let p = Proj::new();
+    let g = p.gate(&["bash(ls *)"], &[], &[]);
+    let subjects: Vec<String> = [
+        ("a/", 20_000),
+        ("*/", 20_000),
+        ("case x in ", 4_000),
+        ("echo \\x01", 4_000),
+    ]
+    .iter()
+    .map(|(unit, n)| format!("ls {}", unit.repeat(*n)))
+    .collect();
+    let mut cases = Vec::new();
+    for s in &subjects {
+        for mode in ["default", "auto", "bypass"] {
+            cases.push((mode, "bash", s.as_str(), "ask:longer than 10000 characters"));
+        }
+    }
+    run(&p, &g, &cases);
+}
+
+/// F: fd's `-x`/`-X` run a command on what it finds under its paths, like
+/// `find -exec`: removing under a critical folder asks in bypass.
+#[test]
+fn f_fd_exec_removal_under_critical_folders() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "fd . ~ -X rm -rf",
+        "fd -H . ~ --exec rm -rf",
+        "fdfind . ~ -x rm -rf",
+        "fd -t d . / -X rm -rf",
+        "fd -e rs . /home --exec-batch rm",
+    ] {
+        cases.push(("bypass", "bash", c, "ask"));
+    }
+    for c in ["fd -e o . target -X rm", "fd -e rs -x wc -l"] {
+        cases.push(("bypass", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
