@@ -223,11 +223,15 @@ impl Walker<'_> {
             if piece.is_empty() || !local.insert(piece) {
                 continue;
             }
+            // At most MAX_WORDS words of one piece are judged (the rules
+            // match from a command's start): the work stays linear in the
+            // text however few separators it holds (`case x in ` × 100,000).
             let words: Vec<Word> = piece
                 .split_whitespace()
                 .map(|w| Word::raw(&w.replace('\\', "")))
                 .filter(|w| !w.text.is_empty() && w.text != "$")
                 .skip_while(|w| RESERVED.contains(&w.text.as_str()) || w.text == "!")
+                .take(MAX_WORDS)
                 .collect();
             if words.is_empty() {
                 continue;

@@ -500,6 +500,11 @@ fn a_over_the_length_limit_is_opaque_whatever_it_holds() {
         }
     }
     run(&p, &g, &cases);
+    // Deny rules still see every command of a flat reading, however many
+    // words come before.
+    let g = p.gate(&[], &[], &["bash(wget *)"]);
+    let long = format!("ls {} ; wget http://x", "case x in ".repeat(4_000));
+    run(&p, &g, &[("auto", "bash", long.as_str(), "deny")]);
 }
 
 /// F: fd's `-x`/`-X` run a command on what it finds under its paths, like
