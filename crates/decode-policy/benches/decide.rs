@@ -170,6 +170,20 @@ fn bench(c: &mut Criterion) {
         let path = std::path::Path::new(&long);
         b.iter(|| black_box(decode_policy::paths::resolve(black_box(path))))
     });
+    // Commands far over the 10,000-character limit are opaque; judging them
+    // must stay linear in their length (slash- and glob-heavy words, `case`
+    // words and escapes once grew with the square of the text).
+    for (name, unit, times) in [
+        ("decide/over-limit-slashes-400k", "a/", 200_000),
+        ("decide/over-limit-globs-400k", "*/", 200_000),
+        ("decide/over-limit-case-400k", "case x in ", 40_000),
+        ("decide/over-limit-escapes-400k", "echo \\x01", 40_000),
+    ] {
+        let call = Call::new(Tool::Bash, format!("ls {}", unit.repeat(times)));
+        c.bench_function(name, |b| {
+            b.iter(|| black_box(gate.decide(black_box(&call), Mode::Auto)))
+        });
+    }
     c.bench_function("compile/gate-1000-rules", |b| {
         b.iter(|| black_box(self::gate()))
     });

@@ -25,7 +25,36 @@ pub(crate) enum Change {
 /// `refs/heads/main`, `+x:refs/heads/main` destinations as branch names.
 fn branch_name(r: &str) -> String {
     let r = r.trim_start_matches('+');
-    r.strip_prefix("refs/heads/").unwrap_or(r).to_string()
+    // git completes `heads/main` to `refs/heads/main`.
+    r.strip_prefix("refs/heads/")
+        .or_else(|| r.strip_prefix("heads/"))
+        .unwrap_or(r)
+        .to_string()
+}
+
+/// `git -c remote.NAME.fetch=…` / `--config-env=remote.NAME.fetch=…`
+/// before the sub-command: the refspecs a fetch writes are the option's.
+fn fetch_config(core: &[String], globals_end: usize) -> bool {
+    let mut k = 1;
+    while k < globals_end {
+        let a = core[k].to_ascii_lowercase();
+        let kv = if a == "-c" || a == "--config-env" {
+            k += 1;
+            core.get(k).map(|v| v.to_ascii_lowercase())
+        } else {
+            a.strip_prefix("-c")
+                .or_else(|| a.strip_prefix("--config-env="))
+                .map(str::to_string)
+        };
+        if kv.is_some_and(|kv| {
+            let key = kv.split('=').next().unwrap_or("");
+            key.starts_with("remote.") && key.ends_with(".fetch")
+        }) {
+            return true;
+        }
+        k += 1;
+    }
+    false
 }
 
 /// Positional words after the subcommand, skipping options (`with_value`
@@ -67,6 +96,9 @@ pub(crate) fn changes(core: &[String], dynamic: &[bool]) -> Vec<Change> {
         rest,
         dynamic: dynamic.get(offset..).unwrap_or(&[]),
     };
+    if matches!(sub, "fetch" | "pull" | "remote") && fetch_config(core, offset) {
+        out.push(Change::Unknown("git fetch with a configured refspec"));
+    }
     match sub {
         "merge" if !g.has(&["--abort", "--quit", "--continue"]) => {
             out.push(Change::Current("git merge"));
@@ -79,6 +111,27 @@ pub(crate) fn changes(core: &[String], dynamic: &[bool]) -> Vec<Change> {
         // `git reset` moves the branch checked out (`--hard` with it).
         "reset" if g.has(&["--hard", "--soft", "--mixed", "--keep", "--merge"]) => {
             out.push(Change::Current("git reset"));
+        }
+        // With no mode, `git reset REV` moves the branch too (mixed);
+        // `git reset`, `git reset HEAD`, `REV -- PATHS`, `-p` do not. One
+        // word may be a path or a revision: fail closed.
+        "reset" if !g.has(&["-p", "--patch", "--pathspec-from-file"]) => {
+            let p = positionals(rest, &[]);
+            // `REV --` with no path after it moves the branch too.
+            let dashes = rest.iter().position(|a| a == "--");
+            let rev_only = dashes.is_none_or(|d| d + 1 == rest.len());
+            let moves = rev_only && p.len() == 1 && !matches!(p[0].1, "HEAD" | "@");
+            if moves {
+                out.push(Change::Current("git reset"));
+            }
+        }
+        "symbolic-ref" => {
+            let p = positionals(rest, &["-m"]);
+            if let Some(&(k, r)) = p.first() {
+                if r != "HEAD" {
+                    g.named(&mut out, k, r, "git symbolic-ref");
+                }
+            }
         }
         "worktree" => {
             for (k, a) in rest.iter().enumerate() {
@@ -193,6 +246,24 @@ impl Git<'_> {
         } else {
             "git push"
         };
+        // `--refmap=SPEC` (or `--refmap SPEC`) maps what is fetched to
+        // local refs: judged like a refspec.
+        for (k, a) in self.rest.iter().enumerate() {
+            let map = match a.strip_prefix("--refmap=") {
+                Some(v) => Some((k, v)),
+                None if a == "--refmap" => self.rest.get(k + 1).map(|v| (k + 1, v.as_str())),
+                None => None,
+            };
+            if let Some((k, spec)) = map {
+                match spec.rsplit_once(':') {
+                    Some((_, dst)) if dst.contains('*') || self.dy(k) => {
+                        out.push(Change::Unknown("git fetch --refmap"))
+                    }
+                    Some((_, dst)) if !dst.is_empty() => self.named(out, k, dst, what),
+                    _ => {}
+                }
+            }
+        }
         // The first positional is the remote; refspecs follow.
         let remote_is_dot = p.first().is_some_and(|&(_, r)| r == ".");
         for &(k, spec) in p.iter().skip(1) {
@@ -252,6 +323,11 @@ impl Git<'_> {
         } else if rename {
             if let Some(&(k, b)) = p.last() {
                 self.named(out, k, b, "git branch -M");
+            }
+            // `git branch -m OLD NEW` renames OLD away (a copy leaves it).
+            if p.len() >= 2 && self.has(&["-m", "-M", "--move"]) {
+                let (k, b) = p[0];
+                self.named(out, k, b, "git branch -m");
             }
             if p.len() < 2 {
                 // `git branch -M NEW` renames the current branch.

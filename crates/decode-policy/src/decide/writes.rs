@@ -160,7 +160,13 @@ impl Gate {
         // wrapper whose command xargs or find fills in (`echo rm -rf /home |
         // xargs env`).
         let unknown_program = f.program_unknown() || f.command_filled;
-        if f.git_elsewhere && crate::programs::git_tree_sub(&f.core) == Some("clean") {
+        let stash_untracked = crate::programs::git_tree_sub(&f.core) == Some("stash")
+            && f.core
+                .iter()
+                .any(|a| matches!(a.as_str(), "-u" | "-a" | "--include-untracked" | "--all"));
+        if f.git_elsewhere
+            && (crate::programs::git_tree_sub(&f.core) == Some("clean") || stash_untracked)
+        {
             return Some(format!(
                 "{} cleans a work tree the environment names (GIT_WORK_TREE, GIT_DIR; it may be a critical folder): asks every time",
                 quote(&f.text)

@@ -97,7 +97,10 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 writes: Some(archive_writes),
                 ..Hooks::NONE
             },
-            removes: &[Removes::OperandsWith(&["--remove-files"])],
+            removes: &[
+                Removes::OperandsWith(&["--remove-files"]),
+                Removes::By(tar_removes_under),
+            ],
             ..Node::NONE
         },
         generic_verbs: false,
@@ -157,7 +160,7 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ..Program::BASE
     },
     Program {
-        names: &["7z", "7za", "7zr"],
+        names: &["7z", "7za", "7zr", "7zz"],
         node: Node {
             hooks: Hooks {
                 writes: Some(archive_writes),
@@ -241,6 +244,28 @@ fn tar_see(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usize>
         }
     }
     start
+}
+
+/// `tar --remove-files -C DIR MEMBERS`: the members are DIR's, which the
+/// operands alone do not say; DIR counts as removed (fail closed: `-C /
+/// home` removes /home).
+fn tar_removes_under(core: &[String]) -> Vec<&str> {
+    if !core.iter().any(|a| a == "--remove-files") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (k, a) in core.iter().enumerate().skip(1) {
+        if let Some(v) = a.strip_prefix("--directory=") {
+            out.push(v);
+        } else if matches!(a.as_str(), "-C" | "--directory") {
+            if let Some(v) = core.get(k + 1) {
+                out.push(v.as_str());
+            }
+        } else if let Some(v) = a.strip_prefix("-C").filter(|v| !v.is_empty()) {
+            out.push(v);
+        }
+    }
+    out
 }
 
 /// What `tar`, `unzip` and `7z` write: the archive tar creates or appends

@@ -152,13 +152,36 @@ fn make(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
         }
     }
     for w in &c.words[c.at..] {
-        if let Some(v) = w.text.strip_prefix("SHELL=") {
+        let Some((name, v)) = make_assignment(&w.text) else {
+            continue;
+        };
+        if name == "SHELL" {
             let mut v2 = w.clone();
             v2.text = v.to_string();
             run_string(&v2, c.role, "`make SHELL=…`", a);
+        } else if name == ".SHELLFLAGS" {
+            // Recipes run as `$(SHELL) $(.SHELLFLAGS) RECIPE`: the flags
+            // may hold a command (`-c 'sudo id'`).
+            a.dynamic = Some("`make .SHELLFLAGS=…` changes how every recipe runs".into());
+            let cmd = v
+                .split_whitespace()
+                .skip_while(|t| t.starts_with('-'))
+                .collect::<Vec<_>>()
+                .join(" ");
+            if !cmd.is_empty() {
+                a.derived.push(Derived::Source(cmd, Role::Checked));
+            }
         }
     }
     None
+}
+
+/// A make variable assignment on the command line (`NAME=V`, `NAME:=V`,
+/// `NAME::=V`, `NAME+=V`, `NAME?=V`, `NAME!=V`): its name and value.
+fn make_assignment(text: &str) -> Option<(&str, &str)> {
+    let (head, v) = text.split_once('=')?;
+    let name = head.trim_end_matches([':', '+', '?', '!']).trim();
+    (!name.is_empty() && !name.contains(char::is_whitespace)).then_some((name, v))
 }
 
 /// The commands of make's `$(shell CMD)` and `${shell CMD}` calls in `text`.

@@ -384,6 +384,7 @@ pub(crate) const PROGRAMS: &[Program] = &[
         names: &["perl"],
         node: Node {
             hooks: Hooks {
+                see: Some(perl_code),
                 writes: Some(perl_writes),
                 ..Hooks::NONE
             },
@@ -393,6 +394,7 @@ pub(crate) const PROGRAMS: &[Program] = &[
         examples: &[
             ("perl -i.bak -pe s/a/b/ f", "writes f, f.bak"),
             ("perl -e 'print 1'", "plain"),
+            ("perl -e 'system(\"git push\")'", "opaque; runs 'git push'"),
         ],
         ..Program::BASE
     },
@@ -447,11 +449,15 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 opts: &["-x", "--exec", "-X", "--exec-batch"],
                 until: &[";"],
             }],
+            hooks: Hooks {
+                see: Some(fd_exec),
+                ..Hooks::NONE
+            },
             ..Node::NONE
         },
         args: Args::Read,
         generic_verbs: false,
-        examples: &[("fd -e rs -x wc -l", "runs `wc -l`")],
+        examples: &[("fd -e rs -x wc -l", "runs `wc -l`; runs `wc -l {}` under .")],
         ..Program::BASE
     },
     Program {
@@ -1119,6 +1125,101 @@ fn perl_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
     }
 }
 
+/// perl's words that run a program or code the gate cannot see.
+const PERL_RUNS: &[&str] = &[
+    "system", "exec", "qx", "readpipe", "fork", "syscall", "eval", "open", "pipe", "require", "do",
+    "kill",
+];
+
+/// `perl -e CODE` (`-E`, clustered: `-ne`, `-lE`): code that runs a program
+/// (`system`, `exec`, backticks, `qx`, a piped `open`) is opaque, and the
+/// strings in it are judged as commands (deny rules, ask rules, caps).
+fn perl_code(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
+    let words = &c.words[c.at.min(c.words.len())..];
+    let mut k = 0;
+    while k < words.len() {
+        let t = words[k].text.as_str();
+        if t == "--" || !t.starts_with('-') {
+            break;
+        }
+        // Flag letters, then `e`/`E` (`-ne`, `-lw0E`); `-Mfeature` is not one.
+        let at = (!t.starts_with("--"))
+            .then(|| t[1..].find(['e', 'E']))
+            .flatten()
+            .filter(|&n| {
+                t[1..1 + n]
+                    .chars()
+                    .all(|ch| "acnpsTtUuWwXl0123456789".contains(ch))
+            });
+        let Some(at) = at else {
+            k += 1;
+            continue;
+        };
+        let glued = &t[at + 2..];
+        let code = if glued.is_empty() {
+            k += 1;
+            words.get(k).map(|w| (w.text.as_str(), w.dynamic))
+        } else {
+            Some((glued, words[k].dynamic))
+        };
+        if let Some((code, dynamic)) = code {
+            perl_judge(code, dynamic, a);
+        }
+        k += 1;
+    }
+    None
+}
+
+fn perl_judge(code: &str, dynamic: bool, a: &mut Analysis) {
+    let runs = code.contains('`')
+        || code
+            .split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+            .any(|w| PERL_RUNS.contains(&w));
+    if !runs && !dynamic {
+        return;
+    }
+    a.dynamic = Some("`perl -e` code runs a program or code the gate cannot read".into());
+    for s in quoted_parts(code) {
+        if !s.trim().is_empty() {
+            a.derived.push(Derived::Source(s, Role::Checked));
+        }
+    }
+}
+
+/// The texts between quotes, backticks and `q(…)`/`qq(…)`/`qx(…)`-style
+/// brackets in perl code.
+fn quoted_parts(code: &str) -> Vec<String> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let ch = chars[i];
+        let close = match ch {
+            '"' | '\'' | '`' => Some(ch),
+            '(' | '{' | '[' | '<' if i > 0 && matches!(chars[i - 1], 'q' | 'x' | 'w') => {
+                Some(match ch {
+                    '(' => ')',
+                    '{' => '}',
+                    '[' => ']',
+                    _ => '>',
+                })
+            }
+            _ => None,
+        };
+        let Some(close) = close else {
+            i += 1;
+            continue;
+        };
+        let end = chars[i + 1..]
+            .iter()
+            .position(|&c| c == close)
+            .map_or(chars.len(), |n| i + 1 + n);
+        out.push(chars[i + 1..end].iter().collect());
+        i = end + 1;
+    }
+    out
+}
+
 /// The new names come from an expression or a substitution: where they land
 /// is not read here.
 fn rename_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
@@ -1149,6 +1250,20 @@ fn find(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
         roots = vec![None];
     }
     a.find_roots = Some(roots.clone());
+    let expr: Vec<&str> = words[j.min(words.len())..]
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect();
+    if find_removes(&words[j.min(words.len())..]) {
+        // What it removes is what its tests match: a protected file they
+        // may match counts as written (never automatic).
+        for r in &roots {
+            let root = r.as_deref().unwrap_or("$ROOT");
+            if let Some(p) = find_may_match_protected(root, &expr) {
+                a.own_writes.push(Target::new(&p, r.is_none()));
+            }
+        }
+    }
     while j < words.len() {
         let t = words[j].text.as_str();
         if matches!(t, "-exec" | "-execdir" | "-ok" | "-okdir") {
@@ -1169,6 +1284,203 @@ fn find(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
         }
     }
     None
+}
+
+/// Whether find's expression removes what it matches: `-delete`, or
+/// `-exec`/`-execdir`/`-ok` with a removing program (or one only known when
+/// it runs).
+fn find_removes(expr: &[Word]) -> bool {
+    expr.iter().enumerate().any(|(k, w)| match w.text.as_str() {
+        "-delete" => true,
+        "-exec" | "-execdir" | "-ok" | "-okdir" => expr.get(k + 1).is_some_and(|p| {
+            p.dynamic
+                || p.text.contains(['$', '`', '{'])
+                || matches!(
+                    p.text.rsplit('/').next().unwrap_or(""),
+                    "rm" | "rmdir" | "unlink" | "shred" | "srm" | "wipe" | "mv" | "truncate"
+                )
+        }),
+        _ => false,
+    })
+}
+
+/// Protected files a project folder may hold, relative to a find root:
+/// permission files, agent definitions, git internals, files other tools
+/// run (docs/permissions.md, "Protected files").
+const FIND_PROTECTED_SAMPLES: &[&str] = &[
+    ".decode",
+    ".decode/settings.json",
+    ".decode/settings.local.json",
+    ".decode/mcp.json",
+    ".decode/agents/agent.md",
+    "sub/.decode/settings.json",
+    ".claude",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude/agents/agent.md",
+    ".mcp.json",
+    ".git",
+    ".git/config",
+    ".git/HEAD",
+    ".git/hooks/pre-commit",
+    ".vscode/tasks.json",
+    ".vscode/settings.json",
+    ".idea/workspace.xml",
+    ".envrc",
+];
+
+/// A protected path under `root` that find's expression `expr` may match
+/// (the first one), or `None` when its name and path tests rule them all
+/// out. `-o` splits the expression into alternatives; parentheses, and a
+/// test that cannot be read (`-regex`), match anything (fail closed).
+pub(crate) fn find_may_match_protected(root: &str, expr: &[&str]) -> Option<String> {
+    let base = root.trim_end_matches('/');
+    let grouped = expr.iter().any(|t| matches!(*t, "(" | ")" | "\\(" | "\\)"));
+    let branches: Vec<&[&str]> = expr.split(|t| matches!(*t, "-o" | "-or" | ",")).collect();
+    FIND_PROTECTED_SAMPLES.iter().find_map(|rel| {
+        let path = format!("{base}/{rel}");
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        let hit = grouped || branches.iter().any(|b| find_branch_matches(b, &path, name));
+        hit.then_some(path)
+    })
+}
+
+/// Whether every positive name or path test of one `-o` alternative
+/// matches the sample (negated and unknown tests do not restrict).
+fn find_branch_matches(branch: &[&str], path: &str, name: &str) -> bool {
+    let mut negated = false;
+    let mut k = 0;
+    while k < branch.len() {
+        let t = branch[k];
+        let value = branch.get(k + 1).copied();
+        let test = match (t, value) {
+            ("-name", Some(v)) => Some(fnmatch(v, name, false)),
+            ("-iname", Some(v)) => Some(fnmatch(v, name, true)),
+            ("-path" | "-wholename", Some(v)) => Some(fnmatch(v, path, false)),
+            ("-ipath" | "-iwholename", Some(v)) => Some(fnmatch(v, path, true)),
+            _ => None,
+        };
+        match test {
+            Some(m) => {
+                if !negated && !m {
+                    return false;
+                }
+                negated = false;
+                k += 2;
+            }
+            None => {
+                negated = matches!(t, "!" | "-not");
+                k += 1;
+            }
+        }
+    }
+    true
+}
+
+/// fnmatch(3) without flags, as find's `-name` and `-path` use it: `*` and
+/// `?` match any character (`/` too), `[…]` a class, `\` quotes.
+fn fnmatch(pattern: &str, text: &str, fold: bool) -> bool {
+    let low = |s: &str| {
+        if fold {
+            s.to_lowercase()
+        } else {
+            s.to_string()
+        }
+    };
+    let p: Vec<char> = low(pattern).chars().collect();
+    let t: Vec<char> = low(text).chars().collect();
+    // Iterative matching with one backtrack point for the last `*`: linear
+    // in practice, quadratic at worst in these short words.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < t.len() {
+        let step = match p.get(i) {
+            Some('*') => {
+                star = Some((i, j));
+                i += 1;
+                continue;
+            }
+            Some('?') => Some(i + 1),
+            Some('[') => class_match(&p, i, t[j]),
+            Some('\\') if i + 1 < p.len() => (p[i + 1] == t[j]).then_some(i + 2),
+            Some(c) => (*c == t[j]).then_some(i + 1),
+            None => None,
+        };
+        match (step, star) {
+            (Some(n), _) => {
+                i = n;
+                j += 1;
+            }
+            (None, Some((si, sj))) => {
+                i = si + 1;
+                j = sj + 1;
+                star = Some((si, sj + 1));
+            }
+            (None, None) => return false,
+        }
+    }
+    p[i..].iter().all(|c| *c == '*')
+}
+
+/// `[…]` at `p[i]` against `c`: the index after the class when it matches.
+/// An unclosed `[` is a literal.
+fn class_match(p: &[char], i: usize, c: char) -> Option<usize> {
+    let mut k = i + 1;
+    let negate = matches!(p.get(k), Some('!' | '^'));
+    if negate {
+        k += 1;
+    }
+    let start = k;
+    let mut hit = false;
+    while k < p.len() && (p[k] != ']' || k == start) {
+        if p.get(k + 1) == Some(&'-') && k + 2 < p.len() && p[k + 2] != ']' {
+            hit |= p[k] <= c && c <= p[k + 2];
+            k += 3;
+        } else {
+            hit |= p[k] == c;
+            k += 1;
+        }
+    }
+    if k >= p.len() {
+        return (c == '[').then_some(i + 1);
+    }
+    (hit != negate).then_some(k + 1)
+}
+
+/// `fd PATTERN PATHS… -x|-X CMD…`: CMD runs on what fd finds under PATHS,
+/// like `find PATHS -exec CMD {} +` (the critical-removal cap reads the
+/// roots). The words before the command other than the first (the
+/// pattern) count as roots — an option's value among them only adds one.
+fn fd_exec(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usize> {
+    let words = &c.words[c.at.min(c.words.len())..];
+    let Some(x) = words
+        .iter()
+        .position(|w| matches!(w.text.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
+    else {
+        return start;
+    };
+    let mut roots: Vec<Option<String>> = words[..x]
+        .iter()
+        .filter(|w| !w.text.starts_with('-'))
+        .skip(1)
+        .map(|w| (!w.dynamic).then(|| w.text.clone()))
+        .collect();
+    if roots.is_empty() {
+        roots.push(Some(".".to_string()));
+    }
+    let end = words[x + 1..]
+        .iter()
+        .position(|w| w.text == ";")
+        .map_or(words.len(), |n| x + 1 + n);
+    let mut ws = words[x + 1..end].to_vec();
+    if ws.is_empty() {
+        return start;
+    }
+    if !ws.iter().any(|w| w.text.contains("{}")) {
+        ws.push(Word::raw("{}"));
+    }
+    a.derived.push(Derived::Find(ws, c.role, roots));
+    start
 }
 
 /// find's leading options (GNU: -H -L -P -D LIST -OLEVEL; BSD: -E -X -d -s

@@ -59,7 +59,7 @@ const NC: OptionSpec<'static> = OptionSpec {
 };
 
 const HYPERFINE: OptionSpec<'static> = OptionSpec {
-    short_value: "wrmMspcSuLPnNDo",
+    short_value: "wrmMspcSuLPnDo",
     glued: "",
     value: &[
         "--warmup",
@@ -310,6 +310,40 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ..Program::BASE
     },
     Program {
+        names: &["systemctl"],
+        node: Node {
+            hooks: Hooks {
+                writes: Some(systemctl_writes),
+                ..Hooks::NONE
+            },
+            ..Node::NONE
+        },
+        args: Args::Read,
+        examples: &[
+            (
+                "systemctl --user enable ./x.service",
+                "writes ~/.config/systemd/user/$(unit)",
+            ),
+            ("systemctl --user status x", "plain"),
+        ],
+        ..Program::BASE
+    },
+    Program {
+        names: &["expect"],
+        node: Node {
+            hooks: hook(expect),
+            ..Node::NONE
+        },
+        args: Args::Read,
+        takes_command: true,
+        examples: &[
+            ("expect -c 'spawn git push'", "opaque; runs 'git push'"),
+            ("expect", "opaque"),
+            ("expect login.exp", "plain"),
+        ],
+        ..Program::BASE
+    },
+    Program {
         names: &["hyperfine"],
         node: Node {
             options: HYPERFINE,
@@ -497,6 +531,104 @@ fn lua_exec(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usize
 /// in a folder the gate cannot place (the pane's); commands tmux reads as its
 /// own language (`if-shell`'s branches, `source-file`, `command-prompt`)
 /// are opaque.
+/// `systemctl --user enable|link|edit|…` writes the user's units under
+/// ~/.config/systemd/user (which systemd runs at the next login or timer).
+fn systemctl_writes(v: &super::schema::Argv<'_>, out: &mut Vec<crate::shell::model::Target>) {
+    const WRITES: &[&str] = &[
+        "enable",
+        "reenable",
+        "link",
+        "edit",
+        "preset",
+        "preset-all",
+        "add-wants",
+        "add-requires",
+        "set-property",
+        "mask",
+        "unmask",
+        "revert",
+        "set-default",
+        "disable",
+        "set-environment",
+        "import-environment",
+    ];
+    let args = v.args();
+    if !args.iter().any(|a| a == "--user") {
+        return;
+    }
+    if args
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .is_some_and(|sub| WRITES.contains(&sub.as_str()))
+    {
+        out.push(crate::shell::model::Target::new(
+            "~/.config/systemd/user/$(unit)",
+            true,
+        ));
+    }
+}
+
+/// `expect -c SCRIPT` runs Tcl (its `spawn` and `exec` start programs);
+/// with no script file, or `-` / `-f -` / `-i`, it reads its script from
+/// standard input: opaque either way, and a given script is judged as a
+/// command string too (deny rules, ask rules, caps).
+fn expect(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
+    let args = &c.words[c.at.min(c.words.len())..];
+    let mut k = 0;
+    let mut script = false;
+    while k < args.len() {
+        let t = args[k].text.as_str();
+        match t {
+            "-c" => {
+                a.dynamic = Some("`expect -c` runs a script the gate does not read".into());
+                if let Some(v) = args.get(k + 1) {
+                    let body = v.text.trim_start().trim_start_matches("spawn ");
+                    if !body.trim().is_empty() {
+                        a.derived
+                            .push(Derived::Source(body.to_string(), Role::Checked));
+                    }
+                }
+                k += 2;
+            }
+            "-f" => {
+                script |= args.get(k + 1).is_some_and(|w| w.text != "-");
+                k += 2;
+            }
+            "-i" | "-" => {
+                script = false;
+                break;
+            }
+            "--" => {
+                script = args.get(k + 1).is_some_and(|w| w.text != "-");
+                break;
+            }
+            _ if t.starts_with('-') => k += 1,
+            _ => {
+                script = true;
+                break;
+            }
+        }
+    }
+    if !script {
+        for r in c.redirs {
+            if let Some(Some(text)) = &r.feed {
+                for line in text.lines() {
+                    let body = line.trim_start().trim_start_matches("spawn ");
+                    if !body.trim().is_empty() {
+                        a.derived
+                            .push(Derived::Source(body.to_string(), Role::Checked));
+                    }
+                }
+            }
+        }
+    }
+    if !script && a.dynamic.is_none() {
+        a.dynamic =
+            Some("`expect` reads its script from standard input, which the gate cannot see".into());
+    }
+    None
+}
+
 fn tmux(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
     let args = &c.words[c.at..];
     let spec = OptionSpec {
@@ -505,6 +637,18 @@ fn tmux(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
     };
     for v in options::values(args, &spec, &["-c"]) {
         run_string(&value_word(args, &v), c.role, "`tmux -c`", a);
+    }
+    // A format's `#(CMD)` runs CMD in a shell (`display -p`, `set
+    // status-right`, any sub-command that expands a format).
+    for w in args.iter().filter(|w| w.text.contains("#(")) {
+        a.dynamic = Some("`tmux` expands a format whose `#(…)` runs a shell command".into());
+        for cmd in w.text.split("#(").skip(1) {
+            let body = cmd.rsplit_once(')').map_or(cmd, |(b, _)| b);
+            if !body.trim().is_empty() {
+                a.derived
+                    .push(Derived::Source(body.to_string(), Role::Checked));
+            }
+        }
     }
     // Every sub-command of a `\;`-separated sequence.
     let mut k = options::scan(args, 0, &spec).start;

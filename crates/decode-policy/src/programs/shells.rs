@@ -92,10 +92,18 @@ pub(crate) fn runs_a_string(args: &[Word]) -> Option<usize> {
         let long = lower.trim_start_matches('-');
         let named = matches!(
             long,
-            "c" | "e" | "command" | "commands" | "encodedcommand" | "ec" | "exec" | "eval"
+            "c" | "e"
+                | "command"
+                | "commands"
+                | "encodedcommand"
+                | "ec"
+                | "exec"
+                | "eval"
+                | "init-command"
         ) || long.starts_with("command=")
-            || long.starts_with("commands=");
-        let cluster = !t.starts_with("--") && t[1..].contains('c');
+            || long.starts_with("commands=")
+            || long.starts_with("init-command=");
+        let cluster = !t.starts_with("--") && t[1..].contains(['c', 'C']);
         if named || cluster {
             return Some(k);
         }
@@ -207,6 +215,9 @@ pub(crate) const PROGRAMS: &[Program] = &[
 /// shell reading standard input runs what is fed to it.
 fn shell(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
     let n = c.name;
+    if n == "fish" {
+        fish_strings(c, a);
+    }
     match shell_script(c.words, c.i) {
         Script::String(s) => {
             // The string may run a shell that reads the command's input.
@@ -233,6 +244,39 @@ fn shell(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
         Script::None => {}
     }
     None
+}
+
+/// fish's other string options (`-C`/`--init-command`, `--command`): fish's
+/// language, run before or instead of anything else — opaque, and every
+/// later word is judged as a command string (the caps still read it).
+fn fish_strings(c: &Ctx<'_>, a: &mut Analysis) {
+    let args = &c.words[(c.i + 1).min(c.words.len())..];
+    for (k, w) in args.iter().enumerate() {
+        let t = w.text.as_str();
+        let glued = ["--init-command=", "--command="]
+            .iter()
+            .find_map(|p| t.strip_prefix(p));
+        let named = matches!(t, "--init-command" | "--command")
+            || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains('C'));
+        if glued.is_none() && !named {
+            continue;
+        }
+        a.dynamic = Some(format!(
+            "`{}` runs a string in fish's language, which the gate does not read",
+            c.name
+        ));
+        let later = args[k + 1..].iter().filter(|w| w.text != "--");
+        for v in glued
+            .map(str::to_string)
+            .into_iter()
+            .chain(later.map(|w| w.text.clone()))
+        {
+            if !v.trim().is_empty() {
+                a.derived.push(Derived::Source(v, Role::Checked));
+            }
+        }
+        return;
+    }
 }
 
 /// `source FILE` (and `.`): from standard input or a pipe, it is judged
@@ -313,13 +357,21 @@ pub(crate) fn foreign(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option
             "`{}` runs a string in a shell language the gate does not read",
             c.name
         ));
+        // Which word is the string is the shell's business (`nu -c --
+        // 'STRING'`, options between): every later word is judged as one.
         let t = args[k].text.as_str();
-        let value = match t.split_once('=') {
+        let glued = match t.split_once('=') {
             Some((_, v)) if t.starts_with("--") => Some(v.to_string()),
-            _ => args.get(k + 1).map(|w| w.text.clone()),
+            _ => None,
         };
-        if let Some(v) = value.filter(|v| !v.trim().is_empty()) {
-            a.derived.push(Derived::Source(v, Role::Checked));
+        let later = args[k + 1..]
+            .iter()
+            .filter(|w| w.text != "--")
+            .map(|w| w.text.clone());
+        for v in glued.into_iter().chain(later) {
+            if !v.trim().is_empty() {
+                a.derived.push(Derived::Source(v, Role::Checked));
+            }
         }
         return None;
     }

@@ -224,7 +224,13 @@ pub(crate) fn shell_stdin(
         match &r.feed {
             Some(Some(text)) => stdin = Stdin::Text(text.clone()),
             Some(None) => stdin = Stdin::Dynamic,
-            None if !r.write && r.path.is_some() => stdin = Stdin::File,
+            None if !r.write && r.path.is_some() => {
+                stdin = if r.path.as_deref() == Some("/dev/null") {
+                    Stdin::Text(String::new())
+                } else {
+                    Stdin::File
+                }
+            }
             None => {}
         }
     }
@@ -240,7 +246,13 @@ pub(crate) fn shell_stdin(
                 a.derived.push(Derived::Source(text, Role::Checked));
             }
         }
-        Stdin::File => {}
+        // It reads standard input, and standard input is a file: a
+        // script the gate cannot see (docs/permissions.md, "Fail closed").
+        Stdin::File => {
+            a.dynamic = Some(format!(
+                "`{name}` reads its script from a file on its standard input, which the gate does not read"
+            ));
+        }
         Stdin::Dynamic => {
             a.dynamic = Some(format!(
                 "`{name}` reads a script with expansions from a here-document"

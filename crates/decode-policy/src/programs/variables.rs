@@ -27,6 +27,13 @@ const COMMAND_VARS: &[&str] = &[
     "MANPAGER",
     "SYSTEMD_PAGER",
     "LESSOPEN",
+    // cargo runs the compiler (and its documenter) these name.
+    "RUSTC",
+    "RUSTDOC",
+    "CARGO_BUILD_RUSTC",
+    "CARGO_BUILD_RUSTDOC",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER",
 ];
 
 /// The shapes of names of variables that hold a command, whatever program
@@ -35,8 +42,24 @@ const COMMAND_VARS: &[&str] = &[
 /// `GIT_SSH`…): an open list, so a program's own variable need not be
 /// known by name.
 const COMMAND_SUFFIXES: &[&str] = &[
-    "EDITOR", "PAGER", "BROWSER", "_COMMAND", "_CMD", "_SSH", "_RSH", "_ASKPASS", "_SHELL",
-    "_PROG", "_PROGRAM", "_DIFF", "_HOOK", "_VIEWER", "_EXEC",
+    "EDITOR",
+    "PAGER",
+    "BROWSER",
+    "_COMMAND",
+    "_CMD",
+    "_SSH",
+    "_RSH",
+    "_ASKPASS",
+    "_SHELL",
+    "_PROG",
+    "_PROGRAM",
+    "_DIFF",
+    "_HOOK",
+    "_VIEWER",
+    "_EXEC",
+    "_LINKER",
+    "_PROVIDER",
+    "_WRAPPER",
 ];
 
 /// Whether a variable holds a command some program runs: one of
@@ -73,6 +96,8 @@ fn opaque_var(name: &str) -> Option<&'static str> {
         n if n.starts_with("CARGO_TARGET_") && n.ends_with("_RUNNER") => {
             Some("makes cargo run another program")
         }
+        // man's options (`-P PAGER`, `--pager=…`).
+        "MANOPT" => Some("gives man options that may name a pager to run"),
         "NODE_OPTIONS" | "PYTHONSTARTUP" | "PERL5OPT" | "RUBYOPT" => {
             Some("makes an interpreter load code")
         }
@@ -93,6 +118,11 @@ pub(crate) fn assignments<'w>(ws: impl Iterator<Item = &'w Word>, role: Role, a:
         let name = name.trim_end_matches('+');
         if let Some(why) = opaque_var(name) {
             a.dynamic = Some(format!("`{name}` {why}"));
+            continue;
+        }
+        if matches!(name, "LESS" | "MORE") && value.contains('+') {
+            // less's `+CMD` start-up commands: `+!CMD` runs CMD.
+            a.dynamic = Some(format!("`{name}` gives the pager a start-up command"));
             continue;
         }
         if name.starts_with("BASH_FUNC_") {

@@ -634,16 +634,20 @@ fn git_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
 /// git runs, defines an alias or loads other files, or is not known.
 pub(crate) fn git_config_write(core: &[String]) -> Option<&'static str> {
     const REPO: &str = "changes the repository's git configuration (.git/config runs code)";
-    if core.first().map(String::as_str) != Some("git") {
-        return None;
+    match core.first().map(String::as_str) {
+        Some("git") => {}
+        Some("gh") => return gh_git_config_write(core),
+        _ => return None,
     }
     let mut i = 1;
     while i < core.len() {
         let a = core[i].as_str();
-        let kv = if a == "-c" {
+        let kv = if a == "-c" || a == "--config-env" {
             core.get(i + 1).map(|s| s.to_ascii_lowercase())
         } else {
-            a.strip_prefix("-c").map(str::to_ascii_lowercase)
+            a.strip_prefix("--config-env=")
+                .or_else(|| a.strip_prefix("-c"))
+                .map(str::to_ascii_lowercase)
         };
         if kv.is_some_and(|kv| kv.starts_with("core.hookspath")) {
             return Some(REPO);
@@ -661,6 +665,13 @@ pub(crate) fn git_config_write(core: &[String]) -> Option<&'static str> {
     };
     let writes = match sub {
         "config" => return config_sub_write(rest),
+        // `register`/`start` add the repository to `maintenance.repo` in
+        // ~/.gitconfig (`start` also installs timers), `unregister`/`stop`
+        // take it out again.
+        "maintenance" => {
+            return matches!(first(), Some("register" | "unregister" | "start" | "stop"))
+                .then_some(GLOBAL_CONFIG)
+        }
         // Other subcommands that write `.git/config`.
         "remote" => matches!(
             first(),
@@ -685,7 +696,22 @@ pub(crate) fn git_config_write(core: &[String]) -> Option<&'static str> {
     writes.then_some(REPO)
 }
 
+/// Why a write of the user's git configuration is never automatic.
+const GLOBAL_CONFIG: &str =
+    "changes the user's git configuration (~/.gitconfig: every repository obeys it)";
+
+/// `gh auth setup-git` writes a credential helper into ~/.gitconfig.
+fn gh_git_config_write(core: &[String]) -> Option<&'static str> {
+    let mut words = core[1..].iter().filter(|a| !a.starts_with('-'));
+    (words.next().map(String::as_str) == Some("auth")
+        && words.next().map(String::as_str) == Some("setup-git"))
+    .then_some(GLOBAL_CONFIG)
+}
+
 /// `git config …` (the words after `config`): whether it writes, and where.
+/// The user's and the system's files (`--global`, `--system`) are never
+/// automatic whatever the key; another `--file` only for keys that run
+/// something.
 fn config_sub_write(rest: &[String]) -> Option<&'static str> {
     const REPO: &str = "changes the repository's git configuration (.git/config runs code)";
     const OTHER: &str =
@@ -693,6 +719,7 @@ fn config_sub_write(rest: &[String]) -> Option<&'static str> {
     let mut positional = Vec::new();
     let mut write_opt = false;
     let mut elsewhere = false;
+    let mut user = false;
     let mut j = 0;
     while j < rest.len() {
         let a = rest[j].as_str();
@@ -702,7 +729,10 @@ fn config_sub_write(rest: &[String]) -> Option<&'static str> {
         {
             return None;
         }
-        if matches!(a, "--global" | "--system") || a.starts_with("--file=") {
+        if matches!(a, "--global" | "--system") {
+            elsewhere = true;
+            user = true;
+        } else if a.starts_with("--file=") {
             elsewhere = true;
         } else if matches!(a, "-f" | "--file") {
             elsewhere = true;
@@ -740,6 +770,9 @@ fn config_sub_write(rest: &[String]) -> Option<&'static str> {
     }
     if !elsewhere {
         return Some(REPO);
+    }
+    if user {
+        return Some(GLOBAL_CONFIG);
     }
     match key {
         Some(k)
@@ -861,10 +894,37 @@ fn svn_on_server(v: &Argv<'_>) -> Option<String> {
 fn git_clean_tree(core: &[String]) -> Vec<&str> {
     let args = core.get(1..).unwrap_or_default();
     let globals = options::scan(args, 0, &GIT).start;
-    if args.get(globals).map(String::as_str) != Some("clean") {
+    let rest = args.get(globals + 1..).unwrap_or_default();
+    // `git stash -u|-a` moves the untracked (and ignored) files away: the
+    // work tree is emptied like `git clean` does.
+    let empties = match args.get(globals).map(String::as_str) {
+        Some("clean") => true,
+        Some("stash") => {
+            matches!(
+                rest.first().map(String::as_str),
+                None | Some("push" | "save") | Some("-u" | "-a" | "--include-untracked" | "--all")
+            ) && options::flagged(
+                rest,
+                &OptionSpec::default(),
+                &["-u", "-a", "--include-untracked", "--all"],
+            )
+        }
+        _ => false,
+    };
+    if !empties {
         return Vec::new();
     }
     let mut out = Vec::new();
+    // `--git-dir` with no work tree: the work tree is the current folder.
+    let git_dir = args[..globals]
+        .iter()
+        .any(|a| a == "--git-dir" || a.starts_with("--git-dir="));
+    let work_tree = args[..globals]
+        .iter()
+        .any(|a| a == "--work-tree" || a.starts_with("--work-tree="));
+    if git_dir && !work_tree {
+        out.push(".");
+    }
     for k in 0..globals {
         let a = args[k].as_str();
         if let Some(v) = a.strip_prefix("--work-tree=") {

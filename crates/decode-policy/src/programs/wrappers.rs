@@ -708,9 +708,33 @@ fn parallel(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
             let line: Vec<&str> = words[j..end].iter().map(|w| w.text.as_str()).collect();
             a.derived
                 .push(Derived::Source(line.join(" "), Role::Checked));
+            return None;
         }
     }
+    parallel_without_command(&words[start.unwrap_or(words.len())..], a);
     None
+}
+
+/// GNU parallel with no command runs each input as a command: the
+/// arguments after `:::` are command strings; from `::::` files or
+/// standard input they are only known when it runs (opaque).
+fn parallel_without_command(rest: &[Word], a: &mut Analysis) {
+    let mut from_args = false;
+    for w in rest {
+        let t = w.text.as_str();
+        if t.starts_with("::::") {
+            from_args = false;
+            a.dynamic = Some("`parallel` runs the lines of a file as commands".into());
+        } else if t.starts_with(":::") {
+            from_args = true;
+        } else if from_args && !t.trim().is_empty() {
+            a.derived
+                .push(Derived::Source(t.to_string(), Role::Checked));
+        }
+    }
+    if !rest.iter().any(|w| w.text.starts_with(":::")) {
+        a.dynamic = Some("`parallel` runs the lines of its input as commands".into());
+    }
 }
 
 /// `eval ARGS…` runs its arguments joined as a string: opaque, and deny

@@ -547,9 +547,14 @@ pub(crate) fn expansion_parts(text: &str) -> Vec<&str> {
         return Vec::new();
     };
     let inner = inner.trim_start_matches(['#', '!']);
-    let name_end = inner
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(inner.len());
+    // `${@:x}`, `${*:x:1}`: a slice of the positional parameters.
+    let name_end = if inner.starts_with(['@', '*']) {
+        1
+    } else {
+        inner
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(inner.len())
+    };
     let mut out = Vec::new();
     let mut rest = &inner[name_end..];
     if rest.starts_with('[') {
@@ -562,6 +567,41 @@ pub(crate) fn expansion_parts(text: &str) -> Vec<&str> {
         if !r.starts_with(['-', '=', '?', '+']) {
             out.extend(r.splitn(2, ':'));
         }
+    }
+    out
+}
+
+/// The bodies of the arithmetic expansions (`$((…))`, `$[…]`) written
+/// inside a `${…}` expansion's text (`${v:-$((x))}`): tree-sitter reads
+/// some of them as a command substitution of a subshell.
+pub(crate) fn nested_arith(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        let (open, close, skip) = if text[i..].starts_with("$((") {
+            (b'(', b')', 3)
+        } else if text[i..].starts_with("$[") {
+            (b'[', b']', 2)
+        } else {
+            i += 1;
+            continue;
+        };
+        let start = i + skip;
+        let mut depth = 1usize;
+        let mut j = start;
+        while j < b.len() && depth > 0 {
+            if b[j] == open {
+                depth += 1;
+            } else if b[j] == close {
+                depth -= 1;
+            }
+            j += 1;
+        }
+        // `j` is past the closing bracket (or the text's end).
+        let end = if depth == 0 { j - 1 } else { j };
+        out.push(&text[start..end]);
+        i = j.max(i + 1);
     }
     out
 }
@@ -583,6 +623,11 @@ mod tests {
         assert_eq!(expansion_parts("${a[i+1]}"), ["i+1"]);
         assert_eq!(expansion_parts("${x:1:n}"), ["1", "n"]);
         assert_eq!(expansion_parts("${x:-default}"), Vec::<&str>::new());
+        assert_eq!(expansion_parts("${@:x:1}"), ["x", "1"]);
+        assert_eq!(expansion_parts("${*:n}"), ["n"]);
+        assert_eq!(nested_arith("${v:-$((x))}"), ["x"]);
+        assert_eq!(nested_arith("${v:-$((a+(b)))}"), ["a+(b)"]);
+        assert_eq!(nested_arith("${v:-$[y]}"), ["y"]);
         let mut vars = Vars::new();
         vars.insert("t".into(), Val::Text(vec!["a".into(), "b".into()]));
         vars.insert("u".into(), Val::Unknown);

@@ -223,11 +223,15 @@ impl Walker<'_> {
             if piece.is_empty() || !local.insert(piece) {
                 continue;
             }
+            // At most MAX_WORDS words of one piece are judged (the rules
+            // match from a command's start): the work stays linear in the
+            // text however few separators it holds (`case x in ` × 100,000).
             let words: Vec<Word> = piece
                 .split_whitespace()
                 .map(|w| Word::raw(&w.replace('\\', "")))
                 .filter(|w| !w.text.is_empty() && w.text != "$")
                 .skip_while(|w| RESERVED.contains(&w.text.as_str()) || w.text == "!")
+                .take(MAX_WORDS)
                 .collect();
             if words.is_empty() {
                 continue;
@@ -551,31 +555,56 @@ impl Walker<'_> {
                 for part in arith::expansion_parts(text) {
                     self.arith_names(part, 0);
                 }
+                if text.len() > 2 {
+                    for body in arith::nested_arith(&text[2..]) {
+                        self.arith(body, scope.role, 0);
+                    }
+                }
                 if let Some(target) = indirect_name(text) {
                     self.indirect(target, scope.role);
                 }
             }
-            "function_definition" => {
-                let saved = (self.cwd.clone(), self.branch.clone());
-                if let Some(body) = node.child_by_field_name("body") {
-                    self.walk(body, src, scope);
-                }
-                // The function may be called anywhere later: a folder or
-                // branch it moves to makes them unknown from here on.
-                let moved = (self.cwd != saved.0, self.branch != saved.1);
-                (self.cwd, self.branch) = saved;
-                if moved.0 {
-                    self.cwd = None;
-                }
-                if moved.1 {
-                    self.branch = model::Branch::Unknown;
-                }
-            }
+            "function_definition" => self.function_definition(node, src, scope),
             "heredoc_redirect" => self.heredoc(node, src, scope),
             "comment" | "heredoc_start" | "heredoc_end" => {}
             _ => self.children(node, src, scope),
         }
         self.depth -= 1;
+    }
+
+    /// `f() BODY [REDIRECTS]`: the body is judged where it stands (the
+    /// function may run anywhere later), with the definition's redirects.
+    fn function_definition(&mut self, node: Node<'_>, src: &str, scope: &Scope) {
+        let saved = (self.cwd.clone(), self.branch.clone());
+        // `f() { …; } > FILE`: bash opens FILE each time the function
+        // runs. Where and whether it runs is not followed: the
+        // redirect is a write of this command (fail closed), and it
+        // applies to every command of the body.
+        let mut inner = scope.clone();
+        let mut redirs = Vec::new();
+        for (child, field) in fielded_children(node) {
+            if field == Some("redirect") {
+                redirs.extend(redirects(child, src));
+                self.walk(child, src, scope);
+            }
+        }
+        if !redirs.is_empty() {
+            inner.redirs.extend(redirs);
+            self.emit(Vec::new(), Vec::new(), inner.redirs.clone(), scope.role);
+        }
+        if let Some(body) = node.child_by_field_name("body") {
+            self.walk(body, src, &inner);
+        }
+        // The function may be called anywhere later: a folder or
+        // branch it moves to makes them unknown from here on.
+        let moved = (self.cwd != saved.0, self.branch != saved.1);
+        (self.cwd, self.branch) = saved;
+        if moved.0 {
+            self.cwd = None;
+        }
+        if moved.1 {
+            self.branch = model::Branch::Unknown;
+        }
     }
 
     /// The statements of a program, group or body, in order: one run in the

@@ -130,7 +130,13 @@ fn b04_find_exec_through_approved_find() {
         &g,
         &[
             ("default", "bash", "find . -name '*.rs'", "allow"),
-            ("default", "bash", "find . -exec rm {} \\;", "ask:`rm {}`"),
+            ("default", "bash", "find . -exec rm {} \\;", "ask"),
+            (
+                "default",
+                "bash",
+                "find . -name '*.o' -exec rm {} \\;",
+                "ask:`rm {}`",
+            ),
             (
                 "default",
                 "bash",
@@ -1069,7 +1075,13 @@ fn b47_git_config_writes_are_never_automatic() {
             ("default", "bash", "git config --get core.pager", "allow"),
             ("default", "bash", "git config -l", "allow"),
             ("default", "bash", "git config get user.name", "allow"),
-            ("auto", "bash", "git config --global user.name x", "allow"),
+            // ~/.gitconfig is never automatic, whatever the key.
+            (
+                "auto",
+                "bash",
+                "git config --global user.name x",
+                "ask:never automatic",
+            ),
         ],
     );
 }

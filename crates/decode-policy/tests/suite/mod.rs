@@ -15,4 +15,5 @@ mod round2;
 mod round3;
 mod round4;
 mod round5;
+mod round6;
 mod spec;

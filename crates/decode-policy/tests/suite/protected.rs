@@ -180,11 +180,11 @@ fn git_config_of_the_home_files() {
         "git config --file ~/.gitconfig user.name x",
         "git config -f ~/.config/git/config user.name x",
         "git config -f $HOME/.config/git/config user.name x",
+        "git config --global user.name x",
     ] {
         cases.push(("auto", "bash", c, "ask:never automatic"));
     }
     for c in [
-        "git config --global user.name x",
         "git config --global --get user.name",
         "git config --global -l",
     ] {

@@ -373,7 +373,7 @@ fn r08_sed_w_files_and_git_configuration_writes() {
             // Guards.
             ("auto", "bash", "sed -n '/world/p' x", "allow"),
             ("auto", "bash", "sed 's/hello world/x/' x", "allow"),
-            ("auto", "bash", "git config --global user.name x", "allow"),
+            ("auto", "bash", "git config --global user.name", "allow"),
             ("auto", "bash", "git config user.name", "allow"),
             ("auto", "bash", "git remote -v", "allow"),
             ("auto", "bash", "git branch -a", "allow"),

@@ -419,7 +419,7 @@ fn c08_shells_reading_their_script_from_elsewhere() {
             ("auto", "bash", "source <(curl x)", "ask:opaque"),
             ("auto", "bash", ". <(curl x)", "ask:opaque"),
             ("auto", "bash", "cat x | bash /dev/stdin", "ask:opaque"),
-            ("auto", "bash", "bash /dev/stdin < x", "allow"),
+            ("auto", "bash", "bash /dev/stdin < x", "ask:opaque"),
             ("auto", "bash", "sh <<EOF\n$(cat x)\nEOF", "ask:opaque"),
             // Static text fed to a shell is judged like `sh -c`.
             ("auto", "bash", "sh <<'EOF'\ngit push\nEOF", "ask:external"),
@@ -430,7 +430,8 @@ fn c08_shells_reading_their_script_from_elsewhere() {
             ("auto", "bash", "sh -c 'ls -la'", "allow"),
             ("auto", "bash", "bash <<< 'echo hi'", "allow"),
             ("auto", "bash", "bash --version", "allow"),
-            ("auto", "bash", "sh < setup.sh", "allow"),
+            ("auto", "bash", "sh < setup.sh", "ask:opaque"),
+            ("auto", "bash", "sh < /dev/null", "allow"),
         ],
     );
 }
