@@ -8,6 +8,7 @@
 
 mod bash;
 mod call;
+mod net_ask;
 mod control;
 mod edit;
 pub(crate) mod files;

@@ -1,0 +1,182 @@
+//! The host policy for one sandboxed command's connections (docs/network.md): the
+//! proxy serving the command's own network asks this judge about each destination.
+//! A host the policy asks about is put to the person through the decision channel
+//! (a `network` request naming the host and the command), once per host for the
+//! command: "allow once" lets that host through for the rest of this command, "for
+//! this session" keeps `net(domain:HOST)` in the session's rules, "always allow"
+//! saves it like any other always-allow, deny refuses it for the rest of this
+//! command. The answer is bound to this call: the listeners it serves exist in
+//! this command's network namespace only.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use decode_policy::{Call, Tool, Verdict};
+use decode_protocol::{DecisionAnswer, DecisionRequest};
+
+use crate::net::proxy::format_host_port;
+use crate::net::{Judge, NetEvent, NetVerdict};
+
+use super::ToolContext;
+
+/// Judges the connections of one command.
+pub(crate) struct CallJudge {
+    ctx: ToolContext,
+    command: String,
+    cwd: PathBuf,
+    /// Hosts the person answered for this command: allowed or refused (with why).
+    answered: tokio::sync::Mutex<HashMap<String, Result<String, String>>>,
+    events: std::sync::Mutex<Vec<NetEvent>>,
+    /// What the person answered, one note each, for the call's result.
+    notes: std::sync::Mutex<Vec<String>>,
+}
+
+impl CallJudge {
+    pub(crate) fn new(ctx: &ToolContext, command: &str, cwd: PathBuf) -> CallJudge {
+        CallJudge {
+            ctx: ctx.clone(),
+            command: command.to_string(),
+            cwd,
+            answered: Default::default(),
+            events: Default::default(),
+            notes: Default::default(),
+        }
+    }
+
+    /// What was refused or asked, one line each, for the call's result (the
+    /// allowed destinations only when the person was asked about them).
+    pub(crate) fn report(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .notes
+            .lock()
+            .map(|n| n.clone())
+            .unwrap_or_default();
+        let events = self.events.lock().map(|e| e.clone()).unwrap_or_default();
+        let mut seen = std::collections::HashSet::new();
+        for e in events {
+            if let NetVerdict::Refuse(reason) = &e.verdict {
+                if seen.insert((e.target.clone(), reason.clone())) {
+                    lines.push(format!(
+                        "network: the connection to {} was refused: {reason}",
+                        e.target
+                    ));
+                }
+            }
+        }
+        lines
+    }
+
+    /// Whether the host policy refused a connection of this command.
+    pub(crate) fn refused_any(&self) -> bool {
+        self.events.lock().is_ok_and(|e| {
+            e.iter()
+                .any(|e| matches!(e.verdict, NetVerdict::Refuse(_)))
+        })
+    }
+
+    fn note(&self, text: String) {
+        tracing::info!(command = %self.command, "{text}");
+        if let Ok(mut n) = self.notes.lock() {
+            n.push(text);
+        }
+    }
+
+    async fn verdict(&self, host: &str, port: u16, addrs: &[IpAddr]) -> NetVerdict {
+        let target = format_host_port(host, port);
+        let call = Call::new(Tool::Net, target.as_str()).with_addrs(addrs.to_vec());
+        let d = self.ctx.active.decide(&call);
+        match d.verdict {
+            Verdict::Allow => return NetVerdict::Allow,
+            Verdict::Deny => return NetVerdict::Refuse(d.reason),
+            Verdict::Ask => {}
+        }
+        if self
+            .ctx
+            .session_rules
+            .allows(&self.ctx.active, &call, &self.cwd, &d)
+        {
+            return NetVerdict::Allow;
+        }
+        // One ask per host for this command; other connections to it wait.
+        let mut answered = self.answered.lock().await;
+        if let Some(a) = answered.get(host) {
+            return match a {
+                Ok(_) => NetVerdict::Allow,
+                Err(why) => NetVerdict::Refuse(why.clone()),
+            };
+        }
+        let request = DecisionRequest::Network {
+            host: host.to_string(),
+            port,
+            command: self.command.clone(),
+            cwd: self.cwd.display().to_string(),
+            decision: d.clone(),
+        };
+        let answer = tokio::select! {
+            a = self.ctx.decisions.ask(request) => a,
+            _ = self.ctx.cancel.cancelled() => DecisionAnswer::Unavailable {
+                reason: "the run was stopped".to_string(),
+            },
+        };
+        tracing::info!(target = %target, ?answer, "network ask answered");
+        let rule = format!("net(domain:{host})");
+        let outcome = match answer {
+            DecisionAnswer::AllowOnce => Ok(format!(
+                "network: the person allowed {target} for this command ({})",
+                d.reason
+            )),
+            DecisionAnswer::AllowForSession { rules } => {
+                let note = super::call::allow_for_session(&self.ctx, &call, &self.cwd, &d, rules);
+                Ok(format!("network: {target}: {note}"))
+            }
+            DecisionAnswer::AlwaysAllow { rules } => {
+                let note = super::call::always_allow(&self.ctx, &call, &self.cwd, &d, rules);
+                Ok(format!("network: {target}: {note}"))
+            }
+            DecisionAnswer::Deny { feedback } => {
+                let mut why = format!("the person refused it ({})", d.reason);
+                if let Some(f) = feedback
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|f| !f.is_empty())
+                {
+                    why.push_str(&format!("; their feedback: {f}"));
+                }
+                Err(why)
+            }
+            DecisionAnswer::Unavailable { reason } => Err(format!(
+                "{}, and nobody can answer the ask ({reason}); the rule {rule} would allow it",
+                d.reason
+            )),
+            other => Err(format!(
+                "{}; the ask got an answer of the wrong kind ({other:?})",
+                d.reason
+            )),
+        };
+        if let Ok(note) = &outcome {
+            self.note(note.clone());
+        }
+        let verdict = match &outcome {
+            Ok(_) => NetVerdict::Allow,
+            Err(why) => NetVerdict::Refuse(why.clone()),
+        };
+        answered.insert(host.to_string(), outcome);
+        verdict
+    }
+}
+
+#[async_trait]
+impl Judge for CallJudge {
+    async fn judge(&self, host: &str, port: u16, addrs: &[IpAddr]) -> NetVerdict {
+        let verdict = self.verdict(host, port, addrs).await;
+        if let Ok(mut e) = self.events.lock() {
+            e.push(NetEvent {
+                target: format_host_port(host, port),
+                verdict: verdict.clone(),
+            });
+        }
+        verdict
+    }
+}
