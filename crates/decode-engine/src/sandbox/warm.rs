@@ -240,10 +240,8 @@ fn with_proxy_ports(
     if !own_network || warm.net.is_none() {
         return Ok((t, None));
     }
-    let (t, l) = t.with_own_network(&[
-        crate::net::PROXY_HTTP_PORT,
-        crate::net::PROXY_SOCKS_PORT,
-    ])?;
+    let (t, l) =
+        t.with_own_network(&[crate::net::PROXY_HTTP_PORT, crate::net::PROXY_SOCKS_PORT])?;
     Ok((t, Some(l)))
 }
 

@@ -588,6 +588,12 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         for note in s.plan.undo(&quarantine, &s.held) {
             text.push_str(&format!("\n[{note}]"));
         }
+        // "Always allow" of a host: saved now that nothing of the command's runs.
+        if let Some(j) = &net_judge {
+            for note in j.save() {
+                text.push_str(&format!("\n[{note}]"));
+            }
+        }
         // What the proxy refused, and what the person was asked.
         if let Some(j) = &net_judge {
             for line in j.report() {
@@ -598,9 +604,8 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         // A host the policy refused is not offered outside: the policy holds.
         let refused = net_judge.as_ref().is_some_and(|j| j.refused_any());
         if is_error && ended_by_itself {
-            bound = crate::sandbox::bounds::find(&text, &s.plan, &cwd).filter(|b| {
-                !(refused && b.kind == decode_protocol::BoundKind::Network)
-            });
+            bound = crate::sandbox::bounds::find(&text, &s.plan, &cwd)
+                .filter(|b| !(refused && b.kind == decode_protocol::BoundKind::Network));
             if let Some(b) = &bound {
                 text.push_str(&format!("\n[sandbox: {}]", b.message));
             }
@@ -766,9 +771,7 @@ async fn spawn_sandboxed(
                     .find(|(k, _)| k == "BASH_ENV")
                     .map(|(_, v)| v.as_os_str());
                 match spare.start(cwd, bash_env, script) {
-                    Ok(started) => {
-                        return Ok((started.child, started.mounts, started.listeners))
-                    }
+                    Ok(started) => return Ok((started.child, started.mounts, started.listeners)),
                     Err(e) => {
                         tracing::debug!(error = %e, "the shell started ahead could not take the command")
                     }

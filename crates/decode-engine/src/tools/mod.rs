@@ -8,12 +8,12 @@
 
 mod bash;
 mod call;
-mod net_ask;
 mod control;
 mod edit;
 pub(crate) mod files;
 mod glob;
 mod grep;
+mod net_ask;
 mod paths;
 mod read;
 pub mod session;

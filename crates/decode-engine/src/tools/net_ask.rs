@@ -31,6 +31,10 @@ pub(crate) struct CallJudge {
     events: std::sync::Mutex<Vec<NetEvent>>,
     /// What the person answered, one note each, for the call's result.
     notes: std::sync::Mutex<Vec<String>>,
+    /// "Always allow" answers, saved when the command has ended ([`CallJudge::save`]):
+    /// a settings file written while it runs would be taken for one the command
+    /// planted in a protected place.
+    always: std::sync::Mutex<Vec<(Call, decode_policy::Decision, Vec<String>)>>,
 }
 
 impl CallJudge {
@@ -42,17 +46,32 @@ impl CallJudge {
             answered: Default::default(),
             events: Default::default(),
             notes: Default::default(),
+            always: Default::default(),
         }
+    }
+
+    /// Saves the rules of the "always allow" answers given while the command ran
+    /// (it has ended and been cleaned up); one note each for the call's result.
+    pub(crate) fn save(&self) -> Vec<String> {
+        let always = self
+            .always
+            .lock()
+            .map(|mut a| std::mem::take(&mut *a))
+            .unwrap_or_default();
+        always
+            .into_iter()
+            .map(|(call, d, rules)| {
+                let note = super::call::always_allow(&self.ctx, &call, &self.cwd, &d, rules);
+                tracing::info!(subject = %call.subject, "{note}");
+                format!("network: {}: {note}", call.subject)
+            })
+            .collect()
     }
 
     /// What was refused or asked, one line each, for the call's result (the
     /// allowed destinations only when the person was asked about them).
     pub(crate) fn report(&self) -> Vec<String> {
-        let mut lines: Vec<String> = self
-            .notes
-            .lock()
-            .map(|n| n.clone())
-            .unwrap_or_default();
+        let mut lines: Vec<String> = self.notes.lock().map(|n| n.clone()).unwrap_or_default();
         let events = self.events.lock().map(|e| e.clone()).unwrap_or_default();
         let mut seen = std::collections::HashSet::new();
         for e in events {
@@ -70,10 +89,9 @@ impl CallJudge {
 
     /// Whether the host policy refused a connection of this command.
     pub(crate) fn refused_any(&self) -> bool {
-        self.events.lock().is_ok_and(|e| {
-            e.iter()
-                .any(|e| matches!(e.verdict, NetVerdict::Refuse(_)))
-        })
+        self.events
+            .lock()
+            .is_ok_and(|e| e.iter().any(|e| matches!(e.verdict, NetVerdict::Refuse(_))))
     }
 
     fn note(&self, text: String) {
@@ -132,16 +150,16 @@ impl CallJudge {
                 Ok(format!("network: {target}: {note}"))
             }
             DecisionAnswer::AlwaysAllow { rules } => {
-                let note = super::call::always_allow(&self.ctx, &call, &self.cwd, &d, rules);
-                Ok(format!("network: {target}: {note}"))
+                if let Ok(mut a) = self.always.lock() {
+                    a.push((call.clone(), d.clone(), rules));
+                }
+                Ok(format!(
+                    "network: the person allowed {target} always (the rule is saved when the command ends)"
+                ))
             }
             DecisionAnswer::Deny { feedback } => {
                 let mut why = format!("the person refused it ({})", d.reason);
-                if let Some(f) = feedback
-                    .as_deref()
-                    .map(str::trim)
-                    .filter(|f| !f.is_empty())
-                {
+                if let Some(f) = feedback.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
                     why.push_str(&format!("; their feedback: {f}"));
                 }
                 Err(why)

@@ -48,7 +48,12 @@ fn ctx(p: &Project, mode: Mode, surface: Arc<Scripted>) -> ToolContext {
 }
 
 async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
-    let r = exec(ctx, Tool::Bash, json!({ "command": command, "timeout_s": 120 })).await;
+    let r = exec(
+        ctx,
+        Tool::Bash,
+        json!({ "command": command, "timeout_s": 120 }),
+    )
+    .await;
     assert_eq!(r.sandboxed, Some(true), "{command}");
     r
 }
@@ -129,7 +134,11 @@ async fn inner_curl_wget_and_git_reach_allowed_hosts_through_the_proxy() {
     ] {
         let r = bash(&c, &cmd).await;
         assert!(!r.is_error, "{cmd}: {}", r.content);
-        assert!(r.content.contains("hello through the proxy"), "{cmd}: {}", r.content);
+        assert!(
+            r.content.contains("hello through the proxy"),
+            "{cmd}: {}",
+            r.content
+        );
     }
     assert!(network_asks(&surface).is_empty());
     // git fetch over (dumb) HTTP from a bare repository a local server serves.
@@ -141,21 +150,42 @@ async fn inner_curl_wget_and_git_reach_allowed_hosts_through_the_proxy() {
             .current_dir(dir)
             .output()
             .unwrap();
-        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     };
     let src = served.path().join("src");
     std::fs::create_dir(&src).unwrap();
     git(&src, &["init", "-q", "-b", "main"]);
     std::fs::write(src.join("f.txt"), "fetched\n").unwrap();
     git(&src, &["add", "."]);
-    git(&src, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+    git(
+        &src,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "one",
+        ],
+    );
     git(served.path(), &["clone", "-q", "--bare", "src", "repo.git"]);
     git(&bare, &["update-server-info"]);
     let http = std::net::TcpListener::bind((LOCAL, 0)).unwrap();
     let http_port = http.local_addr().unwrap().port();
     drop(http);
     let mut server = std::process::Command::new("python3")
-        .args(["-m", "http.server", &http_port.to_string(), "--bind", "127.0.0.1"])
+        .args([
+            "-m",
+            "http.server",
+            &http_port.to_string(),
+            "--bind",
+            "127.0.0.1",
+        ])
         .current_dir(served.path())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -223,14 +253,23 @@ async fn inner_a_host_no_rule_allows_is_asked_once_per_command_and_bound_to_it()
     assert!(r.bound.is_none(), "{:?}", r.bound);
 
     // Allowed once: this command connects (twice, one ask); the next one asks again.
-    let surface = Scripted::new(vec![DecisionAnswer::AllowOnce, DecisionAnswer::Deny { feedback: None }]);
+    let surface = Scripted::new(vec![
+        DecisionAnswer::AllowOnce,
+        DecisionAnswer::Deny { feedback: None },
+    ]);
     let c = ctx(&p, Mode::Auto, surface.clone());
     let cmd = format!("curl -sS --max-time 20 {url} && curl -sS --max-time 20 {url}");
     let r = bash(&c, &cmd).await;
     assert!(!r.is_error, "{}", r.content);
-    assert_eq!(r.content.matches("secret accepted").count(), 2, "{}", r.content);
+    assert_eq!(
+        r.content.matches("secret accepted").count(),
+        2,
+        "{}",
+        r.content
+    );
     assert!(
-        r.content.contains("[network: the person allowed exfil.test"),
+        r.content
+            .contains("[network: the person allowed exfil.test"),
         "{}",
         r.content
     );
@@ -257,9 +296,8 @@ async fn inner_a_host_no_rule_allows_is_asked_once_per_command_and_bound_to_it()
     let c = ctx(&p, Mode::Auto, surface.clone());
     let r = bash(&c, &format!("curl -sS --max-time 20 {url}")).await;
     assert!(r.content.contains("secret accepted"), "{}", r.content);
-    let saved = std::fs::read_to_string(p.path(".decode/settings.local.json"))
-        .or_else(|_| std::fs::read_to_string(p.path(".decode/settings.json")))
-        .unwrap();
+    let saved = std::fs::read_to_string(decode_core::settings::settings_path(&p.root))
+        .unwrap_or_else(|e| panic!("{e}: {}", r.content));
     assert!(saved.contains("net(domain:exfil.test)"), "{saved}");
 
     // Bypass mode: allowed without an ask.
@@ -335,7 +373,10 @@ except OSError as e:
     // as that address (the host's loopback asks; nobody answers here).
     let r = bash(
         &Project::ctx_with(&p, Mode::Auto, Scripted::new(vec![])),
-        &format!("curl -sfS --max-time 20 http://127.0.0.1:{}/ -x http://127.0.0.1:3128", port(&s)),
+        &format!(
+            "curl -sfS --max-time 20 http://127.0.0.1:{}/ -x http://127.0.0.1:3128",
+            port(&s)
+        ),
     )
     .await;
     assert!(r.is_error, "{}", r.content);
@@ -362,7 +403,11 @@ async fn inner_a_net_deny_rule_beats_a_registry_default() {
     // Allowed by default.
     let p = Project::new();
     let surface = Scripted::new(vec![]);
-    let r = bash(&ctx(&p, Mode::Auto, surface.clone()), &format!("curl -sS --max-time 20 {url}")).await;
+    let r = bash(
+        &ctx(&p, Mode::Auto, surface.clone()),
+        &format!("curl -sS --max-time 20 {url}"),
+    )
+    .await;
     assert!(r.content.contains("left-pad"), "{}", r.content);
     // Denied by a rule, in bypass mode too; nobody is asked.
     let p = Project::new();
@@ -371,10 +416,15 @@ async fn inner_a_net_deny_rule_beats_a_registry_default() {
         r#"{"permissions":{"deny":["net(domain:registry.npmjs.org)"]}}"#,
     );
     let before = s.received_requests().await.unwrap().len();
-    let r = bash(&ctx(&p, Mode::Bypass, surface.clone()), &format!("curl -sfS --max-time 20 {url}")).await;
+    let r = bash(
+        &ctx(&p, Mode::Bypass, surface.clone()),
+        &format!("curl -sfS --max-time 20 {url}"),
+    )
+    .await;
     assert!(r.is_error, "{}", r.content);
     assert!(
-        r.content.contains("[network: the connection to registry.npmjs.org:"),
+        r.content
+            .contains("[network: the connection to registry.npmjs.org:"),
         "{}",
         r.content
     );
@@ -409,7 +459,12 @@ async fn inner_a_loopback_server_inside_one_command_works() {
     )
     .await;
     assert!(!r.is_error, "{}", r.content);
-    assert_eq!(r.content.matches("served on loopback").count(), 2, "{}", r.content);
+    assert_eq!(
+        r.content.matches("served on loopback").count(),
+        2,
+        "{}",
+        r.content
+    );
     assert!(network_asks(&surface).is_empty());
 }
 
@@ -453,14 +508,16 @@ async fn inner_git_over_ssh_goes_through_the_proxy() {
     let c = ctx(&p, Mode::Auto, Scripted::new(vec![]));
     let r = bash(
         &c,
-        &format!(
-            "git ls-remote ssh://git@ssh.test:{ssh_port}/repo.git 2>&1; echo done"
-        ),
+        &format!("git ls-remote ssh://git@ssh.test:{ssh_port}/repo.git 2>&1; echo done"),
     )
     .await;
     let greeting = tokio::time::timeout(std::time::Duration::from_secs(20), rx.recv())
         .await
         .unwrap_or_else(|_| panic!("the fake ssh server got nothing: {}", r.content))
         .unwrap();
-    assert!(greeting.starts_with("SSH-2.0-"), "{greeting:?} / {}", r.content);
+    assert!(
+        greeting.starts_with("SSH-2.0-"),
+        "{greeting:?} / {}",
+        r.content
+    );
 }
