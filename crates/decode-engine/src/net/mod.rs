@@ -12,6 +12,20 @@ mod resolve;
 pub use proxy::{GateJudge, Judge, NetEvent, NetVerdict, Proxy};
 pub use resolve::{Pins, Resolved, Resolver, TEST_HOSTS_VAR};
 
+static PROXY_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// For the cost bench: with `false`, sandboxed commands get no network of their own
+/// and no proxy (they share the kept sandbox's network, which has no way out: what
+/// Decode did before the proxy). On by default.
+pub fn give_commands_the_proxy(on: bool) {
+    PROXY_OFF.store(!on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether sandboxed commands get a network of their own served by the proxy.
+pub(crate) fn commands_get_the_proxy() -> bool {
+    !PROXY_OFF.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Where a sandboxed command reaches the proxy: ports on 127.0.0.1 of its own
 /// network namespace (each command has one; nothing else listens there when it
 /// starts). Both ports speak every protocol of the proxy; the variables name the

@@ -737,7 +737,7 @@ async fn spawn_sandboxed(
     Vec<std::net::TcpListener>,
 )> {
     use crate::sandbox::warm;
-    let own_network = crate::sandbox::own_network();
+    let own_network = crate::sandbox::own_network() && crate::net::commands_get_the_proxy();
     let build = |plan: Plan| {
         let bwrap = bwrap.to_path_buf();
         async move {
