@@ -373,16 +373,16 @@ fn own_network(own: &OwnNetwork) -> io::Result<()> {
         }
         let mut fds = [-1 as libc::c_int; MAX_LISTEN];
         let one: libc::c_int = 1;
-        for i in 0..own.count {
+        for (slot, port) in fds.iter_mut().zip(own.ports.iter()).take(own.count) {
             let mut addr: libc::sockaddr_in = std::mem::zeroed();
             addr.sin_family = libc::AF_INET as libc::sa_family_t;
-            addr.sin_port = own.ports[i].to_be();
+            addr.sin_port = port.to_be();
             addr.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
             let l = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
             if l < 0 {
                 return Err(io::Error::last_os_error());
             }
-            fds[i] = l;
+            *slot = l;
             libc::setsockopt(
                 l,
                 libc::SOL_SOCKET,

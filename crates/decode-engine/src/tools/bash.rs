@@ -596,6 +596,7 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         }
         // What the proxy refused, and what the person was asked.
         if let Some(j) = &net_judge {
+            j.end().await;
             for line in j.report() {
                 text.push_str(&format!("\n[{line}]"));
             }

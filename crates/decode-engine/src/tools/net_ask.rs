@@ -35,6 +35,9 @@ pub(crate) struct CallJudge {
     /// a settings file written while it runs would be taken for one the command
     /// planted in a protected place.
     always: std::sync::Mutex<Vec<(Call, decode_policy::Decision, Vec<String>)>>,
+    /// Cancelled when the command has ended: an ask still open then is withdrawn
+    /// (a connection left by the command cannot keep a dialog up).
+    ended: tokio_util::sync::CancellationToken,
 }
 
 impl CallJudge {
@@ -47,6 +50,23 @@ impl CallJudge {
             events: Default::default(),
             notes: Default::default(),
             always: Default::default(),
+            ended: ctx.cancel.child_token(),
+        }
+    }
+
+    /// The command has ended: asks still open are withdrawn (and refused), and
+    /// recorded before this returns (at most a second).
+    pub(crate) async fn end(&self) {
+        self.ended.cancel();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), self.answered.lock()).await;
+    }
+
+    fn record(&self, host: &str, port: u16, verdict: &NetVerdict) {
+        if let Ok(mut e) = self.events.lock() {
+            e.push(NetEvent {
+                target: format_host_port(host, port),
+                verdict: verdict.clone(),
+            });
         }
     }
 
@@ -105,25 +125,28 @@ impl CallJudge {
         let target = format_host_port(host, port);
         let call = Call::new(Tool::Net, target.as_str()).with_addrs(addrs.to_vec());
         let d = self.ctx.active.decide(&call);
-        match d.verdict {
-            Verdict::Allow => return NetVerdict::Allow,
-            Verdict::Deny => return NetVerdict::Refuse(d.reason),
-            Verdict::Ask => {}
-        }
-        if self
-            .ctx
-            .session_rules
-            .allows(&self.ctx.active, &call, &self.cwd, &d)
-        {
-            return NetVerdict::Allow;
+        let early = match d.verdict {
+            Verdict::Allow => Some(NetVerdict::Allow),
+            Verdict::Deny => Some(NetVerdict::Refuse(d.reason.clone())),
+            Verdict::Ask => self
+                .ctx
+                .session_rules
+                .allows(&self.ctx.active, &call, &self.cwd, &d)
+                .then_some(NetVerdict::Allow),
+        };
+        if let Some(v) = early {
+            self.record(host, port, &v);
+            return v;
         }
         // One ask per host for this command; other connections to it wait.
         let mut answered = self.answered.lock().await;
         if let Some(a) = answered.get(host) {
-            return match a {
+            let v = match a {
                 Ok(_) => NetVerdict::Allow,
                 Err(why) => NetVerdict::Refuse(why.clone()),
             };
+            self.record(host, port, &v);
+            return v;
         }
         let request = DecisionRequest::Network {
             host: host.to_string(),
@@ -134,8 +157,12 @@ impl CallJudge {
         };
         let answer = tokio::select! {
             a = self.ctx.decisions.ask(request) => a,
-            _ = self.ctx.cancel.cancelled() => DecisionAnswer::Unavailable {
-                reason: "the run was stopped".to_string(),
+            _ = self.ended.cancelled() => DecisionAnswer::Unavailable {
+                reason: if self.ctx.cancel.is_cancelled() {
+                    "the run was stopped".to_string()
+                } else {
+                    "the command ended before the answer".to_string()
+                },
             },
         };
         tracing::info!(target = %target, ?answer, "network ask answered");
@@ -181,6 +208,8 @@ impl CallJudge {
             Err(why) => NetVerdict::Refuse(why.clone()),
         };
         answered.insert(host.to_string(), outcome);
+        // Recorded while the lock is held: `end` sees it.
+        self.record(host, port, &verdict);
         verdict
     }
 }
@@ -188,13 +217,6 @@ impl CallJudge {
 #[async_trait]
 impl Judge for CallJudge {
     async fn judge(&self, host: &str, port: u16, addrs: &[IpAddr]) -> NetVerdict {
-        let verdict = self.verdict(host, port, addrs).await;
-        if let Ok(mut e) = self.events.lock() {
-            e.push(NetEvent {
-                target: format_host_port(host, port),
-                verdict: verdict.clone(),
-            });
-        }
-        verdict
+        self.verdict(host, port, addrs).await
     }
 }

@@ -5,6 +5,9 @@
 //! only: servers on the host's 127.0.0.1 that the test resolver calls public hosts.
 //! Each test runs as this user and, under root, as `nobody` too (`as_users.rs`).
 
+// A tool that is not installed is skipped with a printed reason.
+#![allow(clippy::print_stderr)]
+
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
@@ -361,7 +364,7 @@ except OSError as e:
     assert!(s.received_requests().await.unwrap().is_empty());
     for tool in ["dig", "nslookup", "host"] {
         if !have(tool) {
-            println!("skipped {tool}: not installed");
+            eprintln!("skipped {tool}: not installed");
             continue;
         }
         let r = bash(&c, &format!("{tool} made-up-name-for-decode.example")).await;
@@ -484,7 +487,7 @@ async fn inner_git_over_ssh_goes_through_the_proxy() {
     }
     enforced();
     if !have("ssh") {
-        println!("skipped: ssh is not installed");
+        eprintln!("skipped: ssh is not installed");
         return;
     }
     // A fake ssh server: it records the client's greeting and closes.
@@ -520,4 +523,57 @@ async fn inner_git_over_ssh_goes_through_the_proxy() {
         "{greeting:?} / {}",
         r.content
     );
+}
+
+/// Never answers (a person away from the window).
+struct Away {
+    asked: std::sync::Mutex<usize>,
+}
+
+#[async_trait::async_trait]
+impl decode_core::decision::DecisionSurface for Away {
+    async fn ask(&self, _request: DecisionRequest) -> DecisionAnswer {
+        *self.asked.lock().unwrap() += 1;
+        std::future::pending().await
+    }
+}
+
+#[test]
+fn an_ask_still_open_when_the_command_ends_is_withdrawn() {
+    in_child(
+        "suite::sandbox_net::inner_an_ask_still_open_when_the_command_ends_is_withdrawn",
+        &[],
+    );
+}
+
+#[tokio::test]
+#[ignore = "run by its outer test"]
+async fn inner_an_ask_still_open_when_the_command_ends_is_withdrawn() {
+    if !inner() {
+        return;
+    }
+    enforced();
+    let p = Project::new();
+    let s = upstream("late").await;
+    let away = Arc::new(Away {
+        asked: std::sync::Mutex::new(0),
+    });
+    let c = ToolContext::new(p.state(Mode::Auto), away.clone()).with_resolver(Arc::new(
+        Resolver::default().with_public("exfil.test", LOCAL),
+    ));
+    let started = std::time::Instant::now();
+    let r = bash(
+        &c,
+        &format!("curl -sfS --max-time 2 http://exfil.test:{}/", port(&s)),
+    )
+    .await;
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert!(r.is_error, "{}", r.content);
+    assert_eq!(*away.asked.lock().unwrap(), 1);
+    assert!(
+        r.content.contains("the command ended before the answer"),
+        "{}",
+        r.content
+    );
+    assert!(s.received_requests().await.unwrap().is_empty());
 }
