@@ -67,6 +67,8 @@ fn open_window(app: &tauri::App, title: &str, close_to_tray: bool) -> tauri::Res
         .title(title)
         .inner_size(1100.0, 760.0)
         .min_inner_size(640.0, 480.0)
+        // The page is dark; so are the toolkit's own parts of it (a select's pop-up list).
+        .theme(Some(tauri::Theme::Dark))
         // The webview never leaves the app's page, whatever asks it to.
         .on_navigation(|url| {
             let own = crate::links::own_page(url);

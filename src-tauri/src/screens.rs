@@ -122,6 +122,14 @@ pub(crate) fn add_rule(
     Ok(reload(&state))
 }
 
+/// Why an allow rule would let any code run, if it would (a rule that does not parse
+/// gets no warning here: adding it says what is wrong).
+#[tauri::command]
+pub(crate) fn rule_warning(rule: String) -> Option<String> {
+    let rule = decode_policy::Rule::parse(rule.trim()).ok()?;
+    decode_engine::rule_check::runner_wildcard(&rule)
+}
+
 #[tauri::command]
 pub(crate) fn remove_rule(
     state: State<'_, AppState>,
@@ -167,6 +175,20 @@ pub(crate) fn test_call(state: State<'_, AppState>, text: String) -> Result<Call
 #[tauri::command]
 pub(crate) fn mcp_servers(state: State<'_, AppState>) -> Vec<decode_protocol::McpServerView> {
     state.project().chat.mcp().views()
+}
+
+/// Turns an MCP server on or off (docs/mcp.md) and returns the list as it is now.
+#[tauri::command]
+pub(crate) async fn mcp_set_enabled(
+    state: State<'_, AppState>,
+    name: String,
+    enabled: bool,
+) -> Result<Vec<decode_protocol::McpServerView>, IpcError> {
+    let hub = std::sync::Arc::clone(state.project().chat.mcp());
+    hub.set_enabled(&name, enabled)
+        .await
+        .map_err(|e| err(ErrorKind::InvalidInput, e))?;
+    Ok(hub.views())
 }
 
 #[tauri::command]

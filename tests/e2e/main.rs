@@ -7,6 +7,7 @@
 //! processes left running. Screenshots of each screen go to `target/e2e-artifacts/`.
 
 mod desktop;
+mod mcp;
 mod screens;
 
 use std::path::Path;
@@ -140,6 +141,21 @@ fn script() -> Script {
         )
         .flow("flow-after", vec![Turn::text("Still here after the stop.")])
         .flow(
+            "flow-undo",
+            vec![
+                Turn::call("", "c-undo-1", "read", json!({"path": "README.md"})),
+                Turn::call(
+                    "",
+                    "c-undo-2",
+                    "edit",
+                    json!({"path": "README.md", "old_string": "# a temp project", "new_string": "# changed by the turn"}),
+                ),
+                Turn::call("", "c-undo-3", "write", json!({"path": "undo-a.txt", "content": "a\n"})),
+                Turn::call("", "c-undo-4", "write", json!({"path": "docs/undo-b.txt", "content": "b\n"})),
+                Turn::text("Three files changed."),
+            ],
+        )
+        .flow(
             "flow-fresh-one",
             vec![bash("c-fresh-1", "echo fresh-e2e"), Turn::text("Fresh one done.")],
         )
@@ -210,6 +226,31 @@ for (const el of dialog.querySelectorAll('button, textarea, input, select, summa
 }
 return out;
 "#;
+
+/// Checks that every control of the open dialog can be reached at 640 px and at 640 px
+/// with 200 % scale (screenshots `NAME-640` and `NAME-640-200`), then puts the window
+/// back to 1100 px at 100 %.
+pub(crate) async fn reachable_when_small(app: &App, name: &str) -> anyhow::Result<()> {
+    for (zoom, shot) in [(1, format!("{name}-640")), (2, format!("{name}-640-200"))] {
+        app.client.set_window_size(640, 760).await?;
+        app.js(&format!(
+            "document.documentElement.style.zoom = '{zoom}'; return true;"
+        ))
+        .await?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        app.shot(&shot).await?;
+        let unreachable = app.js(DIALOG_REACHABLE).await?;
+        ensure!(
+            unreachable == serde_json::json!([]),
+            "{name} at 640 px and {zoom}00 %, out of reach: {unreachable}"
+        );
+    }
+    app.js("document.documentElement.style.zoom = ''; return true;")
+        .await?;
+    app.client.set_window_size(1100, 760).await?;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Ok(())
+}
 
 /// Counts approval dialogs as they appear (so "no dialog for the next call" is checked).
 const COUNT_DIALOGS: &str = r#"
@@ -492,26 +533,7 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
         .await?;
     app.shot("07-approval-write-diff").await?;
     // Every control of the dialog can be reached at 640 px and at 200 %.
-    for (width, zoom, name) in [
-        (640, 1, "07b-approval-640"),
-        (640, 2, "07c-approval-640-200"),
-    ] {
-        app.client.set_window_size(width, 760).await?;
-        app.js(&format!(
-            "document.documentElement.style.zoom = '{zoom}'; return true;"
-        ))
-        .await?;
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        app.shot(name).await?;
-        let unreachable = app.js(DIALOG_REACHABLE).await?;
-        ensure!(
-            unreachable == serde_json::json!([]),
-            "at {width} px and {zoom}00 %, out of reach: {unreachable}"
-        );
-    }
-    app.js("document.documentElement.style.zoom = ''; return true;")
-        .await?;
-    app.client.set_window_size(1100, 760).await?;
+    reachable_when_small(app, "07b-approval").await?;
     settle().await;
     app.click("approve-once").await?;
     wait_assistant(app, "Notes written.").await?;
@@ -822,6 +844,51 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
         .await?;
     ensure!(overlap == "ok", "status bar at 640 px: {overlap}");
     app.client.set_window_size(1100, 760).await?;
+
+    // Undo this turn: a turn (in auto mode) changes three files (and makes a folder);
+    // the undo dialog lists them, Undo puts every one back as it was, and the line
+    // under the chat says so.
+    let readme = std::fs::read_to_string(project.path().join("README.md"))?;
+    app.send("flow-undo go").await?;
+    wait_assistant(app, "Three files changed.").await?;
+    ensure!(project.path().join("docs/undo-b.txt").exists());
+    let turn = app
+        .js("const b = [...document.querySelectorAll('[data-testid=\"undo-turn\"]')].pop(); return b ? b.dataset.turn : null;")
+        .await?;
+    let turn = turn
+        .as_str()
+        .context("no Undo this turn button")?
+        .to_string();
+    app.js(&format!(
+        "document.querySelector('[data-testid=\"undo-turn\"][data-turn=\"{turn}\"]').click(); return true;"
+    ))
+    .await?;
+    app.wait("undo-dialog", SHORT).await?;
+    app.wait_text("undo-summary", "4 paths", SHORT).await?;
+    let listed = app.texts("undo-file").await?.join("\n");
+    for name in ["README.md", "undo-a.txt", "docs/undo-b.txt"] {
+        ensure!(
+            listed.contains(name),
+            "the undo dialog does not list {name}: {listed}"
+        );
+    }
+    app.shot("13-undo-dialog").await?;
+    reachable_when_small(app, "13b-undo-dialog").await?;
+    settle().await;
+    app.click("undo-confirm").await?;
+    let line = app
+        .wait_text("confirm-line", &format!("Undid turn {turn}"), SHORT)
+        .await?;
+    ensure!(
+        line.contains("restored README.md")
+            && line.contains("removed")
+            && line.contains("undo-a.txt"),
+        "the confirm line: {line}"
+    );
+    ensure!(std::fs::read_to_string(project.path().join("README.md"))? == readme);
+    ensure!(!project.path().join("undo-a.txt").exists());
+    ensure!(!project.path().join("docs").exists());
+    app.shot("14-undone").await?;
 
     // The transcript is decode run's JSONL, with the edited command marked.
     let sessions = project.home.join(".local/share/decode/sessions");

@@ -17,7 +17,7 @@ use fantoccini::Locator;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use super::{settle, trust, wait_assistant, LONG, SHORT};
+use super::{reachable_when_small, settle, trust, wait_assistant, LONG, SHORT};
 
 const KEY: &str = "sk-window-7311";
 
@@ -122,6 +122,7 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
     let dialog = app.wait("trust-dialog", SHORT).await?;
     ensure!(dialog.text().await?.contains("bash(make lint)"));
     app.shot("20-trust-dialog").await?;
+    reachable_when_small(app, "20b-trust-dialog").await?;
     settle().await;
     app.click("trust-later").await?;
     app.wait_gone("trust-dialog", SHORT).await?;
@@ -179,6 +180,27 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
     app.click("settings-rule-add").await?;
     app.wait("settings-rule-error", SHORT).await?;
     ensure!(std::fs::read_to_string(&settings)? == text);
+    // An allow rule that lets any code run waits for a confirmation, which saves it.
+    select(app, "settings-rule-list", "allow").await?;
+    app.fill("settings-rule-input", "bash(python3 *)").await?;
+    app.click("settings-rule-add").await?;
+    let warning = app
+        .wait_text("settings-rule-warning", "any code", SHORT)
+        .await?;
+    ensure!(warning.contains("python3"), "{warning}");
+    ensure!(
+        std::fs::read_to_string(&settings)? == text,
+        "saved before the confirmation"
+    );
+    app.shot("20b-settings-risky-rule").await?;
+    app.click("settings-rule-confirm").await?;
+    wait_file(
+        &settings,
+        |t| t.contains("bash(python3 *)"),
+        "the confirmed rule was not saved",
+    )
+    .await?;
+    app.wait_gone("settings-rule-warning", SHORT).await?;
 
     // Test a call shows what `decode check` says.
     app.fill("settings-test-call", "bash git push origin main")
@@ -192,6 +214,7 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
     app.js("document.querySelector('[data-testid=\"settings-test-result\"]').scrollIntoView(); return true;")
         .await?;
     app.shot("21-settings").await?;
+    reachable_when_small(app, "21b-settings").await?;
     app.click("settings-close").await?;
     app.wait_gone("settings-dialog", SHORT).await?;
 
@@ -439,6 +462,7 @@ async fn sessions(app: &App, project: &TempProject) -> anyhow::Result<()> {
     app.wait("session-transcript", SHORT).await?;
     wait_assistant(app, "The first answer.").await?;
     app.shot("29-session-view").await?;
+    reachable_when_small(app, "29b-session-view").await?;
     settle().await;
     app.click("session-continue").await?;
     app.wait_gone("sessions-dialog", SHORT).await?;

@@ -198,6 +198,7 @@ function trustPreview(overrides: Partial<TrustPreview> = {}): TrustPreview {
     additional_directories: [{ written: '~/shared', resolved: '/home/ada/shared', warning: null }],
     links: [],
     agents: [{ name: 'yolo', file: '.decode/agents/yolo.md', mode: 'bypass', allow: ['bash(rm *)'] }],
+    mcp_servers: [],
     deny_rules: ['read(.env)'],
     ask_rules: [],
     problem: null,
@@ -810,6 +811,30 @@ describe('trust, first run and the screens around the chat', () => {
     await waitFor(() => expect(screen.queryByTestId('status-trust')).toBeNull());
   });
 
+  it("lists the folder's MCP servers with what would run, and asks for a folder that has only those", async () => {
+    vi.mocked(backend.trustPreview).mockResolvedValue(
+      trustPreview({
+        allow_rules: [],
+        additional_directories: [],
+        agents: [],
+        mcp_servers: [
+          { name: 'db', file: '/p/.mcp.json', command_line: 'npx -y db-mcp --url <b>x</b>', approval: 'unanswered' },
+          { name: 'old', file: '/p/.decode/mcp.json', command_line: 'node old.js', approval: 'changed' },
+        ],
+      }),
+    );
+    current = snapshot({ trusted: false });
+    await renderApp();
+    const dialog = await screen.findByTestId('trust-dialog');
+    const servers = within(dialog).getAllByTestId('trust-mcp-server');
+    expect(servers).toHaveLength(2);
+    expect(servers[0]).toHaveTextContent('npx -y db-mcp --url <b>x</b>');
+    expect(servers[0].querySelector('b')).toBeNull();
+    expect(servers[0]).toHaveTextContent('still needs your approval');
+    expect(servers[1]).toHaveTextContent('changed since you approved it');
+    expect(dialog).not.toHaveTextContent('Nothing:');
+  });
+
   it('"Not now" leaves the folder untrusted and the status bar says so', async () => {
     vi.mocked(backend.trustPreview).mockResolvedValue(trustPreview());
     current = snapshot({ trusted: false });
@@ -841,6 +866,37 @@ describe('trust, first run and the screens around the chat', () => {
     expect(backend.startDemo).toHaveBeenCalled();
     await user.click(screen.getByTestId('first-run-setup'));
     expect(await screen.findByTestId('settings-dialog')).toBeInTheDocument();
+  });
+
+  it('takes the setup hint away once the model is set up, and an untrusted folder gets no success tick', async () => {
+    let emitProject: (o: ProjectOpened) => void = () => {};
+    vi.mocked(backend.onProject).mockImplementation(async (cb) => {
+      emitProject = cb;
+      return () => {};
+    });
+    vi.mocked(backend.getChat).mockResolvedValue(
+      chatStatus({ provider: null, model: null, setup_problem: 'No model provider is configured: run decode key set.' }),
+    );
+    vi.mocked(backend.trustPreview).mockResolvedValue(trustPreview());
+    current = snapshot({ trusted: false });
+    const { user } = await renderApp();
+    await waitFor(() => expect(document.body).toHaveTextContent('run decode key set'));
+    const dialog = await screen.findByTestId('trust-dialog');
+    await pastGuard();
+    await user.click(within(dialog).getByTestId('trust-later'));
+    await waitFor(() => expect(document.body).toHaveTextContent('Folder left untrusted'));
+    expect(screen.queryAllByTestId('confirm-line').map((l) => l.textContent)).not.toContainEqual(
+      expect.stringContaining('left untrusted'),
+    );
+    emitProject({
+      kind: 'reconnected',
+      status: snapshot({ trusted: false }),
+      chat: chatStatus(),
+      history: [],
+      pending: [],
+    });
+    await waitFor(() => expect(document.body).not.toHaveTextContent('run decode key set'));
+    expect(document.body).toHaveTextContent('Folder left untrusted');
   });
 
   it('has no first-run card once a provider is set up', async () => {

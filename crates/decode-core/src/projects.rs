@@ -174,15 +174,25 @@ impl ProjectStore {
         })
     }
 
-    /// The recently opened folders, most recent first, at most [`RECENT_LIMIT`].
+    /// The recently opened folders, most recent first, at most [`RECENT_LIMIT`]. A
+    /// folder in the temp folder that is gone is left out (scratch folders would fill
+    /// the list); any other missing folder is listed as missing.
     pub fn recent(&self) -> Vec<RecentProject> {
+        let temp = std::env::temp_dir();
+        let temp_canon = temp.canonicalize().unwrap_or_else(|_| temp.clone());
         let mut list: Vec<RecentProject> = self
             .entries()
             .into_iter()
             .filter_map(|(path, v)| {
                 let opened = v.get("opened")?.as_u64()?;
+                let exists = Path::new(&path).is_dir();
+                let scratch = Path::new(&path).starts_with(&temp)
+                    || Path::new(&path).starts_with(&temp_canon);
+                if !exists && scratch {
+                    return None;
+                }
                 Some(RecentProject {
-                    exists: Path::new(&path).is_dir(),
+                    exists,
                     path,
                     opened,
                 })
@@ -298,12 +308,19 @@ mod tests {
         assert_eq!(Path::new(&list[0].path), b.path().canonicalize().unwrap());
         assert!(list.iter().all(|r| r.exists));
 
-        let gone = a.path().canonicalize().unwrap();
+        // A scratch folder in the temp folder that is gone leaves the list…
         drop(a);
+        assert_eq!(store.recent().len(), 1);
+        // …any other missing folder stays, marked missing, until forgotten.
+        let elsewhere = Path::new("/decode-test-nowhere/proj");
+        store.touch(elsewhere).unwrap();
         let list = store.recent();
-        let missing = list.iter().find(|r| Path::new(&r.path) == gone).unwrap();
+        let missing = list
+            .iter()
+            .find(|r| r.path.ends_with("nowhere/proj"))
+            .unwrap();
         assert!(!missing.exists);
-        assert!(store.forget(&gone).unwrap());
+        assert!(store.forget(elsewhere).unwrap());
         assert_eq!(store.recent().len(), 1);
     }
 

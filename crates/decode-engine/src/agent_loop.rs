@@ -132,6 +132,9 @@ pub struct AgentLoop {
     checkpoints: Option<Result<Arc<Checkpoints>, ()>>,
     /// Records what the running turn changes (docs/checkpoints.md).
     recorder: Option<Arc<TurnRecorder>>,
+    /// The "larger than the model's context" notice was given in this turn (once a
+    /// turn is enough: it would follow every tool call otherwise).
+    over_context_said: bool,
 }
 
 /// The percentage of the context above which old tool outputs are shortened.
@@ -194,6 +197,7 @@ impl AgentLoop {
             mcp: None,
             checkpoints: None,
             recorder: None,
+            over_context_said: false,
         }
     }
 
@@ -365,6 +369,7 @@ impl AgentLoop {
         }
 
         self.recorder = self.turn_recorder();
+        self.over_context_said = false;
         let mut turns: u32 = 0;
         let mut unresolved_denial = false;
         let outcome = loop {
@@ -821,7 +826,8 @@ impl AgentLoop {
                 ),
             });
         }
-        if estimate > limit {
+        if estimate > limit && !self.over_context_said {
+            self.over_context_said = true;
             self.emit(LoopEvent::Notice {
                 text: format!(
                     "the conversation (≈{estimate} tokens) is larger than the model's context ({limit} tokens) even with old tool outputs shortened; the provider may refuse it — start a new session or raise contextTokens"

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use decode_policy::{Call, Rule, Tool};
 use decode_protocol::{
-    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, Message, ProjectRules, ProviderChoice,
-    ProviderView, RuleEntry, RuleList, RuleSource, SessionSummary, TrustPreview,
+    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, McpGrant, Message, ProjectRules,
+    ProviderChoice, ProviderView, RuleEntry, RuleList, RuleSource, SessionSummary, TrustPreview,
 };
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -144,6 +144,7 @@ pub fn trust_preview(active: &ActiveState, store: &ProjectStore) -> TrustPreview
         .map(|d| directory_grant(root, home, d))
         .collect();
     let p = settings.permissions;
+    let mcp_servers = mcp_grants(active);
     TrustPreview {
         project: root.display().to_string(),
         trusted: active.trusted(),
@@ -151,11 +152,40 @@ pub fn trust_preview(active: &ActiveState, store: &ProjectStore) -> TrustPreview
         allow_rules: p.allow,
         additional_directories,
         agents,
+        mcp_servers,
         deny_rules: p.deny,
         ask_rules: p.ask,
         links: permission_links(root),
         problem: warnings.first().map(|w| w.to_string()),
     }
+}
+
+/// The project's MCP servers with the person's answer for each (docs/mcp.md).
+fn mcp_grants(active: &ActiveState) -> Vec<McpGrant> {
+    use crate::mcp::approvals::{Approval, Approvals};
+    use crate::mcp::config::{self, Scope};
+    let root = active.project_root();
+    let config_dir = decode_core::mcp::user_config_dir(active.home());
+    let approvals = active.data_dir().map(Approvals::open);
+    config::load(&config_dir, root)
+        .servers
+        .into_iter()
+        .filter(|s| matches!(s.scope, Scope::Project { .. }))
+        .map(|s| {
+            let approval = match approvals.as_ref().map(|a| a.status(root, &s)) {
+                Some(Approval::Approved) => "approved",
+                Some(Approval::Refused) => "refused",
+                Some(Approval::Unanswered { changed: true }) => "changed",
+                _ => "unanswered",
+            };
+            McpGrant {
+                name: s.name.clone(),
+                file: s.scope.file().display().to_string(),
+                command_line: s.command_line(),
+                approval: approval.into(),
+            }
+        })
+        .collect()
 }
 
 /// An `additionalDirectories` entry as the gate would use it, with what deserves a

@@ -163,6 +163,13 @@ fn bench(c: &mut Criterion) {
         let call = Call::new(Tool::Read, "src/main.rs");
         b.iter(|| black_box(gate.decide(black_box(&call), Mode::Default)))
     });
+    // A path of 120,000 components (240 KB): resolving it must stay linear in its
+    // length (it was quadratic: 25 s for a 1.2 MB path in a whole turn).
+    c.bench_function("paths/resolve-120k-components", |b| {
+        let long = "a/".repeat(120_000);
+        let path = std::path::Path::new(&long);
+        b.iter(|| black_box(decode_policy::paths::resolve(black_box(path))))
+    });
     c.bench_function("compile/gate-1000-rules", |b| {
         b.iter(|| black_box(self::gate()))
     });

@@ -402,11 +402,13 @@ fn resolve_traced(start: &Path, rest: &Path, trace: &mut dyn FnMut(Traced)) -> P
             walk.up();
             continue;
         }
-        let lexical_at = walk.path.join(&name);
+        // The lexical path of this component is built only when it is reported (a
+        // link, at most 41 times, or the first missing component): building it for
+        // every component copies the whole path each time, quadratic in its length.
         let known = walk.dir.is_some();
         match walk.step(&name) {
             Step::Link(target) => {
-                trace(Traced::Link(lexical_at));
+                trace(Traced::Link(walk.path.join(&name)));
                 links += 1;
                 if links > 40 {
                     // A loop: stop resolving, keep the rest lexical.
@@ -426,7 +428,8 @@ fn resolve_traced(start: &Path, rest: &Path, trace: &mut dyn FnMut(Traced)) -> P
             }
             Step::Missing => {
                 if known {
-                    trace(Traced::Missing(lexical_at));
+                    // `step` appended the missing component: the path is its own.
+                    trace(Traced::Missing(walk.path.clone()));
                 }
             }
             Step::Entered => {}

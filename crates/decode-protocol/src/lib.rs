@@ -35,10 +35,10 @@ pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
 pub use messages::{Message, StopReason, ToolCall, ToolOutput, Usage};
 pub use status::{AgentSummary, ChatStatus, Snapshot, Todo, TodoState};
 pub use workspace::{
-    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, McpServerView, McpToolView, OpenedKind,
-    ProjectOpened, ProjectRules, ProviderChoice, ProviderName, ProviderSave, ProviderView,
-    RecentProject, RuleEntry, RuleList, RuleSource, SessionSummary, SessionView, SettingsList,
-    TrustPreview,
+    AgentGrant, CallCheck, DirectoryGrant, KeyStatus, McpGrant, McpServerView, McpToolView,
+    OpenedKind, ProjectOpened, ProjectRules, ProviderChoice, ProviderName, ProviderSave,
+    ProviderView, RecentProject, RuleEntry, RuleList, RuleSource, SessionSummary, SessionView,
+    SettingsList, TrustPreview,
 };
 
 use decode_policy::Mode;
@@ -109,6 +109,7 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<ProjectRules>(&cfg),
         decl::<AgentGrant>(&cfg),
         decl::<DirectoryGrant>(&cfg),
+        decl::<McpGrant>(&cfg),
         decl::<TrustPreview>(&cfg),
         decl::<KeyStatus>(&cfg),
         decl::<ProviderView>(&cfg),

@@ -148,11 +148,17 @@ wire! {
         project_rules() -> ProjectRules;
         add_rule(list: RuleListTs, rule: String) -> ProjectRules;
         remove_rule(list: RuleListTs, rule: String) -> ProjectRules;
+        /// Why an allow rule would let any code run (a wildcard over an interpreter,
+        /// a shell or a privilege wrapper), for a warning before it is added.
+        rule_warning(rule: String) -> Option<String>;
         set_settings_list(key: SettingsList, values: Vec<String>) -> ProjectRules;
         test_call(text: String) -> CallCheck;
         drop_session_rule(rule: String) -> bool;
         /// The project's MCP servers: status, tools, what each tool claims.
         mcp_servers() -> Vec<McpServerView>;
+        /// Turns a server on or off: one of the person's own gets or loses
+        /// `"disabled": true`; a project's is approved or refused. It starts or stops now.
+        mcp_set_enabled(name: String, enabled: bool) -> Vec<McpServerView>;
         provider_settings() -> ProviderView;
         save_provider(choice: ProviderChoice) -> ProviderSave;
         key_status(provider: ProviderName) -> KeyStatus;

@@ -135,6 +135,19 @@ pub struct AgentGrant {
     pub allow: Vec<String>,
 }
 
+/// A project's MCP server, as the trust dialog lists it: trusting the folder lets it
+/// start once the person approves exactly this command line (a separate answer).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct McpGrant {
+    pub name: String,
+    /// The file it is configured in (`.decode/mcp.json` or `.mcp.json`).
+    pub file: String,
+    /// What would run, or the URL (escaped).
+    pub command_line: String,
+    /// `approved`, `refused`, `unanswered` or `changed` (approved once, changed since).
+    pub approval: String,
+}
+
 /// An `additionalDirectories` entry: as written and where it reaches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct DirectoryGrant {
@@ -157,8 +170,10 @@ pub struct TrustPreview {
     pub allow_rules: Vec<String>,
     /// …the folders outside it the file tools would reach…
     pub additional_directories: Vec<DirectoryGrant>,
-    /// …and its own agents.
+    /// …its own agents…
     pub agents: Vec<AgentGrant>,
+    /// …and its MCP servers (each still needs the person's approval to start).
+    pub mcp_servers: Vec<McpGrant>,
     /// What is in force either way: the project's deny and ask rules.
     pub deny_rules: Vec<String>,
     pub ask_rules: Vec<String>,

@@ -115,4 +115,29 @@ describe('ChatLog', () => {
     expect(container.querySelectorAll('img')).toHaveLength(1);
     expect(container.querySelector('[data-testid="tool-output"]')?.textContent).toContain('<img src=x');
   });
+
+  it("names what ran on an edited command's card, and what the agent proposed inside it", async () => {
+    const items: ChatItem[] = [
+      {
+        id: 1,
+        kind: 'tool',
+        callId: 'c',
+        name: 'bash',
+        input: { command: 'rm -rf build' },
+        status: 'done',
+        output: '',
+        edited: 'rm -rf build/tmp',
+      },
+    ];
+    const { container } = render(ChatLog, { items, agent: null });
+    const head = await waitFor(() => {
+      const h = container.querySelector('[data-testid="tool-card"] button.head');
+      expect(h).not.toBeNull();
+      return h as HTMLButtonElement;
+    });
+    expect(head.querySelector('.subject')?.textContent).toBe('rm -rf build/tmp');
+    expect(container.querySelector('[data-testid="edited-by-you"]')).not.toBeNull();
+    head.click();
+    await waitFor(() => expect(container.querySelector('[data-testid="tool-card"]')).toHaveTextContent('the agent proposed rm -rf build'));
+  });
 });

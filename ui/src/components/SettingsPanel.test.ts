@@ -18,6 +18,8 @@ vi.mock('../lib/backend', async () => {
     testConnection: vi.fn(),
     projectRules: vi.fn(),
     mcpServers: vi.fn(),
+    mcpSetEnabled: vi.fn(),
+    ruleWarning: vi.fn(),
     addRule: vi.fn(),
     removeRule: vi.fn(),
     setSettingsList: vi.fn(),
@@ -86,6 +88,7 @@ beforeEach(() => {
   vi.mocked(backend.deleteApiKey).mockResolvedValue(key(false));
   vi.mocked(backend.keyStatus).mockResolvedValue(key(false));
   vi.mocked(backend.mcpServers).mockResolvedValue([]);
+  vi.mocked(backend.ruleWarning).mockResolvedValue(null);
 });
 
 async function open() {
@@ -170,6 +173,38 @@ describe('settings screen', () => {
     await user.type(screen.getByTestId('settings-rule-input'), 'bash(git push *){Enter}');
     expect(backend.addRule).toHaveBeenCalledWith('ask', 'bash(git push *)');
     await waitFor(() => expect(screen.getAllByTestId('settings-rule')).toHaveLength(4));
+  });
+
+  it('warns before an allow rule that lets any code run, and adds it only when confirmed', async () => {
+    vi.mocked(backend.addRule).mockResolvedValue(rules());
+    vi.mocked(backend.ruleWarning).mockImplementation(async (rule) =>
+      rule.startsWith('bash(python')
+        ? '`bash(python *)` is a wildcard over `python`, which runs whatever it is given: allow exact commands instead'
+        : null,
+    );
+    const user = await open();
+    await user.type(screen.getByTestId('settings-rule-input'), 'bash(python *)');
+    await user.click(screen.getByTestId('settings-rule-add'));
+    const warning = await screen.findByTestId('settings-rule-warning');
+    expect(warning).toHaveTextContent('run any code without asking');
+    // The reason's code spans are code, never raw backticks.
+    expect(warning).toHaveTextContent('wildcard over python, which runs');
+    expect(warning).not.toHaveTextContent('`');
+    expect([...warning.querySelectorAll('code')].map((c) => c.textContent)).toEqual(['bash(python *)', 'python']);
+    expect(backend.addRule).not.toHaveBeenCalled();
+    // Cancel keeps the rule out; Add it anyway saves it.
+    await user.click(screen.getByTestId('settings-rule-cancel'));
+    expect(screen.queryByTestId('settings-rule-warning')).toBeNull();
+    await user.click(screen.getByTestId('settings-rule-add'));
+    await user.click(await screen.findByTestId('settings-rule-confirm'));
+    expect(backend.addRule).toHaveBeenCalledWith('allow', 'bash(python *)');
+    // A deny rule never warns; an ordinary allow rule is added at once.
+    vi.mocked(backend.ruleWarning).mockClear();
+    await user.selectOptions(screen.getByTestId('settings-rule-list'), 'deny');
+    await user.type(screen.getByTestId('settings-rule-input'), 'bash(python *)');
+    await user.click(screen.getByTestId('settings-rule-add'));
+    expect(backend.ruleWarning).not.toHaveBeenCalled();
+    expect(backend.addRule).toHaveBeenLastCalledWith('deny', 'bash(python *)');
   });
 
   it('shows the gate refusing a rule, with its reason', async () => {
@@ -345,6 +380,54 @@ describe('MCP servers in the settings', () => {
     expect(within(items[1]).getByTestId('mcp-server-detail')).toHaveTextContent('approve its command line');
     expect(items[1]).toHaveTextContent('node <img src=x onerror=alert(1)>');
     expect(items[1].querySelector('img')).toBeNull();
+  });
+
+  it('approves a project server, turns one of yours off, and shows the list the backend returns', async () => {
+    const user = userEvent.setup();
+    const base = { file: '/f', restarts: 0, tools: [] };
+    vi.mocked(backend.mcpServers).mockResolvedValue([
+      { ...base, name: 'mine', scope: 'user', command_line: 'uvx mine', status: 'ready' },
+      { ...base, name: 'proj', scope: 'project', command_line: 'node srv.js', status: 'needs_approval' },
+    ]);
+    vi.mocked(backend.mcpSetEnabled).mockResolvedValueOnce([
+      { ...base, name: 'mine', scope: 'user', command_line: 'uvx mine', status: 'ready' },
+      { ...base, name: 'proj', scope: 'project', command_line: 'node srv.js', status: 'ready' },
+    ]);
+    await open();
+    const items = await screen.findAllByTestId('mcp-server');
+    // What the person approves is on screen next to the button.
+    expect(within(items[1]).getByTestId('mcp-server-command')).toHaveTextContent('node srv.js');
+    expect(within(items[0]).queryByTestId('mcp-approve')).toBeNull();
+    await user.click(within(items[1]).getByTestId('mcp-approve'));
+    expect(backend.mcpSetEnabled).toHaveBeenCalledWith('proj', true);
+    await waitFor(() => expect(screen.getAllByTestId('mcp-server')[1].getAttribute('data-status')).toBe('ready'));
+
+    vi.mocked(backend.mcpSetEnabled).mockResolvedValueOnce([
+      { ...base, name: 'mine', scope: 'user', command_line: 'uvx mine', status: 'disabled' },
+      { ...base, name: 'proj', scope: 'project', command_line: 'node srv.js', status: 'ready' },
+    ]);
+    await user.click(within(screen.getAllByTestId('mcp-server')[0]).getByTestId('mcp-turn-off'));
+    expect(backend.mcpSetEnabled).toHaveBeenLastCalledWith('mine', false);
+    await waitFor(() =>
+      expect(within(screen.getAllByTestId('mcp-server')[0]).getByTestId('mcp-turn-on')).toBeInTheDocument(),
+    );
+
+    vi.mocked(backend.mcpSetEnabled).mockRejectedValueOnce(new Error('the file is a link'));
+    await user.click(within(screen.getAllByTestId('mcp-server')[0]).getByTestId('mcp-turn-on'));
+    await waitFor(() => expect(screen.getByTestId('mcp-switch-error')).toHaveTextContent('the file is a link'));
+  });
+
+  it('offers no switch on for a project server its own file turned off, nor for an untrusted one', async () => {
+    const base = { file: '/p/.mcp.json', restarts: 0, tools: [], scope: 'project' };
+    vi.mocked(backend.mcpServers).mockResolvedValue([
+      { ...base, name: 'off', command_line: 'a', status: 'disabled' },
+      { ...base, name: 'untrusted', command_line: 'b', status: 'untrusted' },
+    ]);
+    await open();
+    const items = await screen.findAllByTestId('mcp-server');
+    for (const item of items) {
+      expect(within(item).queryByRole('button')).toBeNull();
+    }
   });
 
   it('says when there are none', async () => {

@@ -236,6 +236,11 @@ export function removeRule(list: RuleList, rule: string): Promise<ProjectRules> 
   return call('remove_rule', { list, rule });
 }
 
+/** Why an allow rule would let any code run, if it would (shown before it is added). */
+export function ruleWarning(rule: string): Promise<string | null> {
+  return call('rule_warning', { rule });
+}
+
 export function setSettingsList(key: SettingsList, values: string[]): Promise<ProjectRules> {
   return call('set_settings_list', { key, values });
 }
@@ -252,6 +257,11 @@ export function dropSessionRule(rule: string): Promise<boolean> {
 /** The project's MCP servers (docs/mcp.md): status, tools, what each tool claims. */
 export function mcpServers(): Promise<McpServerView[]> {
   return call('mcp_servers');
+}
+
+/** Turns a server on or off: yours gets or loses `"disabled": true`; a project's is approved or refused. */
+export function mcpSetEnabled(name: string, enabled: boolean): Promise<McpServerView[]> {
+  return call('mcp_set_enabled', { name, enabled });
 }
 
 // ---- Provider and key ----

@@ -47,14 +47,16 @@ export const MAX_CARD_IMAGES = 8;
 
 /** One entry of the chat log. Only `message` entries are chat messages proper. */
 export type ChatItem =
-  | { id: number; kind: 'message'; role: Role; text: string; streaming?: boolean }
+  /** `agent`: the agent that wrote an assistant message (when the window knew it). */
+  | { id: number; kind: 'message'; role: Role; text: string; streaming?: boolean; agent?: string }
   | ToolItem
   /** One-line confirmation of a mode or agent switch. */
   | { id: number; kind: 'confirm'; text: string }
   /** One-line error: unknown command, backend failure, provider failure… */
   | { id: number; kind: 'error'; text: string }
-  /** Something to know: retries, shortened context, a stopped run, the setup hint. */
-  | { id: number; kind: 'notice'; text: string }
+  /** Something to know: retries, shortened context, a stopped run, the setup hint
+   * (`setup`: it goes once the model is set up). */
+  | { id: number; kind: 'notice'; text: string; setup?: boolean }
   | { id: number; kind: 'help'; sections: HelpSection[] };
 
 /** A chat item before it gets its id. */

@@ -28,3 +28,25 @@ export function shown(text: string): string {
 export function hasHidden(text: string): boolean {
   return HIDDEN_ONE.test(text);
 }
+
+/** A piece of a sentence from the backend: plain words, or a `code` span. */
+export type Piece = { code: boolean; text: string };
+
+/**
+ * A sentence written for both the model and the person (the gate's reasons), split at
+ * its backticks so the window shows the code spans as code and never the backticks
+ * themselves. An unpaired backtick stays as it is. Each piece is shown with
+ * {@link shown}, as plain text: nothing here is markup.
+ */
+export function pieces(text: string): Piece[] {
+  const parts = text.split('`');
+  if (parts.length < 3) return [{ code: false, text }];
+  const out: Piece[] = [];
+  // An even count of parts means one backtick is unpaired: the last one stays in the text.
+  const paired = parts.length % 2 === 1 ? parts.length : parts.length - 1;
+  for (let i = 0; i < paired; i++) {
+    if (parts[i] !== '') out.push({ code: i % 2 === 1, text: parts[i] });
+  }
+  if (paired < parts.length) out.push({ code: false, text: '`' + parts[parts.length - 1] });
+  return out;
+}

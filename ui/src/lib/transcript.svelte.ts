@@ -53,6 +53,9 @@ export class Transcript {
   // An index into `items` (whose entries are the reactive ones), not state itself.
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   #tools = new Map<string, ToolItem>();
+  /** The agent of the model turn running now (from its start): its name goes on each
+   * assistant message of that turn, so a later switch does not relabel it. */
+  agent: string | null = null;
   /** Called after a batch was applied (the log scrolls). */
   onApplied: (() => void) | null = null;
 
@@ -100,8 +103,20 @@ export class Transcript {
     }
   }
 
+  /** Takes away the setup hint (the model is set up now: the hint would be stale). */
+  dropSetupHints() {
+    if (this.items.some((i) => i.kind === 'notice' && i.setup)) {
+      this.items = this.items.filter((i) => !(i.kind === 'notice' && i.setup));
+    }
+  }
+
+  #author(): { agent?: string } {
+    return this.agent === null ? {} : { agent: this.agent };
+  }
+
   /** Forgets everything shown (the window is on another conversation now). */
   reset() {
+    this.agent = null;
     this.items = [];
     this.#queue = [];
     this.#streaming = null;
@@ -119,7 +134,7 @@ export class Transcript {
   }
 
   #startStreaming(): ChatItem & { kind: 'message' } {
-    const item = this.add({ kind: 'message', role: 'assistant', text: '', streaming: true }) as ChatItem & {
+    const item = this.add({ kind: 'message', role: 'assistant', text: '', streaming: true, ...this.#author() }) as ChatItem & {
       kind: 'message';
     };
     this.#streaming = item;
@@ -141,6 +156,7 @@ export class Transcript {
         return;
       case 'turn_start':
         this.#streaming = null;
+        this.agent = event.agent;
         return;
       case 'text_delta': {
         const current = this.#streaming ?? this.#startStreaming();
@@ -156,7 +172,7 @@ export class Transcript {
           current.text = event.text;
           current.streaming = false;
         } else if (event.text.trim() !== '') {
-          this.add({ kind: 'message', role: 'assistant', text: event.text });
+          this.add({ kind: 'message', role: 'assistant', text: event.text, ...this.#author() });
         }
         this.#streaming = null;
         return;

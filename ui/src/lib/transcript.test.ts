@@ -24,6 +24,20 @@ describe('Transcript', () => {
     expect(t.items[1]).toMatchObject({ text: 'Hello.', streaming: false });
   });
 
+  it('labels each assistant message with the agent of its turn, whatever the agent is later', () => {
+    const t = run([
+      { type: 'user_prompt', text: 'plan it' },
+      { type: 'turn_start', turn: 1, agent: 'plan', mode: 'plan', model: 'openai/m' },
+      { type: 'text_delta', text: 'A plan.' },
+      { type: 'assistant_message', text: 'A plan.', tool_calls: [] },
+      { type: 'user_prompt', text: 'do it' },
+      { type: 'turn_start', turn: 2, agent: 'build', mode: 'edit', model: 'openai/m' },
+      { type: 'assistant_message', text: 'Done.', tool_calls: [] },
+    ]);
+    const answers = t.items.filter((i) => i.kind === 'message' && i.role === 'assistant');
+    expect(answers.map((i) => (i.kind === 'message' ? i.agent : null))).toEqual(['plan', 'build']);
+  });
+
   it('applies queued events once per frame and records the token-to-paint latency', () => {
     let frame: (() => void) | null = null;
     const t = new Transcript((cb) => (frame = cb));

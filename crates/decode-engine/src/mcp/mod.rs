@@ -28,7 +28,7 @@ mod tool;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use decode_policy::McpName;
@@ -145,6 +145,9 @@ struct SlotState {
 /// One configured server and its connection.
 struct Slot {
     config: ServerConfig,
+    /// Turned off: `"disabled": true` in its file when the hub opened, or turned off
+    /// since in the window ([`McpHub::set_enabled`]).
+    off: AtomicBool,
     conn: tokio::sync::Mutex<Option<Arc<client::Connection>>>,
     state: Mutex<SlotState>,
     restarts: AtomicU32,
@@ -198,8 +201,9 @@ impl McpHub {
             .servers
             .into_iter()
             .map(|config| {
-                let (status, detail) = Self::gate_status(&active, &config);
+                let (status, detail) = Self::gate_status(&active, &config, config.disabled);
                 Arc::new(Slot {
+                    off: AtomicBool::new(config.disabled),
                     config,
                     conn: tokio::sync::Mutex::new(None),
                     state: Mutex::new(SlotState {
@@ -221,8 +225,12 @@ impl McpHub {
     }
 
     /// Whether `config` may start here, and if not, why.
-    fn gate_status(active: &ActiveState, config: &ServerConfig) -> (Status, Option<String>) {
-        if config.disabled {
+    fn gate_status(
+        active: &ActiveState,
+        config: &ServerConfig,
+        off: bool,
+    ) -> (Status, Option<String>) {
+        if off {
             return (
                 Status::Disabled,
                 Some("turned off (`\"disabled\": true`)".into()),
@@ -310,8 +318,47 @@ impl McpHub {
         Approvals::open(data)
             .record(self.active.project_root(), &slot.config, approved)
             .map_err(|e| e.to_string())?;
-        let (status, detail) = Self::gate_status(&self.active, &slot.config);
+        let (status, detail) =
+            Self::gate_status(&self.active, &slot.config, slot.off.load(Ordering::SeqCst));
         slot.set(status, detail);
+        Ok(())
+    }
+
+    /// Turns a server on or off, as the window's settings list does. One of the
+    /// person's own servers gets (or loses) `"disabled": true` in its file; a project's
+    /// server is approved or refused (the record `decode mcp approve|refuse` writes,
+    /// bound to its whole entry). Turned on, it starts now (a failure is its status);
+    /// turned off, it stops now. An error says what could not be recorded.
+    pub async fn set_enabled(&self, name: &str, enabled: bool) -> Result<(), String> {
+        let slot = Arc::clone(
+            self.slot(name)
+                .ok_or_else(|| format!("no MCP server `{name}`"))?,
+        );
+        match &slot.config.scope {
+            Scope::Project { .. } => self.answer(&slot.config.name, enabled)?,
+            Scope::User { file } => {
+                config::set_disabled(file, &slot.config.name, !enabled)?;
+                slot.off.store(!enabled, Ordering::SeqCst);
+            }
+        }
+        if enabled {
+            // A project's entry with `"disabled": true` stays off: the file says so.
+            let off = slot.off.load(Ordering::SeqCst);
+            let (status, detail) = Self::gate_status(&self.active, &slot.config, off);
+            if status == Status::Stopped {
+                self.start_slot(Arc::clone(&slot)).await;
+            } else {
+                slot.set(status, detail);
+            }
+        } else {
+            // Dropping the connection ends the server's process group.
+            slot.conn.lock().await.take();
+            let off = slot.off.load(Ordering::SeqCst);
+            let (status, detail) = Self::gate_status(&self.active, &slot.config, off);
+            slot.set(status, detail);
+            slot.state().tools.clear();
+        }
+        tracing::info!(server = %slot.config.name, enabled, "MCP server turned on or off by the person");
         Ok(())
     }
 
@@ -326,7 +373,8 @@ impl McpHub {
     pub async fn start(&self) {
         let mut jobs = Vec::new();
         for slot in &self.slots {
-            let (status, detail) = Self::gate_status(&self.active, &slot.config);
+            let (status, detail) =
+                Self::gate_status(&self.active, &slot.config, slot.off.load(Ordering::SeqCst));
             if status != Status::Stopped {
                 slot.set(status, detail);
                 continue;
@@ -349,7 +397,8 @@ impl McpHub {
             self.slot(name)
                 .ok_or_else(|| format!("no MCP server `{name}` is configured"))?,
         );
-        let (status, detail) = Self::gate_status(&self.active, &slot.config);
+        let (status, detail) =
+            Self::gate_status(&self.active, &slot.config, slot.off.load(Ordering::SeqCst));
         if status != Status::Stopped {
             slot.set(status, detail.clone());
             return Err(detail.unwrap_or_else(|| status.name().to_string()));
@@ -414,13 +463,25 @@ impl McpHub {
             .iter()
             .map(|slot| {
                 let s = slot.state();
+                // A server that is not running says what would happen now: the folder
+                // may have been trusted, or the server approved, since the hub opened.
+                let (status, detail) = match s.status {
+                    Status::Untrusted | Status::NeedsApproval | Status::Refused => {
+                        Self::gate_status(
+                            &self.active,
+                            &slot.config,
+                            slot.off.load(Ordering::SeqCst),
+                        )
+                    }
+                    _ => (s.status, s.detail.clone()),
+                };
                 ServerInfo {
                     name: slot.config.name.clone(),
                     scope: slot.config.scope.name(),
                     file: slot.config.scope.file().to_path_buf(),
                     command_line: slot.config.command_line(),
-                    status: s.status,
-                    detail: s.detail.clone(),
+                    status,
+                    detail,
                     restarts: slot.restarts.load(Ordering::Relaxed),
                     sandboxed: s.sandboxed,
                     tools: s

@@ -306,16 +306,7 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
     }
     let (tx, rx) = mpsc::channel::<FileHit>();
     let stored = AtomicUsize::new(0);
-    let mut searcher_builder = SearcherBuilder::new();
-    searcher_builder
-        .binary_detection(BinaryDetection::quit(b'\x00'))
-        .line_number(plan.mode == OutputMode::Content)
-        .multi_line(plan.multiline);
-    if plan.mode == OutputMode::Content {
-        searcher_builder
-            .before_context(plan.context as usize)
-            .after_context(plan.context as usize);
-    }
+    let searcher_builder = searcher_for(&plan);
     let project_root = ctx.project_root.clone();
     let cancel = ctx.cancel.clone();
     wb.build_parallel().run(|| {
@@ -394,7 +385,7 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
         })
     });
     drop(tx);
-    let mut hits: Vec<FileHit> = rx.into_iter().collect();
+    let hits: Vec<FileHit> = rx.into_iter().collect();
     if ctx.cancel.is_cancelled() {
         return ToolResult::error("grep was cancelled");
     }
@@ -408,108 +399,150 @@ fn grep(input: &GrepInput, plan: Plan, ctx: &ToolContext) -> ToolResult {
         )
     });
     if hits.is_empty() {
-        let mut msg = format!("No matches for `{}` in {root_shown}", input.pattern);
-        if let Some(g) = &input.glob {
-            msg.push_str(&format!(" (files matching `{g}`)"));
-        }
-        if let Some(t) = &input.file_type {
-            msg.push_str(&format!(" (type {t})"));
-        }
-        if let Some(n) = &asked_note {
-            msg.push('\n');
-            msg.push_str(n);
-        }
-        return ToolResult::ok(msg);
+        return ToolResult::ok(no_matches(input, &root_shown, asked_note.as_deref()));
     }
-    let files = hits.len();
     let total: usize = hits.iter().map(|h| h.count).sum();
     let shown = |p: &Path| display(&ctx.project_root, p);
     let out = match plan.mode {
-        OutputMode::Files => {
-            let mut dated: Vec<(SystemTime, FileHit)> = hits
-                .into_iter()
-                .map(|h| {
-                    let t = std::fs::metadata(&h.path)
-                        .and_then(|m| m.modified())
-                        .unwrap_or(SystemTime::UNIX_EPOCH);
-                    (t, h)
-                })
-                .collect();
-            dated.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
-            let mut lines: Vec<String> = dated
-                .iter()
-                .take(MAX_FILES)
-                .map(|(_, h)| shown(&h.path))
-                .collect();
-            if files > MAX_FILES {
-                lines.push(format!(
-                    "(… and {} more; {files} files match: narrow the search with path, glob or type)",
-                    files - MAX_FILES
-                ));
-            }
-            lines.join("\n")
-        }
-        OutputMode::Count => {
-            hits.sort_by(|a, b| a.path.cmp(&b.path));
-            let mut lines: Vec<String> = hits
-                .iter()
-                .take(MAX_FILES)
-                .map(|h| format!("{}:{}", shown(&h.path), h.count))
-                .collect();
-            if files > MAX_FILES {
-                lines.push(format!("(… and {} more files)", files - MAX_FILES));
-            }
-            lines.push(format!(
-                "({total} matching line{} in {files} file{})",
-                plural(total),
-                plural(files)
-            ));
-            lines.join("\n")
-        }
-        OutputMode::Content => {
-            hits.sort_by(|a, b| a.path.cmp(&b.path));
-            let mut out = String::new();
-            let mut shown_lines = 0usize;
-            let mut shown_matches = 0usize;
-            let mut capped = stored.load(Ordering::Relaxed) >= STORE_LINES;
-            'files: for (i, h) in hits.iter().enumerate() {
-                if h.lines.is_empty() {
-                    continue;
-                }
-                if i > 0 && plan.context > 0 && !out.is_empty() {
-                    out.push_str("--\n");
-                }
-                for line in &h.lines {
-                    if shown_lines >= MAX_CONTENT_LINES
-                        || out.len() + line.len() > MAX_CONTENT_CHARS
-                    {
-                        capped = true;
-                        break 'files;
-                    }
-                    if !line.starts_with(&format!("{}-", shown(&h.path))) && line != "--" {
-                        shown_matches += 1;
-                    }
-                    out.push_str(line);
-                    out.push('\n');
-                    shown_lines += 1;
-                }
-            }
-            if capped {
-                out.push_str(&format!(
-                    "[output capped: {shown_matches} of {total} matching lines shown ({files} file{}); narrow the search with path, glob or type, or use output_mode \"files\"]",
-                    plural(files)
-                ));
-            } else if out.ends_with('\n') {
-                out.pop();
-            }
-            out
-        }
+        OutputMode::Files => files_report(hits, &shown),
+        OutputMode::Count => count_report(hits, total, &shown),
+        OutputMode::Content => content_report(
+            hits,
+            total,
+            plan.context,
+            stored.load(Ordering::Relaxed) >= STORE_LINES,
+            &shown,
+        ),
     };
     let out = match asked_note {
         Some(n) => format!("{out}\n{n}"),
         None => out,
     };
     ToolResult::ok(out)
+}
+
+/// The searcher a plan asks for: binary files skipped, line numbers and context only in
+/// `content` mode.
+fn searcher_for(plan: &Plan) -> SearcherBuilder {
+    let mut builder = SearcherBuilder::new();
+    builder
+        .binary_detection(BinaryDetection::quit(b'\x00'))
+        .line_number(plan.mode == OutputMode::Content)
+        .multi_line(plan.multiline);
+    if plan.mode == OutputMode::Content {
+        builder
+            .before_context(plan.context as usize)
+            .after_context(plan.context as usize);
+    }
+    builder
+}
+
+/// What a search without a match says: where it looked, and what it left out.
+fn no_matches(input: &GrepInput, root_shown: &str, asked_note: Option<&str>) -> String {
+    let mut msg = format!("No matches for `{}` in {root_shown}", input.pattern);
+    if let Some(g) = &input.glob {
+        msg.push_str(&format!(" (files matching `{g}`)"));
+    }
+    if let Some(t) = &input.file_type {
+        msg.push_str(&format!(" (type {t})"));
+    }
+    if let Some(n) = asked_note {
+        msg.push('\n');
+        msg.push_str(n);
+    }
+    msg
+}
+
+/// `files` mode: the matching files, most recently changed first.
+fn files_report(hits: Vec<FileHit>, shown: &dyn Fn(&Path) -> String) -> String {
+    let files = hits.len();
+    let mut dated: Vec<(SystemTime, FileHit)> = hits
+        .into_iter()
+        .map(|h| {
+            let t = std::fs::metadata(&h.path)
+                .and_then(|m| m.modified())
+                .unwrap_or(SystemTime::UNIX_EPOCH);
+            (t, h)
+        })
+        .collect();
+    dated.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
+    let mut lines: Vec<String> = dated
+        .iter()
+        .take(MAX_FILES)
+        .map(|(_, h)| shown(&h.path))
+        .collect();
+    if files > MAX_FILES {
+        lines.push(format!(
+            "(… and {} more; {files} files match: narrow the search with path, glob or type)",
+            files - MAX_FILES
+        ));
+    }
+    lines.join("\n")
+}
+
+/// `count` mode: each file with its number of matching lines, and the total.
+fn count_report(mut hits: Vec<FileHit>, total: usize, shown: &dyn Fn(&Path) -> String) -> String {
+    let files = hits.len();
+    hits.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut lines: Vec<String> = hits
+        .iter()
+        .take(MAX_FILES)
+        .map(|h| format!("{}:{}", shown(&h.path), h.count))
+        .collect();
+    if files > MAX_FILES {
+        lines.push(format!("(… and {} more files)", files - MAX_FILES));
+    }
+    lines.push(format!(
+        "({total} matching line{} in {files} file{})",
+        plural(total),
+        plural(files)
+    ));
+    lines.join("\n")
+}
+
+/// `content` mode: the matching lines (with their context), capped in lines and
+/// characters; `capped` when the search itself stopped storing lines.
+fn content_report(
+    mut hits: Vec<FileHit>,
+    total: usize,
+    context: u64,
+    mut capped: bool,
+    shown: &dyn Fn(&Path) -> String,
+) -> String {
+    let files = hits.len();
+    hits.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut out = String::new();
+    let mut shown_lines = 0usize;
+    let mut shown_matches = 0usize;
+    'files: for (i, h) in hits.iter().enumerate() {
+        if h.lines.is_empty() {
+            continue;
+        }
+        if i > 0 && context > 0 && !out.is_empty() {
+            out.push_str("--\n");
+        }
+        for line in &h.lines {
+            if shown_lines >= MAX_CONTENT_LINES || out.len() + line.len() > MAX_CONTENT_CHARS {
+                capped = true;
+                break 'files;
+            }
+            if !line.starts_with(&format!("{}-", shown(&h.path))) && line != "--" {
+                shown_matches += 1;
+            }
+            out.push_str(line);
+            out.push('\n');
+            shown_lines += 1;
+        }
+    }
+    if capped {
+        out.push_str(&format!(
+            "[output capped: {shown_matches} of {total} matching lines shown ({files} file{}); narrow the search with path, glob or type, or use output_mode \"files\"]",
+            plural(files)
+        ));
+    } else if out.ends_with('\n') {
+        out.pop();
+    }
+    out
 }
 
 fn plural(n: usize) -> &'static str {

@@ -466,6 +466,33 @@ async fn old_tool_outputs_are_shortened_near_the_context_limit() {
     assert!(last[5]["content"].as_str().unwrap().contains("small"));
 }
 
+/// A conversation over the model's context even after shortening is said once a turn,
+/// not after every tool call of it.
+#[tokio::test]
+async fn a_conversation_over_the_context_is_said_once_a_turn() {
+    let (dir, active) = project(Mode::Default);
+    write(dir.path(), "a.txt", "a\n");
+    let client = script(json!([
+        {"tool_calls": [{"name": "read", "input": {"path": "a.txt"}}]},
+        {"tool_calls": [{"name": "read", "input": {"path": "a.txt"}}]},
+        {"tool_calls": [{"name": "read", "input": {"path": "a.txt"}}]},
+        {"text": "ok"}
+    ]));
+    let config = LoopConfig {
+        context_tokens: Some(100),
+        ..LoopConfig::default()
+    };
+    let prompt = "a long question ".repeat(100);
+    let (outcome, rec) = run(client, &active, no_surface(), &prompt, config).await;
+    assert_eq!(outcome, Outcome::Completed);
+    let over: Vec<String> = rec
+        .notices()
+        .into_iter()
+        .filter(|n| n.contains("larger than the model's context"))
+        .collect();
+    assert_eq!(over.len(), 1, "{over:?}");
+}
+
 #[tokio::test]
 async fn a_mode_switch_applies_at_the_next_gate_call() {
     let (dir, active) = project(Mode::Edit);

@@ -883,3 +883,70 @@ async fn the_chat_starts_the_projects_servers_and_offers_their_tools() {
     assert_eq!(content, "wiped tmp");
     chat.mcp().shutdown().await;
 }
+
+/// The window's on/off switch: a user server's file gets `"disabled": true` and the
+/// server stops at once; turned on again it starts at once. A project's server is
+/// approved or refused by the same switch (the record `decode mcp approve` writes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_settings_switch_turns_servers_off_and_on_and_approves_project_servers() {
+    let env = Env::new();
+    env.user_servers(json!({"mine": {"command": "python3", "args": [hostile()]}}));
+    let marker = env.root().join("proj-started");
+    env.project_servers(
+        json!({"proj": {"command": "python3", "args": [hostile(), "--marker", marker]}}),
+    );
+    env.trust();
+    let state = env.state(Mode::Default);
+    let hub = env.hub(&state);
+    hub.start().await;
+    let status = |name: &str| {
+        hub.servers()
+            .into_iter()
+            .find(|s| s.name == name)
+            .map(|s| s.status)
+            .unwrap()
+    };
+    assert_eq!(status("mine"), Status::Ready);
+    assert_eq!(status("proj"), Status::NeedsApproval);
+
+    hub.set_enabled("mine", false).await.unwrap();
+    assert_eq!(status("mine"), Status::Disabled);
+    assert!(hub
+        .tools()
+        .iter()
+        .all(|t| !t.name.starts_with("mcp__mine__")));
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.config.join("mcp.json")).unwrap())
+            .unwrap();
+    assert_eq!(file["mcpServers"]["mine"]["disabled"], json!(true));
+    // A new hub (Decode opened again) keeps it off.
+    assert_eq!(env.hub(&state).servers()[0].status, Status::Disabled);
+
+    hub.set_enabled("mine", true).await.unwrap();
+    assert_eq!(status("mine"), Status::Ready);
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.config.join("mcp.json")).unwrap())
+            .unwrap();
+    assert!(
+        file["mcpServers"]["mine"].get("disabled").is_none(),
+        "{file}"
+    );
+
+    // The project's server: on = approved (it starts), off = refused (it stops).
+    hub.set_enabled("proj", true).await.unwrap();
+    assert_eq!(status("proj"), Status::Ready);
+    assert!(marker.exists());
+    assert!(hub.pending_approvals().is_empty());
+    hub.set_enabled("proj", false).await.unwrap();
+    assert_eq!(status("proj"), Status::Refused);
+    assert!(hub
+        .tools()
+        .iter()
+        .all(|t| !t.name.starts_with("mcp__proj__")));
+    // Its file is the repository's: the switch never writes it.
+    assert!(!std::fs::read_to_string(env.root().join(".mcp.json"))
+        .unwrap()
+        .contains("disabled"));
+    assert!(hub.set_enabled("nope", true).await.is_err());
+    hub.shutdown().await;
+}

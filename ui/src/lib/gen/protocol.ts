@@ -549,6 +549,24 @@ resolved: string,
 warning: string | null, };
 
 /**
+ * A project's MCP server, as the trust dialog lists it: trusting the folder lets it
+ * start once the person approves exactly this command line (a separate answer).
+ */
+export type McpGrant = { name: string, 
+/**
+ * The file it is configured in (`.decode/mcp.json` or `.mcp.json`).
+ */
+file: string, 
+/**
+ * What would run, or the URL (escaped).
+ */
+command_line: string, 
+/**
+ * `approved`, `refused`, `unanswered` or `changed` (approved once, changed since).
+ */
+approval: string, };
+
+/**
  * What the trust dialog shows for a folder.
  */
 export type TrustPreview = { project: string, trusted: boolean, 
@@ -565,9 +583,13 @@ allow_rules: Array<string>,
  */
 additional_directories: Array<DirectoryGrant>, 
 /**
- * …and its own agents.
+ * …its own agents…
  */
 agents: Array<AgentGrant>, 
+/**
+ * …and its MCP servers (each still needs the person's approval to start).
+ */
+mcp_servers: Array<McpGrant>, 
 /**
  * What is in force either way: the project's deny and ask rules.
  */

@@ -35,11 +35,17 @@ export interface Commands {
   project_rules: { args: null; result: P.ProjectRules };
   add_rule: { args: { list: P.RuleList; rule: string }; result: P.ProjectRules };
   remove_rule: { args: { list: P.RuleList; rule: string }; result: P.ProjectRules };
+  /** Why an allow rule would let any code run (a wildcard over an interpreter,
+   * a shell or a privilege wrapper), for a warning before it is added. */
+  rule_warning: { args: { rule: string }; result: string | null };
   set_settings_list: { args: { key: P.SettingsList; values: Array<string> }; result: P.ProjectRules };
   test_call: { args: { text: string }; result: P.CallCheck };
   drop_session_rule: { args: { rule: string }; result: boolean };
   /** The project's MCP servers: status, tools, what each tool claims. */
   mcp_servers: { args: null; result: Array<P.McpServerView> };
+  /** Turns a server on or off: one of the person's own gets or loses
+   * `"disabled": true`; a project's is approved or refused. It starts or stops now. */
+  mcp_set_enabled: { args: { name: string; enabled: boolean }; result: Array<P.McpServerView> };
   provider_settings: { args: null; result: P.ProviderView };
   save_provider: { args: { choice: P.ProviderChoice }; result: P.ProviderSave };
   key_status: { args: { provider: P.ProviderName }; result: P.KeyStatus };
