@@ -231,6 +231,52 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
                 },
             ],
         },
+        DecisionRequest::Network {
+            host,
+            port,
+            command,
+            cwd,
+            decision,
+        } => {
+            let mut body = format!(
+                "A command wants to reach {}:{port}\n\nbash: {}\n\n{}\n\nin {}",
+                cut(&one_line(host), MAX_LINE_CHARS),
+                fit(&sanitize(&cut(command, MAX_BODY_CHARS))),
+                one_line(&decision.reason),
+                one_line(cwd)
+            );
+            let mut buttons = vec![Button {
+                label: "Allow once",
+                choice: Choice::Answer(DecisionAnswer::AllowOnce),
+            }];
+            if !decision.capped && !decision.always_allow_rules.is_empty() {
+                buttons.push(Button {
+                    label: "Always allow",
+                    choice: Choice::Answer(DecisionAnswer::AlwaysAllow {
+                        rules: decision.always_allow_rules.clone(),
+                    }),
+                });
+                body.push_str(&format!(
+                    "\n\nAlways allow saves: {}",
+                    cut(
+                        &one_line(&decision.always_allow_rules.join(", ")),
+                        MAX_LINE_CHARS
+                    )
+                ));
+            }
+            buttons.push(Button {
+                label: "Deny",
+                choice: Choice::Answer(DecisionAnswer::Deny { feedback: None }),
+            });
+            NativeDialog {
+                title: format!(
+                    "Decode — {project}: let a command reach {}?",
+                    cut(&one_line(host), 80)
+                ),
+                body,
+                buttons,
+            }
+        }
     }
 }
 
@@ -542,6 +588,28 @@ mod tests {
 
     fn labels(d: &NativeDialog) -> Vec<&str> {
         d.buttons.iter().map(|b| b.label).collect()
+    }
+
+    #[test]
+    fn a_network_ask_names_the_host_and_the_command_and_saves_a_net_rule() {
+        let d = dialog_for(
+            &DecisionRequest::Network {
+                host: "example.org".into(),
+                port: 443,
+                command: "curl https://example.org".into(),
+                cwd: "/work/p".into(),
+                decision: decision(false, &["net(domain:example.org)"]),
+            },
+            "p",
+        );
+        assert_eq!(labels(&d), ["Allow once", "Always allow", "Deny"]);
+        assert!(d.title.contains("example.org"), "{}", d.title);
+        assert!(d.body.contains("curl https://example.org"), "{}", d.body);
+        assert!(d.body.contains("net(domain:example.org)"), "{}", d.body);
+        assert!(matches!(
+            &d.buttons[1].choice,
+            Choice::Answer(DecisionAnswer::AlwaysAllow { rules }) if rules == &["net(domain:example.org)"]
+        ));
     }
 
     #[test]

@@ -231,6 +231,69 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                 feedback: Some("no valid answer was given".to_string()),
             })
         }
+        DecisionRequest::Network {
+            host,
+            port,
+            command,
+            cwd,
+            decision,
+        } => {
+            // The host and the command come from the command: escaped, behind a
+            // gutter.
+            writeln!(
+                io.output,
+                "\ndecode: a command wants to reach {}:{port}",
+                one_line(host)
+            )?;
+            for line in sanitize(command).split('\n') {
+                writeln!(io.output, "  │ {line}")?;
+            }
+            writeln!(io.output, "  in: {}", one_line(cwd))?;
+            writeln!(io.output, "  why: {}", one_line(&decision.reason))?;
+            let can_always = !decision.capped && !decision.always_allow_rules.is_empty();
+            if decision.capped {
+                writeln!(io.output, "  capped: only \"allow once\" is offered")?;
+            } else if can_always {
+                writeln!(
+                    io.output,
+                    "  always allow would save: {}",
+                    one_line(&decision.always_allow_rules.join(", "))
+                )?;
+            }
+            let choices = if can_always {
+                "[y] allow once, [s] for this session, [a] always allow, [n] deny"
+            } else {
+                "[y] allow once, [n] deny"
+            };
+            for _ in 0..5 {
+                write!(io.output, "Let it connect? {choices}: ")?;
+                let Some(answer) = read_line(io)? else {
+                    return Ok(unavailable_eof());
+                };
+                match answer.to_ascii_lowercase().as_str() {
+                    "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
+                    "s" | "session" if can_always => {
+                        return Ok(DecisionAnswer::AllowForSession {
+                            rules: decision.always_allow_rules.clone(),
+                        })
+                    }
+                    "a" | "always" if can_always => {
+                        return Ok(DecisionAnswer::AlwaysAllow {
+                            rules: decision.always_allow_rules.clone(),
+                        })
+                    }
+                    "n" | "no" | "d" | "deny" => {
+                        return Ok(DecisionAnswer::Deny {
+                            feedback: feedback(io)?,
+                        })
+                    }
+                    _ => writeln!(io.output, "  please answer {choices}")?,
+                }
+            }
+            Ok(DecisionAnswer::Deny {
+                feedback: Some("no valid answer was given".to_string()),
+            })
+        }
         DecisionRequest::Question { question, options } => {
             writeln!(io.output, "\ndecode: the agent asks:")?;
             for line in sanitize(question).split('\n') {

@@ -41,6 +41,28 @@ pub struct Target {
     /// The lowest descriptor that does not pass into the command (3, or 4 when the
     /// command is given one as its fd 3).
     first_closed: u32,
+    /// A network namespace of the command's own, with sockets listening on these
+    /// loopback ports handed back to Decode (see [`Target::with_own_network`]).
+    listen: Option<OwnNetwork>,
+}
+
+/// The most loopback ports [`Target::with_own_network`] listens on.
+pub const MAX_LISTEN: usize = 4;
+
+#[derive(Debug)]
+struct OwnNetwork {
+    ports: [u16; MAX_LISTEN],
+    count: usize,
+    /// Where the command's side sends the listening sockets.
+    send: OwnedFd,
+}
+
+/// Where the sockets of a command's own network come back (see
+/// [`Target::with_own_network`]).
+#[derive(Debug)]
+pub struct Listeners {
+    recv: OwnedFd,
+    count: usize,
 }
 
 impl Target {
@@ -72,7 +94,37 @@ impl Target {
             cwd: CString::new(cwd.as_os_str().as_bytes())?,
             last_cap,
             first_closed: 3,
+            listen: None,
         })
+    }
+
+    /// The command gets a network namespace of its own (made in the kept one's user
+    /// namespace, loopback up) instead of sharing the kept sandbox's, and sockets
+    /// listening on `127.0.0.1:PORT` there for each of `ports`, made before the
+    /// command starts and handed back to Decode ([`Listeners::take`]): the proxy's
+    /// way in (docs/network.md). Without a kept network namespace (the sandbox
+    /// shares the host's) nothing changes and nothing comes back.
+    pub fn with_own_network(mut self, ports: &[u16]) -> io::Result<(Target, Listeners)> {
+        if ports.len() > MAX_LISTEN || ports.is_empty() {
+            return Err(io::Error::other("between 1 and 4 ports"));
+        }
+        let (ours, theirs) = dgram_pair()?;
+        let mut p = [0u16; MAX_LISTEN];
+        p[..ports.len()].copy_from_slice(ports);
+        if self.net.is_some() {
+            self.listen = Some(OwnNetwork {
+                ports: p,
+                count: ports.len(),
+                send: theirs,
+            });
+        }
+        Ok((
+            self,
+            Listeners {
+                recv: ours,
+                count: ports.len(),
+            },
+        ))
     }
 
     /// The command keeps its fd 3 (given with [`pass_fd_as_3`]); every other
@@ -181,6 +233,9 @@ fn enter(t: &Target) -> io::Result<()> {
         if let Some(net) = &t.net {
             check(libc::setns(net.as_raw_fd(), libc::CLONE_NEWNET))?;
         }
+        if let Some(own) = &t.listen {
+            own_network(own)?;
+        }
         check(libc::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID))?;
         let pid = libc::fork();
         if pid < 0 {
@@ -277,6 +332,190 @@ fn enter(t: &Target) -> io::Result<()> {
         ) as libc::c_int)?;
     }
     Ok(())
+}
+
+/// `struct ifreq` with the flags member (40 bytes on Linux).
+#[repr(C)]
+struct IfReqFlags {
+    name: [u8; 16],
+    flags: libc::c_short,
+    _pad: [u8; 22],
+}
+
+/// In the forked child: a network namespace of its own, loopback up, and sockets
+/// listening on `own.ports` of 127.0.0.1 sent to Decode. Async-signal-safe: system
+/// calls on memory of this stack frame.
+fn own_network(own: &OwnNetwork) -> io::Result<()> {
+    const SIOCGIFFLAGS: libc::c_ulong = 0x8913;
+    const SIOCSIFFLAGS: libc::c_ulong = 0x8914;
+    // SAFETY: system calls on descriptors and on structures of this frame.
+    unsafe {
+        check(libc::unshare(libc::CLONE_NEWNET))?;
+        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if s < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut req = IfReqFlags {
+            name: [0; 16],
+            flags: 0,
+            _pad: [0; 22],
+        };
+        req.name[..2].copy_from_slice(b"lo");
+        let up = if libc::ioctl(s, SIOCGIFFLAGS as _, &mut req as *mut IfReqFlags) < 0 {
+            -1
+        } else {
+            req.flags |= libc::IFF_UP as libc::c_short;
+            libc::ioctl(s, SIOCSIFFLAGS as _, &mut req as *mut IfReqFlags)
+        };
+        libc::close(s);
+        if up < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut fds = [-1 as libc::c_int; MAX_LISTEN];
+        let one: libc::c_int = 1;
+        for (slot, port) in fds.iter_mut().zip(own.ports.iter()).take(own.count) {
+            let mut addr: libc::sockaddr_in = std::mem::zeroed();
+            addr.sin_family = libc::AF_INET as libc::sa_family_t;
+            addr.sin_port = port.to_be();
+            addr.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+            let l = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            if l < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            *slot = l;
+            libc::setsockopt(
+                l,
+                libc::SOL_SOCKET,
+                libc::SO_REUSEADDR,
+                (&one as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            );
+            check(libc::bind(
+                l,
+                (&addr as *const libc::sockaddr_in).cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+            ))?;
+            check(libc::listen(l, 1024))?;
+        }
+        let mut byte = [0u8; 1];
+        let mut cbuf = [0u64; 8];
+        let mut iov = libc::iovec {
+            iov_base: byte.as_mut_ptr().cast(),
+            iov_len: 1,
+        };
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = cbuf.as_mut_ptr().cast();
+        let size = (own.count * std::mem::size_of::<libc::c_int>()) as u32;
+        msg.msg_controllen = libc::CMSG_SPACE(size) as _;
+        let c = libc::CMSG_FIRSTHDR(&msg);
+        (*c).cmsg_level = libc::SOL_SOCKET;
+        (*c).cmsg_type = libc::SCM_RIGHTS;
+        (*c).cmsg_len = libc::CMSG_LEN(size) as _;
+        let data = libc::CMSG_DATA(c).cast::<libc::c_int>();
+        for (i, fd) in fds.iter().enumerate().take(own.count) {
+            *data.add(i) = *fd;
+        }
+        let sent = libc::sendmsg(own.send.as_raw_fd(), &msg, libc::MSG_DONTWAIT);
+        // The command keeps none of them: Decode serves them.
+        for fd in fds.iter().take(own.count) {
+            libc::close(*fd);
+        }
+        if sent < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// A pair of connected datagram sockets (close-on-exec).
+fn dgram_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut pair = [0 as libc::c_int; 2];
+    // SAFETY: `socketpair` fills the two descriptors of `pair`.
+    check(unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+            0,
+            pair.as_mut_ptr(),
+        )
+    })?;
+    // SAFETY: both are new descriptors that nothing else owns.
+    Ok(unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) })
+}
+
+/// Receives the descriptors of one `SCM_RIGHTS` message on `fd` without waiting.
+fn recv_fds(fd: &OwnedFd, max: usize) -> io::Result<Vec<OwnedFd>> {
+    use std::os::fd::FromRawFd;
+    let mut rbyte = [0u8; 1];
+    let mut rbuf = [0u64; 16];
+    let mut riov = libc::iovec {
+        iov_base: rbyte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    // SAFETY: an all-zero `msghdr` is valid; the fields are set below.
+    let mut rmsg: libc::msghdr = unsafe { std::mem::zeroed() };
+    rmsg.msg_iov = &mut riov;
+    rmsg.msg_iovlen = 1;
+    rmsg.msg_control = rbuf.as_mut_ptr().cast();
+    rmsg.msg_controllen = std::mem::size_of_val(&rbuf) as _;
+    // SAFETY: receives into the buffers `rmsg` points at.
+    let n = unsafe {
+        libc::recvmsg(
+            fd.as_raw_fd(),
+            &mut rmsg,
+            libc::MSG_CMSG_CLOEXEC | libc::MSG_DONTWAIT,
+        )
+    };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut out = Vec::new();
+    // SAFETY: walks the headers the kernel wrote into `rbuf`; each descriptor in
+    // them is new and owned by this process from now on.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&rmsg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
+                let len = (*c).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
+                let data = libc::CMSG_DATA(c).cast::<libc::c_int>();
+                for i in 0..len / std::mem::size_of::<libc::c_int>() {
+                    out.push(OwnedFd::from_raw_fd(*data.add(i)));
+                }
+            }
+            c = libc::CMSG_NXTHDR(&rmsg, c);
+        }
+    }
+    if out.len() > max {
+        out.truncate(max);
+    }
+    Ok(out)
+}
+
+impl Listeners {
+    /// The listening sockets the command's side made, in the order of the ports
+    /// given, once the command was spawned (its `pre_exec` has run by then); an
+    /// error when none came (the sandbox shares the host's network, or its own
+    /// network could not be made: the command then has no way out).
+    pub fn take(&self) -> io::Result<Vec<std::net::TcpListener>> {
+        let fds = recv_fds(&self.recv, self.count).map_err(|e| {
+            if e.kind() == io::ErrorKind::WouldBlock {
+                io::Error::other("the command has no network of its own to listen in")
+            } else {
+                e
+            }
+        })?;
+        if fds.len() != self.count {
+            return Err(io::Error::other(format!(
+                "{} of {} listening sockets came back",
+                fds.len(),
+                self.count
+            )));
+        }
+        Ok(fds.into_iter().map(std::net::TcpListener::from).collect())
+    }
 }
 
 const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
@@ -576,6 +815,78 @@ mod tests {
         let mut got = String::new();
         s.read_to_string(&mut got).unwrap();
         assert_eq!(got, "inside\n");
+        let _ = holder.kill();
+        let _ = holder.wait();
+    }
+
+    /// A command given a network of its own reaches the sockets Decode got back on
+    /// its loopback, and its network is neither the kept one nor the host's.
+    #[test]
+    fn a_command_with_a_network_of_its_own_reaches_the_listeners() {
+        let mut holder = Command::new("unshare")
+            .args([
+                "-Urnmi",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                "exec sleep 30",
+            ])
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("unshare");
+        let pid = holder.id();
+        for _ in 0..300 {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            if comm.trim() == "sleep" {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let open = |ns: &str| -> OwnedFd {
+            std::fs::File::open(format!("/proc/{pid}/ns/{ns}"))
+                .unwrap()
+                .into()
+        };
+        let kept_net = std::fs::read_link(format!("/proc/{pid}/ns/net")).unwrap();
+        let host_net = std::fs::read_link("/proc/self/ns/net").unwrap();
+        let t = Target::new(
+            open("user"),
+            open("mnt"),
+            open("ipc"),
+            Some(open("net")),
+            Path::new("/"),
+        )
+        .unwrap();
+        let (t, listeners) = t.with_own_network(&[3128, 1080]).unwrap();
+        let mut cmd = Command::new("bash");
+        cmd.args([
+            "-c",
+            "readlink /proc/self/ns/net; echo one >/dev/tcp/127.0.0.1/3128 && echo two >/dev/tcp/127.0.0.1/1080",
+        ])
+        .stdout(Stdio::piped());
+        Arc::new(t).apply(&mut cmd);
+        let mut child = cmd.spawn().expect("spawn in the sandbox");
+        let got = listeners.take().expect("the listeners came back");
+        assert_eq!(got.len(), 2);
+        for (l, want) in got.iter().zip(["one\n", "two\n"]) {
+            let (mut s, _) = l.accept().unwrap();
+            let mut text = String::new();
+            s.read_to_string(&mut text).unwrap();
+            assert_eq!(text, want);
+        }
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        assert!(child.wait().unwrap().success());
+        let own = out.trim();
+        assert!(own.starts_with("net:["), "{own}");
+        assert_ne!(own, kept_net.to_string_lossy());
+        assert_ne!(own, host_net.to_string_lossy());
         let _ = holder.kill();
         let _ = holder.wait();
     }

@@ -83,6 +83,23 @@ pub enum DecisionRequest {
         /// The end of what it printed (at most a few lines).
         output: String,
     },
+    /// A sandboxed command opened a connection to a host the host policy asks
+    /// about (docs/network.md): let it through? Answered like a permission ask:
+    /// once (for this command), for this session, always (saves
+    /// `net(domain:HOST)`) or deny.
+    Network {
+        /// The host it wants to reach (a name, or an address as written).
+        host: String,
+        port: u16,
+        /// The command that opened the connection (the call the answer is for).
+        command: String,
+        /// The folder it runs in.
+        cwd: String,
+        /// The host policy's decision: reason, stages, whether it is capped and
+        /// the rule "always allow" would save.
+        #[ts(as = "DecisionTs")]
+        decision: Decision,
+    },
 }
 
 /// Which bound of the sandbox a command hit (docs/sandbox.md).
@@ -179,6 +196,13 @@ impl DecisionRequest {
             (DecisionRequest::PlanApproval { .. }, A::PlanRejected { .. } | A::Deny { .. }) => None,
             // Running a command outside the sandbox: only once, or not at all.
             (DecisionRequest::RunOutside { .. }, A::AllowOnce | A::Deny { .. }) => None,
+            (DecisionRequest::Network { .. }, A::AllowOnce | A::Deny { .. }) => None,
+            (
+                DecisionRequest::Network { decision, .. },
+                A::AllowForSession { .. } | A::AlwaysAllow { .. },
+            ) => decision
+                .capped
+                .then(|| "this connection is capped: only \"allow once\" is offered".to_string()),
             _ => Some("this answer does not fit the request it was given for".to_string()),
         }
     }

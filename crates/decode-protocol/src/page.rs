@@ -182,6 +182,19 @@ impl DecisionRequest {
                 bound: bound.clone(),
                 output: page_text(output),
             },
+            DecisionRequest::Network {
+                host,
+                port,
+                command,
+                cwd,
+                decision,
+            } => DecisionRequest::Network {
+                host: page_text(host),
+                port: *port,
+                command: page_text(command),
+                cwd: cwd.clone(),
+                decision: decision.clone(),
+            },
         }
     }
 }

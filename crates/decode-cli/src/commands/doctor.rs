@@ -128,8 +128,14 @@ pub fn run(args: DoctorArgs, dirs: &Dirs) -> ExitCode {
                 );
                 if own_network {
                     out("  network            its own, loopback only: no port and no abstract socket of the host (X11, D-Bus, …)".into());
+                    out(format!(
+                        "  proxy              the only way out: Decode's proxy on 127.0.0.1:{} (HTTP, HTTPS) and :{} (SOCKS5) in each command's network, every host judged by the host policy (`decode check net HOST`); no direct DNS",
+                        decode_engine::net::PROXY_HTTP_PORT,
+                        decode_engine::net::PROXY_SOCKS_PORT
+                    ));
                 } else {
                     out("  network            SHARED with the host: the kernel cannot make a network namespace, so abstract sockets (X11, D-Bus) and the host's ports are reachable".into());
+                    out("  proxy              none: commands use the host's network directly (no network namespace), so the host policy judges only web_fetch".into());
                 }
             }
             Support::Unavailable { why } => {

@@ -59,6 +59,7 @@ fn doctor_says_what_is_enforced_and_what_is_read_only() {
     // network, the variables kept out (by name: never a value).
     for line in [
         "  network            its own, loopback only",
+        "  proxy              the only way out: Decode's proxy on 127.0.0.1:3128",
         "  writable           ",
         "  hidden             ",
         "  host services      ",

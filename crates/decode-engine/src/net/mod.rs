@@ -11,3 +11,74 @@ mod resolve;
 
 pub use proxy::{GateJudge, Judge, NetEvent, NetVerdict, Proxy};
 pub use resolve::{Pins, Resolved, Resolver, TEST_HOSTS_VAR};
+
+static PROXY_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// For the cost bench: with `false`, sandboxed commands get no network of their own
+/// and no proxy (they share the kept sandbox's network, which has no way out: what
+/// Decode did before the proxy). On by default.
+pub fn give_commands_the_proxy(on: bool) {
+    PROXY_OFF.store(!on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether sandboxed commands get a network of their own served by the proxy.
+pub(crate) fn commands_get_the_proxy() -> bool {
+    !PROXY_OFF.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Where a sandboxed command reaches the proxy: ports on 127.0.0.1 of its own
+/// network namespace (each command has one; nothing else listens there when it
+/// starts). Both ports speak every protocol of the proxy; the variables name the
+/// HTTP one for HTTP and HTTPS and the SOCKS one for the rest.
+pub const PROXY_HTTP_PORT: u16 = 3128;
+/// See [`PROXY_HTTP_PORT`].
+pub const PROXY_SOCKS_PORT: u16 = 1080;
+
+/// The proxy variables of a sandboxed command's environment (docs/network.md):
+/// `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and their lower-case forms, `NO_PROXY`
+/// for the command's own loopback, and `GIT_SSH_COMMAND` with a `ProxyCommand` that
+/// tunnels git's ssh through the proxy with bash alone (an HTTP `CONNECT` over
+/// bash's `/dev/tcp`).
+pub fn proxy_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let http = format!("http://127.0.0.1:{PROXY_HTTP_PORT}");
+    let socks = format!("socks5h://127.0.0.1:{PROXY_SOCKS_PORT}");
+    let no_proxy = "localhost,127.0.0.1,::1";
+    let mut v: Vec<(String, String)> = Vec::new();
+    for (k, val) in [
+        ("HTTP_PROXY", http.as_str()),
+        ("HTTPS_PROXY", http.as_str()),
+        ("ALL_PROXY", socks.as_str()),
+        ("NO_PROXY", no_proxy),
+    ] {
+        v.push((k.to_string(), val.to_string()));
+        v.push((k.to_ascii_lowercase(), val.to_string()));
+    }
+    v.push((
+        "GIT_SSH_COMMAND".into(),
+        format!("ssh -o 'ProxyCommand=bash -c \"${SSH_PROXY_VAR}\" decode-proxy %h:%p'"),
+    ));
+    v.push((SSH_PROXY_VAR.into(), ssh_tunnel_script()));
+    v.into_iter().map(|(k, v)| (k.into(), v.into())).collect()
+}
+
+/// The variable holding the tunnel script of [`GIT_SSH_COMMAND`'s](proxy_env)
+/// `ProxyCommand` (in a variable, so that neither git's shell nor ssh's `%`
+/// expansion touches it).
+pub const SSH_PROXY_VAR: &str = "DECODE_SSH_PROXY";
+
+/// The tunnel: an HTTP `CONNECT` to `$1` (`host:port`) through the proxy with bash
+/// alone. bash reads a socket a byte at a time, so reading the proxy's answer line
+/// by line loses nothing of the tunnel; it fails unless the answer is `200`, then
+/// copies both ways.
+fn ssh_tunnel_script() -> String {
+    format!(
+        r#"exec 3<>/dev/tcp/127.0.0.1/{PROXY_HTTP_PORT} || exit 1
+printf 'CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n' "$1" "$1" >&3
+IFS= read -r status <&3
+case "$status" in "HTTP/1."?" 200"*) ;; *) echo "decode proxy: ${{status%$'\r'}}" >&2; exit 1;; esac
+while IFS= read -r line <&3; do [ -z "${{line%$'\r'}}" ] && break; done
+cat <&3 & cat >&3
+wait
+"#
+    )
+}

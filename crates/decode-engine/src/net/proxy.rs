@@ -451,7 +451,7 @@ fn host_port(s: &str, default: Option<u16>) -> Option<(String, u16)> {
     (port != 0).then_some((host, port))
 }
 
-fn format_host_port(host: &str, port: u16) -> String {
+pub(crate) fn format_host_port(host: &str, port: u16) -> String {
     if host.contains(':') {
         format!("[{host}]:{port}")
     } else {

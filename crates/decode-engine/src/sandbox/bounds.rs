@@ -211,8 +211,8 @@ fn network_bound(line: &str, lower: &str) -> Option<SandboxBound> {
         Some(h) if refused_loopback => format!(
             "{h}: the host's own network services are out of reach of commands in the sandbox (a command's loopback is its own)"
         ),
-        Some(h) => format!("{h} was not reached: commands in the sandbox have no network"),
-        None => "commands in the sandbox have no network".to_string(),
+        Some(h) => format!("{h} was not reached: commands in the sandbox reach the network only through Decode's proxy (the proxy variables), and name lookups only there"),
+        None => "commands in the sandbox reach the network only through Decode's proxy (the proxy variables), and name lookups only there".to_string(),
     };
     Some(SandboxBound {
         kind: BoundKind::Network,

@@ -216,13 +216,48 @@ fn build(bwrap: &Path, plan: &Plan, key: Vec<OsString>) -> std::io::Result<Warm>
 
 /// Makes `cmd` run in the kept sandbox `warm`, starting in `cwd` (see
 /// `decode_nsenter`).
+/// With `own_network`, the command gets a network of its own with the proxy's
+/// listening sockets, to be taken from what is returned once it is spawned.
 pub(crate) fn apply(
     warm: &Warm,
     cwd: &Path,
+    own_network: bool,
     cmd: &mut tokio::process::Command,
-) -> std::io::Result<()> {
-    Arc::new(target(warm, cwd)?).apply(cmd.as_std_mut());
-    Ok(())
+) -> std::io::Result<Option<decode_nsenter::Listeners>> {
+    let t = target(warm, cwd)?;
+    let (t, listeners) = with_proxy_ports(warm, t, own_network)?;
+    Arc::new(t).apply(cmd.as_std_mut());
+    Ok(listeners)
+}
+
+/// `t` with a network of its own and the proxy's ports (docs/network.md), when the
+/// kept sandbox has a network of its own to make it in.
+fn with_proxy_ports(
+    warm: &Warm,
+    t: decode_nsenter::Target,
+    own_network: bool,
+) -> std::io::Result<(decode_nsenter::Target, Option<decode_nsenter::Listeners>)> {
+    if !own_network || warm.net.is_none() {
+        return Ok((t, None));
+    }
+    let (t, l) =
+        t.with_own_network(&[crate::net::PROXY_HTTP_PORT, crate::net::PROXY_SOCKS_PORT])?;
+    Ok((t, Some(l)))
+}
+
+/// The listening sockets a spawned command sent back (none when it has no network
+/// of its own; said in the log).
+pub(crate) fn take_listeners(
+    listeners: Option<decode_nsenter::Listeners>,
+) -> Vec<std::net::TcpListener> {
+    match listeners.map(|l| l.take()) {
+        None => Vec::new(),
+        Some(Ok(l)) => l,
+        Some(Err(e)) => {
+            tracing::warn!(error = %e, "a sandboxed command has no way to the network proxy: it has no network");
+            Vec::new()
+        }
+    }
 }
 
 fn target(warm: &Warm, cwd: &Path) -> std::io::Result<decode_nsenter::Target> {
@@ -259,6 +294,8 @@ pub(crate) struct Spare {
     mounts: Option<std::fs::File>,
     /// The environment it was started with.
     env_key: u64,
+    /// The proxy's listening sockets in its own network (see [`apply`]).
+    listeners: Vec<std::net::TcpListener>,
 }
 
 /// A command handed to a [`Spare`].
@@ -270,6 +307,8 @@ pub(crate) struct Started {
     /// mount of the copy apart) happens when Decode lets it go, after the command,
     /// in the background.
     pub(crate) mounts: Option<std::fs::File>,
+    /// The proxy's listening sockets in the command's own network.
+    pub(crate) listeners: Vec<std::net::TcpListener>,
 }
 
 impl std::fmt::Debug for Spare {
@@ -331,6 +370,7 @@ impl Spare {
         Ok(Started {
             child,
             mounts: self.mounts.take(),
+            listeners: std::mem::take(&mut self.listeners),
         })
     }
 }
@@ -365,14 +405,18 @@ impl Warm {
     /// from a runtime worker, not a blocking-pool thread: the process left outside
     /// dies with the thread that started it (`PR_SET_PDEATHSIG`), and the pool's
     /// threads end after ten idle seconds.
-    pub(crate) fn prepare_spare(self: &Arc<Self>, env: Vec<(OsString, OsString)>) {
+    pub(crate) fn prepare_spare(
+        self: &Arc<Self>,
+        env: Vec<(OsString, OsString)>,
+        own_network: bool,
+    ) {
         let warm = self.clone();
         tokio::spawn(async move {
             let mut slot = warm.spare.lock().await;
             if slot.is_some() {
                 return;
             }
-            match spawn_spare(&warm, env) {
+            match spawn_spare(&warm, env, own_network) {
                 Ok(s) => *slot = Some(s),
                 Err(e) => {
                     tracing::debug!(error = %e, "cannot start the next command's shell ahead")
@@ -396,7 +440,11 @@ static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0
 pub(crate) static ENTERED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Starts a waiting shell in a fresh copy of `warm` (see [`WAITING_SHELL`]).
-fn spawn_spare(warm: &Warm, env: Vec<(OsString, OsString)>) -> std::io::Result<Spare> {
+fn spawn_spare(
+    warm: &Warm,
+    env: Vec<(OsString, OsString)>,
+    own_network: bool,
+) -> std::io::Result<Spare> {
     let key = env_key(&env);
     let (text_r, text_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
     let mut cmd = tokio::process::Command::new("bash");
@@ -409,9 +457,12 @@ fn spawn_spare(warm: &Warm, env: Vec<(OsString, OsString)>) -> std::io::Result<S
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     decode_nsenter::pass_fd_as_3(cmd.as_std_mut(), &text_r);
-    Arc::new(target(warm, Path::new("/"))?.keeping_fd_3()).apply(cmd.as_std_mut());
+    let t = target(warm, Path::new("/"))?.keeping_fd_3();
+    let (t, listeners) = with_proxy_ports(warm, t, own_network)?;
+    Arc::new(t).apply(cmd.as_std_mut());
     let child = cmd.spawn()?;
     drop(text_r);
+    let listeners = take_listeners(listeners);
     let mounts = child
         .id()
         .and_then(|pid| std::fs::File::open(format!("/proc/{pid}/ns/mnt")).ok());
@@ -420,5 +471,6 @@ fn spawn_spare(warm: &Warm, env: Vec<(OsString, OsString)>) -> std::io::Result<S
         text: Some(std::fs::File::from(text_w)),
         mounts,
         env_key: key,
+        listeners,
     })
 }

@@ -361,10 +361,12 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     // switched off; in the sandbox without keys, tokens and service addresses.
     let env = command_env(sandbox.as_ref().map(|(_, s)| s), ctx.approved_by_person);
     let mut held_mounts = None;
+    let mut listeners = Vec::new();
     let mut child = match &sandbox {
         Some((bwrap, s)) => match spawn_sandboxed(bwrap, s, &cwd, &script, &env).await {
-            Ok((c, mounts)) => {
+            Ok((c, mounts, l)) => {
                 held_mounts = mounts;
+                listeners = l;
                 c
             }
             Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
@@ -378,6 +380,18 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
             }
         }
     };
+    // The command's own network: Decode's proxy serves its listening sockets,
+    // judging each destination for this call (docs/network.md).
+    let net_judge = (!listeners.is_empty()).then(|| {
+        std::sync::Arc::new(super::net_ask::CallJudge::new(
+            ctx,
+            &input.command,
+            cwd.clone(),
+        ))
+    });
+    let _proxy = net_judge
+        .as_ref()
+        .map(|j| serve_proxy(ctx, j.clone(), std::mem::take(&mut listeners)));
     let Some(pid) = child.id() else {
         return ToolResult::error("bash: the shell exited before it could be watched");
     };
@@ -574,9 +588,25 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         for note in s.plan.undo(&quarantine, &s.held) {
             text.push_str(&format!("\n[{note}]"));
         }
+        // "Always allow" of a host: saved now that nothing of the command's runs.
+        if let Some(j) = &net_judge {
+            for note in j.save() {
+                text.push_str(&format!("\n[{note}]"));
+            }
+        }
+        // What the proxy refused, and what the person was asked.
+        if let Some(j) = &net_judge {
+            j.end().await;
+            for line in j.report() {
+                text.push_str(&format!("\n[{line}]"));
+            }
+        }
         // A command that failed because it crossed a bound says which, and where.
+        // A host the policy refused is not offered outside: the policy holds.
+        let refused = net_judge.as_ref().is_some_and(|j| j.refused_any());
         if is_error && ended_by_itself {
-            bound = crate::sandbox::bounds::find(&text, &s.plan, &cwd);
+            bound = crate::sandbox::bounds::find(&text, &s.plan, &cwd)
+                .filter(|b| !(refused && b.kind == decode_protocol::BoundKind::Network));
             if let Some(b) = &bound {
                 text.push_str(&format!("\n[sandbox: {}]", b.message));
             }
@@ -599,6 +629,42 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         exit_code,
         duration_ms: None,
         ..ToolResult::default()
+    }
+}
+
+/// The proxy for one command: a task serving each listening socket of its network,
+/// ended (with the listeners) when the returned guard is dropped.
+fn serve_proxy(
+    ctx: &ToolContext,
+    judge: std::sync::Arc<super::net_ask::CallJudge>,
+    listeners: Vec<std::net::TcpListener>,
+) -> ProxyTasks {
+    let proxy = std::sync::Arc::new(crate::net::Proxy::new(ctx.resolver.clone(), judge));
+    let mut tasks = Vec::new();
+    for l in listeners {
+        let l = match l
+            .set_nonblocking(true)
+            .and_then(|()| tokio::net::TcpListener::from_std(l))
+        {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot serve the network proxy to a command");
+                continue;
+            }
+        };
+        tasks.push(tokio::spawn(proxy.clone().serve_tcp(l)));
+    }
+    ProxyTasks(tasks)
+}
+
+/// The tasks serving a command's proxy listeners (aborted when dropped).
+struct ProxyTasks(Vec<tokio::task::JoinHandle<()>>);
+
+impl Drop for ProxyTasks {
+    fn drop(&mut self) {
+        for t in &self.0 {
+            t.abort();
+        }
     }
 }
 
@@ -632,6 +698,13 @@ fn command_env(
         })
         .collect();
     env.extend(overrides.into_iter().map(|(k, v)| (k.into(), v)));
+    // In the sandbox's own network the proxy is the only way out: the usual
+    // variables point at it (and replace any of Decode's own).
+    if sandboxed.is_some() && crate::sandbox::own_network() {
+        let proxy = crate::net::proxy_env();
+        env.retain(|(k, _)| !proxy.iter().any(|(p, _)| p == k));
+        env.extend(proxy);
+    }
     env.sort();
     env
 }
@@ -659,8 +732,13 @@ async fn spawn_sandboxed(
     cwd: &std::path::Path,
     script: &str,
     env: &[(std::ffi::OsString, std::ffi::OsString)],
-) -> std::io::Result<(tokio::process::Child, Option<std::fs::File>)> {
+) -> std::io::Result<(
+    tokio::process::Child,
+    Option<std::fs::File>,
+    Vec<std::net::TcpListener>,
+)> {
     use crate::sandbox::warm;
+    let own_network = crate::sandbox::own_network() && crate::net::commands_get_the_proxy();
     let build = |plan: Plan| {
         let bwrap = bwrap.to_path_buf();
         async move {
@@ -687,25 +765,38 @@ async fn spawn_sandboxed(
                 None
             };
             // The next command's shell starts now, while this one runs.
-            w.prepare_spare(env.to_vec());
+            w.prepare_spare(env.to_vec(), own_network);
             if let Some(spare) = spare {
                 let bash_env = env
                     .iter()
                     .find(|(k, _)| k == "BASH_ENV")
                     .map(|(_, v)| v.as_os_str());
                 match spare.start(cwd, bash_env, script) {
-                    Ok(started) => return Ok((started.child, started.mounts)),
+                    Ok(started) => return Ok((started.child, started.mounts, started.listeners)),
                     Err(e) => {
                         tracing::debug!(error = %e, "the shell started ahead could not take the command")
                     }
                 }
             }
             warm::ENTERED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let mut c = tokio::process::Command::new("bash");
-            c.arg("-c").arg(script);
-            with_io(&mut c, env);
-            warm::apply(&w, cwd, &mut c)?;
-            Ok((c.spawn()?, None))
+            let spawn = |own_network: bool| {
+                let mut c = tokio::process::Command::new("bash");
+                c.arg("-c").arg(script);
+                with_io(&mut c, env);
+                let l = warm::apply(&w, cwd, own_network, &mut c)?;
+                let child = c.spawn()?;
+                Ok::<_, std::io::Error>((child, warm::take_listeners(l)))
+            };
+            let (child, listeners) = match spawn(own_network) {
+                Ok(r) => r,
+                Err(e) if own_network => {
+                    // The kept sandbox's network, without a way out.
+                    tracing::warn!(error = %e, "cannot give a command a network of its own; it runs without network");
+                    spawn(false)?
+                }
+                Err(e) => return Err(e),
+            };
+            Ok((child, None, listeners))
         }
         Err(e) => {
             // bubblewrap for this one command: slower, as safe.
@@ -721,7 +812,8 @@ async fn spawn_sandboxed(
                 .arg("-c")
                 .arg(script)
                 .current_dir(cwd);
-            Ok((with_io(&mut c, env).spawn()?, None))
+            // (bubblewrap's own network for the command: no proxy reaches it.)
+            Ok((with_io(&mut c, env).spawn()?, None, Vec::new()))
         }
     }
 }

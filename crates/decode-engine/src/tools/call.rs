@@ -531,7 +531,7 @@ fn rule_list(v: &[String]) -> String {
 
 /// Keeps the rules of an "allow for this session" in memory (after checking them) and
 /// returns the note for the person.
-fn allow_for_session(
+pub(super) fn allow_for_session(
     ctx: &ToolContext,
     call: &Call,
     cwd: &Path,
@@ -554,7 +554,7 @@ fn allow_for_session(
 /// Saves the rules of an "always allow" (unless the call is capped or the rules do not
 /// pass [`crate::rule_check::check_rules`]), reloads the gate, and returns the note for
 /// the person.
-fn always_allow(
+pub(super) fn always_allow(
     ctx: &ToolContext,
     call: &Call,
     cwd: &Path,

@@ -14,6 +14,7 @@ pub(crate) mod files;
 mod glob;
 mod grep;
 pub mod hooks;
+mod net_ask;
 mod paths;
 mod read;
 pub mod session;

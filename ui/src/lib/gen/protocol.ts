@@ -322,7 +322,24 @@ bound: SandboxBound,
 /**
  * The end of what it printed (at most a few lines).
  */
-output: string, };
+output: string, } | { "kind": "network", 
+/**
+ * The host it wants to reach (a name, or an address as written).
+ */
+host: string, port: number, 
+/**
+ * The command that opened the connection (the call the answer is for).
+ */
+command: string, 
+/**
+ * The folder it runs in.
+ */
+cwd: string, 
+/**
+ * The host policy's decision: reason, stages, whether it is capped and
+ * the rule "always allow" would save.
+ */
+decision: Decision, };
 
 /**
  * Where "always allow" saves its rules (docs/permissions.md, "Answers").
