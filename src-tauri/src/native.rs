@@ -253,6 +253,7 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
                 buttons.push(Button {
                     label: "Always allow",
                     choice: Choice::Answer(DecisionAnswer::AlwaysAllow {
+                        target: None,
                         rules: decision.always_allow_rules.clone(),
                     }),
                 });
@@ -608,7 +609,7 @@ mod tests {
         assert!(d.body.contains("net(domain:example.org)"), "{}", d.body);
         assert!(matches!(
             &d.buttons[1].choice,
-            Choice::Answer(DecisionAnswer::AlwaysAllow { rules }) if rules == &["net(domain:example.org)"]
+            Choice::Answer(DecisionAnswer::AlwaysAllow { rules, .. }) if rules == &["net(domain:example.org)"]
         ));
     }
 

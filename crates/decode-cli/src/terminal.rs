@@ -279,6 +279,7 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
                     }
                     "a" | "always" if can_always => {
                         return Ok(DecisionAnswer::AlwaysAllow {
+                            target: None,
                             rules: decision.always_allow_rules.clone(),
                         })
                     }

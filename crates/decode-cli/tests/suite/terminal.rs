@@ -357,6 +357,7 @@ async fn a_network_ask_names_the_host_and_the_command_and_offers_session_and_alw
     assert_eq!(
         answer,
         DecisionAnswer::AlwaysAllow {
+            target: None,
             rules: vec!["net(domain:exfil.example)".into()]
         }
     );

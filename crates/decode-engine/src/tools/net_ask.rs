@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use async_trait::async_trait;
 use decode_policy::{Call, Tool, Verdict};
-use decode_protocol::{DecisionAnswer, DecisionRequest};
+use decode_protocol::{DecisionAnswer, DecisionRequest, SaveTarget};
 
 use crate::net::proxy::format_host_port;
 use crate::net::{Judge, NetEvent, NetVerdict};
@@ -34,7 +34,7 @@ pub(crate) struct CallJudge {
     /// "Always allow" answers, saved when the command has ended ([`CallJudge::save`]):
     /// a settings file written while it runs would be taken for one the command
     /// planted in a protected place.
-    always: std::sync::Mutex<Vec<(Call, decode_policy::Decision, Vec<String>)>>,
+    always: std::sync::Mutex<Vec<(Call, decode_policy::Decision, Vec<String>, SaveTarget)>>,
     /// Cancelled when the command has ended: an ask still open then is withdrawn
     /// (a connection left by the command cannot keep a dialog up).
     ended: tokio_util::sync::CancellationToken,
@@ -80,8 +80,9 @@ impl CallJudge {
             .unwrap_or_default();
         always
             .into_iter()
-            .map(|(call, d, rules)| {
-                let note = super::call::always_allow(&self.ctx, &call, &self.cwd, &d, rules);
+            .map(|(call, d, rules, target)| {
+                let note =
+                    super::call::always_allow(&self.ctx, &call, &self.cwd, &d, rules, target);
                 tracing::info!(subject = %call.subject, "{note}");
                 format!("network: {}: {note}", call.subject)
             })
@@ -176,9 +177,12 @@ impl CallJudge {
                 let note = super::call::allow_for_session(&self.ctx, &call, &self.cwd, &d, rules);
                 Ok(format!("network: {target}: {note}"))
             }
-            DecisionAnswer::AlwaysAllow { rules } => {
+            DecisionAnswer::AlwaysAllow {
+                rules,
+                target: save_to,
+            } => {
                 if let Ok(mut a) = self.always.lock() {
-                    a.push((call.clone(), d.clone(), rules));
+                    a.push((call.clone(), d.clone(), rules, save_to.unwrap_or_default()));
                 }
                 Ok(format!(
                     "network: the person allowed {target} always (the rule is saved when the command ends)"

@@ -292,14 +292,15 @@ async fn inner_a_host_no_rule_allows_is_asked_once_per_command_and_bound_to_it()
     }
     assert_eq!(network_asks(&surface).len(), 1);
 
-    // Always: the rule is saved where always-allow saves rules.
+    // Always: the rule is saved where always-allow saves rules (this project, only me).
     let surface = Scripted::new(vec![DecisionAnswer::AlwaysAllow {
+        target: None,
         rules: vec!["net(domain:exfil.test)".into()],
     }]);
     let c = ctx(&p, Mode::Auto, surface.clone());
     let r = bash(&c, &format!("curl -sS --max-time 20 {url}")).await;
     assert!(r.content.contains("secret accepted"), "{}", r.content);
-    let saved = std::fs::read_to_string(decode_core::settings::settings_path(&p.root))
+    let saved = std::fs::read_to_string(decode_core::settings::local_settings_path(&p.root))
         .unwrap_or_else(|e| panic!("{e}: {}", r.content));
     assert!(saved.contains("net(domain:exfil.test)"), "{saved}");
 

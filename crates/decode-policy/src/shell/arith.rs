@@ -579,9 +579,10 @@ pub(crate) fn nested_arith(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut i = 0;
     while i + 1 < b.len() {
-        let (open, close, skip) = if text[i..].starts_with("$((") {
+        // Bytes, not `text[i..]`: `i` walks bytes and may stand inside a character.
+        let (open, close, skip) = if b[i..].starts_with(b"$((") {
             (b'(', b')', 3)
-        } else if text[i..].starts_with("$[") {
+        } else if b[i..].starts_with(b"$[") {
             (b'[', b']', 2)
         } else {
             i += 1;
@@ -609,6 +610,13 @@ pub(crate) fn nested_arith(text: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nested_arithmetic_is_found_between_any_characters() {
+        assert_eq!(nested_arith("*=j@\u{11667}$((x))\u{2e0d}"), ["x"]);
+        assert!(nested_arith("\u{11667}\u{1cf35}%x").is_empty());
+        assert_eq!(nested_arith("${v:-$[a[$(id)]]}"), ["a[$(id)]"]);
+    }
 
     #[test]
     fn scanning() {
