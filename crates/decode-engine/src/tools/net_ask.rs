@@ -21,6 +21,10 @@ use crate::net::{Judge, NetEvent, NetVerdict};
 
 use super::ToolContext;
 
+/// An "always allow" answered while the command ran, saved once it has ended: the call,
+/// the gate's decision, the rules the person kept and where they are saved.
+type AlwaysAnswer = (Call, decode_policy::Decision, Vec<String>, SaveTarget);
+
 /// Judges the connections of one command.
 pub(crate) struct CallJudge {
     ctx: ToolContext,
@@ -34,7 +38,7 @@ pub(crate) struct CallJudge {
     /// "Always allow" answers, saved when the command has ended ([`CallJudge::save`]):
     /// a settings file written while it runs would be taken for one the command
     /// planted in a protected place.
-    always: std::sync::Mutex<Vec<(Call, decode_policy::Decision, Vec<String>, SaveTarget)>>,
+    always: std::sync::Mutex<Vec<AlwaysAnswer>>,
     /// Cancelled when the command has ended: an ask still open then is withdrawn
     /// (a connection left by the command cannot keep a dialog up).
     ended: tokio_util::sync::CancellationToken,
