@@ -111,6 +111,8 @@ pub struct Inputs {
     pub uid: u32,
     /// Commands get a network of their own.
     pub own_network: bool,
+    /// The projects the person trusts (resolved; see `Plan`'s other projects).
+    pub trusted: Vec<PathBuf>,
 }
 
 impl Inputs {
@@ -156,6 +158,9 @@ impl Inputs {
             state.extend([d.state, own.state]);
             app.extend([d.config, d.data, own.config, own.data]);
         }
+        let trusted = decode_core::trust::TrustStore::open(&dirs.data)
+            .trusted()
+            .to_vec();
         Inputs {
             project,
             homes,
@@ -169,7 +174,23 @@ impl Inputs {
             app,
             uid,
             own_network: super::own_network(),
+            trusted,
         }
+    }
+
+    /// The writable folders besides the project, the temp folders and the caches:
+    /// the `additionalDirectories` and the person's `sandbox.writable` (those that
+    /// are folders). The sandbox walks them for protected names as it walks the
+    /// project.
+    pub fn extra_writable(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        let person = self.user.writable.iter().flat_map(|w| self.person_paths(w));
+        for d in self.additional.iter().cloned().chain(person) {
+            if d.is_dir() && !out.contains(&d) {
+                out.push(d);
+            }
+        }
+        out
     }
 
     /// A path the person wrote in their settings, for each home folder (`~` means

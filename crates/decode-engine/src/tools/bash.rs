@@ -612,7 +612,9 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
             }
         }
         // What this command changed is seen by the next one.
-        ctx.session.rescan_for_sandbox(s.deny.clone()).await;
+        ctx.session
+            .rescan_for_sandbox(s.deny.clone(), s.inputs.extra_writable())
+            .await;
     }
     // The command's copy of the mount table is taken apart off the critical path.
     if let Some(m) = held_mounts {
@@ -877,7 +879,9 @@ impl SandboxedHook {
         let s = self.prepared;
         let quarantine = crate::running_commands::quarantine_folder();
         let notes = s.plan.undo(&quarantine, &s.held);
-        ctx.session.rescan_for_sandbox(s.deny.clone()).await;
+        ctx.session
+            .rescan_for_sandbox(s.deny.clone(), s.inputs.extra_writable())
+            .await;
         notes
     }
 }
@@ -901,7 +905,10 @@ struct Prepared {
 async fn prepare_sandbox(ctx: &ToolContext) -> Result<Prepared, String> {
     let inputs = Inputs::for_state(&ctx.active);
     let deny = ReadDeny::of(&ctx.active, &inputs.homes);
-    let scan = ctx.session.sandbox_scan(&deny).await;
+    let scan = ctx
+        .session
+        .sandbox_scan(&deny, &inputs.extra_writable())
+        .await;
     let only_approved =
         "Only a command the person approves when asked runs here (outside the sandbox)";
     if scan.truncated {

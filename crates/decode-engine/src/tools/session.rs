@@ -174,19 +174,23 @@ impl SessionState {
     pub(crate) async fn sandbox_scan(
         &self,
         deny: &crate::sandbox::ReadDeny,
+        extra: &[PathBuf],
     ) -> Arc<crate::sandbox::Scan> {
         let mut guard = self.scan.lock().await;
         if let Some(s) = guard.as_ref() {
-            if s.deny_rules == deny.rules {
+            if s.deny_rules == deny.rules && s.extra_roots == extra {
                 return s.clone();
             }
         }
         let root = self.project_root.clone();
         let deny = deny.clone();
+        let extra = extra.to_vec();
         let s = Arc::new(
-            tokio::task::spawn_blocking(move || crate::sandbox::scan_with(&root, Some(&deny)))
-                .await
-                .unwrap_or_default(),
+            tokio::task::spawn_blocking(move || {
+                crate::sandbox::scan_all(&root, &extra, Some(&deny))
+            })
+            .await
+            .unwrap_or_default(),
         );
         *guard = Some(s.clone());
         s
@@ -194,16 +198,21 @@ impl SessionState {
 
     /// Walks the project again in the background after a command; the next
     /// command waits for this walk.
-    pub(crate) async fn rescan_for_sandbox(&self, deny: crate::sandbox::ReadDeny) {
+    pub(crate) async fn rescan_for_sandbox(
+        &self,
+        deny: crate::sandbox::ReadDeny,
+        extra: Vec<PathBuf>,
+    ) {
         let mut guard = self.scan.clone().lock_owned().await;
         let root = self.project_root.clone();
         tokio::spawn(async move {
             // A walk that failed leaves nothing: the next command walks again.
-            *guard =
-                tokio::task::spawn_blocking(move || crate::sandbox::scan_with(&root, Some(&deny)))
-                    .await
-                    .ok()
-                    .map(Arc::new);
+            *guard = tokio::task::spawn_blocking(move || {
+                crate::sandbox::scan_all(&root, &extra, Some(&deny))
+            })
+            .await
+            .ok()
+            .map(Arc::new);
         });
     }
 
