@@ -39,6 +39,7 @@ pub mod bounds;
 pub mod denied;
 pub mod env;
 pub mod mounts;
+pub(crate) mod new_repos;
 pub mod places;
 mod plan;
 mod servers;
@@ -423,11 +424,9 @@ fn walk(
                 }
                 continue;
             }
-            if PERMISSION_NAMES.iter().any(|n| name == *n) {
-                if top_level || dir != root {
-                    out.permission.push(path);
-                    continue;
-                }
+            if PERMISSION_NAMES.iter().any(|n| name == *n) && (top_level || dir != root) {
+                out.permission.push(path);
+                continue;
             }
             if ft.is_dir() {
                 stack.push(path);

@@ -357,6 +357,14 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         }
         _ => None,
     };
+    // What the walk after the last command took away (it ended before this one's
+    // sandbox was made).
+    notes.extend(
+        ctx.session
+            .take_sandbox_notes()
+            .into_iter()
+            .map(|n| format!("[sandbox, after the last command: {n}]")),
+    );
     // The environment the command gets: Decode's, with the pager and prompts
     // switched off; in the sandbox without keys, tokens and service addresses.
     let env = command_env(sandbox.as_ref().map(|(_, s)| s), ctx.approved_by_person);

@@ -133,6 +133,9 @@ pub struct SessionState {
     todo_delivery: Mutex<()>,
     /// The sandbox's last walk of the project (see [`SessionState::sandbox_scan`]).
     scan: Arc<tokio::sync::Mutex<Option<Arc<crate::sandbox::Scan>>>>,
+    /// What the walk after a command took away from repositories it created, said
+    /// in the next command's result.
+    sandbox_notes: Arc<Mutex<Vec<String>>>,
 }
 
 impl fmt::Debug for SessionState {
@@ -165,6 +168,7 @@ impl SessionState {
             next_subscription: AtomicU64::new(1),
             todo_delivery: Mutex::new(()),
             scan: Arc::new(tokio::sync::Mutex::new(None)),
+            sandbox_notes: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
@@ -205,15 +209,35 @@ impl SessionState {
     ) {
         let mut guard = self.scan.clone().lock_owned().await;
         let root = self.project_root.clone();
+        let notes = self.sandbox_notes.clone();
         tokio::spawn(async move {
+            let before: Vec<PathBuf> = guard
+                .as_ref()
+                .map(|s| s.git_dirs.clone())
+                .unwrap_or_default();
+            let known = guard.is_some();
             // A walk that failed leaves nothing: the next command walks again.
             *guard = tokio::task::spawn_blocking(move || {
-                crate::sandbox::scan_all(&root, &extra, Some(&deny))
+                let s = crate::sandbox::scan_all(&root, &extra, Some(&deny));
+                // A repository the command created, with what git would run in it.
+                if known {
+                    let quarantine = crate::running_commands::quarantine_folder();
+                    for g in crate::sandbox::new_repos::created(&before, &s.git_dirs) {
+                        let taken = crate::sandbox::new_repos::disarm(&g, &quarantine);
+                        lock(&notes).extend(taken);
+                    }
+                }
+                s
             })
             .await
             .ok()
             .map(Arc::new);
         });
+    }
+
+    /// What the walks after earlier commands took away (said once).
+    pub(crate) fn take_sandbox_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.sandbox_notes))
     }
 
     /// A session for one call with no conversation before it (`decode tool`): `edit`

@@ -1,6 +1,7 @@
 //! The sandbox's walk of the writable places (docs/sandbox.md, "Protected paths"):
 //! what it cannot read, nested and other trusted projects' permission files, the
-//! repositories in `additionalDirectories`, and the files a git config includes.
+//! repositories in `additionalDirectories`, the files a git config includes, and
+//! the repositories a command creates.
 //! Each attack runs sandboxed (auto mode: the gate let it through) and fails; its
 //! control runs outside (the person approved it) and lands. Each runs as this user
 //! and, under root, as an unprivileged user too (see `as_users`).
@@ -308,4 +309,65 @@ async fn inner_files_a_git_config_includes_are_read_only() {
     // The rest of the cache stays writable.
     let r = bash(&boxed(&p), "echo ok > ~/.cache/git/other && echo wrote").await;
     assert!(r.content.contains("wrote"), "{}", r.content);
+}
+
+#[test]
+fn a_repository_a_command_creates_is_disarmed() {
+    in_child(
+        "suite::sandbox_nested::inner_a_repository_a_command_creates_is_disarmed",
+        &[],
+    );
+}
+
+#[tokio::test]
+#[ignore = "run by a_repository_a_command_creates_is_disarmed"]
+async fn inner_a_repository_a_command_creates_is_disarmed() {
+    if !inner() {
+        return;
+    }
+    enforced();
+    let p = Project::new();
+    let remote = tempfile::tempdir().unwrap();
+    git(remote.path(), &["init", "-q", "--bare", "r.git"]);
+    // `git init` and `git clone` work, and in the same command a hook and
+    // program-running keys go into the new repositories (the hooks folder made
+    // unchangeable too).
+    let plant = format!(
+        "git init -q sub && printf '#!/bin/sh\\necho evil\\n' > sub/.git/hooks/pre-commit \
+         && chmod +x sub/.git/hooks/pre-commit && chmod 555 sub/.git/hooks \
+         && git -C sub config core.fsmonitor ./evil.sh && git -C sub config alias.st '!evil' \
+         && git -C sub config user.name me \
+         && git clone -q {r}/r.git cloned && ln -s /bin/true cloned/.git/hooks/post-checkout \
+         && echo planted",
+        r = remote.path().display()
+    );
+    // One session: the next command waits for the walk after the last one.
+    let ctx = boxed(&p);
+    let r = bash(&ctx, &plant).await;
+    assert!(r.content.contains("planted"), "{}", r.content);
+    // The next command starts after the walk that follows the first one.
+    let r = bash(&ctx, "git -C sub status --short && git -C cloned remote -v").await;
+    assert!(
+        r.content.contains("origin"),
+        "the clone works: {}",
+        r.content
+    );
+    assert!(
+        !p.path("sub/.git/hooks/pre-commit").exists(),
+        "{}",
+        r.content
+    );
+    assert!(std::fs::symlink_metadata(p.path("cloned/.git/hooks/post-checkout")).is_err());
+    let config = std::fs::read_to_string(p.path("sub/.git/config")).unwrap();
+    assert!(!config.contains("evil"), "{config}");
+    assert!(config.contains("name = me"), "{config}");
+    assert!(
+        r.content.contains("after the last command"),
+        "{}",
+        r.content
+    );
+    // And from now on the new repository's hooks are read-only.
+    let r = bash(&ctx, "echo evil > sub/.git/hooks/pre-push").await;
+    assert!(r.is_error, "{}", r.content);
+    assert!(!p.path("sub/.git/hooks/pre-push").exists());
 }

@@ -31,7 +31,7 @@ mod shells;
 mod support;
 mod unknown;
 mod variables;
-mod vcs;
+pub(crate) mod vcs;
 mod wrappers;
 mod writes;
 
