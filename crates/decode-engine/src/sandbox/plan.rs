@@ -190,6 +190,12 @@ impl Plan {
         self.pin(root);
         self.root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         self.other_projects(&scan.permission);
+        // The home folder's config files, where a command could write them.
+        for p in gate.protected_home_config() {
+            if self.writable_at(&p.path) {
+                self.read_only(&p.path);
+            }
+        }
         self.start_where_running_commands_started();
     }
 

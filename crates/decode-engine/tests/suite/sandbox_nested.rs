@@ -371,3 +371,62 @@ async fn inner_a_repository_a_command_creates_is_disarmed() {
     assert!(r.is_error, "{}", r.content);
     assert!(!p.path("sub/.git/hooks/pre-push").exists());
 }
+
+#[test]
+fn the_home_folder_s_config_files_stay_read_only_when_it_is_the_project() {
+    in_child(
+        "suite::sandbox_nested::inner_the_home_folder_s_config_files_stay_read_only_when_it_is_the_project",
+        &[],
+    );
+}
+
+#[tokio::test]
+#[ignore = "run by the_home_folder_s_config_files_stay_read_only_when_it_is_the_project"]
+async fn inner_the_home_folder_s_config_files_stay_read_only_when_it_is_the_project() {
+    if !inner() {
+        return;
+    }
+    enforced();
+    use decode_core::agents::Catalog;
+    use decode_core::decision::NoSurface;
+    use decode_core::settings::Settings;
+    use decode_core::state::ActiveState;
+    // The project is the home folder (the person opened `~`).
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().canonicalize().unwrap();
+    std::fs::write(home.join(".gitconfig"), "[user]\n\tname = me\n").unwrap();
+    let (settings, _) = Settings::load(&home);
+    let (state, _) = ActiveState::new(&home, Catalog::builtin(), settings, true, &home);
+    state.set_mode(Mode::Auto);
+    let ctx = ToolContext::new(
+        std::sync::Arc::new(state),
+        std::sync::Arc::new(NoSurface {
+            reason: "no one is here in tests".into(),
+        }),
+    );
+    let h = home.display();
+    let attack = format!(
+        "echo evil >> {h}/.gitconfig; mkdir -p {h}/.config/autostart {h}/.local/bin {h}/.config/systemd/user; \
+         echo evil > {h}/.config/autostart/x.desktop; echo evil > {h}/.local/bin/git; \
+         echo evil > {h}/.config/systemd/user/x.service; echo evil > {h}/notes.txt; echo done"
+    );
+    let r = bash(&ctx, &attack).await;
+    assert!(r.content.contains("done"), "{}", r.content);
+    // Ordinary files of the project are written...
+    assert!(home.join("notes.txt").exists(), "{}", r.content);
+    // ...the config files other programs obey are not, or are taken away.
+    assert!(
+        !std::fs::read_to_string(home.join(".gitconfig"))
+            .unwrap()
+            .contains("evil"),
+        "{}",
+        r.content
+    );
+    for planted in [
+        ".config/autostart/x.desktop",
+        ".local/bin/git",
+        ".config/systemd/user/x.service",
+    ] {
+        assert!(!home.join(planted).exists(), "{planted}: {}", r.content);
+    }
+}
