@@ -41,7 +41,7 @@ pub mod env;
 pub mod mounts;
 pub(crate) mod new_repos;
 pub mod places;
-mod plan;
+pub(crate) mod plan;
 mod servers;
 pub mod warm;
 

@@ -17,6 +17,39 @@ pub(crate) fn created(before: &[PathBuf], now: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Disarms what a command created between the walks `before` and `now`: each new
+/// `.git` folder, and the folder a new `.git` file points to when that folder was
+/// made after `started` (a pointer to a repository of the person's that existed
+/// before is left alone: its hooks are theirs). One note per thing taken away.
+pub(crate) fn disarm_created(
+    before: &super::Scan,
+    now: &super::Scan,
+    started: std::time::SystemTime,
+) -> Vec<String> {
+    let quarantine = crate::running_commands::quarantine_folder();
+    let mut notes = Vec::new();
+    for g in created(&before.git_dirs, &now.git_dirs) {
+        notes.extend(disarm(&g, &quarantine));
+    }
+    for f in created(&before.git_files, &now.git_files) {
+        let Some(target) = super::plan::read_git_pointer(&f, "gitdir:")
+            .and_then(|t| std::fs::canonicalize(t).ok())
+        else {
+            continue;
+        };
+        // File times come from a coarse clock (a few milliseconds behind): a
+        // margin of two seconds.
+        let since = started - std::time::Duration::from_secs(2);
+        let made_now = std::fs::metadata(&target)
+            .and_then(|m| m.created().or_else(|_| m.modified()))
+            .is_ok_and(|t| t >= since);
+        if made_now && !now.git_dirs.contains(&target) {
+            notes.extend(disarm(&target, &quarantine));
+        }
+    }
+    notes
+}
+
 /// Disarms the repository whose git folder is `git_dir`: returns one note per
 /// thing taken away.
 pub(crate) fn disarm(git_dir: &Path, quarantine: &Path) -> Vec<String> {

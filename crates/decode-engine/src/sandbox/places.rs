@@ -179,8 +179,8 @@ impl Inputs {
     }
 
     /// The writable folders besides the project, the temp folders and the caches:
-    /// the `additionalDirectories` and the person's `sandbox.writable` (those that
-    /// are folders). The sandbox walks them for protected names as it walks the
+    /// the `additionalDirectories`, the person's `sandbox.writable` (those that are
+    /// folders) and the trusted projects in a temp folder. The sandbox walks them for protected names as it walks the
     /// project.
     pub fn extra_writable(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = Vec::new();
@@ -188,6 +188,14 @@ impl Inputs {
         for d in self.additional.iter().cloned().chain(person) {
             if d.is_dir() && !out.contains(&d) {
                 out.push(d);
+            }
+        }
+        // The other projects the person trusts in a temp folder (writable there):
+        // their repositories' hooks and config too.
+        for t in &self.trusted {
+            let in_temp = self.temp.iter().any(|d| t.starts_with(d));
+            if in_temp && *t != self.project && t.is_dir() && !out.contains(t) {
+                out.push(t.clone());
             }
         }
         out

@@ -589,7 +589,7 @@ fn on_the_way(p: &decode_policy::ProtectedPath) -> bool {
 /// The folder a git pointer file names: `gitdir: PATH` in a `.git` file (`prefix`
 /// `"gitdir:"`), or a bare path in `commondir` (`prefix` `""`); relative to the
 /// file's folder. At most 4 KiB is read, and only from a regular file.
-fn read_git_pointer(file: &Path, prefix: &str) -> Option<PathBuf> {
+pub(crate) fn read_git_pointer(file: &Path, prefix: &str) -> Option<PathBuf> {
     use std::io::Read;
     let meta = std::fs::symlink_metadata(file).ok()?;
     if !meta.is_file() {

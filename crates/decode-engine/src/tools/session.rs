@@ -133,9 +133,6 @@ pub struct SessionState {
     todo_delivery: Mutex<()>,
     /// The sandbox's last walk of the project (see [`SessionState::sandbox_scan`]).
     scan: Arc<tokio::sync::Mutex<Option<Arc<crate::sandbox::Scan>>>>,
-    /// What the walk after a command took away from repositories it created, said
-    /// in the next command's result.
-    sandbox_notes: Arc<Mutex<Vec<String>>>,
 }
 
 impl fmt::Debug for SessionState {
@@ -168,7 +165,6 @@ impl SessionState {
             next_subscription: AtomicU64::new(1),
             todo_delivery: Mutex::new(()),
             scan: Arc::new(tokio::sync::Mutex::new(None)),
-            sandbox_notes: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
@@ -200,44 +196,40 @@ impl SessionState {
         s
     }
 
-    /// Walks the project again in the background after a command; the next
-    /// command waits for this walk.
+    /// Walks the project again after a command (the next command uses this walk),
+    /// and disarms the repositories the command created (see
+    /// `sandbox::new_repos`): returns what was taken away, one note each.
+    /// `started` is when the command started.
     pub(crate) async fn rescan_for_sandbox(
         &self,
         deny: crate::sandbox::ReadDeny,
         extra: Vec<PathBuf>,
-    ) {
-        let mut guard = self.scan.clone().lock_owned().await;
+        started: std::time::SystemTime,
+    ) -> Vec<String> {
+        let mut guard = self.scan.lock().await;
         let root = self.project_root.clone();
-        let notes = self.sandbox_notes.clone();
-        tokio::spawn(async move {
-            let before: Vec<PathBuf> = guard
-                .as_ref()
-                .map(|s| s.git_dirs.clone())
-                .unwrap_or_default();
-            let known = guard.is_some();
-            // A walk that failed leaves nothing: the next command walks again.
-            *guard = tokio::task::spawn_blocking(move || {
-                let s = crate::sandbox::scan_all(&root, &extra, Some(&deny));
-                // A repository the command created, with what git would run in it.
-                if known {
-                    let quarantine = crate::running_commands::quarantine_folder();
-                    for g in crate::sandbox::new_repos::created(&before, &s.git_dirs) {
-                        let taken = crate::sandbox::new_repos::disarm(&g, &quarantine);
-                        lock(&notes).extend(taken);
-                    }
-                }
-                s
-            })
-            .await
-            .ok()
-            .map(Arc::new);
-        });
-    }
-
-    /// What the walks after earlier commands took away (said once).
-    pub(crate) fn take_sandbox_notes(&self) -> Vec<String> {
-        std::mem::take(&mut *lock(&self.sandbox_notes))
+        let before = guard.clone();
+        let walked = tokio::task::spawn_blocking(move || {
+            let s = crate::sandbox::scan_all(&root, &extra, Some(&deny));
+            let notes = match &before {
+                Some(b) => crate::sandbox::new_repos::disarm_created(b, &s, started),
+                None => Vec::new(),
+            };
+            (s, notes)
+        })
+        .await;
+        match walked {
+            Ok((s, notes)) => {
+                *guard = Some(Arc::new(s));
+                notes
+            }
+            Err(e) => {
+                // The next command walks again.
+                tracing::warn!(error = %e, "the walk after a command failed");
+                *guard = None;
+                Vec::new()
+            }
+        }
     }
 
     /// A session for one call with no conversation before it (`decode tool`): `edit`

@@ -183,6 +183,7 @@ async fn inner_nested_and_other_trusted_projects_permission_files_are_read_only(
     decode_core::trust::TrustStore::open(&data)
         .trust(&other)
         .unwrap();
+    git(&other, &["init", "-q"]);
     let settings = other.join(".decode/settings.json");
     let plant = format!(
         "mkdir -p {o}/.decode && echo '{{\"permissions\":{{\"allow\":[\"Bash\"]}},\"x\":\"evil\"}}' > {s}; echo '{{\"evil\":1}}' > {o}/.mcp.json; echo done",
@@ -195,6 +196,10 @@ async fn inner_nested_and_other_trusted_projects_permission_files_are_read_only(
         "a trusted project's permission files were planted: {}",
         r.content
     );
+    // Its repository's hooks too.
+    let hook = other.join(".git/hooks/pre-commit");
+    let r = bash(&boxed(&p), &format!("echo evil > {}", hook.display())).await;
+    assert!(!hook.exists(), "{}", r.content);
     bash(&outside(&p), &plant).await;
     assert!(settings.exists(), "control");
 }
@@ -345,7 +350,14 @@ async fn inner_a_repository_a_command_creates_is_disarmed() {
     let ctx = boxed(&p);
     let r = bash(&ctx, &plant).await;
     assert!(r.content.contains("planted"), "{}", r.content);
-    // The next command starts after the walk that follows the first one.
+    // The command's result says what was taken away from what it created.
+    assert!(
+        r.content
+            .contains("where git would run it outside the sandbox"),
+        "{}",
+        r.content
+    );
+    assert!(r.content.contains("core.fsmonitor"), "{}", r.content);
     let r = bash(&ctx, "git -C sub status --short && git -C cloned remote -v").await;
     assert!(
         r.content.contains("origin"),
@@ -361,11 +373,25 @@ async fn inner_a_repository_a_command_creates_is_disarmed() {
     let config = std::fs::read_to_string(p.path("sub/.git/config")).unwrap();
     assert!(!config.contains("evil"), "{config}");
     assert!(config.contains("name = me"), "{config}");
+    // A `.git` file dropped into a folder, pointing at a git folder the command
+    // made, in a one-call session (`decode tool`): disarmed the same way.
+    let one = p.one_shot_ctx(Mode::Auto);
+    let r2 = bash(
+        &one,
+        "mkdir -p src notgit/hooks && printf 'gitdir: ../notgit\\n' > src/.git \
+         && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = ./evil.sh\\n' > notgit/config \
+         && echo 'ref: refs/heads/main' > notgit/HEAD && mkdir -p notgit/objects notgit/refs \
+         && printf '#!/bin/sh\\nevil\\n' > notgit/hooks/pre-commit && echo planted",
+    )
+    .await;
+    assert!(r2.content.contains("planted"), "{}", r2.content);
     assert!(
-        r.content.contains("after the last command"),
+        !p.path("notgit/hooks/pre-commit").exists(),
         "{}",
-        r.content
+        r2.content
     );
+    let config = std::fs::read_to_string(p.path("notgit/config")).unwrap();
+    assert!(!config.contains("fsmonitor"), "{config}");
     // And from now on the new repository's hooks are read-only.
     let r = bash(&ctx, "echo evil > sub/.git/hooks/pre-push").await;
     assert!(r.is_error, "{}", r.content);
