@@ -70,6 +70,15 @@ pub const CREDENTIAL_STORES: &[&str] = &[
     ".nuget/NuGet/NuGet.Config",
     ".terraform.d/credentials.tfrc.json",
     ".Xauthority",
+    ".pgpass",
+    ".my.cnf",
+    ".vault-token",
+    ".config/sops/age",
+    ".config/rclone/rclone.conf",
+    ".s3cfg",
+    ".boto",
+    ".config/op",
+    ".local/share/gopass",
 ];
 
 /// Names in `~/.ssh` that hold no secret (everything else there is hidden).
@@ -372,11 +381,19 @@ fn ssh_keys(ssh: &Path, home: &Path, m: &mut Mounts) {
         if SSH_PUBLIC.contains(&n.as_ref()) || n.ends_with(".pub") {
             continue;
         }
-        // A socket (an agent's, a control master's) is a service, not a key.
+        // A socket (an agent's, a control master's) is a service, not a key: out
+        // of reach whatever name it was bound under (ssh binds a control master's
+        // under a temporary name and renames it, so the kernel's list of listening
+        // sockets names another path).
         if e.file_type().is_ok_and(|t| {
             use std::os::unix::fs::FileTypeExt;
             t.is_socket()
         }) {
+            m.add(
+                &e.path(),
+                super::mounts::Kind::NullSocket,
+                "an ssh agent's or control master's socket",
+            );
             continue;
         }
         hide_if_there(m, &e.path(), "an ssh private key");
@@ -513,6 +530,20 @@ mod tests {
         let mut keys = ssh_config_identities(&ssh.join("config"), &ssh, &home);
         keys.sort();
         assert_eq!(keys, [PathBuf::from("/opt/k/b"), home.join("keys/work")]);
+    }
+
+    #[test]
+    fn a_socket_in_ssh_s_folder_is_refused_whatever_name_it_was_bound_under() {
+        let d = tempfile::tempdir().unwrap();
+        let home = d.path().canonicalize().unwrap();
+        let ssh = home.join(".ssh");
+        std::fs::create_dir_all(&ssh).unwrap();
+        // Bound under one name, renamed as ssh does with a control master.
+        let _l = std::os::unix::net::UnixListener::bind(ssh.join("cm-tmp")).unwrap();
+        std::fs::rename(ssh.join("cm-tmp"), ssh.join("cm-git@host:22")).unwrap();
+        let mut m = Mounts::default();
+        ssh_keys(&ssh, &home, &mut m);
+        assert!(m.has(&ssh.join("cm-git@host:22"), Kind::NullSocket));
     }
 
     #[test]
