@@ -666,6 +666,15 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     app.wait("plan-dialog", LONG).await?;
     ensure!(app.value("plan-approve-mode").await? == "edit");
     app.shot("10-plan-approval").await?;
+    // The mode select's long option texts never widen the dialog past the window.
+    let fits = app
+        .js("const d = document.querySelector('[data-testid=\"plan-dialog\"]').getBoundingClientRect(); const s = document.querySelector('[data-testid=\"plan-approve-mode\"]').getBoundingClientRect(); return d.right <= window.innerWidth + 1 && s.right <= d.right + 1;")
+        .await?;
+    ensure!(
+        fits == serde_json::json!(true),
+        "the plan dialog runs off the window"
+    );
+    reachable_when_small(app, "10b-plan-approval").await?;
     settle().await;
     app.click("plan-approve").await?;
     wait_assistant(app, "Carrying out the plan.").await?;
