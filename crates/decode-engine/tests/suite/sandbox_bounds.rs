@@ -17,7 +17,7 @@ use serde_json::json;
 use crate::suite::as_users::{fresh, in_child, inner};
 use crate::tools_support::{exec, Project};
 
-fn enforced() {
+pub(crate) fn enforced() {
     assert!(
         matches!(
             decode_engine::sandbox::support(),
@@ -28,7 +28,7 @@ fn enforced() {
     );
 }
 
-async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
+pub(crate) async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
     exec(
         ctx,
         Tool::Bash,
@@ -38,12 +38,12 @@ async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
 }
 
 /// Auto mode, sandboxed.
-fn boxed(p: &Project) -> ToolContext {
+pub(crate) fn boxed(p: &Project) -> ToolContext {
     p.ctx(Mode::Auto)
 }
 
 /// The same call approved by the person: outside the sandbox.
-fn outside(p: &Project) -> ToolContext {
+pub(crate) fn outside(p: &Project) -> ToolContext {
     ToolContext {
         approved_by_person: true,
         ..p.ctx(Mode::Auto)

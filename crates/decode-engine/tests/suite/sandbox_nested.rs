@@ -8,43 +8,13 @@
 
 use std::path::{Path, PathBuf};
 
-use decode_engine::tools::{ToolContext, ToolResult};
-use decode_policy::{Mode, Tool};
+use decode_engine::tools::ToolContext;
+use decode_policy::Mode;
 use serde_json::json;
 
 use crate::suite::as_users::{in_child, inner};
-use crate::tools_support::{exec, Project};
-
-fn enforced() {
-    assert!(
-        matches!(
-            decode_engine::sandbox::support(),
-            decode_engine::sandbox::Support::Enforced { .. }
-        ),
-        "these tests need bubblewrap: {:?}",
-        decode_engine::sandbox::support()
-    );
-}
-
-async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
-    exec(
-        ctx,
-        Tool::Bash,
-        json!({ "command": command, "timeout_s": 60 }),
-    )
-    .await
-}
-
-fn boxed(p: &Project) -> ToolContext {
-    p.ctx(Mode::Auto)
-}
-
-fn outside(p: &Project) -> ToolContext {
-    ToolContext {
-        approved_by_person: true,
-        ..p.ctx(Mode::Auto)
-    }
-}
+use crate::suite::sandbox_bounds::{bash, boxed, enforced, outside};
+use crate::tools_support::Project;
 
 fn git(dir: &Path, args: &[&str]) {
     let ok = std::process::Command::new("git")

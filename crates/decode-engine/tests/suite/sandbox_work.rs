@@ -10,18 +10,8 @@ use decode_engine::tools::{ToolContext, ToolResult};
 use decode_policy::{Mode, Tool};
 use serde_json::json;
 
+use crate::suite::sandbox_bounds::enforced;
 use crate::tools_support::{exec, Project};
-
-fn enforced() {
-    assert!(
-        matches!(
-            decode_engine::sandbox::support(),
-            decode_engine::sandbox::Support::Enforced { .. }
-        ),
-        "these tests need bubblewrap: {:?}",
-        decode_engine::sandbox::support()
-    );
-}
 
 /// Runs `command` sandboxed (auto mode) with a long timeout; it must succeed.
 async fn work(ctx: &ToolContext, command: &str) -> ToolResult {
