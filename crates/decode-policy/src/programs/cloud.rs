@@ -195,6 +195,57 @@ const PLATFORM_VERBS: &[Sub] = &[
     Sub::external(&["release"], "release"),
     Sub::external(&["push", "upload"], "push"),
     Sub::external(&["destroy"], "destroy"),
+    Sub::external(&["rollback"], "rollback"),
+    Sub::external(&["promote"], "promote"),
+    Sub::external(&["redeploy"], "redeploy"),
+    Sub::external(&["up"], "up"),
+    Sub::external(&["down"], "down"),
+    Sub::external(&["scale"], "scale"),
+    Sub::external(&["restart"], "restart"),
+    Sub::group(
+        &[
+            "apps",
+            "app",
+            "sites",
+            "site",
+            "projects",
+            "project",
+            "services",
+            "service",
+            "domains",
+            "domain",
+            "env",
+            "secrets",
+            "secret",
+            "volumes",
+            "volume",
+            "certs",
+            "alias",
+            "aliases",
+            "ips",
+            "machines",
+            "machine",
+            "releases",
+            "functions",
+            "variables",
+            "config",
+        ],
+        PLATFORM_CHANGES,
+    ),
+];
+
+/// What changes a hosted resource under one of the platforms' groups
+/// (`fly apps destroy`, `vc env add`, `fly secrets set`).
+const PLATFORM_CHANGES: &[Sub] = &[
+    Sub::external(&["destroy"], "destroy"),
+    Sub::external(&["delete", "rm", "remove"], "delete"),
+    Sub::external(&["create", "add", "new"], "create"),
+    Sub::external(&["set", "unset", "import"], "set"),
+    Sub::external(
+        &["deploy", "rollback", "promote", "restart", "stop", "start"],
+        "deploy",
+    ),
+    Sub::external(&["move", "transfer", "rename"], "move"),
 ];
 
 pub(crate) const PROGRAMS: &[Program] = &[
@@ -328,7 +379,8 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ],
     ),
     Program {
-        names: &["vercel"],
+        // `vc` is vercel's other name.
+        names: &["vercel", "vc"],
         node: Node {
             hooks: Hooks {
                 effect: Some(vercel),
@@ -342,11 +394,15 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ("vercel", "external vercel (a deploy)"),
             ("vercel --prod", "external vercel --prod"),
             ("vercel ls", "plain"),
+            ("vc", "external vc (a deploy)"),
+            ("vc promote x", "external vc (a deploy)"),
+            ("vc ls", "plain"),
         ],
         ..Program::BASE
     },
     platform(
-        &["netlify", "fly", "flyctl", "firebase"],
+        // `ntl` is netlify's other name.
+        &["netlify", "ntl", "fly", "flyctl", "firebase", "railway"],
         PLATFORM_OPTIONS,
         PLATFORM_VERBS,
         Args::Read,
@@ -360,10 +416,14 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ("firebase --project p deploy", "external firebase deploy"),
             ("firebase emulators:start", "plain"),
             ("fly status", "plain"),
+            ("fly apps destroy x", "external fly apps destroy"),
+            ("ntl deploy --prod", "external ntl deploy"),
+            ("railway up", "external railway up"),
+            ("fly logs", "plain"),
         ],
     ),
     platform(
-        &["wrangler", "surge", "heroku"],
+        &["wrangler", "heroku"],
         PLATFORM_OPTIONS,
         PLATFORM_VERBS,
         Args::Unread,
@@ -378,8 +438,29 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 "external heroku container:release",
             ),
             ("heroku logs --tail", "plain"),
+            (
+                "heroku releases:rollback",
+                "external heroku releases:rollback",
+            ),
         ],
     ),
+    Program {
+        names: &["surge"],
+        node: Node {
+            hooks: Hooks {
+                effect: Some(surge),
+                ..Hooks::NONE
+            },
+            ..Node::NONE
+        },
+        args: Args::Read,
+        generic_verbs: false,
+        examples: &[
+            ("surge ./dist", "external surge (a deploy)"),
+            ("surge list", "plain"),
+        ],
+        ..Program::BASE
+    },
     Program {
         names: &["gcloud", "aws", "az"],
         node: Node {
@@ -446,6 +527,28 @@ fn sub_at_any<'a>(v: &Argv<'a>, spec: &OptionSpec<'_>, words: &[&str]) -> Option
         .map(|k| args[k].as_str())
 }
 
+/// `surge` deploys the folder it is given (or the current one): any
+/// invocation but its read-only commands and `--version`/`--help`.
+fn surge(v: &Argv<'_>) -> Option<String> {
+    const READ_ONLY: &[&str] = &[
+        "list",
+        "whoami",
+        "login",
+        "logout",
+        "help",
+        "--help",
+        "-h",
+        "--version",
+        "-V",
+    ];
+    let args = v.args();
+    let read_only = args
+        .first()
+        .is_some_and(|a| READ_ONLY.contains(&a.as_str()))
+        && !v.dyn_arg(0);
+    (!read_only).then(|| format!("{} (a deploy)", v.name()))
+}
+
 /// Bare `vercel` deploys: any arguments but a known read-only sub-command
 /// (or `--version`, `--help`); `--prod` always.
 fn vercel(v: &Argv<'_>) -> Option<String> {
@@ -454,7 +557,7 @@ fn vercel(v: &Argv<'_>) -> Option<String> {
         .iter()
         .any(|x| x == "--prod" || x.starts_with("--prod="))
     {
-        return Some("vercel --prod".into());
+        return Some(format!("{} --prod", v.name()));
     }
     let with = &[
         "--scope",
@@ -493,7 +596,7 @@ fn vercel(v: &Argv<'_>) -> Option<String> {
     let version = args
         .iter()
         .any(|x| x == "--version" || x == "-v" || x == "--help" || x == "-h");
-    (!read_only && !version).then(|| "vercel (a deploy)".into())
+    (!read_only && !version).then(|| format!("{} (a deploy)", v.name()))
 }
 
 /// `gcloud`, `aws`, `az`: a deploy-like word anywhere (their command trees

@@ -53,6 +53,24 @@ fn node_writes(node: &Node, v: &Argv<'_>, out: &mut Vec<Target>) {
                     }
                 }
             }
+            Writes::Into {
+                options: opts,
+                flags,
+            } => {
+                let mut into = |raw: &str, dynamic: bool| {
+                    let mut t = Target::new(raw, dynamic);
+                    t.contents = true;
+                    out.push(t);
+                };
+                for o in options::values(args, &node.options, opts) {
+                    into(&o.text, v.dyn_arg(o.at));
+                }
+                for &(flag, folder) in flags {
+                    if options::flagged(args, &node.options, &[flag]) {
+                        into(folder, false);
+                    }
+                }
+            }
             Writes::Copy {
                 kind,
                 target_dir,
