@@ -202,6 +202,8 @@ const PLATFORM_VERBS: &[Sub] = &[
     Sub::external(&["down"], "down"),
     Sub::external(&["scale"], "scale"),
     Sub::external(&["restart"], "restart"),
+    Sub::external(&["delete", "remove"], "delete"),
+    Sub::external(&["set", "unset"], "set"),
     Sub::group(
         &[
             "apps",
@@ -229,6 +231,11 @@ const PLATFORM_VERBS: &[Sub] = &[
             "functions",
             "variables",
             "config",
+            "db",
+            "stack",
+            "stacks",
+            "svc",
+            "job",
         ],
         PLATFORM_CHANGES,
     ),
@@ -246,6 +253,7 @@ const PLATFORM_CHANGES: &[Sub] = &[
         "deploy",
     ),
     Sub::external(&["move", "transfer", "rename"], "move"),
+    Sub::external(&["push", "reset", "update", "scale"], "push"),
 ];
 
 pub(crate) const PROGRAMS: &[Program] = &[
@@ -401,8 +409,24 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ..Program::BASE
     },
     platform(
-        // `ntl` is netlify's other name.
-        &["netlify", "ntl", "fly", "flyctl", "firebase", "railway"],
+        // `ntl` is netlify's other name, `sls` serverless's.
+        &[
+            "netlify",
+            "ntl",
+            "fly",
+            "flyctl",
+            "firebase",
+            "railway",
+            "serverless",
+            "sls",
+            "cdk",
+            "sam",
+            "copilot",
+            "supabase",
+            "amplify",
+            "doctl",
+            "eb",
+        ],
         PLATFORM_OPTIONS,
         PLATFORM_VERBS,
         Args::Read,
@@ -419,6 +443,9 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ("fly apps destroy x", "external fly apps destroy"),
             ("ntl deploy --prod", "external ntl deploy"),
             ("railway up", "external railway up"),
+            ("sls remove", "external sls remove"),
+            ("supabase db push", "external supabase db push"),
+            ("cdk synth", "plain"),
             ("fly logs", "plain"),
         ],
     ),

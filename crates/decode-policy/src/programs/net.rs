@@ -416,6 +416,12 @@ fn curl_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
             .next()
             .map(|o| o.text);
         url_names(v, dir.as_deref(), out);
+        // `-J`: the server names the file (Content-Disposition).
+        if options::flagged(args, &CURL, &["-J", "--remote-header-name"]) {
+            let mut t = Target::new(dir.as_deref().unwrap_or("."), false);
+            t.contents = true;
+            out.push(t);
+        }
     }
 }
 

@@ -262,6 +262,13 @@ pub(crate) fn shell_stdin(
             a.dynamic = Some(format!(
                 "`{name}` reads its script from standard input, which the gate cannot see"
             ));
+            // What an earlier pipeline stage visibly writes (`echo TEXT |
+            // sh`) still meets deny rules and caps, bypass included.
+            for text in redirs.iter().filter_map(|r| r.piped.as_ref()) {
+                if !text.trim().is_empty() {
+                    a.derived.push(Derived::Source(text.clone(), Role::Checked));
+                }
+            }
         }
     }
 }

@@ -393,3 +393,98 @@ fn deploy_cli_aliases_ask() {
     ];
     run(&p, &g, &cases(&ask, &allow));
 }
+
+/// In bypass, what these programs visibly run still meets the
+/// critical-removal cap; in auto, their other spellings ask.
+#[test]
+fn visible_critical_removal_asks_in_bypass() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "echo 'rm -rf ~' | bash",
+        "printf 'rm -rf ~' | sh",
+        "bash <<< 'rm -rf ~'",
+        "awk 'BEGIN{system(\"rm -rf ~\")}'",
+        "awk 'BEGIN{print | \"rm -rf ~\"}'",
+        "vim -c '!rm -rf ~'",
+        "vi '+!rm -rf ~' f",
+        "less '+!rm -rf ~' f",
+        "gdb -batch -ex 'shell rm -rf ~'",
+        "lldb -o 'platform shell rm -rf ~'",
+        "nix-shell --run 'rm -rf ~'",
+        "nix develop -c rm -rf ~",
+        "pm2 start 'rm -rf ~'",
+        "dpkg --pre-invoke='rm -rf ~' -i x.deb",
+        "apt-get -o APT::Update::Pre-Invoke::='rm -rf ~' update",
+        "aria2c --on-download-complete 'rm -rf ~' https://example.com/x",
+        "gh config set pager 'rm -rf ~'",
+        "git daemon --access-hook='rm -rf ~'",
+    ] {
+        cases.push(("bypass", "bash", c, "ask"));
+    }
+    for c in ["awk '{print $1}' f", "vim -c '!ls' f", "nix-shell --run 'make'"] {
+        cases.push(("bypass", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
+
+/// Other spellings of the same classes: more programs whose command
+/// language runs shell commands, more deploy CLIs, server-named downloads.
+#[test]
+fn other_spellings_of_the_classes() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let ask = [
+        "curl -OJ --output-dir ~ https://example.com/x",
+        "sls remove",
+        "serverless remove --stage prod",
+        "cdk destroy",
+        "sam delete",
+        "sam deploy",
+        "copilot svc deploy",
+        "copilot app delete",
+        "supabase db push",
+        "supabase functions deploy x",
+        "supabase secrets set X=1",
+        "amplify delete",
+        "doctl apps create --spec x.yaml",
+        "railway down",
+        "railway redeploy",
+        "fly secrets set X=1",
+        "flyctl scale count 0",
+        "netlify sites:delete x",
+        "heroku apps:destroy x",
+        "heroku config:set X=1",
+        "vc env rm X",
+        "vercel alias set a b",
+        "sqlite3 db '.shell rm -rf ~'",
+        "sqlite3 db '.system id'",
+        "sqlite3 -cmd '.shell id' db",
+        "sqlite3 db '.output /tmp/x' 'select 1'",
+        "psql -c '\\! id'",
+        "psql -f script.sql",
+        "mysql -e 'system id'",
+        "mysql -e '\\! id'",
+        "dc -e '!id'",
+        "ed f <<< '!id'",
+        "echo '!id' | ed f",
+    ];
+    let allow = [
+        "sls info",
+        "cdk synth",
+        "cdk diff",
+        "sam build",
+        "supabase start",
+        "supabase status",
+        "railway logs",
+        "heroku config",
+        "sqlite3 db 'select 1'",
+        "sqlite3 db .tables",
+        "sqlite3 db '.schema x'",
+        "psql -c 'select 1'",
+        "mysql -e 'select 1'",
+        "dc -e '2 3 + p'",
+    ];
+    run(&p, &g, &cases(&ask, &allow));
+}
