@@ -292,6 +292,8 @@ const NPM_HOOKS: Runs = Runs::Opaque {
         "--viewer",
         "--git",
         "--yarn-path",
+        "--use-yarnrc",
+        "--rc-filename",
     ],
     keys: &[
         "script-shell",
@@ -625,10 +627,18 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 complete: false,
             },
             runs: &[Runs::OptionCommand(&["--run", "--command"])],
+            hooks: Hooks {
+                see: Some(nix_shell),
+                ..Hooks::NONE
+            },
             ..Node::NONE
         },
         generic_verbs: false,
-        examples: &[("nix-shell -p hello --run 'rm -rf x'", "runs 'rm -rf x'")],
+        examples: &[
+            ("nix-shell -p hello --run 'rm -rf x'", "runs 'rm -rf x'"),
+            ("nix-shell -p hello", "opaque"),
+            ("nix-shell --version", "plain"),
+        ],
         ..Program::BASE
     },
     Program {
@@ -638,9 +648,15 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 opts: &["-c", "--command"],
                 until: &[],
             }],
+            hooks: Hooks {
+                see: Some(nix_shell),
+                ..Hooks::NONE
+            },
             ..Node::NONE
         },
         examples: &[
+            ("nix develop", "opaque"),
+            ("nix build .#x", "plain"),
             ("nix develop -c rm -rf x", "runs `rm -rf x`"),
             ("nix shell nixpkgs#hello --command hello", "runs `hello`"),
         ],
@@ -1023,7 +1039,7 @@ fn cargo_config(words: &[Word], v: &str, a: &mut Analysis) {
 }
 
 /// The command a package runner runs (`npx vercel deploy`, `npm exec …`,
-/// `pnpm dlx …`, `yarn dlx …`, `bunx …`, `python -m twine …`), as words, the
+/// `pnpm dlx …`, `yarn dlx …`, `bunx …`, `python -m twine …`, `uv pip …`), as words, the
 /// package's version and scope dropped (`vercel@latest` is `vercel`).
 pub(crate) fn runner_target(core: &[String]) -> Option<Vec<String>> {
     let name = core.first()?.as_str();
@@ -1044,6 +1060,8 @@ pub(crate) fn runner_target(core: &[String]) -> Option<Vec<String>> {
             sub + 1 + first_positional(&args[sub + 1..], runner_opts)?
         }
         n if n.starts_with("python") => args.iter().position(|a| a == "-m")? + 1,
+        // `uv pip install …` is pip's command line.
+        "uv" => Some(first_positional(args, &[])?).filter(|&k| args[k] == "pip")?,
         _ => return None,
     };
     let mut words: Vec<String> = args.get(start..)?.to_vec();
@@ -1078,6 +1096,31 @@ fn apt_hooks(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usiz
             a.derived
                 .push(Derived::Source(cmd.to_string(), Role::Checked));
         }
+    }
+    start
+}
+
+/// `nix-shell`, `nix develop` and `nix shell` without a command to run
+/// (`--run`, `--command`, `-c`) start an interactive shell: it reads its
+/// script from standard input.
+fn nix_shell(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usize> {
+    let args = &c.words[c.at.min(c.words.len())..];
+    let texts: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+    let shell = c.name == "nix-shell"
+        || texts
+            .iter()
+            .find(|t| !t.starts_with('-'))
+            .is_some_and(|t| matches!(*t, "develop" | "shell"));
+    let command = texts.iter().any(|t| {
+        matches!(*t, "-c" | "--command" | "--run")
+            || t.starts_with("--command=")
+            || t.starts_with("--run=")
+    });
+    let info = texts
+        .iter()
+        .any(|t| matches!(*t, "--version" | "--help" | "-h"));
+    if shell && !command && !info {
+        shell_stdin(c.name, c.redirs, Role::Checked, false, a);
     }
     start
 }

@@ -176,6 +176,20 @@ pub(crate) fn piped_script(w: &Word) -> bool {
         || t == "-"
 }
 
+/// What a process substitution standing as a script visibly writes: `<(echo
+/// ARGS)` writes ARGS joined, which is what `eval ARGS` runs; judged that
+/// way by deny rules and caps (`source <(echo 'rm -rf ~')`).
+pub(crate) fn piped_script_text(w: &Word) -> Option<String> {
+    let inner = w.text.strip_prefix("<(")?.strip_suffix(')')?.trim();
+    let rest = inner.strip_prefix("echo ")?.trim_start();
+    let option = rest
+        .split_whitespace()
+        .next()
+        .is_some_and(|o| o.starts_with('-'));
+    let plain = !rest.contains(['$', '`', ';', '|', '&', '<', '>', '(', ')', '\\', '\n']);
+    (plain && !option && !rest.is_empty()).then(|| format!("eval {rest}"))
+}
+
 /// Whether a script operand is the shell's standard input.
 pub(crate) fn stdin_script(w: &Word) -> bool {
     matches!(

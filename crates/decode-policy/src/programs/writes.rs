@@ -26,6 +26,13 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
         dynamic,
     };
     node_writes(&p.node, &v, &mut out);
+    // What a runner runs writes too (`python -m pip install --user x`).
+    if let Some(inner) = super::packages::runner_target(core) {
+        let k = core.len() - inner.len();
+        if k > 0 {
+            out.extend(targets(&inner, dynamic.get(k..).unwrap_or(&[]), &[]));
+        }
+    }
     out
 }
 

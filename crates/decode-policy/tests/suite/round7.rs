@@ -420,10 +420,22 @@ fn visible_critical_removal_asks_in_bypass() {
         "aria2c --on-download-complete 'rm -rf ~' https://example.com/x",
         "gh config set pager 'rm -rf ~'",
         "git daemon --access-hook='rm -rf ~'",
+        "bash <(echo 'rm -rf ~')",
+        "source <(echo 'rm -rf ~')",
+        ". <(echo rm -rf '~')",
+        "cat <<< 'rm -rf ~' | sh",
+        "echo rm -rf ~ | bash -s",
+        "echo 'rm -rf ~' | sudo bash",
+        "echo 'rm -rf ~' | nix-shell -p hello",
+        "python -m pip install --user x && rm -rf ~",
     ] {
         cases.push(("bypass", "bash", c, "ask"));
     }
-    for c in ["awk '{print $1}' f", "vim -c '!ls' f", "nix-shell --run 'make'"] {
+    for c in [
+        "awk '{print $1}' f",
+        "vim -c '!ls' f",
+        "nix-shell --run 'make'",
+    ] {
         cases.push(("bypass", "bash", c, "allow"));
     }
     run(&p, &g, &cases);
@@ -469,6 +481,13 @@ fn other_spellings_of_the_classes() {
         "dc -e '!id'",
         "ed f <<< '!id'",
         "echo '!id' | ed f",
+        "python -m pip install --user x",
+        "python3 -m pip install --prefix ~/.local x",
+        "uv pip install --target ~ x",
+        "yarn --use-yarnrc /tmp/x install",
+        "nix develop",
+        "echo x | nix-shell",
+        "sh <(echo ls)",
     ];
     let allow = [
         "sls info",
@@ -485,6 +504,10 @@ fn other_spellings_of_the_classes() {
         "psql -c 'select 1'",
         "mysql -e 'select 1'",
         "dc -e '2 3 + p'",
+        "python -m pytest -x",
+        "uv pip install -r requirements.txt",
+        "nix build .#app",
+        "nix-shell --run 'cargo test'",
     ];
     run(&p, &g, &cases(&ask, &allow));
 }
