@@ -405,6 +405,8 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ("vc", "external vc (a deploy)"),
             ("vc promote x", "external vc (a deploy)"),
             ("vc ls", "plain"),
+            ("vc env ls", "plain"),
+            ("vc env add X", "external vc (a deploy)"),
         ],
         ..Program::BASE
     },
@@ -615,11 +617,34 @@ fn vercel(v: &Argv<'_>) -> Option<String> {
         "--version",
         "-v",
     ];
+    // Groups whose listing and pulling only read (`vc env ls`, `vc env pull`).
+    const GROUPS: &[&str] = &[
+        "env",
+        "domains",
+        "domain",
+        "alias",
+        "aliases",
+        "project",
+        "projects",
+        "dns",
+        "certs",
+        "teams",
+        "secrets",
+        "integration",
+    ];
+    const GROUP_READS: &[&str] = &["ls", "list", "pull", "inspect", "help"];
+    let reads = |k: usize| {
+        let w = args[k].as_str();
+        !v.dyn_arg(k)
+            && (READ_ONLY.contains(&w)
+                || (GROUPS.contains(&w)
+                    && args
+                        .get(k + 1)
+                        .is_some_and(|n| GROUP_READS.contains(&n.as_str()))
+                    && !v.dyn_arg(k + 1)))
+    };
     let subs = options::candidates(args, &global_options(with));
-    let read_only = !subs.is_empty()
-        && subs
-            .iter()
-            .all(|&k| READ_ONLY.contains(&args[k].as_str()) && !v.dyn_arg(k));
+    let read_only = !subs.is_empty() && subs.iter().all(|&k| reads(k));
     let version = args
         .iter()
         .any(|x| x == "--version" || x == "-v" || x == "--help" || x == "-h");

@@ -78,7 +78,12 @@ pub(crate) fn runs(node: &Node, c: &Ctx<'_>, a: &mut Analysis) -> Option<usize> 
                 plain,
             } => script(node, c, (opts, files, plain), plus, a),
             Runs::Opaque { options, keys, why } => {
+                // Words after `--` are the operands' (`npm run x -- --shell`).
                 let args = &c.words[c.at..];
+                let args = &args[..args
+                    .iter()
+                    .position(|w| w.text == "--")
+                    .unwrap_or(args.len())];
                 let set = args.iter().position(|w| w.text == "set");
                 let named = args.iter().enumerate().any(|(k, w)| {
                     let keys = if set.is_some_and(|s| k > s) {

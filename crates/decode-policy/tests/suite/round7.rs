@@ -224,6 +224,7 @@ fn package_manager_hook_options_ask() {
         "npm test",
         "npm run build",
         "npm config get registry",
+        "npm run build -- --shell",
         "npm config set registry https://registry.npmjs.org/",
         "yarn test",
         "nix-shell --version",
@@ -390,6 +391,8 @@ fn deploy_cli_aliases_ask() {
         "fly status",
         "wrangler whoami",
         "vc logs x",
+        "vc env ls",
+        "vc env pull",
     ];
     run(&p, &g, &cases(&ask, &allow));
 }
