@@ -194,7 +194,12 @@ fn make(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
         let Some((name, v)) = make_assignment(&w.text) else {
             continue;
         };
-        if name == "SHELL" {
+        if super::variables::install_folder(name) && !v.is_empty() {
+            // `make install PREFIX=~/.local`: the project's install rule
+            // writes there.
+            a.own_writes
+                .extend(super::variables::install_target(v, w.dynamic));
+        } else if name == "SHELL" {
             let mut v2 = w.clone();
             v2.text = v.to_string();
             run_string(&v2, c.role, "`make SHELL=…`", a);

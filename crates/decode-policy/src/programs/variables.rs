@@ -2,7 +2,7 @@
 //! somewhere the gate cannot see (docs/permissions.md, "Fail closed"):
 //! `NAME=VALUE` before a command, after `env`, or in `export`.
 
-use crate::shell::model::{Analysis, Derived, Role};
+use crate::shell::model::{Analysis, Derived, Role, Target};
 use crate::shell::words::Word;
 
 /// Variables whose value is a command some program runs.
@@ -159,6 +159,40 @@ fn npm_opaque(key: &str) -> Option<&'static str> {
     .then_some("names a program npm runs or a configuration it obeys")
 }
 
+/// Variables naming where a program installs files whose names it chooses
+/// (`CARGO_INSTALL_ROOT=~/.local cargo install x`, `make install
+/// DESTDIR=~`): the folder is written.
+pub(crate) fn install_folder(name: &str) -> bool {
+    matches!(
+        name,
+        "CARGO_INSTALL_ROOT"
+            | "GOBIN"
+            | "GOPATH"
+            | "PIP_TARGET"
+            | "PIP_PREFIX"
+            | "PYTHONUSERBASE"
+            | "PREFIX"
+            | "DESTDIR"
+            | "BINDIR"
+            | "EXEC_PREFIX"
+            | "INSTALL_PREFIX"
+            | "CMAKE_INSTALL_PREFIX"
+            | "INSTALL_ROOT"
+    )
+}
+
+/// The folder an install variable names, as a write target, when it may lie
+/// outside the project (inside it, the project's own install rule writes
+/// into it like any of its scripts).
+pub(crate) fn install_target(value: &str, dynamic: bool) -> Option<Target> {
+    let outside = dynamic || value.starts_with(['/', '~']) || value.split('/').any(|p| p == "..");
+    outside.then(|| {
+        let mut t = Target::new(value, dynamic);
+        t.contents = true;
+        t
+    })
+}
+
 /// Judges `NAME=VALUE` words (prefix assignments, `env` arguments,
 /// `export` arguments): a command held in a variable is a fragment.
 pub(crate) fn assignments<'w>(ws: impl Iterator<Item = &'w Word>, role: Role, a: &mut Analysis) {
@@ -179,6 +213,10 @@ pub(crate) fn assignments<'w>(ws: impl Iterator<Item = &'w Word>, role: Role, a:
         // A repository in a `.git` folder is one the gate protects.
         let dot_git = value.trim_end_matches('/').rsplit('/').next() == Some(".git");
         if name == "GIT_DIR" && dot_git && !w.dynamic {
+            continue;
+        }
+        if install_folder(name) && !value.is_empty() {
+            a.own_writes.extend(install_target(value, w.dynamic));
             continue;
         }
         if let Some(why) = opaque_var(name) {
