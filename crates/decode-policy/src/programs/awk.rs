@@ -216,6 +216,12 @@ fn scan(prog: &str) -> Scan {
                 operand = false;
                 continue;
             }
+            // `x++ / 2`: a postfix `++`/`--` ends an operand, so the `/`
+            // after it divides.
+            '+' | '-' if operand && b.get(i + 1) == Some(&ch) => {
+                i += 2;
+                continue;
+            }
             '(' | '[' => depth += 1,
             ')' | ']' => depth = depth.saturating_sub(1),
             ';' | '\n' | '{' | '}' => in_print = false,
@@ -345,6 +351,9 @@ mod tests {
         assert!(!scan("{ print $1 }").runs);
         assert!(!scan("/a|b/ { n++ }").runs);
         assert!(!scan("$1 == \"a|b\" || $2 > 3").runs);
+        assert!(scan("{ x++ /system(\"id\")/ 1 }").runs);
+        assert!(scan("{ x-- /system(\"id\")/ 1 }").runs);
+        assert!(!scan("{ x++ } /a|b/ { n++ }").runs);
         assert!(scan("$1 > 3 { print }").writes.is_empty());
         assert!(scan("{ print ($1 > 3) }").writes.is_empty());
         assert_eq!(scan("{ print > \"o\" }").writes, [Some("o".to_string())]);

@@ -262,9 +262,22 @@ fn script(
             }
         }
     }
-    let from_file = options::values(args, &node.options, files)
-        .iter()
-        .any(|v| !matches!(v.text.as_str(), "NONE" | "NORC" | "DEFAULTS"));
+    // Single-dash long options take `=VALUE` too (`gdb -eval-command=CMD`).
+    let glued = |list: &[&str]| -> Vec<String> {
+        args.iter()
+            .filter_map(|w| {
+                list.iter()
+                    .filter(|o| !o.starts_with("--") && o.len() > 2)
+                    .find_map(|o| w.text.strip_prefix(o)?.strip_prefix('='))
+                    .map(str::to_string)
+            })
+            .collect()
+    };
+    texts.extend(glued(opts));
+    let from_file = !glued(files).is_empty()
+        || options::values(args, &node.options, files)
+            .iter()
+            .any(|v| !matches!(v.text.as_str(), "NONE" | "NORC" | "DEFAULTS"));
     if texts.is_empty() && !from_file {
         return;
     }
@@ -317,6 +330,22 @@ fn shell_part(text: &str) -> Option<String> {
 /// option with its value attached: `-oV`) or names one of `keys` (`KEY`,
 /// `KEY=V`).
 fn names_option(word: &str, options: &[&str], keys: &[&str]) -> bool {
+    // `--config.KEY=V` (pnpm) and `--script_shell` (npm) name the same
+    // options.
+    let (name, value) = match word.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (word, None),
+    };
+    let name = match name.strip_prefix("--config.") {
+        Some(rest) => format!("--{rest}"),
+        None => name.to_string(),
+    };
+    let normal = match (name.starts_with("--"), value) {
+        (true, Some(v)) => format!("{}={v}", name.replace('_', "-")),
+        (true, None) => name.replace('_', "-"),
+        (false, _) => word.to_string(),
+    };
+    let word = normal.as_str();
     let given = |o: &str| {
         word.strip_prefix(o).is_some_and(|rest| {
             rest.is_empty() || rest.starts_with('=') || (o.len() == 2 && !o.starts_with("--"))
