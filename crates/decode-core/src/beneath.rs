@@ -486,12 +486,9 @@ impl Dir {
                         nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
                     ) {
                         if m.st_mode & libc::S_IFMT == libc::S_IFDIR {
-                            // Moving a folder rewrites its `..`.
-                            if let Ok(fd) =
-                                openat(&sub, inner.as_os_str(), DIR_FLAGS, Mode::empty())
-                            {
-                                make_changeable(&fd)?;
-                            }
+                            // Moving a folder rewrites its `..`: it must be
+                            // changeable, even made unreadable (`chmod 000`).
+                            drop(open_changeable(&sub, inner.as_os_str())?);
                         }
                     }
                     renameat(&sub, inner.as_os_str(), &top, up.as_os_str()).map_err(io_err)?;
@@ -611,5 +608,28 @@ mod tests {
         std::fs::rename(root.join("d"), root.join("e")).unwrap();
         std::fs::create_dir_all(root.join("d")).unwrap();
         assert!(!dir.still_in_place());
+    }
+
+    #[test]
+    fn a_tree_is_removed_whatever_modes_its_folders_were_given() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("t/z/w/x/y")).unwrap();
+        std::fs::write(root.join("t/settings.json"), "{}").unwrap();
+        std::fs::write(root.join("t/z/w/x/y/f"), "x").unwrap();
+        for (p, mode) in [
+            ("t/z/w/x/y", 0o000),
+            ("t/z/w/x", 0o000),
+            ("t/z/w", 0o000),
+            ("t/z", 0o555),
+            ("t", 0o555),
+        ] {
+            std::fs::set_permissions(root.join(p), std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        let dir = open_dir(&root, false).unwrap();
+        dir.remove_tree(OsStr::new("t"), 1_000).unwrap();
+        assert!(std::fs::symlink_metadata(root.join("t")).is_err());
+        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
     }
 }

@@ -8,6 +8,40 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// Reads a regular file of at most `max` bytes: opened without blocking (a FIFO
+/// or a device put in its place neither hangs the reader nor is read), and an
+/// error — never a silent cut — when it is something else or bigger.
+pub fn read_regular(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    if meta.len() > max {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("bigger than {max} bytes"),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("bigger than {max} bytes"),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Writes `contents` to `path` atomically: a temporary file in the same folder is
 /// written, flushed to disk, given the permissions of the file it replaces (when there
 /// is one), renamed over `path`, and the folder is synced so the rename is durable.

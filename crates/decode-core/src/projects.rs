@@ -79,7 +79,7 @@ impl ProjectStore {
     }
 
     fn read(&self) -> Result<Map<String, Value>, ProjectsError> {
-        let bytes = match std::fs::read(&self.path) {
+        let bytes = match crate::fsutil::read_regular(&self.path, 64 * 1024 * 1024) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Map::new()),
             Err(e) => {
@@ -140,7 +140,7 @@ impl ProjectStore {
         if !change(&mut projects) {
             return Ok(());
         }
-        let mut root = match std::fs::read(&self.path)
+        let mut root = match crate::fsutil::read_regular(&self.path, 64 * 1024 * 1024)
             .ok()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         {

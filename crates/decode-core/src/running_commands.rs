@@ -142,7 +142,7 @@ pub fn live() -> Vec<Watched> {
 
 /// A record as written by [`register`] (`None` when unreadable).
 fn read_record(path: &Path) -> Option<Watched> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::fsutil::read_regular(path, 16 * 1024 * 1024).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 

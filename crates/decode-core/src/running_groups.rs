@@ -122,7 +122,7 @@ pub fn reap_orphans() -> Vec<i32> {
             // Its Decode lives (or the lock cannot be checked): not ours to touch.
             continue;
         }
-        let record: Option<GroupRecord> = std::fs::read(&path)
+        let record: Option<GroupRecord> = crate::fsutil::read_regular(&path, 1024 * 1024)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok());
         if let Some(r) = record.filter(|r| r.boot_id == boot && r.pgid > 1) {

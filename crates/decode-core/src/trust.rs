@@ -218,8 +218,11 @@ impl StoreDoc {
     }
 }
 
+/// The biggest trust store read (a store of 100,000 projects is ~15 MB).
+const MAX_STORE_BYTES: u64 = 64 * 1024 * 1024;
+
 fn read_store(path: &Path) -> Result<StoreDoc, TrustError> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::fsutil::read_regular(path, MAX_STORE_BYTES) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(StoreDoc::new()),
         Err(e) => return Err(io_err("read", path, &e)),
@@ -304,6 +307,17 @@ mod tests {
         assert!(!store.is_trusted(proj.path()));
         assert!(!store.revoke(proj.path()).unwrap());
         assert!(!TrustStore::open(data.path()).is_trusted(proj.path()));
+    }
+
+    #[test]
+    fn a_fifo_in_place_of_the_store_is_a_problem_not_a_hang() {
+        let data = tempfile::tempdir().unwrap();
+        let path = data.path().join(TRUST_FILE);
+        nix::unistd::mkfifo(&path, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let store = TrustStore::open(data.path());
+        let problem = store.problem().expect("a FIFO is not a store").to_string();
+        assert!(problem.contains("not a regular file"), "{problem}");
+        assert!(store.trusted().is_empty());
     }
 
     #[test]

@@ -39,8 +39,9 @@ pub mod bounds;
 pub mod denied;
 pub mod env;
 pub mod mounts;
+pub(crate) mod new_repos;
 pub mod places;
-mod plan;
+pub(crate) mod plan;
 mod servers;
 pub mod warm;
 
@@ -277,11 +278,31 @@ pub struct Scan {
     /// `read` deny rules whose folders are too big to walk (see
     /// [`denied::OUTSIDE_BUDGET`]).
     pub deny_unenforced: Vec<String>,
+    /// Permission files and folders of other projects (`.decode`, `.mcp.json`,
+    /// `.claude`): beneath the project root, and anywhere in the other folders
+    /// walked. Read-only in the sandbox: a nested project's permissions are no less
+    /// protected than the project's own.
+    pub permission: Vec<PathBuf>,
+    /// Folders the walk could not read (made unreadable, or another user's): what
+    /// they hold is unknown, so they are read-only in the sandbox.
+    pub unreadable: Vec<PathBuf>,
+    /// The writable folders outside the project that were walked too (the
+    /// `additionalDirectories` and the person's `sandbox.writable`).
+    pub extra_roots: Vec<PathBuf>,
+    /// Those of [`Scan::extra_roots`] too big to walk: read-only in the sandbox.
+    pub extra_too_big: Vec<PathBuf>,
     /// Entries read.
     pub entries: usize,
     /// The walk stopped at [`MAX_SCAN_ENTRIES`].
     pub truncated: bool,
 }
+
+/// How many entries the walk of one writable folder outside the project reads at
+/// most (beyond it, that folder is read-only in the sandbox).
+pub const MAX_EXTRA_SCAN_ENTRIES: usize = 200_000;
+
+/// The names of permission files and folders, protected at any depth.
+const PERMISSION_NAMES: &[&str] = &[".decode", ".mcp.json", ".claude"];
 
 /// Walks `root` (not following links, not descending into what it finds) for the
 /// names the gate protects wherever they stand.
@@ -292,22 +313,94 @@ pub fn scan(root: &Path) -> Scan {
 /// [`scan`], and with `deny`, the files its rules cover: each entry of the project
 /// judged by the gate, and the folders the rules name outside it walked.
 pub fn scan_with(root: &Path, deny: Option<&ReadDeny>) -> Scan {
+    scan_all(root, &[], deny)
+}
+
+/// [`scan_with`], and the writable folders `extra` outside the project walked for
+/// the same names (each up to [`MAX_EXTRA_SCAN_ENTRIES`] entries).
+pub fn scan_all(root: &Path, extra: &[PathBuf], deny: Option<&ReadDeny>) -> Scan {
     let mut out = Scan::default();
     let deny = deny.filter(|d| !d.rules.is_empty());
     if let Some(d) = deny {
         out.deny_rules = d.rules.clone();
     }
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
+    if !walk(root, deny, MAX_SCAN_ENTRIES, false, &mut out) {
+        out.truncated = true;
+        tracing::warn!(root = %root.display(), "the sandbox's scan of the project stopped at {MAX_SCAN_ENTRIES} entries");
+        return out;
+    }
+    for e in extra {
+        out.extra_roots.push(e.clone());
+        if e.starts_with(root) {
             continue;
+        }
+        let before = out.entries;
+        let mut part = Scan::default();
+        if walk(e, None, MAX_EXTRA_SCAN_ENTRIES, true, &mut part) {
+            out.git_dirs.extend(part.git_dirs);
+            out.git_files.extend(part.git_files);
+            out.others.extend(part.others);
+            out.linked_repos.extend(part.linked_repos);
+            out.permission.extend(part.permission);
+            out.unreadable.extend(part.unreadable);
+        } else {
+            tracing::warn!(folder = %e.display(), "too big for the sandbox to walk: read-only in it");
+            out.extra_too_big.push(e.clone());
+        }
+        out.entries = before + part.entries;
+    }
+    if let Some(d) = deny {
+        let found = denied::outside(d, root);
+        out.denied_reads.extend(found.hidden);
+        out.deny_unenforced = found.unenforced;
+    }
+    for v in [
+        &mut out.git_dirs,
+        &mut out.git_files,
+        &mut out.others,
+        &mut out.linked_repos,
+        &mut out.denied_reads,
+        &mut out.permission,
+        &mut out.unreadable,
+    ] {
+        v.sort();
+        v.dedup();
+    }
+    out
+}
+
+/// Walks `root` (not following links, not descending into what it finds) into
+/// `out`; `false` when it stopped at `budget` entries. With `top_level`, permission
+/// files directly in `root` count too (the project's own are the gate's).
+fn walk(
+    root: &Path,
+    deny: Option<&ReadDeny>,
+    budget: usize,
+    top_level: bool,
+    out: &mut Scan,
+) -> bool {
+    let mut stack = vec![root.to_path_buf()];
+    let mut read = 0usize;
+    while let Some(dir) = stack.pop() {
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            // Gone since its folder was read: nothing there to protect.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            // Unreadable (mode 000, another user's): what it holds is unknown.
+            Err(_) => {
+                out.unreadable.push(dir);
+                continue;
+            }
         };
-        for entry in rd.flatten() {
+        for entry in rd {
+            let Ok(entry) = entry else {
+                out.unreadable.push(dir.clone());
+                break;
+            };
             out.entries += 1;
-            if out.entries > MAX_SCAN_ENTRIES {
-                out.truncated = true;
-                tracing::warn!(root = %root.display(), "the sandbox's scan of the project stopped at {MAX_SCAN_ENTRIES} entries");
-                return out;
+            read += 1;
+            if read > budget {
+                return false;
             }
             let Ok(ft) = entry.file_type() else {
                 continue;
@@ -331,6 +424,10 @@ pub fn scan_with(root: &Path, deny: Option<&ReadDeny>) -> Scan {
                 }
                 continue;
             }
+            if PERMISSION_NAMES.iter().any(|n| name == *n) && (top_level || dir != root) {
+                out.permission.push(path);
+                continue;
+            }
             if ft.is_dir() {
                 stack.push(path);
             } else if ft.is_symlink() && path.join(".git").is_dir() {
@@ -338,18 +435,7 @@ pub fn scan_with(root: &Path, deny: Option<&ReadDeny>) -> Scan {
             }
         }
     }
-    if let Some(d) = deny {
-        let found = denied::outside(d, root);
-        out.denied_reads.extend(found.hidden);
-        out.deny_unenforced = found.unenforced;
-    }
-    out.git_dirs.sort();
-    out.git_files.sort();
-    out.others.sort();
-    out.linked_repos.sort();
-    out.denied_reads.sort();
-    out.denied_reads.dedup();
-    out
+    true
 }
 
 #[cfg(test)]

@@ -22,6 +22,9 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+/// The biggest transcript read back (a FIFO or a device in its place is not read).
+const MAX_TRANSCRIPT_BYTES: u64 = 1 << 30;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -242,7 +245,7 @@ impl SessionStore {
             return Err(SessionError::BadId { id: id.to_string() });
         }
         let path = self.path_of(id);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match decode_core::fsutil::read_regular(&path, MAX_TRANSCRIPT_BYTES) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Err(SessionError::NotFound {
@@ -316,7 +319,7 @@ impl SessionStore {
             .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
             .filter_map(|e| {
                 let path = e.path();
-                let bytes = std::fs::read(&path).ok()?;
+                let bytes = decode_core::fsutil::read_regular(&path, MAX_TRANSCRIPT_BYTES).ok()?;
                 let parsed = parse_transcript(&path, &bytes);
                 let header = parsed.header?;
                 let first_prompt = parsed

@@ -636,6 +636,8 @@ pub async fn test_connection(
     client: std::sync::Arc<dyn providers::ModelClient>,
 ) -> Result<String, String> {
     let info = client.info();
+    // One try: a server that fails says so now, not after every retry.
+    let client = client.single_try().unwrap_or(client);
     let request = ModelRequest {
         system: "Answer with one word.".into(),
         messages: vec![Message::User {
@@ -670,6 +672,10 @@ pub async fn test_connection(
             "Connected: {label} answered in {} ms.",
             started.elapsed().as_millis()
         )),
+        // The error names the server already: said once.
+        Ok(Err(e)) if e.contains(&info.base_url) => {
+            Err(format!("{} {}: {e}", info.provider.name(), info.model))
+        }
         Ok(Err(e)) => Err(format!("{label}: {e}")),
         Err(_) => Err(format!("{label}: no answer within 30 s.")),
     }

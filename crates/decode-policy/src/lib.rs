@@ -35,3 +35,11 @@ pub use trace::{
     serde_name, CapKind, Decision, FragmentReport, Origin, PolicyWarning, Stage, TraceStep, Verdict,
 };
 pub use urls::normalize_url;
+
+/// Whether git runs a program, or reads other files, named by the configuration
+/// key `key` (`core.fsmonitor`, `core.hooksPath`, `alias.x`, `difftool.x.path`,
+/// `include.path`, …): the sandbox disarms such keys in a repository a command
+/// created.
+pub fn git_config_key_runs(key: &str) -> bool {
+    key.eq_ignore_ascii_case("core.hookspath") || programs::vcs::git_key_runs(key).is_some()
+}

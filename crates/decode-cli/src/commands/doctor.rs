@@ -36,7 +36,7 @@ pub fn run(args: DoctorArgs, dirs: &Dirs) -> ExitCode {
     let root = state.project_root().to_path_buf();
     let inputs = Inputs::for_state(&state);
     let deny = ReadDeny::of(&state, &inputs.homes);
-    let scan = sandbox::scan_with(&root, Some(&deny));
+    let scan = sandbox::scan_all(&root, &inputs.extra_writable(), Some(&deny));
     let plan = Plan::new(&state.gate(), &scan, &inputs);
     let writable = of_kind(&plan, &[Kind::Writable]);
     let read_only: Vec<String> = plan

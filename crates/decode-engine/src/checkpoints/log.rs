@@ -150,7 +150,7 @@ impl Logs {
                 format!("`{session}` is not a session id"),
             ));
         }
-        match std::fs::read(self.path(session)) {
+        match decode_core::fsutil::read_regular(&self.path(session), 1 << 30) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
                 io::Error::new(
                     io::ErrorKind::InvalidData,

@@ -192,7 +192,11 @@ impl Checkpoints {
                 )?;
             }
             let record = dir.join("project");
-            if std::fs::read(&record).ok().as_deref() != Some(project.as_os_str().as_bytes()) {
+            if decode_core::fsutil::read_regular(&record, 1 << 20)
+                .ok()
+                .as_deref()
+                != Some(project.as_os_str().as_bytes())
+            {
                 std::fs::write(&record, project.as_os_str().as_bytes())?;
             }
             Ok(())
@@ -280,7 +284,7 @@ impl Checkpoints {
                 return index;
             }
         }
-        match std::fs::read(&path) {
+        match decode_core::fsutil::read_regular(&path, 1 << 30) {
             Ok(bytes) => Index::decode(&bytes).unwrap_or_else(|| {
                 tracing::warn!(path = %path.display(), "the checkpoint index is damaged; every file is read again");
                 Index::default()

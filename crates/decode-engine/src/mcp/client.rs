@@ -315,9 +315,11 @@ async fn plan_sandbox(active: &Arc<ActiveState>) -> Result<(Plan, crate::sandbox
     let inputs = crate::sandbox::Inputs::for_state(active);
     let deny = crate::sandbox::ReadDeny::of(active, &inputs.homes);
     let root = active.project_root().to_path_buf();
-    let scan = tokio::task::spawn_blocking(move || crate::sandbox::scan_with(&root, Some(&deny)))
-        .await
-        .map_err(|e| format!("cannot prepare its sandbox: {e}"))?;
+    let extra = inputs.extra_writable();
+    let scan =
+        tokio::task::spawn_blocking(move || crate::sandbox::scan_all(&root, &extra, Some(&deny)))
+            .await
+            .map_err(|e| format!("cannot prepare its sandbox: {e}"))?;
     if scan.truncated {
         return Err(format!(
             "this project holds more than {} files and folders, too many for its sandbox to protect them",

@@ -8,6 +8,7 @@
 
 pub mod proxy;
 mod resolve;
+mod splice;
 
 pub use proxy::{GateJudge, Judge, NetEvent, NetVerdict, Proxy};
 pub use resolve::{Pins, Resolved, Resolver, TEST_HOSTS_VAR};

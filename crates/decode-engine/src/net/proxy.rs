@@ -95,7 +95,7 @@ impl Proxy {
     /// Serves one client connection to its end.
     pub async fn handle<S>(&self, stream: S)
     where
-        S: AsyncRead + AsyncWrite + Unpin + Send,
+        S: Client,
     {
         let mut reader = BufReader::new(stream);
         let first = match tokio::time::timeout(HEAD_TIMEOUT, reader.fill_buf()).await {
@@ -146,7 +146,7 @@ impl Proxy {
 
     async fn http<S>(&self, mut reader: BufReader<S>) -> io::Result<()>
     where
-        S: AsyncRead + AsyncWrite + Unpin + Send,
+        S: Client,
     {
         let head = match tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut reader)).await {
             Ok(Ok(h)) => h,
@@ -189,14 +189,7 @@ impl Proxy {
             if !early.is_empty() {
                 upstream.write_all(&early).await?;
             }
-            let mut client = reader.into_inner();
-            tokio::io::copy_bidirectional_with_sizes(
-                &mut client,
-                &mut upstream,
-                COPY_BUF,
-                COPY_BUF,
-            )
-            .await?;
+            relay(reader.into_inner(), upstream).await?;
             return Ok(());
         }
         // A plain HTTP request in absolute form: `GET http://host[:port]/path HTTP/1.1`.
@@ -258,15 +251,12 @@ impl Proxy {
         if !early.is_empty() {
             upstream.write_all(&early).await?;
         }
-        let mut client = reader.into_inner();
-        tokio::io::copy_bidirectional_with_sizes(&mut client, &mut upstream, COPY_BUF, COPY_BUF)
-            .await?;
-        Ok(())
+        relay(reader.into_inner(), upstream).await
     }
 
     async fn socks5<S>(&self, mut reader: BufReader<S>) -> io::Result<()>
     where
-        S: AsyncRead + AsyncWrite + Unpin + Send,
+        S: Client,
     {
         // Greeting: VER NMETHODS METHODS…; only "no authentication" is offered.
         let mut h = [0u8; 2];
@@ -329,11 +319,38 @@ impl Proxy {
         if !early.is_empty() {
             upstream.write_all(&early).await?;
         }
-        let mut client = reader.into_inner();
-        tokio::io::copy_bidirectional_with_sizes(&mut client, &mut upstream, COPY_BUF, COPY_BUF)
-            .await?;
-        Ok(())
+        relay(reader.into_inner(), upstream).await
     }
+}
+
+/// A connection the proxy serves: any stream, and where it is a TCP connection
+/// (what a command's listener accepts), the tunnel is relayed inside the kernel.
+pub trait Client: AsyncRead + AsyncWrite + Unpin + Send {
+    /// The TCP connection it is, if it is one.
+    fn tcp(&self) -> Option<&TcpStream> {
+        None
+    }
+}
+
+impl Client for TcpStream {
+    fn tcp(&self) -> Option<&TcpStream> {
+        Some(self)
+    }
+}
+
+impl Client for tokio::net::UnixStream {}
+impl Client for tokio::io::DuplexStream {}
+
+/// Relays a tunnel to its end: spliced between two TCP connections (no copy
+/// through Decode), copied through buffers otherwise.
+async fn relay<S: Client>(mut client: S, mut upstream: TcpStream) -> io::Result<()> {
+    if let Some(c) = client.tcp() {
+        super::splice::both(c, &upstream).await?;
+        return Ok(());
+    }
+    tokio::io::copy_bidirectional_with_sizes(&mut client, &mut upstream, COPY_BUF, COPY_BUF)
+        .await?;
+    Ok(())
 }
 
 /// What the proxy did with one destination, for the call's result and trace.

@@ -119,7 +119,20 @@ impl<W: Wire> HttpClient<W> {
     }
 }
 
-impl<W: Wire> ModelClient for HttpClient<W> {
+impl<W: Wire + 'static> ModelClient for HttpClient<W> {
+    fn single_try(&self) -> Option<Arc<dyn ModelClient>> {
+        Some(Arc::new(HttpClient {
+            wire: Arc::clone(&self.wire),
+            http: self.http.clone(),
+            policy: RetryPolicy {
+                max_tries: 1,
+                idle_timeout: self.policy.idle_timeout.min(Duration::from_secs(20)),
+                ..self.policy
+            },
+            context_tokens: self.context_tokens,
+        }))
+    }
+
     fn info(&self) -> ModelInfo {
         ModelInfo {
             provider: self.wire.kind(),

@@ -277,6 +277,13 @@ pub trait ModelClient: Send + Sync {
     /// Starts one model turn. Never blocks: failures arrive as [`ModelEvent::Error`].
     /// Cancelling `cancel` ends the stream (and the HTTP request) at once.
     fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> ModelStream;
+
+    /// The same client trying once, with a short wait for each chunk (for "Test
+    /// connection": a failure is reported at once, not after every retry). `None`
+    /// when it has nothing to retry.
+    fn single_try(&self) -> Option<Arc<dyn ModelClient>> {
+        None
+    }
 }
 
 /// A rough context size per model when the config does not give `contextTokens`.

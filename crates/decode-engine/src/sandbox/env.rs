@@ -19,6 +19,26 @@ const PROVIDER_KEYS: &[&str] = &[
 /// Name endings that mark a secret (`GH_TOKEN`, `AWS_SECRET_ACCESS_KEY`, …).
 const SECRET_SUFFIXES: &[&str] = &["_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIALS"];
 
+/// Further secrets by name that the endings miss (Decode's own choice, beyond the
+/// endings above): passwords and personal access tokens spelled otherwise.
+const SECRET_ENDINGS_ALSO: &[&str] = &[
+    "PASSWORD",
+    "PASSWD",
+    "_PWD",
+    "_PAT",
+    "_PASSPHRASE",
+    "_APIKEY",
+];
+
+/// Variables that hold a secret whatever their spelling.
+const SECRET_NAMES: &[&str] = &[
+    "PGPASSFILE",
+    "VAULT_TOKEN",
+    "SOPS_AGE_KEY",
+    "NPM_TOKEN",
+    "HF_TOKEN",
+];
+
 /// Whether a variable is one of the provider keys Decode itself reads: no command
 /// inherits one, not even a command the person approved to run outside.
 pub fn is_provider_key(name: &str) -> bool {
@@ -32,9 +52,11 @@ pub fn is_provider_key(name: &str) -> bool {
 pub fn is_secret_var(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     PROVIDER_KEYS.contains(&upper.as_str())
+        || SECRET_NAMES.contains(&upper.as_str())
         || SECRET_SUFFIXES
             .iter()
             .any(|s| upper.ends_with(s) || upper == s[1..])
+        || SECRET_ENDINGS_ALSO.iter().any(|s| upper.ends_with(s))
 }
 
 /// Variables that name a service of the host (a display, a bus, an agent, a
@@ -125,6 +147,10 @@ mod tests {
             "STRIPE_SECRET",
             "TOKEN",
             "PASSWORD",
+            "PGPASSWORD",
+            "MYSQL_PWD",
+            "GITHUB_PAT",
+            "GPG_PASSPHRASE",
         ] {
             assert!(is_secret_var(n), "{n}");
         }

@@ -37,7 +37,7 @@ pub enum Kind {
 
 impl Kind {
     /// Whether a command can write beneath a mount of this kind.
-    fn writable(self) -> bool {
+    pub(crate) fn writable(self) -> bool {
         matches!(self, Kind::Writable | Kind::Pin | Kind::Tmpfs)
     }
 

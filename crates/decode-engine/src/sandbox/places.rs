@@ -70,6 +70,15 @@ pub const CREDENTIAL_STORES: &[&str] = &[
     ".nuget/NuGet/NuGet.Config",
     ".terraform.d/credentials.tfrc.json",
     ".Xauthority",
+    ".pgpass",
+    ".my.cnf",
+    ".vault-token",
+    ".config/sops/age",
+    ".config/rclone/rclone.conf",
+    ".s3cfg",
+    ".boto",
+    ".config/op",
+    ".local/share/gopass",
 ];
 
 /// Names in `~/.ssh` that hold no secret (everything else there is hidden).
@@ -111,6 +120,8 @@ pub struct Inputs {
     pub uid: u32,
     /// Commands get a network of their own.
     pub own_network: bool,
+    /// The projects the person trusts (resolved; see `Plan`'s other projects).
+    pub trusted: Vec<PathBuf>,
 }
 
 impl Inputs {
@@ -156,6 +167,9 @@ impl Inputs {
             state.extend([d.state, own.state]);
             app.extend([d.config, d.data, own.config, own.data]);
         }
+        let trusted = decode_core::trust::TrustStore::open(&dirs.data)
+            .trusted()
+            .to_vec();
         Inputs {
             project,
             homes,
@@ -169,7 +183,31 @@ impl Inputs {
             app,
             uid,
             own_network: super::own_network(),
+            trusted,
         }
+    }
+
+    /// The writable folders besides the project, the temp folders and the caches:
+    /// the `additionalDirectories`, the person's `sandbox.writable` (those that are
+    /// folders) and the trusted projects in a temp folder. The sandbox walks them for protected names as it walks the
+    /// project.
+    pub fn extra_writable(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        let person = self.user.writable.iter().flat_map(|w| self.person_paths(w));
+        for d in self.additional.iter().cloned().chain(person) {
+            if d.is_dir() && !out.contains(&d) {
+                out.push(d);
+            }
+        }
+        // The other projects the person trusts in a temp folder (writable there):
+        // their repositories' hooks and config too.
+        for t in &self.trusted {
+            let in_temp = self.temp.iter().any(|d| t.starts_with(d));
+            if in_temp && *t != self.project && t.is_dir() && !out.contains(t) {
+                out.push(t.clone());
+            }
+        }
+        out
     }
 
     /// A path the person wrote in their settings, for each home folder (`~` means
@@ -343,11 +381,19 @@ fn ssh_keys(ssh: &Path, home: &Path, m: &mut Mounts) {
         if SSH_PUBLIC.contains(&n.as_ref()) || n.ends_with(".pub") {
             continue;
         }
-        // A socket (an agent's, a control master's) is a service, not a key.
+        // A socket (an agent's, a control master's) is a service, not a key: out
+        // of reach whatever name it was bound under (ssh binds a control master's
+        // under a temporary name and renames it, so the kernel's list of listening
+        // sockets names another path).
         if e.file_type().is_ok_and(|t| {
             use std::os::unix::fs::FileTypeExt;
             t.is_socket()
         }) {
+            m.add(
+                &e.path(),
+                super::mounts::Kind::NullSocket,
+                "an ssh agent's or control master's socket",
+            );
             continue;
         }
         hide_if_there(m, &e.path(), "an ssh private key");
@@ -484,6 +530,20 @@ mod tests {
         let mut keys = ssh_config_identities(&ssh.join("config"), &ssh, &home);
         keys.sort();
         assert_eq!(keys, [PathBuf::from("/opt/k/b"), home.join("keys/work")]);
+    }
+
+    #[test]
+    fn a_socket_in_ssh_s_folder_is_refused_whatever_name_it_was_bound_under() {
+        let d = tempfile::tempdir().unwrap();
+        let home = d.path().canonicalize().unwrap();
+        let ssh = home.join(".ssh");
+        std::fs::create_dir_all(&ssh).unwrap();
+        // Bound under one name, renamed as ssh does with a control master.
+        let _l = std::os::unix::net::UnixListener::bind(ssh.join("cm-tmp")).unwrap();
+        std::fs::rename(ssh.join("cm-tmp"), ssh.join("cm-git@host:22")).unwrap();
+        let mut m = Mounts::default();
+        ssh_keys(&ssh, &home, &mut m);
+        assert!(m.has(&ssh.join("cm-git@host:22"), Kind::NullSocket));
     }
 
     #[test]

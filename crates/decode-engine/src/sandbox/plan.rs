@@ -35,6 +35,8 @@ pub struct Plan {
     empty: (PathBuf, PathBuf),
     /// `core.hooksPath` of the person's global git config (each home's).
     global_hooks: Vec<PathBuf>,
+    /// The projects the person trusts (resolved).
+    trusted: Vec<PathBuf>,
 }
 
 impl Plan {
@@ -50,10 +52,20 @@ impl Plan {
                 .flat_map(|h| [h.join(".gitconfig"), h.join(".config/git/config")])
                 .filter_map(|c| hooks_path(&c))
                 .collect(),
+            trusted: inputs.trusted.clone(),
             ..Plan::default()
         };
         places::writable(inputs, &mut plan.mounts);
         plan.project_git_writable(gate);
+        // What the person's global git config includes (the config itself is in the
+        // read-only home; what it includes may lie in a writable place).
+        for h in &inputs.homes {
+            for c in [h.join(".gitconfig"), h.join(".config/git/config")] {
+                for inc in config_includes(&c) {
+                    plan.read_only(&inc);
+                }
+            }
+        }
         places::hidden(inputs, &mut plan.mounts);
         for p in &scan.denied_reads {
             let dir = std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
@@ -154,6 +166,22 @@ impl Plan {
         for p in &scan.others {
             self.read_only(p);
         }
+        for p in &scan.permission {
+            // A nested or other project's permission files and agents.
+            self.read_only(p);
+        }
+        for d in &scan.unreadable {
+            self.read_only_as(
+                d,
+                "read-only: Decode could not read this folder, so it cannot know what it holds",
+            );
+        }
+        for d in &scan.extra_too_big {
+            self.read_only_as(
+                d,
+                "read-only: too big for Decode to find every git folder and permission file in it",
+            );
+        }
         // What a command must not create at the project root.
         let root = gate.project_root();
         for name in [".envrc", ".vscode", ".idea"] {
@@ -161,7 +189,43 @@ impl Plan {
         }
         self.pin(root);
         self.root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        self.other_projects(&scan.permission);
+        // The home folder's config files, where a command could write them.
+        for p in gate.protected_home_config() {
+            if self.writable_at(&p.path) {
+                self.read_only(&p.path);
+            }
+        }
         self.start_where_running_commands_started();
+    }
+
+    /// The permission files of the other projects the person trusts that lie in a
+    /// writable place: read-only where they exist, taken away when a command
+    /// creates them (a trusted project obeys its own `.decode/settings.json`).
+    fn other_projects(&mut self, found: &[PathBuf]) {
+        let trusted = self.trusted.clone();
+        for t in &trusted {
+            if *t == self.root || !self.writable_at(t) {
+                continue;
+            }
+            for rel in [
+                ".decode",
+                ".mcp.json",
+                ".claude/agents",
+                ".claude/settings.json",
+                ".claude/settings.local.json",
+            ] {
+                let p = t.join(rel);
+                if !found.contains(&p) {
+                    self.read_only(&p);
+                }
+            }
+        }
+    }
+
+    /// Whether a command could write at `p` as the table stands.
+    fn writable_at(&self, p: &Path) -> bool {
+        self.mounts.at(p).is_some_and(|m| m.kind.writable())
     }
 
     /// Another sandboxed command running now started before this one: what it
@@ -246,6 +310,12 @@ impl Plan {
         for name in ["hooks", "config", "config.worktree", "commondir", "gitdir"] {
             self.read_only(&g.join(name));
         }
+        // What its config includes is its config too.
+        for config in ["config", "config.worktree"] {
+            for inc in config_includes(&g.join(config)) {
+                self.read_only(&inc);
+            }
+        }
         // A `core.hooksPath` (a repository's own, or the person's global one) is
         // the hooks folder git runs: protected like `hooks` (husky's `.husky/_`).
         let mut hooks: Vec<PathBuf> = hooks_path(&g.join("config")).into_iter().collect();
@@ -305,6 +375,11 @@ impl Plan {
     /// first missing component watched: what the command creates there is taken
     /// away, wherever the links lead.
     fn read_only(&mut self, p: &Path) {
+        self.read_only_as(p, "protected: Decode never changes it on its own");
+    }
+
+    /// [`Plan::read_only`], saying `why`.
+    fn read_only_as(&mut self, p: &Path, why: &str) {
         let chain = decode_policy::paths::resolve_chain(p);
         for l in &chain.links {
             self.watch_link(l);
@@ -322,11 +397,7 @@ impl Plan {
             return;
         };
         self.pin_parents(&real);
-        self.mounts.add(
-            &real,
-            Kind::Protected,
-            "protected: Decode never changes it on its own",
-        );
+        self.mounts.add(&real, Kind::Protected, why);
     }
 
     /// Pins every real folder a link's target passes through as written, those
@@ -518,7 +589,7 @@ fn on_the_way(p: &decode_policy::ProtectedPath) -> bool {
 /// The folder a git pointer file names: `gitdir: PATH` in a `.git` file (`prefix`
 /// `"gitdir:"`), or a bare path in `commondir` (`prefix` `""`); relative to the
 /// file's folder. At most 4 KiB is read, and only from a regular file.
-fn read_git_pointer(file: &Path, prefix: &str) -> Option<PathBuf> {
+pub(crate) fn read_git_pointer(file: &Path, prefix: &str) -> Option<PathBuf> {
     use std::io::Read;
     let meta = std::fs::symlink_metadata(file).ok()?;
     if !meta.is_file() {
@@ -538,30 +609,36 @@ fn read_git_pointer(file: &Path, prefix: &str) -> Option<PathBuf> {
     Some(file.parent()?.join(path))
 }
 
-/// The `core.hooksPath` a git config file sets (the last one), `~/` expanded
-/// with the home the file is in when it is a global one; at most 64 KiB read.
-fn hooks_path(config: &Path) -> Option<PathBuf> {
-    let text = decode_policy::paths::read_small_file(config, 64 * 1024).ok()?;
-    let mut in_core = false;
-    let mut found = None;
+/// The values of `key` in the sections named `section` (`includeIf "…"` counts as
+/// `includeIf`) of a git config file, in order; at most 64 KiB read.
+fn config_values(config: &Path, section: &str, key: &str) -> Vec<String> {
+    let Ok(text) = decode_policy::paths::read_small_file(config, 64 * 1024) else {
+        return Vec::new();
+    };
+    let mut inside = false;
+    let mut found = Vec::new();
     for line in text.lines() {
-        let line = line.trim();
+        let mut line = line.trim();
         if line.starts_with('[') {
             let name = line
                 .trim_start_matches('[')
                 .split([']', ' ', '"'])
                 .next()
                 .unwrap_or("");
-            in_core = name.eq_ignore_ascii_case("core");
+            inside = name.eq_ignore_ascii_case(section);
+            // `[core] hooksPath = x` on one line.
+            match line.split_once(']') {
+                Some((_, rest)) if !rest.trim().is_empty() => line = rest.trim(),
+                _ => continue,
+            }
+        }
+        if !inside {
             continue;
         }
-        if !in_core {
-            continue;
-        }
-        let Some((key, value)) = line.split_once('=') else {
+        let Some((k, value)) = line.split_once('=') else {
             continue;
         };
-        if key.trim().eq_ignore_ascii_case("hooksPath") {
+        if k.trim().eq_ignore_ascii_case(key) {
             let v = value
                 .split(['#', ';'])
                 .next()
@@ -569,11 +646,16 @@ fn hooks_path(config: &Path) -> Option<PathBuf> {
                 .trim()
                 .trim_matches('"');
             if !v.is_empty() {
-                found = Some(v.to_string());
+                found.push(v.to_string());
             }
         }
     }
-    let v = found?;
+    found
+}
+
+/// A path a git config file names, `~/` expanded with the home the file is in
+/// when it is a global one.
+fn config_path(config: &Path, v: &str) -> Option<PathBuf> {
     match v.strip_prefix("~/") {
         Some(rest) => {
             // A global config: its home is the folder it is in (or above `.config`).
@@ -587,6 +669,43 @@ fn hooks_path(config: &Path) -> Option<PathBuf> {
         }
         None => Some(PathBuf::from(v)),
     }
+}
+
+/// The `core.hooksPath` a git config file sets (the last one).
+fn hooks_path(config: &Path) -> Option<PathBuf> {
+    let v = config_values(config, "core", "hooksPath").pop()?;
+    config_path(config, &v)
+}
+
+/// The files a git config file includes (`include.path`, `includeIf.*.path`), and
+/// those they include, 4 levels deep: git reads them as part of the config, so
+/// they run code as it does. A relative path is relative to the including file.
+fn config_includes(config: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut level = vec![config.to_path_buf()];
+    for _ in 0..4 {
+        let mut next = Vec::new();
+        for file in &level {
+            let values = config_values(file, "include", "path")
+                .into_iter()
+                .chain(config_values(file, "includeIf", "path"));
+            for v in values {
+                let Some(p) = config_path(file, &v) else {
+                    continue;
+                };
+                let p = match file.parent() {
+                    Some(dir) if p.is_relative() => dir.join(p),
+                    _ => p,
+                };
+                if !out.contains(&p) && out.len() < 64 {
+                    out.push(p.clone());
+                    next.push(p);
+                }
+            }
+        }
+        level = next;
+    }
+    out
 }
 
 /// Whether an entry of `dir` can be renamed by this user.

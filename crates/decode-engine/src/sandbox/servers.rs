@@ -42,8 +42,26 @@ pub(crate) fn service_dirs(homes: &[PathBuf], uid: u32, runtime: &Path) -> Vec<P
     for h in homes {
         dirs.push(h.join(".screen"));
     }
+    let mut ahead = vec![
+        PathBuf::from(format!("/tmp/tmux-{uid}")),
+        PathBuf::from(format!("/tmp/emacs{uid}")),
+    ];
     if let Some(t) = env("TMUX_TMPDIR") {
-        dirs.push(PathBuf::from(t).join(format!("tmux-{uid}")));
+        let d = PathBuf::from(t).join(format!("tmux-{uid}"));
+        dirs.push(d.clone());
+        ahead.push(d);
+    }
+    // A server started while a command runs makes its folder then: made now,
+    // private as the server makes it, so that it is covered from the start.
+    for d in &ahead {
+        if d.is_absolute() && d.parent().is_some_and(Path::is_dir) {
+            use std::os::unix::fs::DirBuilderExt;
+            if std::fs::symlink_metadata(d).is_err() {
+                if let Err(e) = std::fs::DirBuilder::new().mode(0o700).create(d) {
+                    tracing::debug!(folder = %d.display(), error = %e, "cannot make a service folder ahead");
+                }
+            }
+        }
     }
     if let Some(d) = env("SCREENDIR") {
         dirs.push(PathBuf::from(d));

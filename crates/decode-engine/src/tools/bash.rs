@@ -611,8 +611,15 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
                 text.push_str(&format!("\n[sandbox: {}]", b.message));
             }
         }
-        // What this command changed is seen by the next one.
-        ctx.session.rescan_for_sandbox(s.deny.clone()).await;
+        // What this command changed is seen by the next one; a repository it
+        // created keeps nothing git would run.
+        for note in ctx
+            .session
+            .rescan_for_sandbox(s.deny.clone(), s.inputs.extra_writable(), s.started)
+            .await
+        {
+            text.push_str(&format!("\n[sandbox: {note}]"));
+        }
     }
     // The command's copy of the mount table is taken apart off the critical path.
     if let Some(m) = held_mounts {
@@ -876,8 +883,12 @@ impl SandboxedHook {
     pub(crate) async fn finish(self, ctx: &ToolContext) -> Vec<String> {
         let s = self.prepared;
         let quarantine = crate::running_commands::quarantine_folder();
-        let notes = s.plan.undo(&quarantine, &s.held);
-        ctx.session.rescan_for_sandbox(s.deny.clone()).await;
+        let mut notes = s.plan.undo(&quarantine, &s.held);
+        notes.extend(
+            ctx.session
+                .rescan_for_sandbox(s.deny.clone(), s.inputs.extra_writable(), s.started)
+                .await,
+        );
         notes
     }
 }
@@ -892,6 +903,8 @@ struct Prepared {
     deny: ReadDeny,
     /// The folders checked at the end, held open since before the start.
     held: crate::sandbox::Held,
+    /// When the sandbox was made (just before the command started).
+    started: std::time::SystemTime,
     /// Recorded before the command starts, dropped after its undo.
     _record: Option<crate::sandbox::Running>,
 }
@@ -901,7 +914,10 @@ struct Prepared {
 async fn prepare_sandbox(ctx: &ToolContext) -> Result<Prepared, String> {
     let inputs = Inputs::for_state(&ctx.active);
     let deny = ReadDeny::of(&ctx.active, &inputs.homes);
-    let scan = ctx.session.sandbox_scan(&deny).await;
+    let scan = ctx
+        .session
+        .sandbox_scan(&deny, &inputs.extra_writable())
+        .await;
     let only_approved =
         "Only a command the person approves when asked runs here (outside the sandbox)";
     if scan.truncated {
@@ -957,6 +973,7 @@ async fn prepare_sandbox(ctx: &ToolContext) -> Result<Prepared, String> {
         inputs,
         deny,
         held,
+        started: std::time::SystemTime::now(),
         _record: record,
     })
 }

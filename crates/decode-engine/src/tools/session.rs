@@ -174,37 +174,62 @@ impl SessionState {
     pub(crate) async fn sandbox_scan(
         &self,
         deny: &crate::sandbox::ReadDeny,
+        extra: &[PathBuf],
     ) -> Arc<crate::sandbox::Scan> {
         let mut guard = self.scan.lock().await;
         if let Some(s) = guard.as_ref() {
-            if s.deny_rules == deny.rules {
+            if s.deny_rules == deny.rules && s.extra_roots == extra {
                 return s.clone();
             }
         }
         let root = self.project_root.clone();
         let deny = deny.clone();
+        let extra = extra.to_vec();
         let s = Arc::new(
-            tokio::task::spawn_blocking(move || crate::sandbox::scan_with(&root, Some(&deny)))
-                .await
-                .unwrap_or_default(),
+            tokio::task::spawn_blocking(move || {
+                crate::sandbox::scan_all(&root, &extra, Some(&deny))
+            })
+            .await
+            .unwrap_or_default(),
         );
         *guard = Some(s.clone());
         s
     }
 
-    /// Walks the project again in the background after a command; the next
-    /// command waits for this walk.
-    pub(crate) async fn rescan_for_sandbox(&self, deny: crate::sandbox::ReadDeny) {
-        let mut guard = self.scan.clone().lock_owned().await;
+    /// Walks the project again after a command (the next command uses this walk),
+    /// and disarms the repositories the command created (see
+    /// `sandbox::new_repos`): returns what was taken away, one note each.
+    /// `started` is when the command started.
+    pub(crate) async fn rescan_for_sandbox(
+        &self,
+        deny: crate::sandbox::ReadDeny,
+        extra: Vec<PathBuf>,
+        started: std::time::SystemTime,
+    ) -> Vec<String> {
+        let mut guard = self.scan.lock().await;
         let root = self.project_root.clone();
-        tokio::spawn(async move {
-            // A walk that failed leaves nothing: the next command walks again.
-            *guard =
-                tokio::task::spawn_blocking(move || crate::sandbox::scan_with(&root, Some(&deny)))
-                    .await
-                    .ok()
-                    .map(Arc::new);
-        });
+        let before = guard.clone();
+        let walked = tokio::task::spawn_blocking(move || {
+            let s = crate::sandbox::scan_all(&root, &extra, Some(&deny));
+            let notes = match &before {
+                Some(b) => crate::sandbox::new_repos::disarm_created(b, &s, started),
+                None => Vec::new(),
+            };
+            (s, notes)
+        })
+        .await;
+        match walked {
+            Ok((s, notes)) => {
+                *guard = Some(Arc::new(s));
+                notes
+            }
+            Err(e) => {
+                // The next command walks again.
+                tracing::warn!(error = %e, "the walk after a command failed");
+                *guard = None;
+                Vec::new()
+            }
+        }
     }
 
     /// A session for one call with no conversation before it (`decode tool`): `edit`

@@ -15,6 +15,7 @@ mod providers_keys;
 mod providers_openai;
 mod sandbox;
 mod sandbox_bounds;
+mod sandbox_nested;
 mod sandbox_net;
 mod sandbox_work;
 mod session;

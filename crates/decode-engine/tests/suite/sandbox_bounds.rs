@@ -1088,3 +1088,62 @@ async fn a_stopped_command_cannot_plant_after_its_clean_up() {
         std::thread::sleep(std::time::Duration::from_millis(300));
     }
 }
+
+#[test]
+fn a_multiplexer_started_while_a_command_runs_is_out_of_reach() {
+    // A folder of the multiplexer's own where it has never run (its socket
+    // folder is made when the server starts, during the command).
+    let dir = tempfile::Builder::new()
+        .prefix("decode-tmux-")
+        .tempdir()
+        .unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+    in_child(
+        "suite::sandbox_bounds::inner_a_multiplexer_started_while_a_command_runs_is_out_of_reach",
+        &[("TMUX_TMPDIR", &dir.path().display().to_string())],
+    );
+}
+
+#[tokio::test]
+#[ignore = "run by a_multiplexer_started_while_a_command_runs_is_out_of_reach"]
+async fn inner_a_multiplexer_started_while_a_command_runs_is_out_of_reach() {
+    if !inner() {
+        return;
+    }
+    enforced();
+    let p = Project::new();
+    let name = format!("decode-late-{}", std::process::id());
+    let tmpdir = std::env::var("TMUX_TMPDIR").unwrap();
+    let uid = nix::unistd::geteuid().as_raw();
+    let sock = Path::new(&tmpdir).join(format!("tmux-{uid}")).join(&name);
+    // The command waits for the person's multiplexer to start (its socket folder
+    // is made then), and connects to it: a client that reaches the socket can
+    // have the server run anything (`run-shell`).
+    let attack = format!(
+        "for i in $(seq 1 20); do [ -S {s} ] && break; sleep 0.25; done; {connect}",
+        s = sock.display(),
+        connect = connect_all(&[Addr::Path(sock.clone())])
+    );
+    // The person starts the server a moment after the command began (from a
+    // thread: the command's call may hold this one). Nothing of tmux's runs
+    // before: even a client makes the socket folder.
+    let late = {
+        let name = name.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            std::process::Command::new("tmux")
+                .args(["-L", &name, "new-session", "-d", "sleep 120"])
+                .env_remove("TMUX")
+                .status()
+                .expect("this test needs tmux (`apt install tmux`)")
+        })
+    };
+    let r = bash(&boxed(&p), &attack).await;
+    assert!(late.join().unwrap().success());
+    let r2 = bash(&outside(&p), &attack).await;
+    let _ = std::process::Command::new("tmux")
+        .args(["-L", &name, "kill-server"])
+        .status();
+    assert_eq!(count(&r.content, "REFUSED"), 1, "{}", r.content);
+    assert_eq!(count(&r2.content, "REACHED"), 1, "control: {}", r2.content);
+}

@@ -787,6 +787,23 @@ async fn test_connection_makes_one_tiny_request_and_says_how_it_went() {
     let line = workspace::test_connection(client).await.unwrap_err();
     assert!(line.starts_with("openai"), "{line}");
     assert_eq!(line.lines().count(), 1, "{line}");
+
+    // A server that is down fails at once: one try, whatever the chat's retry
+    // policy, and the server named once.
+    let down = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503).set_body_string("overloaded"))
+        .expect(1)
+        .mount(&down)
+        .await;
+    let client = fake_model::client(
+        ProviderKind::Openai,
+        &down.uri(),
+        decode_engine::providers::RetryPolicy::default(),
+    );
+    let line = workspace::test_connection(client).await.unwrap_err();
+    assert_eq!(line.matches(&down.uri()).count(), 1, "{line}");
+    down.verify().await;
 }
 
 #[test]

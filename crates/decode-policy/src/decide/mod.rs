@@ -292,6 +292,23 @@ impl Gate {
         out
     }
 
+    /// The home folder's files other programs run or obey (`~/.gitconfig`,
+    /// autostart, systemd user units, `~/.local/bin`, …): left out of
+    /// [`Gate::protected_paths`] since the home folder is read-only in the sandbox,
+    /// they are protected there too where the home folder is writable (the project
+    /// is the home folder, or lies above it).
+    pub fn protected_home_config(&self) -> Vec<ProtectedPath> {
+        self.protected
+            .iter()
+            .filter(|p| p.kind == ProtectedKind::HomeConfig)
+            .map(|p| ProtectedPath {
+                path: p.path.clone(),
+                dir: p.dir,
+                kind: p.kind,
+            })
+            .collect()
+    }
+
     /// The project's git folder (found from the root upwards), if any.
     pub fn git_dir(&self) -> Option<&Path> {
         self.git_dir.as_deref()

@@ -33,7 +33,7 @@ mod shells;
 mod support;
 mod unknown;
 mod variables;
-mod vcs;
+pub(crate) mod vcs;
 mod viewers;
 mod wrappers;
 mod writes;
