@@ -5,7 +5,7 @@
 //! -wrapper`) and where they write (`-o`) (docs/permissions.md, "Fail
 //! closed").
 
-use super::schema::{Args, Argv, Ctx, Hooks, Node, Program};
+use super::schema::{Args, Argv, Ctx, Hooks, Node, Program, Writes};
 use super::support::{is_assignment, run_string};
 use crate::options::{self, OptionSpec};
 use crate::shell::model::{Analysis, Derived, Role, Target, Workdir};
@@ -82,10 +82,20 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 see: Some(cmake),
                 ..Hooks::NONE
             },
+            options: OptionSpec {
+                value: &["--prefix"],
+                ..OptionSpec::NONE
+            },
+            // `cmake --install build --prefix DIR`.
+            writes: &[Writes::Into {
+                options: &["--prefix"],
+                flags: &[],
+            }],
             ..Node::NONE
         },
         generic_verbs: false,
         examples: &[
+            ("cmake --install build --prefix ~/.local", "writes ~/.local"),
             ("cmake -E chdir build make", "runs `make`; cwd build"),
             ("cmake -E remove_directory /home", "runs `rm -rf /home`"),
             ("cmake --build .", "plain"),
@@ -135,8 +145,19 @@ pub(crate) const PROGRAMS: &[Program] = &[
     },
     Program {
         names: TASK_RUNNERS,
+        node: Node {
+            hooks: Hooks {
+                see: Some(task_runner),
+                ..Hooks::NONE
+            },
+            ..Node::NONE
+        },
         generic_verbs: false,
-        examples: &[("just deploy", "plain")],
+        examples: &[
+            ("just deploy", "plain"),
+            ("just -d ~/other release", "opaque"),
+            ("ninja -C build", "plain"),
+        ],
         ..Program::BASE
     },
 ];
@@ -144,6 +165,24 @@ pub(crate) const PROGRAMS: &[Program] = &[
 /// `make SHELL=…` (the program make runs recipes with) and `--eval TEXT`
 /// (makefile text, which may run `$(shell …)`).
 fn make(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
+    let elsewhere = options::values(
+        &c.words[c.at..],
+        &MAKE,
+        &[
+            "-C",
+            "--directory",
+            "-f",
+            "--file",
+            "--makefile",
+            "-I",
+            "--include-dir",
+        ],
+    )
+    .into_iter()
+    .any(|v| outside(&v.text, c.words[c.at + v.at].dynamic));
+    if elsewhere {
+        a.dynamic = Some(RUNNER_ELSEWHERE.replace("{}", c.name));
+    }
     for v in options::values(&c.words[c.at..], &MAKE, &["-E", "--eval"]) {
         a.dynamic = Some("`make --eval` runs makefile text given on the command line".into());
         // Its `$(shell CMD)` calls meet the deny rules and caps.
@@ -155,7 +194,12 @@ fn make(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
         let Some((name, v)) = make_assignment(&w.text) else {
             continue;
         };
-        if name == "SHELL" {
+        if super::variables::install_folder(name) && !v.is_empty() {
+            // `make install PREFIX=~/.local`: the project's install rule
+            // writes there.
+            a.own_writes
+                .extend(super::variables::install_target(v, w.dynamic));
+        } else if name == "SHELL" {
             let mut v2 = w.clone();
             v2.text = v.to_string();
             run_string(&v2, c.role, "`make SHELL=…`", a);
@@ -174,6 +218,51 @@ fn make(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
         }
     }
     None
+}
+
+/// A task runner runs the project's own scripts; pointed at a folder or a
+/// file outside the project (`make -C ~/x release`, `just -d /srv`), it runs
+/// scripts the gate has no reason to trust.
+const RUNNER_ELSEWHERE: &str =
+    "`{}` runs the tasks of a folder or file that may lie outside the project (an absolute, home or `..` path, or one only known when it runs)";
+
+/// A path that may lie outside the project: absolute, in the home folder,
+/// climbing with `..`, or only known when the command runs.
+fn outside(path: &str, dynamic: bool) -> bool {
+    dynamic || path.starts_with(['/', '~']) || path.split('/').any(|p| p == "..")
+}
+
+/// Task runners' options naming where their tasks come from (`just -d DIR`,
+/// `--justfile F`, `task -d DIR`, `rake -f F`, `ninja -C DIR`, `meson -C`).
+fn task_runner(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usize> {
+    const WHERE: &[&str] = &[
+        "-d",
+        "--working-directory",
+        "--justfile",
+        "-f",
+        "--file",
+        "--taskfile",
+        "--dir",
+        "--directory",
+        "-C",
+        "--rakefile",
+        "--noxfile",
+        "-c",
+        "--gulpfile",
+        "--gruntfile",
+    ];
+    let spec = OptionSpec {
+        value: WHERE,
+        ..OptionSpec::NONE
+    };
+    let args = &c.words[c.at.min(c.words.len())..];
+    if options::values(args, &spec, WHERE)
+        .into_iter()
+        .any(|v| outside(&v.text, args[v.at].dynamic))
+    {
+        a.dynamic = Some(RUNNER_ELSEWHERE.replace("{}", c.name));
+    }
+    start
 }
 
 /// A make variable assignment on the command line (`NAME=V`, `NAME:=V`,

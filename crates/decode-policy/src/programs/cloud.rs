@@ -195,6 +195,65 @@ const PLATFORM_VERBS: &[Sub] = &[
     Sub::external(&["release"], "release"),
     Sub::external(&["push", "upload"], "push"),
     Sub::external(&["destroy"], "destroy"),
+    Sub::external(&["rollback"], "rollback"),
+    Sub::external(&["promote"], "promote"),
+    Sub::external(&["redeploy"], "redeploy"),
+    Sub::external(&["up"], "up"),
+    Sub::external(&["down"], "down"),
+    Sub::external(&["scale"], "scale"),
+    Sub::external(&["restart"], "restart"),
+    Sub::external(&["delete", "remove"], "delete"),
+    Sub::external(&["set", "unset"], "set"),
+    Sub::group(
+        &[
+            "apps",
+            "app",
+            "sites",
+            "site",
+            "projects",
+            "project",
+            "services",
+            "service",
+            "domains",
+            "domain",
+            "env",
+            "secrets",
+            "secret",
+            "volumes",
+            "volume",
+            "certs",
+            "alias",
+            "aliases",
+            "ips",
+            "machines",
+            "machine",
+            "releases",
+            "functions",
+            "variables",
+            "config",
+            "db",
+            "stack",
+            "stacks",
+            "svc",
+            "job",
+        ],
+        PLATFORM_CHANGES,
+    ),
+];
+
+/// What changes a hosted resource under one of the platforms' groups
+/// (`fly apps destroy`, `vc env add`, `fly secrets set`).
+const PLATFORM_CHANGES: &[Sub] = &[
+    Sub::external(&["destroy"], "destroy"),
+    Sub::external(&["delete", "rm", "remove"], "delete"),
+    Sub::external(&["create", "add", "new"], "create"),
+    Sub::external(&["set", "unset", "import"], "set"),
+    Sub::external(
+        &["deploy", "rollback", "promote", "restart", "stop", "start"],
+        "deploy",
+    ),
+    Sub::external(&["move", "transfer", "rename"], "move"),
+    Sub::external(&["push", "reset", "update", "scale"], "push"),
 ];
 
 pub(crate) const PROGRAMS: &[Program] = &[
@@ -328,7 +387,8 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ],
     ),
     Program {
-        names: &["vercel"],
+        // `vc` is vercel's other name.
+        names: &["vercel", "vc"],
         node: Node {
             hooks: Hooks {
                 effect: Some(vercel),
@@ -342,11 +402,33 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ("vercel", "external vercel (a deploy)"),
             ("vercel --prod", "external vercel --prod"),
             ("vercel ls", "plain"),
+            ("vc", "external vc (a deploy)"),
+            ("vc promote x", "external vc (a deploy)"),
+            ("vc ls", "plain"),
+            ("vc env ls", "plain"),
+            ("vc env add X", "external vc (a deploy)"),
         ],
         ..Program::BASE
     },
     platform(
-        &["netlify", "fly", "flyctl", "firebase"],
+        // `ntl` is netlify's other name, `sls` serverless's.
+        &[
+            "netlify",
+            "ntl",
+            "fly",
+            "flyctl",
+            "firebase",
+            "railway",
+            "serverless",
+            "sls",
+            "cdk",
+            "sam",
+            "copilot",
+            "supabase",
+            "amplify",
+            "doctl",
+            "eb",
+        ],
         PLATFORM_OPTIONS,
         PLATFORM_VERBS,
         Args::Read,
@@ -360,10 +442,17 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ("firebase --project p deploy", "external firebase deploy"),
             ("firebase emulators:start", "plain"),
             ("fly status", "plain"),
+            ("fly apps destroy x", "external fly apps destroy"),
+            ("ntl deploy --prod", "external ntl deploy"),
+            ("railway up", "external railway up"),
+            ("sls remove", "external sls remove"),
+            ("supabase db push", "external supabase db push"),
+            ("cdk synth", "plain"),
+            ("fly logs", "plain"),
         ],
     ),
     platform(
-        &["wrangler", "surge", "heroku"],
+        &["wrangler", "heroku"],
         PLATFORM_OPTIONS,
         PLATFORM_VERBS,
         Args::Unread,
@@ -378,8 +467,29 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 "external heroku container:release",
             ),
             ("heroku logs --tail", "plain"),
+            (
+                "heroku releases:rollback",
+                "external heroku releases:rollback",
+            ),
         ],
     ),
+    Program {
+        names: &["surge"],
+        node: Node {
+            hooks: Hooks {
+                effect: Some(surge),
+                ..Hooks::NONE
+            },
+            ..Node::NONE
+        },
+        args: Args::Read,
+        generic_verbs: false,
+        examples: &[
+            ("surge ./dist", "external surge (a deploy)"),
+            ("surge list", "plain"),
+        ],
+        ..Program::BASE
+    },
     Program {
         names: &["gcloud", "aws", "az"],
         node: Node {
@@ -446,6 +556,28 @@ fn sub_at_any<'a>(v: &Argv<'a>, spec: &OptionSpec<'_>, words: &[&str]) -> Option
         .map(|k| args[k].as_str())
 }
 
+/// `surge` deploys the folder it is given (or the current one): any
+/// invocation but its read-only commands and `--version`/`--help`.
+fn surge(v: &Argv<'_>) -> Option<String> {
+    const READ_ONLY: &[&str] = &[
+        "list",
+        "whoami",
+        "login",
+        "logout",
+        "help",
+        "--help",
+        "-h",
+        "--version",
+        "-V",
+    ];
+    let args = v.args();
+    let read_only = args
+        .first()
+        .is_some_and(|a| READ_ONLY.contains(&a.as_str()))
+        && !v.dyn_arg(0);
+    (!read_only).then(|| format!("{} (a deploy)", v.name()))
+}
+
 /// Bare `vercel` deploys: any arguments but a known read-only sub-command
 /// (or `--version`, `--help`); `--prod` always.
 fn vercel(v: &Argv<'_>) -> Option<String> {
@@ -454,7 +586,7 @@ fn vercel(v: &Argv<'_>) -> Option<String> {
         .iter()
         .any(|x| x == "--prod" || x.starts_with("--prod="))
     {
-        return Some("vercel --prod".into());
+        return Some(format!("{} --prod", v.name()));
     }
     let with = &[
         "--scope",
@@ -485,15 +617,38 @@ fn vercel(v: &Argv<'_>) -> Option<String> {
         "--version",
         "-v",
     ];
+    // Groups whose listing and pulling only read (`vc env ls`, `vc env pull`).
+    const GROUPS: &[&str] = &[
+        "env",
+        "domains",
+        "domain",
+        "alias",
+        "aliases",
+        "project",
+        "projects",
+        "dns",
+        "certs",
+        "teams",
+        "secrets",
+        "integration",
+    ];
+    const GROUP_READS: &[&str] = &["ls", "list", "pull", "inspect", "help"];
+    let reads = |k: usize| {
+        let w = args[k].as_str();
+        !v.dyn_arg(k)
+            && (READ_ONLY.contains(&w)
+                || (GROUPS.contains(&w)
+                    && args
+                        .get(k + 1)
+                        .is_some_and(|n| GROUP_READS.contains(&n.as_str()))
+                    && !v.dyn_arg(k + 1)))
+    };
     let subs = options::candidates(args, &global_options(with));
-    let read_only = !subs.is_empty()
-        && subs
-            .iter()
-            .all(|&k| READ_ONLY.contains(&args[k].as_str()) && !v.dyn_arg(k));
+    let read_only = !subs.is_empty() && subs.iter().all(|&k| reads(k));
     let version = args
         .iter()
         .any(|x| x == "--version" || x == "-v" || x == "--help" || x == "-h");
-    (!read_only && !version).then(|| "vercel (a deploy)".into())
+    (!read_only && !version).then(|| format!("{} (a deploy)", v.name()))
 }
 
 /// `gcloud`, `aws`, `az`: a deploy-like word anywhere (their command trees

@@ -353,22 +353,6 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ..Program::BASE
     },
     Program {
-        names: &["awk", "gawk", "mawk", "nawk", "busybox-awk"],
-        node: Node {
-            hooks: Hooks {
-                see: Some(awk),
-                ..Hooks::NONE
-            },
-            ..Node::NONE
-        },
-        generic_verbs: false,
-        examples: &[
-            ("awk '{ print $1 }' f", "plain"),
-            ("awk 'BEGIN { system(\"rm x\") }'", "opaque"),
-        ],
-        ..Program::BASE
-    },
-    Program {
         names: &["patch"],
         node: Node {
             hooks: Hooks {
@@ -599,9 +583,9 @@ pub(crate) const PROGRAMS: &[Program] = &[
     ),
     local(
         &[
-            "bat", "less", "more", "uniq", "jq", "yq", "xxd", "od", "hexdump", "shuf", "date",
-            "chmod", "chown", "mktemp", "kill", "vim", "vi", "nvim", "nano", "emacs", "code",
-            "open", "xdg-open", "python", "python3", "python2", "node", "ruby", "php", "java",
+            "bat", "uniq", "jq", "yq", "xxd", "od", "hexdump", "shuf", "date", "chmod", "chown",
+            "mktemp", "kill", "nano", "code", "open", "xdg-open", "python", "python3", "python2",
+            "node", "ruby", "php", "java",
         ],
         &[
             ("python deploy.py", "plain"),
@@ -702,25 +686,6 @@ fn sed(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usize> {
         }
     }
     start
-}
-
-/// awk programs can run commands: `system(…)`, `print | "cmd"`, `"cmd" | getline`.
-fn awk(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usize> {
-    if c.words[c.at..].iter().any(|w| awk_runs_commands(&w.text)) {
-        a.dynamic = Some("the awk program runs shell commands".into());
-    }
-    start
-}
-
-/// Whether an awk program can run commands.
-pub(crate) fn awk_runs_commands(prog: &str) -> bool {
-    prog.contains("system(")
-        || prog.contains("system (")
-        || prog.contains("|&")
-        || prog.contains("| getline")
-        || prog.contains("|getline")
-        || prog.contains("| \"")
-        || prog.contains("|\"")
 }
 
 /// Whether a GNU sed script runs a command: an `e` command (`1e CMD`,

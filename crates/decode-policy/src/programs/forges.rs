@@ -12,7 +12,7 @@
 use super::schema::{spelled_as, Args, Argv, Ctx, Hooks, Node, Program, SeeHook};
 use super::support::global_options;
 use crate::options::{self, OptionSpec};
-use crate::shell::model::Analysis;
+use crate::shell::model::{Analysis, Derived};
 
 /// Commands that change something on the forge (`gh pr merge`, `gh issue
 /// comment`, `glab ci retry`, `gh project item-add`).
@@ -181,7 +181,10 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ("gh run list", "plain"),
             ("gh repo clone o/r", "plain"),
             ("gh auth login", "plain"),
-            ("gh config set editor vim", "plain"),
+            ("gh config set editor vim", "runs 'vim'"),
+            ("gh config set pager 'rm -rf x'", "runs 'rm -rf x'"),
+            ("gh config set git_protocol ssh", "plain"),
+            ("gh config get pager", "plain"),
             ("gh alias set co 'pr checkout'", "opaque"),
         ],
         ..Program::BASE
@@ -283,12 +286,35 @@ fn api_writes(args: &[String], dynamic: impl Fn(usize) -> bool) -> Option<String
     unknown.then(|| "a GraphQL mutation".into())
 }
 
-/// `gh alias set NAME 'EXPANSION'`: later `gh NAME` runs the expansion.
+/// `gh alias set NAME 'EXPANSION'`: later `gh NAME` runs the expansion;
+/// `gh config set editor|pager|browser CMD`: later `gh` commands run CMD,
+/// judged here.
 fn gh_alias(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
     let args: Vec<&str> = c.words[c.at..].iter().map(|w| w.text.as_str()).collect();
     if let Some(k) = args.iter().position(|w| *w == "alias") {
         if matches!(args.get(k + 1), Some(&"set" | &"import")) {
             a.dynamic = Some("`gh alias set` defines what a later `gh` command runs".into());
+        }
+    }
+    let set = args.iter().position(|w| *w == "config").and_then(|k| {
+        let s = args[k + 1..].iter().position(|w| *w == "set")?;
+        Some(k + 1 + s + 1)
+    });
+    // Any word after `set` (`--host h` may stand first) naming the key: the
+    // value is a command later `gh` commands run, judged like `GH_PAGER`.
+    if let Some(j) = set {
+        let key = args[j..]
+            .iter()
+            .position(|w| matches!(*w, "editor" | "pager" | "browser"));
+        if let Some(value) = key.and_then(|k| c.words.get(c.at + j + k + 1)) {
+            if value.dynamic {
+                a.dynamic = Some(
+                    "`gh config set` names a program later `gh` commands run, only known when it runs"
+                        .into(),
+                );
+            } else if !value.text.trim().is_empty() {
+                a.derived.push(Derived::Source(value.text.clone(), c.role));
+            }
         }
     }
     None

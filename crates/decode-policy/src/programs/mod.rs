@@ -5,7 +5,8 @@
 //! - `schema`: the shape of an entry (options, sub-commands, what it runs,
 //!   writes and removes, where it moves, its effect, hooks, examples);
 //! - the families: `wrappers`, `privilege`, `packages`, `build`, `vcs`,
-//!   `forges`, `archives`, `coreutils`, `net`, `cloud`, `shells`, `launchers`;
+//!   `forges`, `archives`, `coreutils`, `net`, `cloud`, `shells`, `launchers`,
+//!   `viewers` (editors, pagers, debuggers);
 //!   `variables` for the environment variables that hold commands;
 //! - the interpreter: `see` (what a command runs, level by level), `node`
 //!   (one entry's data applied), `writes` (where it writes, what it
@@ -14,6 +15,7 @@
 //! - `registry`: every entry by name.
 
 mod archives;
+mod awk;
 mod build;
 mod cloud;
 mod coreutils;
@@ -32,6 +34,7 @@ mod support;
 mod unknown;
 mod variables;
 pub(crate) mod vcs;
+mod viewers;
 mod wrappers;
 mod writes;
 

@@ -118,7 +118,72 @@ const SSH: Node = Node {
     ..Node::NONE
 };
 
+/// aria2c's options that take a value (it has many more).
+const ARIA2C: OptionSpec<'static> = OptionSpec {
+    short_value: "doilsjx",
+    glued: "",
+    value: &[
+        "--dir",
+        "--out",
+        "--input-file",
+        "--log",
+        "--save-session",
+        "--conf-path",
+        "--on-download-complete",
+        "--on-download-start",
+        "--on-download-error",
+        "--on-download-stop",
+        "--on-download-pause",
+        "--on-bt-download-complete",
+    ],
+    flags: &[],
+    complete: false,
+};
+
+/// aria2c's options whose value is a program it runs at an event.
+const ARIA2C_HOOKS: &[&str] = &[
+    "--on-download-complete",
+    "--on-download-start",
+    "--on-download-error",
+    "--on-download-stop",
+    "--on-download-pause",
+    "--on-bt-download-complete",
+];
+
 pub(crate) const PROGRAMS: &[Program] = &[
+    Program {
+        names: &["aria2c"],
+        node: Node {
+            options: ARIA2C,
+            runs: &[
+                Runs::OptionCommand(ARIA2C_HOOKS),
+                Runs::Opaque {
+                    options: &["--conf-path"],
+                    keys: &[],
+                    why: "reads a configuration file that may name programs it runs",
+                },
+            ],
+            // Without `-d` the files land in the current folder, under
+            // names the server chooses.
+            writes: &[
+                Writes::Into {
+                    options: &["-d", "--dir"],
+                    flags: &[],
+                },
+                Writes::OptionValue(&["-l", "--log", "--save-session"]),
+            ],
+            ..Node::NONE
+        },
+        generic_verbs: false,
+        examples: &[
+            ("aria2c -d ~ https://x.y/a", "writes ~"),
+            (
+                "aria2c --on-download-complete x.sh https://x.y/a",
+                "runs 'x.sh'",
+            ),
+        ],
+        ..Program::BASE
+    },
     Program {
         names: &["curl"],
         node: Node {
@@ -351,6 +416,12 @@ fn curl_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
             .next()
             .map(|o| o.text);
         url_names(v, dir.as_deref(), out);
+        // `-J`: the server names the file (Content-Disposition).
+        if options::flagged(args, &CURL, &["-J", "--remote-header-name"]) {
+            let mut t = Target::new(dir.as_deref().unwrap_or("."), false);
+            t.contents = true;
+            out.push(t);
+        }
     }
 }
 

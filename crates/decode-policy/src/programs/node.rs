@@ -71,6 +71,32 @@ pub(crate) fn runs(node: &Node, c: &Ctx<'_>, a: &mut Analysis) -> Option<usize> 
                 }
             }
             Runs::SubAfterOptions(sub) => sub_after_options(c, sub, a),
+            Runs::Script {
+                opts,
+                files,
+                plus,
+                plain,
+            } => script(node, c, (opts, files, plain), plus, a),
+            Runs::Opaque { options, keys, why } => {
+                // Words after `--` are the operands' (`npm run x -- --shell`).
+                let args = &c.words[c.at..];
+                let args = &args[..args
+                    .iter()
+                    .position(|w| w.text == "--")
+                    .unwrap_or(args.len())];
+                let set = args.iter().position(|w| w.text == "set");
+                let named = args.iter().enumerate().any(|(k, w)| {
+                    let keys = if set.is_some_and(|s| k > s) {
+                        keys
+                    } else {
+                        &[]
+                    };
+                    names_option(&w.text, options, keys)
+                });
+                if named {
+                    a.dynamic = Some(format!("`{}` {why}", c.name));
+                }
+            }
         }
     }
     start
@@ -204,4 +230,130 @@ fn sub_after_options(c: &Ctx<'_>, sub: &str, a: &mut Analysis) {
         ws.extend_from_slice(&words[c.at + r + 1..]);
         a.derived.push(Derived::Words(ws, Role::Checked));
     }
+}
+
+/// `Runs::Script`: a script in the program's own language (`vim -c CMD`,
+/// `gdb -ex CMD`, `less +CMD`, `vim -S FILE`) makes the command opaque; the
+/// shell command it holds after `!` or `shell` meets deny rules and caps.
+fn script(
+    node: &Node,
+    c: &Ctx<'_>,
+    (opts, files, plain): (&[&str], &[&str], &[&str]),
+    plus: bool,
+    a: &mut Analysis,
+) {
+    let args = &c.words[c.at..];
+    let mut texts: Vec<String> = options::values(args, &node.options, opts)
+        .into_iter()
+        .filter(|v| args[v.at].dynamic || !plain_command(&v.text, plain))
+        .map(|v| v.text)
+        .collect();
+    if plus {
+        let end = args
+            .iter()
+            .position(|w| w.text == "--")
+            .unwrap_or(args.len());
+        for w in &args[..end] {
+            if let Some(cmd) = w.text.strip_prefix('+') {
+                let cmd = cmd.strip_prefix('+').unwrap_or(cmd);
+                if w.dynamic || !plain_start_command(cmd) {
+                    texts.push(cmd.to_string());
+                }
+            }
+        }
+    }
+    // Single-dash long options take `=VALUE` too (`gdb -eval-command=CMD`).
+    let glued = |list: &[&str]| -> Vec<String> {
+        args.iter()
+            .filter_map(|w| {
+                list.iter()
+                    .filter(|o| !o.starts_with("--") && o.len() > 2)
+                    .find_map(|o| w.text.strip_prefix(o)?.strip_prefix('='))
+                    .map(str::to_string)
+            })
+            .collect()
+    };
+    texts.extend(glued(opts));
+    let from_file = !glued(files).is_empty()
+        || options::values(args, &node.options, files)
+            .iter()
+            .any(|v| !matches!(v.text.as_str(), "NONE" | "NORC" | "DEFAULTS"));
+    if texts.is_empty() && !from_file {
+        return;
+    }
+    a.dynamic = Some(format!(
+        "`{}` runs commands in its own language (they can run shell commands and write files), which the gate does not read",
+        c.name
+    ));
+    for t in texts {
+        if let Some(cmd) = shell_part(&t) {
+            a.derived.push(Derived::Source(cmd, Role::Checked));
+        }
+    }
+}
+
+/// A debugger's command that only runs or inspects the program debugged:
+/// its first word is one of `plain`, and it holds nothing that evaluates,
+/// expands or redirects.
+fn plain_command(text: &str, plain: &[&str]) -> bool {
+    let first = text.split_whitespace().next().unwrap_or("");
+    plain.contains(&first)
+        && !text.contains(['(', '$', '!', '|', ';', '&', '<', '>', '`', '\n', '{'])
+}
+
+/// A `+CMD` start-up word that only moves in the file: a line number, a
+/// search without `!` or `|`, `G`, `g`, `F`, or nothing.
+fn plain_start_command(cmd: &str) -> bool {
+    let search = (cmd.starts_with('/') || cmd.starts_with('?')) && !cmd.contains(['!', '|']);
+    cmd.is_empty()
+        || cmd.bytes().all(|b| b.is_ascii_digit())
+        || search
+        || matches!(cmd, "G" | "g" | "F")
+}
+
+/// The shell command a debugger's or an editor's command runs: the text
+/// after its first `!`, or after a `shell` word (`!rm x`, `silent !rm x`,
+/// `shell rm x`, `platform shell rm x`).
+fn shell_part(text: &str) -> Option<String> {
+    let rest = match text.split_once('!') {
+        Some((_, rest)) => rest,
+        None => {
+            let k = text.split_whitespace().position(|w| w == "shell")?;
+            let words: Vec<&str> = text.split_whitespace().collect();
+            return Some(words[k + 1..].join(" ")).filter(|s| !s.is_empty());
+        }
+    };
+    Some(rest.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// Whether a word gives one of `options` (`--opt`, `--opt=V`, a short
+/// option with its value attached: `-oV`) or names one of `keys` (`KEY`,
+/// `KEY=V`).
+fn names_option(word: &str, options: &[&str], keys: &[&str]) -> bool {
+    // `--config.KEY=V` (pnpm) and `--script_shell` (npm) name the same
+    // options.
+    let (name, value) = match word.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (word, None),
+    };
+    let name = match name.strip_prefix("--config.") {
+        Some(rest) => format!("--{rest}"),
+        None => name.to_string(),
+    };
+    let normal = match (name.starts_with("--"), value) {
+        (true, Some(v)) => format!("{}={v}", name.replace('_', "-")),
+        (true, None) => name.replace('_', "-"),
+        (false, _) => word.to_string(),
+    };
+    let word = normal.as_str();
+    let given = |o: &str| {
+        word.strip_prefix(o).is_some_and(|rest| {
+            rest.is_empty() || rest.starts_with('=') || (o.len() == 2 && !o.starts_with("--"))
+        })
+    };
+    let key = |k: &str| {
+        word.strip_prefix(k)
+            .is_some_and(|r| r.is_empty() || r.starts_with('='))
+    };
+    options.iter().any(|o| given(o)) || keys.iter().any(|k| key(k))
 }

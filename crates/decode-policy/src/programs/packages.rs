@@ -3,7 +3,7 @@
 //! they run (`npx CMD`, `uv run CMD`, `pnpm NAME`) is seen through; what
 //! they publish asks (docs/permissions.md, "Fail closed" and "The stages").
 
-use super::schema::{Args, Ctx, Hooks, Moves, Node, Program, Runs, Sub};
+use super::schema::{Args, Ctx, Hooks, Moves, Node, Program, Runs, Sub, Writes};
 use super::support::{global_options, join, runner_start, shell_stdin};
 use crate::options::{self, OptionSpec};
 use crate::shell::model::{Analysis, Derived, Role, Workdir};
@@ -275,6 +275,46 @@ const NPM_SUBS: &[Sub] = &[
     Sub::group(&["npm"], &[Sub::external(&["publish"], "publish")]),
 ];
 
+/// The npm family's options and configuration keys that name a program it
+/// runs (the shell that runs every script, an editor, git) or a
+/// configuration file that may name one.
+const NPM_HOOKS: Runs = Runs::Opaque {
+    options: &[
+        "--script-shell",
+        "--shell",
+        "--userconfig",
+        "--globalconfig",
+        "--node-options",
+        "--onload-script",
+        "--init-module",
+        "--editor",
+        "--browser",
+        "--viewer",
+        "--git",
+        "--yarn-path",
+        "--use-yarnrc",
+        "--rc-filename",
+    ],
+    keys: &[
+        "script-shell",
+        "script_shell",
+        "shell",
+        "shell-emulator",
+        "userconfig",
+        "globalconfig",
+        "node-options",
+        "onload-script",
+        "init-module",
+        "editor",
+        "browser",
+        "viewer",
+        "git",
+        "yarnPath",
+        "yarn-path",
+    ],
+    why: "is given a program to run or a configuration to obey (`--script-shell`, `config set script-shell`), which the gate cannot read",
+};
+
 const fn npm_family(
     names: &'static [&'static str],
     options: OptionSpec<'static>,
@@ -284,6 +324,7 @@ const fn npm_family(
         names,
         node: Node {
             options,
+            runs: &[NPM_HOOKS],
             hooks: Hooks {
                 see: Some(npm_family_see),
                 ..Hooks::NONE
@@ -487,11 +528,23 @@ pub(crate) const PROGRAMS: &[Program] = &[
     Program {
         names: &["cargo"],
         node: Node {
-            options: global_options(&["--config", "-Z", "-C", "--color", "--manifest-path"]),
+            options: global_options(&[
+                "--config",
+                "-Z",
+                "-C",
+                "--color",
+                "--manifest-path",
+                "--root",
+            ]),
             hooks: Hooks {
                 see: Some(cargo),
                 ..Hooks::NONE
             },
+            // `cargo install --root DIR` puts programs in DIR/bin.
+            writes: &[Writes::Into {
+                options: &["--root"],
+                flags: &[],
+            }],
             ..Node::NONE
         },
         subs: &[Sub::external(&["publish"], "publish")],
@@ -505,6 +558,153 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 "cargo --config target.x.runner=rm run -- -rf /home",
                 "opaque; runs `rm -rf /home`",
             ),
+        ],
+        ..Program::BASE
+    },
+    Program {
+        names: &["apt", "apt-get", "apt-cache", "aptitude", "apt-mark"],
+        node: Node {
+            options: OptionSpec {
+                short_value: "oct",
+                glued: "",
+                value: &["--option", "--config-file", "--target-release"],
+                flags: &[],
+                complete: false,
+            },
+            runs: &[Runs::Opaque {
+                options: &["-o", "--option", "-c", "--config-file"],
+                keys: &[],
+                why: "is given configuration that may name programs it runs (`APT::Update::Pre-Invoke`, `DPkg::Pre-Invoke`), which the gate does not read",
+            }],
+            hooks: Hooks {
+                see: Some(apt_hooks),
+                ..Hooks::NONE
+            },
+            ..Node::NONE
+        },
+        generic_verbs: false,
+        examples: &[
+            (
+                "apt-get -o APT::Update::Pre-Invoke::=id update",
+                "opaque; runs 'id'",
+            ),
+            ("apt-get install -y ffmpeg", "plain"),
+        ],
+        ..Program::BASE
+    },
+    Program {
+        names: &["dpkg"],
+        node: Node {
+            options: OptionSpec {
+                value: &["--pre-invoke", "--post-invoke", "--admindir", "--instdir", "--root"],
+                ..OptionSpec::NONE
+            },
+            runs: &[
+                Runs::OptionLine(&["--pre-invoke", "--post-invoke"]),
+                Runs::Opaque {
+                    options: &["--pre-invoke", "--post-invoke"],
+                    keys: &[],
+                    why: "runs a hook command around its work",
+                },
+            ],
+            ..Node::NONE
+        },
+        generic_verbs: false,
+        examples: &[
+            ("dpkg --pre-invoke='rm x' -i a.deb", "opaque; runs 'rm x'"),
+            ("dpkg -l", "plain"),
+        ],
+        ..Program::BASE
+    },
+    Program {
+        names: &["nix-shell"],
+        node: Node {
+            options: OptionSpec {
+                short_value: "pEAI",
+                glued: "",
+                value: &["--run", "--command", "--packages", "--expr", "--attr", "--arg", "--argstr"],
+                flags: &["--pure", "--impure"],
+                complete: false,
+            },
+            runs: &[Runs::OptionCommand(&["--run", "--command"])],
+            hooks: Hooks {
+                see: Some(nix_shell),
+                ..Hooks::NONE
+            },
+            ..Node::NONE
+        },
+        generic_verbs: false,
+        examples: &[
+            ("nix-shell -p hello --run 'rm -rf x'", "runs 'rm -rf x'"),
+            ("nix-shell -p hello", "opaque"),
+            ("nix-shell --version", "plain"),
+        ],
+        ..Program::BASE
+    },
+    Program {
+        names: &["nix"],
+        node: Node {
+            runs: &[Runs::OptionWords {
+                opts: &["-c", "--command"],
+                until: &[],
+            }],
+            hooks: Hooks {
+                see: Some(nix_shell),
+                ..Hooks::NONE
+            },
+            ..Node::NONE
+        },
+        examples: &[
+            ("nix develop", "opaque"),
+            ("nix build .#x", "plain"),
+            ("nix develop -c rm -rf x", "runs `rm -rf x`"),
+            ("nix shell nixpkgs#hello --command hello", "runs `hello`"),
+        ],
+        ..Program::BASE
+    },
+    Program {
+        names: &["pm2"],
+        subs: &[Sub {
+            names: &["start"],
+            node: Node {
+                runs: &[Runs::Line { skip: 0 }],
+                ..Node::NONE
+            },
+            subs: &[],
+        }],
+        examples: &[("pm2 start 'rm -rf x'", "runs 'rm -rf x'"), ("pm2 list", "plain")],
+        ..Program::BASE
+    },
+    Program {
+        names: &["pip", "pip3", "pip2"],
+        node: Node {
+            options: OptionSpec {
+                short_value: "trcei",
+                glued: "",
+                value: &[
+                    "--target",
+                    "--prefix",
+                    "--root",
+                    "--requirement",
+                    "--constraint",
+                    "--editable",
+                    "--index-url",
+                    "--extra-index-url",
+                ],
+                flags: &["--user", "--upgrade", "-U", "--quiet", "-q"],
+                complete: false,
+            },
+            writes: &[Writes::Into {
+                options: &["-t", "--target", "--prefix", "--root"],
+                flags: &[("--user", "~/.local")],
+            }],
+            ..Node::NONE
+        },
+        generic_verbs: false,
+        examples: &[
+            ("pip install --user black", "writes ~/.local"),
+            ("pip install --prefix ~/.local x", "writes ~/.local"),
+            ("pip install -r requirements.txt", "plain"),
         ],
         ..Program::BASE
     },
@@ -839,7 +1039,7 @@ fn cargo_config(words: &[Word], v: &str, a: &mut Analysis) {
 }
 
 /// The command a package runner runs (`npx vercel deploy`, `npm exec …`,
-/// `pnpm dlx …`, `yarn dlx …`, `bunx …`, `python -m twine …`), as words, the
+/// `pnpm dlx …`, `yarn dlx …`, `bunx …`, `python -m twine …`, `uv pip …`), as words, the
 /// package's version and scope dropped (`vercel@latest` is `vercel`).
 pub(crate) fn runner_target(core: &[String]) -> Option<Vec<String>> {
     let name = core.first()?.as_str();
@@ -860,6 +1060,8 @@ pub(crate) fn runner_target(core: &[String]) -> Option<Vec<String>> {
             sub + 1 + first_positional(&args[sub + 1..], runner_opts)?
         }
         n if n.starts_with("python") => args.iter().position(|a| a == "-m")? + 1,
+        // `uv pip install …` is pip's command line.
+        "uv" => Some(first_positional(args, &[])?).filter(|&k| args[k] == "pip")?,
         _ => return None,
     };
     let mut words: Vec<String> = args.get(start..)?.to_vec();
@@ -871,4 +1073,54 @@ pub(crate) fn runner_target(core: &[String]) -> Option<Vec<String>> {
         *first = first[slash + 1..].to_string();
     }
     Some(words)
+}
+
+/// apt's `-o KEY=VALUE` hooks (`APT::Update::Pre-Invoke`, `DPkg::Post-Invoke`,
+/// `DPkg::Pre-Install-Pkgs`, `Acquire::http::Proxy-Auto-Detect`): what they
+/// run meets deny rules and caps (the command is opaque already).
+fn apt_hooks(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usize> {
+    let spec = OptionSpec {
+        short_value: "oct",
+        value: &["--option", "--config-file"],
+        ..OptionSpec::NONE
+    };
+    for v in options::values(&c.words[c.at..], &spec, &["-o", "--option"]) {
+        let Some((key, cmd)) = v.text.split_once('=') else {
+            continue;
+        };
+        let key = key.to_ascii_lowercase();
+        let runs = ["invoke", "install-pkgs", "autodetect", "auto-detect"]
+            .iter()
+            .any(|k| key.contains(k));
+        if runs && !cmd.trim().is_empty() {
+            a.derived
+                .push(Derived::Source(cmd.to_string(), Role::Checked));
+        }
+    }
+    start
+}
+
+/// `nix-shell`, `nix develop` and `nix shell` without a command to run
+/// (`--run`, `--command`, `-c`) start an interactive shell: it reads its
+/// script from standard input.
+fn nix_shell(c: &Ctx<'_>, start: Option<usize>, a: &mut Analysis) -> Option<usize> {
+    let args = &c.words[c.at.min(c.words.len())..];
+    let texts: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+    let shell = c.name == "nix-shell"
+        || texts
+            .iter()
+            .find(|t| !t.starts_with('-'))
+            .is_some_and(|t| matches!(*t, "develop" | "shell"));
+    let command = texts.iter().any(|t| {
+        matches!(*t, "-c" | "--command" | "--run")
+            || t.starts_with("--command=")
+            || t.starts_with("--run=")
+    });
+    let info = texts
+        .iter()
+        .any(|t| matches!(*t, "--version" | "--help" | "-h"));
+    if shell && !command && !info {
+        shell_stdin(c.name, c.redirs, Role::Checked, false, a);
+    }
+    start
 }

@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 
 use super::schema::Program;
 use super::{
-    archives, build, cloud, coreutils, forges, launchers, net, packages, privilege, shells, vcs,
-    wrappers,
+    archives, awk, build, cloud, coreutils, forges, launchers, net, packages, privilege, shells,
+    vcs, viewers, wrappers,
 };
 
 /// Every family's entries.
@@ -20,10 +20,12 @@ pub(crate) const FAMILIES: &[&[Program]] = &[
     forges::PROGRAMS,
     archives::PROGRAMS,
     coreutils::PROGRAMS,
+    awk::PROGRAMS,
     net::PROGRAMS,
     cloud::PROGRAMS,
     shells::PROGRAMS,
     launchers::PROGRAMS,
+    viewers::PROGRAMS,
 ];
 
 /// Every entry.

@@ -204,6 +204,34 @@ pub(crate) enum Runs {
     /// With no command it starts a shell that reads its script from
     /// standard input (`chroot DIR`, `unshare`).
     ShellWithout,
+    /// A script in the program's own language, which can run shell commands
+    /// and write files (vim's Ex commands, gdb's and lldb's commands, less's
+    /// start-up commands): the value of one of `opts`, a file one of `files`
+    /// names (other than `NONE`, `NORC`, `DEFAULTS`), and with `plus` a
+    /// `+CMD` word other than a line number, a search or `G`/`g`/`F`
+    /// (`vim +CMD`, `less +CMD`). Any of them makes the command opaque; the
+    /// text after a `!` or a `shell` word meets deny rules and caps. A
+    /// value whose first word is one of `plain` (commands that only run or
+    /// inspect the program debugged: `run`, `bt`, `info`) and that holds no
+    /// `(`, `$`, `!`, `|`, `;`, `&`, `<`, `>`, backquote or newline is not
+    /// a script that runs anything.
+    Script {
+        opts: &'static [&'static str],
+        files: &'static [&'static str],
+        plus: bool,
+        plain: &'static [&'static str],
+    },
+    /// One of these options (`--opt`, `--opt=V`, `-oV`), or one of these
+    /// configuration keys as a word after `set` (`npm config set
+    /// script-shell X`, `npm set script-shell=X`), names
+    /// a program, a hook or a configuration the program obeys that the gate
+    /// cannot read (npm's `--script-shell`, apt's `-o`): the command is
+    /// opaque, `why` says so.
+    Opaque {
+        options: &'static [&'static str],
+        keys: &'static [&'static str],
+        why: &'static str,
+    },
     /// This sub-command runs a command, and may stand after options the gate
     /// does not read (`uv -q run CMD`, `poetry -C dir run CMD`): then the
     /// command is opaque, and what `PROGRAM run …` would run is judged too
@@ -220,6 +248,14 @@ pub(crate) enum Writes {
     OptionValue(&'static [&'static str]),
     /// A word starting with one of these (`dd of=FILE`).
     Prefixed(&'static [&'static str]),
+    /// Files whose names the gate cannot know (a download's, a package's)
+    /// land in the folder one of `options` names (`aria2c -d DIR`, `pip
+    /// install --target DIR`), or, with one of the `flags`, in its folder
+    /// (`pip install --user`: `~/.local`).
+    Into {
+        options: &'static [&'static str],
+        flags: &'static [(&'static str, &'static str)],
+    },
     /// Copies, moves or links its sources into the last operand or the
     /// value of `target_dir`; `no_target_dir` makes the last operand the
     /// copy itself (its contents land there).

@@ -5,8 +5,8 @@
 
 use super::schema::{Args, Ctx, Hooks, Node, Program};
 use super::support::{
-    fed_scripts, option_value, piped_script, run_string, shell_script, shell_stdin, skip_opts,
-    stdin_script, Script,
+    fed_scripts, option_value, piped_script, piped_script_text, run_string, shell_script,
+    shell_stdin, skip_opts, stdin_script, Script,
 };
 use crate::shell::model::{Analysis, Derived, Role};
 use crate::shell::words::Word;
@@ -238,6 +238,9 @@ fn shell(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
                     "`{n}` reads its script from a pipe, which the gate cannot see"
                 ));
                 fed_scripts(n, c.redirs, a);
+                if let Some(text) = piped_script_text(&c.words[j]) {
+                    a.derived.push(Derived::Source(text, Role::Checked));
+                }
             }
         }
         Script::Stdin => shell_stdin(n, c.redirs, c.role, c.allow_ok, a),
@@ -293,6 +296,9 @@ fn source(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
                 c.name
             ));
             fed_scripts(c.name, c.redirs, a);
+            if let Some(text) = piped_script_text(w) {
+                a.derived.push(Derived::Source(text, Role::Checked));
+            }
         }
         _ => {}
     }

@@ -176,6 +176,20 @@ pub(crate) fn piped_script(w: &Word) -> bool {
         || t == "-"
 }
 
+/// What a process substitution standing as a script visibly writes: `<(echo
+/// ARGS)` writes ARGS joined, which is what `eval ARGS` runs; judged that
+/// way by deny rules and caps (`source <(echo 'rm -rf ~')`).
+pub(crate) fn piped_script_text(w: &Word) -> Option<String> {
+    let inner = w.text.strip_prefix("<(")?.strip_suffix(')')?.trim();
+    let rest = inner.strip_prefix("echo ")?.trim_start();
+    let option = rest
+        .split_whitespace()
+        .next()
+        .is_some_and(|o| o.starts_with('-'));
+    let plain = !rest.contains(['$', '`', ';', '|', '&', '<', '>', '(', ')', '\\', '\n']);
+    (plain && !option && !rest.is_empty()).then(|| format!("eval {rest}"))
+}
+
 /// Whether a script operand is the shell's standard input.
 pub(crate) fn stdin_script(w: &Word) -> bool {
     matches!(
@@ -262,6 +276,13 @@ pub(crate) fn shell_stdin(
             a.dynamic = Some(format!(
                 "`{name}` reads its script from standard input, which the gate cannot see"
             ));
+            // What an earlier pipeline stage visibly writes (`echo TEXT |
+            // sh`) still meets deny rules and caps, bypass included.
+            for text in redirs.iter().filter_map(|r| r.piped.as_ref()) {
+                if !text.trim().is_empty() {
+                    a.derived.push(Derived::Source(text.clone(), Role::Checked));
+                }
+            }
         }
     }
 }

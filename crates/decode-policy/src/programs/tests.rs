@@ -263,7 +263,8 @@ fn wrappers_are_seen_through_with_every_form() {
 
 #[test]
 fn scripts_that_run_commands() {
-    use super::coreutils::{awk_runs_commands, sed_runs_commands};
+    use super::awk::awk_runs_commands;
+    use super::coreutils::sed_runs_commands;
     for yes in [
         "s/a/b/e",
         "1e rm -rf x",

@@ -2,7 +2,7 @@
 //! somewhere the gate cannot see (docs/permissions.md, "Fail closed"):
 //! `NAME=VALUE` before a command, after `env`, or in `export`.
 
-use crate::shell::model::{Analysis, Derived, Role};
+use crate::shell::model::{Analysis, Derived, Role, Target};
 use crate::shell::words::Word;
 
 /// Variables whose value is a command some program runs.
@@ -17,8 +17,6 @@ const COMMAND_VARS: &[&str] = &[
     "GIT_EDITOR",
     "EDITOR",
     "VISUAL",
-    "BASH_ENV",
-    "ENV",
     "PROMPT_COMMAND",
     "GIT_ASKPASS",
     "SSH_ASKPASS",
@@ -27,6 +25,7 @@ const COMMAND_VARS: &[&str] = &[
     "MANPAGER",
     "SYSTEMD_PAGER",
     "LESSOPEN",
+    "LESSCLOSE",
     // cargo runs the compiler (and its documenter) these name.
     "RUSTC",
     "RUSTDOC",
@@ -96,6 +95,37 @@ fn opaque_var(name: &str) -> Option<&'static str> {
         n if n.starts_with("CARGO_TARGET_") && n.ends_with("_RUNNER") => {
             Some("makes cargo run another program")
         }
+        // A shell reads this file before anything else.
+        "BASH_ENV" | "ENV" => Some("makes the shell run a script file first"),
+        // Where programs read their configuration (aliases, hooks, the
+        // programs they run) or their installed tools from: somewhere the
+        // gate does not read.
+        "CARGO_HOME"
+        | "RUSTUP_HOME"
+        | "GH_CONFIG_DIR"
+        | "XDG_CONFIG_HOME"
+        | "XDG_CONFIG_DIRS"
+        | "XDG_DATA_HOME"
+        | "ZDOTDIR"
+        | "HOME"
+        | "GIT_DIR"
+        | "GIT_COMMON_DIR"
+        | "NPM_CONFIG_PREFIX"
+        | "GNUPGHOME"
+        | "INPUTRC"
+        | "KUBECONFIG"
+        | "DOCKER_CONFIG"
+        | "PIP_CONFIG_FILE"
+        | "NPM_CONFIG_USERCONFIG"
+        | "NPM_CONFIG_GLOBALCONFIG"
+        | "YARN_RC_FILENAME" => Some(
+            "moves where programs read their configuration (aliases, hooks, programs they run)",
+        ),
+        n if n.ends_with("SCRIPT_SHELL") || n.ends_with("SCRIPT-SHELL") => {
+            Some("names the shell that runs every script")
+        }
+        "LESSKEY" | "LESSKEYIN" | "LESSKEY_CONTENT" | "LESSKEYIN_SYSTEM" | "LESSKEY_SYSTEM"
+        | "LESSEDIT" => Some("gives less key bindings or commands"),
         // man's options (`-P PAGER`, `--pager=…`).
         "MANOPT" => Some("gives man options that may name a pager to run"),
         "NODE_OPTIONS" | "PYTHONSTARTUP" | "PERL5OPT" | "RUBYOPT" => {
@@ -108,6 +138,61 @@ fn opaque_var(name: &str) -> Option<&'static str> {
     }
 }
 
+/// npm's configuration keys (as `npm_config_KEY`, upper case) that name a
+/// program it runs or a configuration file it obeys.
+fn npm_opaque(key: &str) -> Option<&'static str> {
+    matches!(
+        key,
+        "SCRIPT_SHELL"
+            | "SHELL"
+            | "USERCONFIG"
+            | "GLOBALCONFIG"
+            | "NODE_OPTIONS"
+            | "ONLOAD_SCRIPT"
+            | "INIT_MODULE"
+            | "EDITOR"
+            | "BROWSER"
+            | "VIEWER"
+            | "GIT"
+            | "PREFIX"
+    )
+    .then_some("names a program npm runs or a configuration it obeys")
+}
+
+/// Variables naming where a program installs files whose names it chooses
+/// (`CARGO_INSTALL_ROOT=~/.local cargo install x`, `make install
+/// DESTDIR=~`): the folder is written.
+pub(crate) fn install_folder(name: &str) -> bool {
+    matches!(
+        name,
+        "CARGO_INSTALL_ROOT"
+            | "GOBIN"
+            | "GOPATH"
+            | "PIP_TARGET"
+            | "PIP_PREFIX"
+            | "PYTHONUSERBASE"
+            | "PREFIX"
+            | "DESTDIR"
+            | "BINDIR"
+            | "EXEC_PREFIX"
+            | "INSTALL_PREFIX"
+            | "CMAKE_INSTALL_PREFIX"
+            | "INSTALL_ROOT"
+    )
+}
+
+/// The folder an install variable names, as a write target, when it may lie
+/// outside the project (inside it, the project's own install rule writes
+/// into it like any of its scripts).
+pub(crate) fn install_target(value: &str, dynamic: bool) -> Option<Target> {
+    let outside = dynamic || value.starts_with(['/', '~']) || value.split('/').any(|p| p == "..");
+    outside.then(|| {
+        let mut t = Target::new(value, dynamic);
+        t.contents = true;
+        t
+    })
+}
+
 /// Judges `NAME=VALUE` words (prefix assignments, `env` arguments,
 /// `export` arguments): a command held in a variable is a fragment.
 pub(crate) fn assignments<'w>(ws: impl Iterator<Item = &'w Word>, role: Role, a: &mut Analysis) {
@@ -116,6 +201,24 @@ pub(crate) fn assignments<'w>(ws: impl Iterator<Item = &'w Word>, role: Role, a:
             continue;
         };
         let name = name.trim_end_matches('+');
+        // npm reads every `npm_config_KEY` (any case) as its option `--KEY`.
+        let npm_key = name
+            .get(..11)
+            .filter(|p| p.eq_ignore_ascii_case("npm_config_"))
+            .map(|_| name[11..].to_ascii_uppercase());
+        if let Some(why) = npm_key.as_deref().and_then(npm_opaque) {
+            a.dynamic = Some(format!("`{name}` {why}"));
+            continue;
+        }
+        // A repository in a `.git` folder is one the gate protects.
+        let dot_git = value.trim_end_matches('/').rsplit('/').next() == Some(".git");
+        if name == "GIT_DIR" && dot_git && !w.dynamic {
+            continue;
+        }
+        if install_folder(name) && !value.is_empty() {
+            a.own_writes.extend(install_target(value, w.dynamic));
+            continue;
+        }
         if let Some(why) = opaque_var(name) {
             a.dynamic = Some(format!("`{name}` {why}"));
             continue;

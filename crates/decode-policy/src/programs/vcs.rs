@@ -132,6 +132,13 @@ const GIT_SUBS: &[Sub] = &[
         &[],
     ),
     runs_options(
+        &["daemon"],
+        "",
+        "",
+        &[Runs::OptionCommand(&["--access-hook"])],
+        &[],
+    ),
+    runs_options(
         &["difftool", "mergetool"],
         "xt",
         "",
@@ -422,6 +429,26 @@ fn git_globals(c: &Ctx<'_>, a: &mut Analysis) -> Option<usize> {
         if t.starts_with("--exec-path=") {
             a.dynamic = Some("`git --exec-path=…` runs git's programs from another folder".into());
         }
+        let git_dir = match t.strip_prefix("--git-dir=") {
+            Some(v) => Some(v.to_string()),
+            None if t == "--git-dir" => Some(words.get(j + 1).map_or(String::new(), |w| {
+                if w.dynamic {
+                    String::new()
+                } else {
+                    w.text.clone()
+                }
+            })),
+            None => None,
+        };
+        if git_dir.is_some_and(|d| d.trim_end_matches('/').rsplit('/').next() != Some(".git")) {
+            // A repository elsewhere obeys its own configuration (hooks,
+            // `core.fsmonitor`), which the gate cannot see; a `.git` folder
+            // is one the gate protects from writes.
+            a.dynamic = Some(
+                "`git --git-dir` uses a repository whose configuration (programs it runs) the gate cannot see"
+                    .into(),
+            );
+        }
         if matches!(
             t,
             "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" | "--attr-source"
@@ -449,6 +476,12 @@ fn git_globals(c: &Ctx<'_>, a: &mut Analysis) -> Option<usize> {
 /// One `git -c KEY=VALUE` (`dash_c`) or `--config-env KEY=VAR`.
 fn git_config_option(dash_c: bool, kv: &str, dynamic: bool, role: Role, a: &mut Analysis) {
     let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
+    if key.eq_ignore_ascii_case("core.worktree") {
+        a.dynamic = Some(format!(
+            "`git -c {key}=…` moves the work tree git changes and empties"
+        ));
+        return;
+    }
     match git_key_runs(key) {
         Some(false) => {
             a.dynamic = Some(format!(

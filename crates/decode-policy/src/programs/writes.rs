@@ -26,6 +26,13 @@ pub(crate) fn targets(core: &[String], dynamic: &[bool], redirs: &[Redir]) -> Ve
         dynamic,
     };
     node_writes(&p.node, &v, &mut out);
+    // What a runner runs writes too (`python -m pip install --user x`).
+    if let Some(inner) = super::packages::runner_target(core) {
+        let k = core.len() - inner.len();
+        if k > 0 {
+            out.extend(targets(&inner, dynamic.get(k..).unwrap_or(&[]), &[]));
+        }
+    }
     out
 }
 
@@ -50,6 +57,24 @@ fn node_writes(node: &Node, v: &Argv<'_>, out: &mut Vec<Target>) {
                         if let Some(x) = a.strip_prefix(p).filter(|x| !x.is_empty()) {
                             out.push(Target::new(x, v.dyn_arg(k)));
                         }
+                    }
+                }
+            }
+            Writes::Into {
+                options: opts,
+                flags,
+            } => {
+                let mut into = |raw: &str, dynamic: bool| {
+                    let mut t = Target::new(raw, dynamic);
+                    t.contents = true;
+                    out.push(t);
+                };
+                for o in options::values(args, &node.options, opts) {
+                    into(&o.text, v.dyn_arg(o.at));
+                }
+                for &(flag, folder) in flags {
+                    if options::flagged(args, &node.options, &[flag]) {
+                        into(folder, false);
                     }
                 }
             }

@@ -30,7 +30,23 @@ impl Walker<'_> {
                 "the command word has blanks at its ends (bash runs that exact name)".into(),
             );
         }
-        let mut analysis = crate::programs::analyse(&assigns, &words, &redirs, role, self.config);
+        // What the previous pipeline stage visibly writes is this command's
+        // standard input (before its own redirections, which win).
+        let mut fed = redirs.clone();
+        if let Some(texts) = self.pipe_feed.take() {
+            let piped = texts.into_iter().map(|t| Redir {
+                text: String::new(),
+                path: None,
+                ctrl: false,
+                canon: String::new(),
+                write: false,
+                dynamic: false,
+                feed: None,
+                piped: Some(t),
+            });
+            fed.splice(0..0, piped);
+        }
+        let mut analysis = crate::programs::analyse(&assigns, &words, &fed, role, self.config);
         if let Some(why) = &analysis.dynamic {
             self.set_opaque(why.clone());
         }

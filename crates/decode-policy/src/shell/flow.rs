@@ -96,8 +96,15 @@ impl Walker<'_> {
         let kids: Vec<Node<'_>> = node.children(&mut cursor).collect();
         let before = self.cwd.clone();
         let lastpipe = src.contains("lastpipe");
+        let mut feed = None;
         for (k, child) in kids.iter().enumerate() {
+            if !child.is_named() {
+                continue;
+            }
+            self.pipe_feed = feed.take();
             self.walk(*child, src, scope);
+            self.pipe_feed = None;
+            feed = super::syntax::visible_output(*child, src);
             let (ok, any) = self.states();
             let last = k + 1 == kids.len();
             self.cwd = if last && lastpipe && (ok != before || any != before) {

@@ -213,6 +213,9 @@ pub(crate) struct Redir {
     /// What a here-string or here-document feeds to standard input: its
     /// text when static, `None` when it holds expansions.
     pub feed: Option<Option<String>>,
+    /// Not a redirection: text the previous pipeline stage visibly writes
+    /// to this command's standard input (`echo TEXT | sh`).
+    pub piped: Option<String>,
 }
 
 /// One place a command writes.

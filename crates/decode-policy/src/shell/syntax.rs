@@ -169,6 +169,7 @@ pub(super) fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
                 write,
                 dynamic,
                 feed: None,
+                piped: None,
             })
         }
         "herestring_redirect" => {
@@ -191,6 +192,7 @@ pub(super) fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
                 write: false,
                 dynamic: false,
                 feed: Some((!dynamic).then_some(text)),
+                piped: None,
             })
         }
         "heredoc_redirect" => {
@@ -227,6 +229,7 @@ pub(super) fn redirect(node: Node<'_>, src: &str) -> Option<Redir> {
                 write: false,
                 dynamic: false,
                 feed: Some((!dynamic).then_some(body)),
+                piped: None,
             })
         }
         _ => None,
@@ -385,4 +388,44 @@ pub(super) fn git_names_repository(core: &[String]) -> bool {
     core[1..end]
         .iter()
         .any(|a| a == "-C" || a.starts_with("--git-dir") || a.starts_with("--work-tree"))
+}
+
+/// What a pipeline stage visibly writes to the next one: `echo WORDS` (its
+/// words joined), `printf FORMAT ARGS` (the format and each argument),
+/// `cat` fed a static here-string or here-document — all static, with no
+/// assignments or other redirections. Each text is judged as a script the
+/// next command may run (`echo 'rm -rf ~' | sh`).
+pub(super) fn visible_output(node: Node<'_>, src: &str) -> Option<Vec<String>> {
+    if node.kind() != "command" {
+        return None;
+    }
+    let c = collect_command(node, src);
+    if !c.assigns.is_empty() || c.overflow || c.words.iter().any(|w| w.dynamic) {
+        return None;
+    }
+    let words: Vec<&str> = c.words.iter().map(|w| w.text.as_str()).collect();
+    let fed: Vec<&Redir> = c.redirs.iter().filter(|r| r.feed.is_some()).collect();
+    if fed.len() != c.redirs.len() {
+        return None;
+    }
+    match words.as_slice() {
+        ["cat"] => match fed.as_slice() {
+            [r] => r.feed.clone().flatten().map(|t| vec![t]),
+            _ => None,
+        },
+        ["echo", rest @ ..] if fed.is_empty() => {
+            let args: Vec<&str> = rest
+                .iter()
+                .copied()
+                .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
+                .collect();
+            Some(vec![args.join(" ")])
+        }
+        ["printf", format, rest @ ..] if fed.is_empty() && !format.starts_with('-') => {
+            let mut out = vec![format.replace("\\n", "\n")];
+            out.extend(rest.iter().map(|a| a.to_string()));
+            Some(out)
+        }
+        _ => None,
+    }
 }

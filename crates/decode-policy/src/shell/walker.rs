@@ -66,6 +66,7 @@ pub(super) fn parse_command_inner(
         config_written: false,
         cwd_any: None,
         made: Vec::new(),
+        pipe_feed: None,
         attached: None,
         typing: false,
     };
@@ -170,6 +171,9 @@ pub(super) struct Walker<'h> {
     /// (`tmux send-keys 'TEXT'` without `Enter`): text bash cannot parse
     /// does not run, so it is not opaque.
     pub(super) typing: bool,
+    /// What the previous command of a pipeline visibly writes (`echo TEXT
+    /// | sh`): the next simple command's standard input.
+    pub(super) pipe_feed: Option<Vec<String>>,
 }
 
 impl Walker<'_> {
@@ -414,6 +418,7 @@ impl Walker<'_> {
                         dynamic: w.dynamic,
                         path: Some(w.text),
                         feed: None,
+                        piped: None,
                     }
                 })
                 .collect();

@@ -16,4 +16,5 @@ mod round3;
 mod round4;
 mod round5;
 mod round6;
+mod round7;
 mod spec;
