@@ -262,7 +262,8 @@ pub(crate) fn base_args(own_network: bool) -> Vec<&'static str> {
 /// they stand, and those a `read` deny rule covers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Scan {
-    /// `.git` folders.
+    /// `.git` folders, and bare repositories (a folder with `HEAD`, `config`,
+    /// `objects` and `refs`).
     pub git_dirs: Vec<PathBuf>,
     /// `.git` files (a worktree's or a submodule's pointer to its git folder).
     pub git_files: Vec<PathBuf>,
@@ -392,12 +393,21 @@ fn walk(
                 continue;
             }
         };
+        // A bare repository (`git init --bare`, a mirror) has no `.git`: git
+        // knows one by its `HEAD`, `objects` and `refs`.
+        let mut bare = [false; 3];
         for entry in rd {
             let Ok(entry) = entry else {
                 out.unreadable.push(dir.clone());
                 break;
             };
             out.entries += 1;
+            match entry.file_name().as_encoded_bytes() {
+                b"HEAD" => bare[0] = true,
+                b"objects" => bare[1] = true,
+                b"refs" => bare[2] = true,
+                _ => {}
+            }
             read += 1;
             if read > budget {
                 return false;
@@ -433,6 +443,9 @@ fn walk(
             } else if ft.is_symlink() && path.join(".git").is_dir() {
                 out.linked_repos.push(path);
             }
+        }
+        if bare == [true; 3] && dir.join("config").is_file() {
+            out.git_dirs.push(dir);
         }
     }
     true

@@ -17,10 +17,48 @@ pub(crate) fn created(before: &[PathBuf], now: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Disarms what a command created between the walks `before` and `now`: each new
-/// `.git` folder, and the folder a new `.git` file points to when that folder was
-/// made after `started` (a pointer to a repository of the person's that existed
-/// before is left alone: its hooks are theirs). One note per thing taken away.
+/// Whether `p` was made (or, where the file system keeps no birth time, last
+/// changed) since `started`. File times come from a coarse clock, a few
+/// milliseconds behind: 50 ms of margin.
+fn made_since(p: &Path, started: std::time::SystemTime) -> bool {
+    let since = started - std::time::Duration::from_millis(50);
+    std::fs::symlink_metadata(p)
+        .and_then(|m| m.created().or_else(|_| m.modified()))
+        .is_ok_and(|t| t >= since)
+}
+
+/// Folders the command made unreadable (`chmod 000`) that the walk `now` could not
+/// enter and `before` could: given their owner's read and search rights back, so
+/// that what the command hid there is walked. Returns one note each.
+pub(crate) fn reopen(before: &super::Scan, now: &super::Scan) -> Vec<String> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let me = nix::unistd::geteuid().as_raw();
+    let mut notes = Vec::new();
+    for d in created(&before.unreadable, &now.unreadable) {
+        let Ok(m) = std::fs::symlink_metadata(&d) else {
+            continue;
+        };
+        if !m.is_dir() || m.uid() != me {
+            continue;
+        }
+        let mode = m.permissions().mode() & 0o7777;
+        if std::fs::set_permissions(&d, std::fs::Permissions::from_mode(mode | 0o700)).is_ok() {
+            notes.push(format!(
+                "{}: the command made this folder unreadable; Decode gave its owner the rights back to check what is in it",
+                d.display()
+            ));
+        }
+    }
+    notes
+}
+
+/// Disarms what a command created between the walks `before` and `now` (made
+/// since `started`): each new git folder (a `.git` folder or a bare repository),
+/// the git folder a new `.git` file points to, and takes away the new protected
+/// files and folders elsewhere than the project root (a nested project's
+/// `.decode`, `.claude`, `.mcp.json`, an `.envrc`, `.vscode`, `.idea`). What the
+/// person made meanwhile (older than the command) is left alone. One note per
+/// thing taken away.
 pub(crate) fn disarm_created(
     before: &super::Scan,
     now: &super::Scan,
@@ -29,7 +67,9 @@ pub(crate) fn disarm_created(
     let quarantine = crate::running_commands::quarantine_folder();
     let mut notes = Vec::new();
     for g in created(&before.git_dirs, &now.git_dirs) {
-        notes.extend(disarm(&g, &quarantine));
+        if made_since(&g, started) {
+            notes.extend(disarm(&g, &quarantine));
+        }
     }
     for f in created(&before.git_files, &now.git_files) {
         let Some(target) = super::plan::read_git_pointer(&f, "gitdir:")
@@ -37,14 +77,21 @@ pub(crate) fn disarm_created(
         else {
             continue;
         };
-        // File times come from a coarse clock (a few milliseconds behind): a
-        // margin of two seconds.
-        let since = started - std::time::Duration::from_secs(2);
-        let made_now = std::fs::metadata(&target)
-            .and_then(|m| m.created().or_else(|_| m.modified()))
-            .is_ok_and(|t| t >= since);
-        if made_now && !now.git_dirs.contains(&target) {
+        if made_since(&target, started) && !now.git_dirs.contains(&target) {
             notes.extend(disarm(&target, &quarantine));
+        }
+    }
+    let mut planted = created(&before.permission, &now.permission);
+    planted.extend(created(&before.others, &now.others));
+    planted.retain(|p| made_since(p, started));
+    for p in planted {
+        for how in
+            decode_core::running_commands::take_back(std::slice::from_ref(&p), &[], &quarantine)
+        {
+            notes.push(format!(
+                "{} is protected by Decode and did not exist before: {how}",
+                p.display()
+            ));
         }
     }
     notes

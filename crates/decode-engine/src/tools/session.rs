@@ -210,11 +210,21 @@ impl SessionState {
         let root = self.project_root.clone();
         let before = guard.clone();
         let walked = tokio::task::spawn_blocking(move || {
-            let s = crate::sandbox::scan_all(&root, &extra, Some(&deny));
-            let notes = match &before {
-                Some(b) => crate::sandbox::new_repos::disarm_created(b, &s, started),
-                None => Vec::new(),
-            };
+            let mut s = crate::sandbox::scan_all(&root, &extra, Some(&deny));
+            let mut notes = Vec::new();
+            if let Some(b) = &before {
+                // What the command hid from the walk behind `chmod 000` is walked
+                // (folders inside folders: a few rounds).
+                for _ in 0..8 {
+                    let reopened = crate::sandbox::new_repos::reopen(b, &s);
+                    if reopened.is_empty() {
+                        break;
+                    }
+                    notes.extend(reopened);
+                    s = crate::sandbox::scan_all(&root, &extra, Some(&deny));
+                }
+                notes.extend(crate::sandbox::new_repos::disarm_created(b, &s, started));
+            }
             (s, notes)
         })
         .await;

@@ -362,6 +362,43 @@ async fn inner_a_repository_a_command_creates_is_disarmed() {
     );
     let config = std::fs::read_to_string(p.path("notgit/config")).unwrap();
     assert!(!config.contains("fsmonitor"), "{config}");
+    // A bare repository, protected files in subfolders, and a repository hidden
+    // behind a folder made unreadable: all taken away or disarmed.
+    let r3 = bash(
+        &ctx,
+        "git init -q --bare bare.git && printf '#!/bin/sh\\nevil\\n' > bare.git/hooks/post-receive \
+         && git -C bare.git config core.pager ./evil.sh \
+         && mkdir -p a/b/c/.decode && echo '{}' > a/b/c/.decode/settings.json \
+         && mkdir -p a/.vscode && echo '{}' > a/.vscode/tasks.json && echo evil > a/b/.envrc \
+         && mkdir -p a/b/.claude/agents && echo evil > a/b/.claude/agents/x.md \
+         && mkdir hid && git init -q hid/r && printf '#!/bin/sh\\nevil\\n' > hid/r/.git/hooks/pre-commit \
+         && chmod 000 hid && echo planted",
+    )
+    .await;
+    assert!(r3.content.contains("planted"), "{}", r3.content);
+    let _ = std::process::Command::new("chmod")
+        .args(["755", &p.path("hid").display().to_string()])
+        .status();
+    assert!(
+        !p.path("bare.git/hooks/post-receive").exists(),
+        "{}",
+        r3.content
+    );
+    let config = std::fs::read_to_string(p.path("bare.git/config")).unwrap();
+    assert!(!config.contains("pager"), "{config}");
+    for gone in [
+        "a/b/c/.decode",
+        "a/.vscode",
+        "a/b/.envrc",
+        "a/b/.claude",
+        "hid/r/.git/hooks/pre-commit",
+    ] {
+        assert!(
+            std::fs::symlink_metadata(p.path(gone)).is_err(),
+            "{gone} was left: {}",
+            r3.content
+        );
+    }
     // And from now on the new repository's hooks are read-only.
     let r = bash(&ctx, "echo evil > sub/.git/hooks/pre-push").await;
     assert!(r.is_error, "{}", r.content);
