@@ -116,6 +116,17 @@ pub(crate) const IN_HOME: &[(&str, bool, ProtectedKind)] = &[
     (".config/systemd", true, ProtectedKind::HomeConfig),
     (".local/share/applications", true, ProtectedKind::HomeConfig),
     (".local/bin", true, ProtectedKind::HomeConfig),
+    // Decode's own additions: more files other programs run at log-in or start.
+    (".bash_aliases", false, ProtectedKind::ShellStartup),
+    (".xprofile", false, ProtectedKind::ShellStartup),
+    (".xsession", false, ProtectedKind::ShellStartup),
+    (".xinitrc", false, ProtectedKind::ShellStartup),
+    (".pam_environment", false, ProtectedKind::HomeConfig),
+    (".config/environment.d", true, ProtectedKind::HomeConfig),
+    (".vimrc", false, ProtectedKind::HomeConfig),
+    (".config/nvim", true, ProtectedKind::HomeConfig),
+    (".emacs", false, ProtectedKind::HomeConfig),
+    (".emacs.d/init.el", false, ProtectedKind::HomeConfig),
 ];
 
 /// Decode's system-wide folder (managed settings), never automatic.
