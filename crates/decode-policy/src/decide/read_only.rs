@@ -25,6 +25,10 @@ pub(super) enum ReadOnly {
     Denied(String),
 }
 
+/// The most paths a command may read and still be proven read-only: each
+/// is judged like a `read` (bounded work).
+const MAX_PATHS: usize = 64;
+
 /// A name no file is expected to have: a folder whose every entry a rule
 /// covers (`read(secrets/**)`) covers it too.
 const PROBE: &str = ".decode-read-only-probe";
@@ -55,6 +59,10 @@ impl Gate {
                 Ok(here) => uses.push(here),
                 Err(why) => return ReadOnly::No(format!("{}: {why}", quote(&f.text))),
             }
+        }
+        let paths: usize = parsed.fragments.iter().map(|f| f.paths.len()).sum();
+        if paths > MAX_PATHS {
+            return ReadOnly::No(format!("it names {paths} paths, over {MAX_PATHS}"));
         }
         let mut not = None;
         for (f, &here) in parsed.fragments.iter().zip(&uses) {
@@ -135,6 +143,25 @@ impl Gate {
                     not.get_or_insert(why);
                 }
                 ReadOnly::Yes => {}
+            }
+        }
+        // `git show REV:PATH` reads PATH as the repository holds it.
+        if f.core[0] == "git" {
+            for w in f.core[1..].iter().filter(|w| !w.starts_with('-')) {
+                let Some((_, rel)) = w.split_once(':') else {
+                    continue;
+                };
+                let rel = rel.trim_start_matches("./");
+                if rel.is_empty() {
+                    continue;
+                }
+                match self.read_verdict(&lexical(&self.root, Path::new(rel))) {
+                    ReadOnly::Yes => {}
+                    ReadOnly::Denied(why) => return ReadOnly::Denied(why),
+                    ReadOnly::No(why) => {
+                        not.get_or_insert(why);
+                    }
+                }
             }
         }
         if let Some(why) = not {

@@ -234,6 +234,7 @@ fn reading_what_a_read_deny_rule_covers_is_denied() {
             "cat README.md .env",
             "ls && cat .env",
             "wc -l < .env",
+            "git show HEAD:.env",
         ] {
             cases.push((mode, "bash", c, "deny:read(.env)"));
         }
@@ -354,7 +355,23 @@ fn the_oracle_agrees_on_read_only_commands() {
         return;
     };
     let mut failures = Vec::new();
-    for &c in READ_ONLY {
+    // The table, and every corpus command proven read-only.
+    let p = project();
+    let g = gate(&p, |_| {});
+    let corpus: Vec<String> = include_str!("../data/agent_commands.jsonl")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["cmd"].as_str().map(String::from))
+        .filter(|c| {
+            let d = g.decide(&Call::new(Tool::Bash, c.as_str()), Mode::Default);
+            d.reason == "read-only command"
+        })
+        .collect();
+    for c in READ_ONLY
+        .iter()
+        .copied()
+        .chain(corpus.iter().map(String::as_str))
+    {
         let f = decode_policy::fragments(c);
         assert!(f.opaque.is_none(), "{c}");
         let miss = missed(&o.run(c), &f.patterns, &f.names);
@@ -366,4 +383,44 @@ fn the_oracle_agrees_on_read_only_commands() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// On the agent-command corpus: read-only commands take a good share of the
+/// default-mode asks away, and none of the commands they let through is
+/// labelled unsafe but reading a secret, which `read` would allow too
+/// without a rule (`cat .env`; a `read(.env)` deny rule denies it).
+#[test]
+fn the_corpus_loses_asks_and_no_unsafe_command() {
+    let text = include_str!("../data/agent_commands.jsonl");
+    let p = project();
+    let on = gate(&p, |_| {});
+    let off = gate(&p, |i| i.read_only_commands = false);
+    let denied = gate(&p, |i| i.project_rules.deny = vec!["read(.env)".into()]);
+    let (mut asks, mut gone) = (0, 0);
+    let mut unsafe_allowed = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let cmd = v["cmd"].as_str().unwrap();
+        let call = Call::new(Tool::Bash, cmd);
+        if off.decide(&call, Mode::Default).verdict != Verdict::Ask {
+            continue;
+        }
+        asks += 1;
+        if on.decide(&call, Mode::Default).verdict == Verdict::Allow {
+            gone += 1;
+            if v["safe"].as_bool() == Some(false) {
+                unsafe_allowed.push(cmd.to_string());
+                assert_ne!(
+                    denied.decide(&call, Mode::Default).verdict,
+                    Verdict::Allow,
+                    "{cmd}"
+                );
+            }
+        }
+    }
+    assert!(gone * 100 >= asks * 15, "{gone} of {asks} asks gone");
+    assert!(
+        unsafe_allowed.iter().all(|c| c == "cat .env"),
+        "{unsafe_allowed:?}"
+    );
 }
