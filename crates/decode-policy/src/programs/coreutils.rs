@@ -646,10 +646,17 @@ pub(crate) const PROGRAMS: &[Program] = &[
         Reads::here(&["-o", "-R"]),
         &[("tree -L 2 src", "read-only")],
     ),
-    // `file -C` compiles a magic file.
+    // `file -C` compiles a magic file; `-z` may run decompressors.
     reader_with(
         &["file"],
-        Reads::unless(&["-C", "--compile"]),
+        Reads::unless(&[
+            "-C",
+            "--compile",
+            "-z",
+            "-Z",
+            "--uncompress",
+            "--uncompress-noreport",
+        ]),
         &[("file x", "read-only")],
     ),
     // BSD `base64 -o FILE` writes.

@@ -204,8 +204,10 @@ const BRANCH_LISTS: &[&str] = &[
 /// The global options with which no git command is read-only: they load
 /// configuration that runs programs (`-c`, `--config-env`), run programs
 /// from elsewhere (`--exec-path`), page (`-p`), or point git at another
-/// repository, whose configuration git obeys (`-C`, `--git-dir`).
+/// repository, whose configuration git obeys (`-C`, `--git-dir`, `--bare`:
+/// the folder it runs in as the repository).
 const GIT_NOT_READ_ONLY: &[&str] = &[
+    "--bare",
     "-c",
     "--config-env",
     "--exec-path",
