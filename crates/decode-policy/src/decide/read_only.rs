@@ -124,6 +124,17 @@ impl Gate {
 
     /// Whether every path the fragment reads is allowed for `read`.
     fn fragment_reads_allowed(&self, f: &Fragment, here: bool) -> ReadOnly {
+        if f.core[0] == "cd" {
+            // It reads nothing: where it goes must be a folder `read` may see
+            // (what runs there is judged with its own paths).
+            return match self.path_infos(f).first() {
+                Some(PathInfo { given: Some(g), .. }) => match self.read_verdict(g) {
+                    ReadOnly::Yes => ReadOnly::Yes,
+                    ReadOnly::Denied(why) | ReadOnly::No(why) => ReadOnly::No(why),
+                },
+                _ => ReadOnly::No("cd to a folder the gate cannot place".into()),
+            };
+        }
         let mut not = None;
         for p in self.path_infos(f) {
             let (Some(given), Some(resolved)) = (&p.given, &p.resolved) else {

@@ -57,6 +57,8 @@ const READ_ONLY: &[&str] = &[
     "ls && git status",
     "cat README.md | head -3 | wc -l",
     "ls > /dev/null 2>&1",
+    "cd ./src && ls",
+    "cd {root} && git status",
 ];
 
 /// Their dangerous neighbours: each writes, runs something, expands what is
@@ -132,6 +134,13 @@ const NOT_READ_ONLY: &[&str] = &[
     "GIT_PAGER=evil git log",
     "GIT_EXTERNAL_DIFF=evil git diff",
     "cd src && git log",
+    "cd src && ls",
+    "cd src/.. && cat README.md",
+    "cd - && ls",
+    "cd && ls",
+    "cd ~ && ls",
+    "cd /tmp && ls",
+    "cd ./src && cd .. && cd ./src && git status",
     // pagers and editors
     "less README.md",
     "LESSOPEN='|rm -rf x %s' less README.md",
