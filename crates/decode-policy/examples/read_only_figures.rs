@@ -1,14 +1,18 @@
-//! `cargo run --release -p decode-policy --example read_only_figures [-- --show N] [CORPUS]`:
+//! `cargo run --release -p decode-policy --example read_only_figures [-- --show N]
+//! [--as-root DIR]… [CORPUS]`:
 //! runs every command of the agent-command corpus (`tests/data/agent_commands.jsonl`)
 //! through the gate in default mode, with read-only commands on and off
 //! (docs/permissions.md, "Read-only commands"), and reports how many asks
 //! disappear, and how many of the commands it now allows are labelled unsafe.
+//! `--as-root DIR` reads the folder the corpus's agent worked in (`/testbed`) as
+//! the project root: the words naming it are rewritten to the temp project.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use decode_policy::{Call, Gate, Mode, PolicyInput, Tool, Verdict};
 
 fn main() {
     let mut show = 0usize;
+    let mut as_root: Vec<String> = Vec::new();
     let mut path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/agent_commands.jsonl"
@@ -16,7 +20,9 @@ fn main() {
     .to_string();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        if a == "--show" {
+        if a == "--as-root" {
+            as_root.extend(args.next());
+        } else if a == "--show" {
             show = args.next().and_then(|v| v.parse().ok()).unwrap_or(20);
         } else {
             path = a;
@@ -42,6 +48,11 @@ fn main() {
         let cmd = v["cmd"].as_str().expect("cmd");
         let is_safe = v["safe"].as_bool().unwrap_or(false);
         total += 1;
+        let mut cmd = cmd.to_string();
+        for r in &as_root {
+            cmd = cmd.replace(r.as_str(), &root.to_string_lossy());
+        }
+        let cmd = cmd.as_str();
         let call = Call::new(Tool::Bash, cmd);
         if off.decide(&call, Mode::Default).verdict != Verdict::Ask {
             continue;
