@@ -72,6 +72,9 @@ pub struct Settings {
     pub disable_auto_mode: bool,
     /// `allowManagedRulesOnly` (honoured from the managed file only).
     pub allow_managed_rules_only: bool,
+    /// `readOnlyCommands` when the file sets it: `false` at any level turns
+    /// read-only commands off (docs/permissions.md, "Read-only commands").
+    pub read_only_commands: Option<bool>,
     /// `hooks.preToolUse` (docs/permissions.md, "Hooks").
     pub pre_tool_hooks: Vec<HookEntry>,
     /// `hooks.postToolUse`.
@@ -99,6 +102,7 @@ impl Settings {
             disable_bypass_mode: false,
             disable_auto_mode: false,
             allow_managed_rules_only: false,
+            read_only_commands: None,
             pre_tool_hooks: Vec::new(),
             post_tool_hooks: Vec::new(),
             raw: Value::Object(Map::new()),
@@ -187,6 +191,7 @@ impl Settings {
             disable_bypass_mode: file.disable_bypass_mode.unwrap_or(false),
             disable_auto_mode: file.disable_auto_mode.unwrap_or(false),
             allow_managed_rules_only: file.allow_managed_rules_only.unwrap_or(false),
+            read_only_commands: file.read_only_commands,
             pre_tool_hooks: file
                 .hooks
                 .as_ref()
@@ -318,6 +323,7 @@ struct SettingsFile {
     disable_bypass_mode: Option<bool>,
     disable_auto_mode: Option<bool>,
     allow_managed_rules_only: Option<bool>,
+    read_only_commands: Option<bool>,
     #[serde(deserialize_with = "object_only")]
     hooks: Option<HooksFile>,
 }

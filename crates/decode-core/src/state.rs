@@ -1193,7 +1193,16 @@ fn policy_input(project_root: &Path, home: &Path, inner: GateParts<'_>) -> Polic
         levels: inner.levels.policy(inner.saved_local),
         allow_managed_rules_only: inner.levels.managed.allow_managed_rules_only,
         mcp_read_only: inner.mcp_read_only.to_vec(),
+        read_only_commands: read_only_commands(settings, inner.levels),
     }
+}
+
+/// `readOnlyCommands`: on unless a settings level (managed, user, project,
+/// local) sets it to `false`.
+fn read_only_commands(project: &Settings, levels: &Levels) -> bool {
+    [project, &levels.managed, &levels.user, &levels.local]
+        .iter()
+        .all(|s| s.read_only_commands != Some(false))
 }
 
 /// `mode`, or default when the managed settings turned it off.

@@ -96,6 +96,15 @@ pub struct PolicyInput {
     /// (user, project, local, saved, the agent's) are ignored.
     #[serde(default)]
     pub allow_managed_rules_only: bool,
+    /// `readOnlyCommands`: a bash command the gate proves only reads runs
+    /// like `read` (docs/permissions.md, "Read-only commands"). `false` at
+    /// any settings level turns it off.
+    #[serde(default = "read_only_commands_default")]
+    pub read_only_commands: bool,
+}
+
+fn read_only_commands_default() -> bool {
+    true
 }
 
 /// A settings level (docs/permissions.md, "Settings levels"), strictest first.
@@ -185,6 +194,7 @@ impl PolicyInput {
             levels: Vec::new(),
             allow_managed_rules_only: false,
             mcp_read_only: Vec::new(),
+            read_only_commands: true,
         }
     }
 

@@ -402,7 +402,8 @@ fn batch_judges_every_line_and_names_bad_ones() {
                 0 => ("bash", "git push", "auto"),
                 1 => ("bash", "git push", "bypass"),
                 2 => ("read", "git push", "auto"),
-                _ => ("bash", "echo hi", "plan"),
+                // (`make`: an ordinary command; a read-only one runs in plan mode.)
+                _ => ("bash", "make", "plan"),
             };
             format!("{{\"tool\":\"{tool}\",\"subject\":\"{subject}\",\"mode\":\"{mode}\"}}\n")
         })

@@ -556,7 +556,7 @@ fn a_nested_project_never_sheds_the_deny_and_ask_rules_around_it_in_the_hook() {
         ),
         (
             "Bash",
-            serde_json::json!({"command": "ls -la"}),
+            serde_json::json!({"command": "make -j2"}),
             "default",
             "ask",
         ),

@@ -80,13 +80,14 @@ fn json_has_verdict_result_and_is_error() {
     assert!(v.get("answer").is_none());
 
     // Asked and nobody there: the answer is part of the JSON.
-    let o = env.run(&["tool", "--json", "bash", r#"{"command":"echo hi"}"#]);
+    // (`make hi`: an ordinary command; `echo hi` is read-only and runs.)
+    let o = env.run(&["tool", "--json", "bash", r#"{"command":"make hi"}"#]);
     assert_eq!(o.status.code(), Some(1));
     let v = json(&o);
     assert_eq!(v["verdict"], "ask");
     assert_eq!(v["is_error"], true);
     assert_eq!(v["answer"]["kind"], "unavailable");
-    assert!(v["result"].as_str().unwrap().contains("bash(echo hi)"));
+    assert!(v["result"].as_str().unwrap().contains("bash(make hi)"));
 
     // Denied by the gate.
     let o = env.run(&[

@@ -686,3 +686,49 @@ fn turned_off_modes_are_skipped_by_shift_tab_and_refused_by_every_setter() {
     assert_eq!(d.verdict, Verdict::Deny);
     assert!(d.reason.contains("(managed)"), "{}", d.reason);
 }
+
+/// `readOnlyCommands`: a command the gate proves read-only runs without
+/// asking in default mode, unless a settings level (project, managed, …)
+/// sets it to `false`.
+#[test]
+fn read_only_commands_follow_the_setting_at_every_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let root = base.join("proj");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("README.md"), "hi\n").unwrap();
+    let state = |settings: decode_core::Settings| {
+        let (s, _) = ActiveState::new(
+            &root,
+            decode_core::Catalog::builtin(),
+            settings,
+            true,
+            &base,
+        );
+        s.set_mode(Mode::Default);
+        s
+    };
+    let ls = Call::new(Tool::Bash, "cat README.md");
+    let s = state(decode_core::Settings::empty(&root));
+    assert_eq!(s.decide(&ls).verdict, Verdict::Allow);
+    assert_eq!(
+        s.decide(&Call::new(Tool::Bash, "make")).verdict,
+        Verdict::Ask
+    );
+    let off = decode_core::Settings::parse(
+        &root.join(".decode/settings.json"),
+        br#"{"readOnlyCommands": false}"#,
+    )
+    .unwrap();
+    assert_eq!(off.read_only_commands, Some(false));
+    assert_eq!(state(off).decide(&ls).verdict, Verdict::Ask);
+    // The managed level turns it off too.
+    let managed = base.join("managed.json");
+    fs::write(&managed, r#"{"readOnlyCommands": false}"#).unwrap();
+    let (levels, w) =
+        decode_core::Levels::load_from(&root, &base, &managed, &base.join("config/decode"));
+    assert!(w.is_empty(), "{w:?}");
+    let s = state(decode_core::Settings::empty(&root));
+    s.set_levels(levels);
+    assert_eq!(s.decide(&ls).verdict, Verdict::Ask);
+}

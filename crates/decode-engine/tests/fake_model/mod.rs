@@ -109,7 +109,11 @@ pub(crate) fn text_of(events: &[ModelEvent]) -> String {
 pub(crate) fn project(mode: Mode) -> (TempProject, Arc<ActiveState>) {
     let tmp = TempProject::new().unwrap();
     let root = tmp.project.clone();
-    let (settings, _) = Settings::load(&root);
+    let (mut settings, _) = Settings::load(&root);
+    // These tests ask about ordinary commands such as `echo hi`: read-only
+    // commands (which run without asking) are off unless the settings turn
+    // them on.
+    settings.read_only_commands.get_or_insert(false);
     let (state, _) = ActiveState::new(&root, Catalog::load(&root), settings, true, &tmp.home);
     state.set_mode(mode);
     (tmp, Arc::new(state))
@@ -120,7 +124,11 @@ pub(crate) fn project_with_settings(mode: Mode, settings: &str) -> (TempProject,
     let tmp = TempProject::new().unwrap();
     let root = tmp.project.clone();
     write(&root, ".decode/settings.json", settings);
-    let (settings, _) = Settings::load(&root);
+    let (mut settings, _) = Settings::load(&root);
+    // These tests ask about ordinary commands such as `echo hi`: read-only
+    // commands (which run without asking) are off unless the settings turn
+    // them on.
+    settings.read_only_commands.get_or_insert(false);
     let (state, _) = ActiveState::new(&root, Catalog::load(&root), settings, true, &tmp.home);
     state.set_mode(mode);
     (tmp, Arc::new(state))

@@ -59,7 +59,11 @@ impl Project {
     /// project's file and the local, user and managed levels — the managed file is
     /// looked for in the temp home, never in `/etc`).
     pub(crate) fn state(&self, mode: Mode) -> Arc<ActiveState> {
-        let (settings, _) = Settings::load(&self.root);
+        let (mut settings, _) = Settings::load(&self.root);
+        // These tests ask about ordinary commands such as `echo hi`: read-only
+        // commands (which run without asking) are off unless the test's
+        // settings turn them on.
+        settings.read_only_commands.get_or_insert(false);
         let (state, _) =
             ActiveState::new(&self.root, Catalog::builtin(), settings, true, &self.home);
         let (levels, _) = Levels::load_from(

@@ -1,6 +1,7 @@
 //! The stages for `bash`: the command is cut into fragments, each judged by the
 //! rules, the mode and the caps; a command the gate cannot see through asks.
 
+use super::read_only::ReadOnly;
 use super::*;
 
 /// Which fragments allow rules cover: `cover[i]` the rule for fragment
@@ -153,10 +154,27 @@ impl Gate {
         if let Some(d) = self.bash_rules(RuleList::Deny, raw, &parsed, &extra_forms, &mut run) {
             return d;
         }
+        // A command proven read-only is judged like `read`: a path a read
+        // deny rule covers denies it; it runs in plan mode.
+        let read_only = self.read_only_command(raw, &parsed);
+        if let ReadOnly::Denied(why) = &read_only {
+            run.step(Stage::DenyRules, format!("read-only command: {why}"));
+            return run.finish(
+                Verdict::Deny,
+                format!("denied: {why}"),
+                true,
+                None,
+                Vec::new(),
+            );
+        }
+        let read_only = read_only == ReadOnly::Yes;
         // 2. plan and 3. opaque come between deny and ask rules.
-        if mode == Mode::Plan {
+        if mode == Mode::Plan && !read_only {
             run.step(Stage::Plan, "plan mode denies shell commands");
             return run.finish(Verdict::Deny, plan_reason(tool), true, None, Vec::new());
+        }
+        if mode == Mode::Plan {
+            run.step(Stage::Plan, "read-only command: it runs in plan mode");
         }
         if let Some(why) = &parsed.opaque {
             if mode != Mode::Bypass || parsed.strict {
@@ -204,7 +222,7 @@ impl Gate {
                 Vec::new(),
             );
         }
-        self.bash_allow(frags, &infos, mode, run)
+        self.bash_allow(frags, &infos, mode, read_only, run)
     }
 
     /// Stage 1 (deny) or 4 (ask) for a command: the whole command, then every
@@ -291,6 +309,7 @@ impl Gate {
         frags: &[Fragment],
         infos: &[Vec<PathInfo>],
         mode: Mode,
+        read_only: bool,
         mut run: Run,
     ) -> Decision {
         let tool = Tool::Bash;
@@ -335,7 +354,7 @@ impl Gate {
             covered: &covered,
             uncovered: &uncovered,
         };
-        let candidate = self.allow_candidate(frags, &coverage, mode, &mut run);
+        let candidate = self.allow_candidate(frags, &coverage, mode, read_only, &mut run);
         match candidate {
             Err(reason) => {
                 for &i in &uncovered {
@@ -378,6 +397,7 @@ impl Gate {
         frags: &[Fragment],
         c: &Coverage<'_>,
         mode: Mode,
+        read_only: bool,
         run: &mut Run,
     ) -> Result<(Origin, String), String> {
         let (cover, needed, covered, uncovered) = (c.cover, c.needed, c.covered, c.uncovered);
@@ -406,7 +426,7 @@ impl Gate {
             };
             return Ok((if auto { Origin::Wildcard } else { Origin::Rule }, reason));
         }
-        if !covered.is_empty() && !auto {
+        if !covered.is_empty() && !auto && !read_only {
             let names: Vec<String> = uncovered.iter().map(|&i| quote(&frags[i].text)).collect();
             run.step(
                 Stage::AllowRules,
@@ -438,6 +458,12 @@ impl Gate {
         if auto {
             run.step(Stage::Mode, "auto mode: wildcard allow");
             Ok((Origin::Wildcard, "auto mode allows it".to_string()))
+        } else if read_only {
+            run.step(
+                Stage::Mode,
+                format!("read-only command: {mode} mode allows it like `read`"),
+            );
+            Ok((Origin::Mode, "read-only command".to_string()))
         } else {
             run.step(
                 Stage::Mode,

@@ -106,6 +106,7 @@ impl Gate {
             "your settings' MCP read-only marks".to_string(),
         );
         let gate = Gate {
+            read_only_commands: input.read_only_commands,
             remote_hosts,
             mcp_offered,
             mcp_read_only,

@@ -30,6 +30,7 @@ mod mcp;
 mod net;
 mod places;
 mod protected;
+mod read_only;
 mod text;
 mod writes;
 
@@ -76,6 +77,8 @@ pub struct Gate {
     mcp_read_only: Vec<crate::mcp::McpPattern>,
     /// The hosts of the project's git remotes (allowed without a rule).
     remote_hosts: Vec<String>,
+    /// Read-only bash commands run like `read` (settings `readOnlyCommands`).
+    read_only_commands: bool,
 }
 
 /// A deny or ask rule that did not parse. What it meant cannot be known, so

@@ -6,7 +6,7 @@
 //! (docs/permissions.md, "Fail closed").
 
 use super::schema::{
-    Args, Argv, Copy, Ctx, Effect, Hooks, Node, Patterns, Program, Removes, Runs, Writes,
+    Args, Argv, Copy, Ctx, Effect, Hooks, Node, Patterns, Program, Reads, Removes, Runs, Writes,
 };
 use crate::options::{self, OptionSpec};
 use crate::shell::model::{Analysis, Derived, Role, Target};
@@ -42,6 +42,26 @@ const fn reader(
     }
 }
 
+/// A program that only reads while its words keep to `reads` (its first
+/// operand is data, never a sub-command).
+const fn reader_with(
+    names: &'static [&'static str],
+    reads: Reads,
+    examples: &'static [(&'static str, &'static str)],
+) -> Program {
+    Program {
+        names,
+        node: Node {
+            effect: Effect::ReadOnly,
+            reads,
+            ..Node::NONE
+        },
+        generic_verbs: false,
+        examples,
+        ..Program::BASE
+    }
+}
+
 /// A program that may change local files, whose first operand is data or a
 /// file, never a sub-command.
 const fn local(
@@ -50,26 +70,6 @@ const fn local(
 ) -> Program {
     Program {
         names,
-        generic_verbs: false,
-        examples,
-        ..Program::BASE
-    }
-}
-
-/// A program whose arguments are data to the gate (it reads them, and runs
-/// none of them).
-const fn data(
-    names: &'static [&'static str],
-    effect: Effect,
-    examples: &'static [(&'static str, &'static str)],
-) -> Program {
-    Program {
-        names,
-        node: Node {
-            effect,
-            ..Node::NONE
-        },
-        args: Args::Read,
         generic_verbs: false,
         examples,
         ..Program::BASE
@@ -273,7 +273,9 @@ pub(crate) const PROGRAMS: &[Program] = &[
         names: &["sort"],
         node: Node {
             options: SORT,
+            effect: Effect::ReadOnly,
             writes: &[Writes::OptionValue(&["-o", "--output"])],
+            reads: Reads::unless(&["-o", "--output", "--compress-program"]),
             ..Node::NONE
         },
         generic_verbs: false,
@@ -282,7 +284,7 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 "sort -uo.decode/settings.json x",
                 "writes .decode/settings.json",
             ),
-            ("sort -u x", "plain"),
+            ("sort -u x", "read-only"),
         ],
         ..Program::BASE
     },
@@ -336,19 +338,31 @@ pub(crate) const PROGRAMS: &[Program] = &[
         names: &["sed", "gsed"],
         node: Node {
             options: SED,
+            effect: Effect::ReadOnly,
+            // A script that only prints names no file (`/re/,$p`).
+            patterns: Patterns {
+                options: &[],
+                by: Some(sed_print_scripts),
+            },
             hooks: Hooks {
                 see: Some(sed),
                 writes: Some(sed_writes),
                 ..Hooks::NONE
+            },
+            reads: Reads {
+                by: Some(sed_prints_only),
+                ..Reads::unless(&["-i", "--in-place", "-f", "--file"])
             },
             ..Node::NONE
         },
         generic_verbs: false,
         examples: &[
             ("sed -i s/a/b/ f g", "writes f, g"),
-            ("sed -n 1p f", "plain"),
+            ("sed -n 1p f", "read-only"),
             ("sed 's/a/b/w /etc/x' f", "writes /etc/x"),
             ("sed 1e f", "opaque"),
+            ("sed -n '/a/,$p' f", "read-only"),
+            ("sed -n 'w x' f", "writes x"),
         ],
         ..Program::BASE
     },
@@ -408,10 +422,14 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 options: FIND_PATTERNS,
                 by: None,
             },
+            effect: Effect::ReadOnly,
             hooks: Hooks {
                 see: Some(find),
                 ..Hooks::NONE
             },
+            reads: Reads::here(&[
+                "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls",
+            ]),
             ..Node::NONE
         },
         args: Args::Read,
@@ -433,10 +451,13 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 opts: &["-x", "--exec", "-X", "--exec-batch"],
                 until: &[";"],
             }],
+            effect: Effect::ReadOnly,
             hooks: Hooks {
                 see: Some(fd_exec),
                 ..Hooks::NONE
             },
+            // `--list-details` runs `ls`.
+            reads: Reads::here(&["-x", "--exec", "-X", "--exec-batch", "-l", "--list-details"]),
             ..Node::NONE
         },
         args: Args::Read,
@@ -447,6 +468,15 @@ pub(crate) const PROGRAMS: &[Program] = &[
     Program {
         names: &["rg", "ripgrep"],
         node: Node {
+            effect: Effect::ReadOnly,
+            // `--search-zip` runs decompressors, `--hostname-bin` a program.
+            reads: Reads::here(&[
+                "--pre",
+                "--pre-glob",
+                "-z",
+                "--search-zip",
+                "--hostname-bin",
+            ]),
             patterns: Patterns {
                 options: &[],
                 by: Some(grep_patterns),
@@ -460,7 +490,7 @@ pub(crate) const PROGRAMS: &[Program] = &[
         args: Args::Read,
         generic_verbs: false,
         examples: &[
-            ("rg -n TODO src", "plain"),
+            ("rg -n TODO src", "read-only"),
             (
                 "rg --pre ./x.sh TODO src",
                 "runs `./x.sh`; runs `./x.sh {}` under src",
@@ -472,6 +502,11 @@ pub(crate) const PROGRAMS: &[Program] = &[
         names: &["ack"],
         node: Node {
             effect: Effect::ReadOnly,
+            // It obeys a project's `.ackrc` (a pager, say): only bare `ack`.
+            reads: Reads {
+                only: Some(&[]),
+                ..Reads::ANY
+            },
             patterns: Patterns {
                 options: &[],
                 by: Some(grep_patterns),
@@ -479,13 +514,14 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ..Node::NONE
         },
         generic_verbs: false,
-        examples: &[("ack -l TODO", "read-only")],
+        examples: &[("ack -l TODO", "plain"), ("ack", "read-only")],
         ..Program::BASE
     },
     Program {
         names: &["grep", "egrep", "fgrep", "ag"],
         node: Node {
             effect: Effect::ReadOnly,
+            reads: Reads::here(&["--pager"]),
             patterns: Patterns {
                 options: &[],
                 by: Some(grep_patterns),
@@ -528,27 +564,30 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ],
         ..Program::BASE
     },
-    data(
-        &["echo", "printf", "which", "type"],
-        Effect::ReadOnly,
-        &[
+    Program {
+        names: &["echo", "printf", "which", "type"],
+        node: Node {
+            effect: Effect::ReadOnly,
+            // `printf -v PATH …` sets a variable of the shell.
+            reads: Reads::unless(&["-v"]),
+            ..Node::NONE
+        },
+        args: Args::Read,
+        generic_verbs: false,
+        examples: &[
             ("echo git push", "read-only"),
             ("printf '%s' deploy", "read-only"),
         ],
-    ),
+        ..Program::BASE
+    },
     reader(
         &[
-            "ls",
             "cat",
             "head",
             "tail",
             "wc",
-            "file",
             "stat",
-            "tree",
-            "du",
             "df",
-            "diff",
             "cmp",
             "cut",
             "tr",
@@ -577,13 +616,64 @@ pub(crate) const PROGRAMS: &[Program] = &[
             "test",
             "[",
             "sleep",
-            "base64",
         ],
-        &[("ls -la deploy", "read-only"), ("cat upload", "read-only")],
+        &[("cat upload", "read-only")],
     ),
+    reader_with(
+        &["ls", "du"],
+        Reads::here(&[]),
+        &[("ls -la deploy", "read-only")],
+    ),
+    // `tree -o FILE` writes, `-R` writes an HTML page per folder.
+    reader_with(
+        &["tree"],
+        Reads::here(&["-o", "-R"]),
+        &[("tree -L 2 src", "read-only")],
+    ),
+    // `file -C` compiles a magic file; `-z` may run decompressors.
+    reader_with(
+        &["file"],
+        Reads::unless(&[
+            "-C",
+            "--compile",
+            "-z",
+            "-Z",
+            "--uncompress",
+            "--uncompress-noreport",
+        ]),
+        &[("file x", "read-only")],
+    ),
+    // BSD `base64 -o FILE` writes.
+    reader_with(
+        &["base64"],
+        Reads::unless(&["-o", "--output"]),
+        &[("base64 x", "read-only")],
+    ),
+    // `diff -l` runs `pr`.
+    reader_with(
+        &["diff"],
+        Reads::unless(&["-l", "--paginate"]),
+        &[("diff -u a b", "read-only")],
+    ),
+    // `uniq IN OUT` writes OUT.
+    Program {
+        names: &["uniq"],
+        node: Node {
+            options: known("fsw", &["--skip-fields", "--skip-chars", "--check-chars"]),
+            effect: Effect::ReadOnly,
+            reads: Reads {
+                max_operands: Some(1),
+                ..Reads::ANY
+            },
+            ..Node::NONE
+        },
+        generic_verbs: false,
+        examples: &[("uniq -c x", "read-only"), ("uniq a b", "plain")],
+        ..Program::BASE
+    },
     local(
         &[
-            "bat", "uniq", "jq", "yq", "xxd", "od", "hexdump", "shuf", "date", "chmod", "chown",
+            "bat", "jq", "yq", "xxd", "od", "hexdump", "shuf", "date", "chmod", "chown",
             "mktemp", "kill", "nano", "code", "open", "xdg-open", "python", "python3", "python2",
             "node", "ruby", "php", "java",
         ],
@@ -593,6 +683,68 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ],
     ),
 ];
+
+/// Whether sed's scripts (the `-e` values, or the first operand) only print:
+/// addresses (numbers, `$`, `/regex/`, ranges, `!`) and the commands `p`,
+/// `P`, `=`, `l`, `d`, `D`, `n`, `N`, `q`, `Q`, `z`, `F`, blocks and `;`.
+/// Anything else (`w`, `W`, `r`, `R`, `e`, `s`, `y`, a custom delimiter) is
+/// not proven.
+fn sed_prints_only(args: &[String]) -> bool {
+    let mut scripts: Vec<String> = options::values(args, &SED, &["-e", "--expression"])
+        .into_iter()
+        .map(|v| v.text)
+        .collect();
+    if scripts.is_empty() {
+        match options::operands(args, &SED).first() {
+            Some(&k) => scripts.push(args[k].clone()),
+            None => return false,
+        }
+    }
+    scripts.iter().all(|s| sed_script_prints(s))
+}
+
+/// The words (the program first) holding a sed script that only prints
+/// ([`sed_script_prints`]): patterns, not paths. A script that reads or
+/// writes a file (`r /etc/x`) keeps its paths.
+fn sed_print_scripts(core: &[String]) -> Vec<usize> {
+    let args = core.get(1..).unwrap_or(&[]);
+    let mut at: Vec<usize> = options::values(args, &SED, &["-e", "--expression"])
+        .into_iter()
+        .map(|v| v.at)
+        .collect();
+    if at.is_empty() {
+        at.extend(options::operands(args, &SED).first());
+    }
+    at.into_iter()
+        // A script glued to its option (`-e/re/p`) stays a path: failing closed.
+        .filter(|&k| !args[k].starts_with('-') && sed_script_prints(&args[k]))
+        .map(|k| k + 1)
+        .collect()
+}
+
+fn sed_script_prints(script: &str) -> bool {
+    let mut chars = script.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' => loop {
+                match chars.next() {
+                    None | Some('\n') => return false,
+                    Some('\\') => {
+                        if chars.next().is_none_or(|e| e == '\n') {
+                            return false;
+                        }
+                    }
+                    Some('/') => break,
+                    Some(_) => {}
+                }
+            },
+            '0'..='9' | ',' | '$' | '!' | '~' | '+' | ';' | '{' | '}' | ' ' | '\t' | '\n' => {}
+            'p' | 'P' | '=' | 'l' | 'd' | 'D' | 'n' | 'N' | 'q' | 'Q' | 'z' | 'F' | 'I' | 'M' => {}
+            _ => return false,
+        }
+    }
+    true
+}
 
 /// `rm` with its recursive and force options spelled `-rf` / `-fr` / `-r`
 /// / `-f` (other options dropped), then its operands: deny and ask rules

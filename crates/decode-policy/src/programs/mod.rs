@@ -26,6 +26,7 @@ mod net;
 mod node;
 mod packages;
 mod privilege;
+mod read_only;
 mod registry;
 mod schema;
 mod see;
@@ -40,6 +41,7 @@ mod writes;
 
 pub(crate) use cloud::container_removal;
 pub(crate) use effects::{external_effect, knows_program, might_cap};
+pub(crate) use read_only::read_only;
 pub(crate) use see::{analyse, runs_its_arguments};
 pub(crate) use vcs::{git_config_write, git_subcommand, git_tree_sub};
 pub(crate) use writes::{pattern_args, removal_targets, targets};

@@ -120,6 +120,8 @@ pub(crate) struct Node {
     pub patterns: Patterns,
     /// What the data cannot say.
     pub hooks: Hooks,
+    /// With [`Effect::ReadOnly`]: the words with which it still only reads.
+    pub reads: Reads,
 }
 
 impl Node {
@@ -134,6 +136,7 @@ impl Node {
         moves: Moves::HERE,
         patterns: Patterns::NONE,
         hooks: Hooks::NONE,
+        reads: Reads::ANY,
     };
 }
 
@@ -172,6 +175,60 @@ pub(crate) enum Effect {
     External(&'static str),
     /// It runs with another user's rights: asks every time.
     Privilege,
+}
+
+/// When a program or sub-command whose effect is [`Effect::ReadOnly`] still
+/// only reads (docs/permissions.md, "Read-only commands"): some options make
+/// it write or run something (`sort -o`, `rg --pre`, `find -exec`), some
+/// operands are outputs (`uniq IN OUT`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reads {
+    /// Options with which it writes, runs or loads something. A long option
+    /// also counts abbreviated or with `=VALUE`; a short letter (`-o`) counts
+    /// anywhere in a cluster; a single-dash word (`-exec`, `-fprint`) counts
+    /// as a prefix.
+    pub unless: &'static [&'static str],
+    /// When set, the only words it may take (options and operands alike):
+    /// `git branch` only lists with these.
+    pub only: Option<&'static [&'static str]>,
+    /// The most operands it may take (read with the node's options):
+    /// `uniq IN OUT` writes OUT.
+    pub max_operands: Option<usize>,
+    /// With no operand that names a path, it reads the folder it runs in
+    /// (`rg x`, `find`, `ls`), whose files the read rules judge.
+    pub here: bool,
+    /// What the fields cannot say (sed's script), given the words after the
+    /// program or sub-command: whether it only reads.
+    pub by: Option<fn(&[String]) -> bool>,
+}
+
+impl Reads {
+    /// Any words: it only reads.
+    pub(crate) const ANY: Reads = Reads {
+        unless: &[],
+        only: None,
+        max_operands: None,
+        here: false,
+        by: None,
+    };
+
+    /// Read-only unless one of these options is given.
+    pub(crate) const fn unless(unless: &'static [&'static str]) -> Reads {
+        Reads {
+            unless,
+            ..Reads::ANY
+        }
+    }
+
+    /// The same, for a program that reads the folder it runs in when no
+    /// operand names one (`rg`, `find`).
+    pub(crate) const fn here(unless: &'static [&'static str]) -> Reads {
+        Reads {
+            unless,
+            here: true,
+            ..Reads::ANY
+        }
+    }
 }
 
 /// Something a program runs.

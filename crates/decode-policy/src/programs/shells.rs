@@ -3,7 +3,7 @@
 //! `alias`, `export NAME=VALUE`, `mapfile -C` (docs/permissions.md, "Fail
 //! closed").
 
-use super::schema::{Args, Ctx, Hooks, Node, Program};
+use super::schema::{Args, Ctx, Effect, Hooks, Node, Program, Reads};
 use super::support::{
     fed_scripts, option_value, piped_script, piped_script_text, run_string, shell_script,
     shell_stdin, skip_opts, stdin_script, Script,
@@ -200,15 +200,45 @@ pub(crate) const PROGRAMS: &[Program] = &[
             "runs 'rm -rf x \"$MAPFILE_INDEX\" \"$MAPFILE_LINE\"'",
         )],
     ),
+    // `cd DIR` only moves the shell (the gate follows it) when bash cannot
+    // look DIR up in `CDPATH`: an absolute path, `.`, `..`, `./…`, `../…`.
     Program {
-        names: &[
-            "cd", "pushd", "unset", "set", "read", "exit", "return", "wait",
-        ],
+        names: &["cd"],
+        node: Node {
+            effect: Effect::ReadOnly,
+            reads: Reads {
+                by: Some(cd_to_a_known_folder),
+                ..Reads::ANY
+            },
+            ..Node::NONE
+        },
+        generic_verbs: false,
+        examples: &[("cd upload", "plain"), ("cd /srv/app", "read-only")],
+        ..Program::BASE
+    },
+    Program {
+        names: &["pushd", "unset", "set", "read", "exit", "return", "wait"],
         generic_verbs: false,
         examples: &[("cd upload", "plain")],
         ..Program::BASE
     },
 ];
+
+/// `cd DIR` with one operand that bash never looks up in `CDPATH`, and
+/// only the options `-L` and `-P`.
+fn cd_to_a_known_folder(args: &[String]) -> bool {
+    let (opts, rest): (Vec<&String>, Vec<&String>) = args.iter().partition(|a| a.starts_with('-'));
+    let dir = match rest.as_slice() {
+        [d] => d.as_str(),
+        _ => return false,
+    };
+    opts.iter().all(|o| matches!(o.as_str(), "-L" | "-P"))
+        && (dir.starts_with('/')
+            || dir == "."
+            || dir == ".."
+            || dir.starts_with("./")
+            || dir.starts_with("../"))
+}
 
 /// `bash -c 'X'` is judged by X (its fragments need allow rules, the shell
 /// itself only deny/ask/caps); a script file is the file's business; a

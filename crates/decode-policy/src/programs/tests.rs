@@ -1,7 +1,7 @@
 //! The entries' examples, read back, and the table's lints.
 
 use super::registry;
-use super::schema::{Effect, Node, Program, Runs, Sub, Writes};
+use super::schema::{Node, Program, Runs, Sub, Writes};
 use crate::options::OptionSpec;
 use crate::shell::config::ShellConfig;
 use crate::shell::model::{Derived, Role, Workdir};
@@ -100,11 +100,7 @@ pub(crate) fn reading(line: &str) -> String {
             None => parts.push("privilege".into()),
         }
     }
-    let read_only = a
-        .core
-        .first()
-        .and_then(|n| registry::find(n))
-        .is_some_and(|p| p.node.effect == Effect::ReadOnly);
+    let read_only = super::read_only::read_only(&a.core).is_some();
     if parts.is_empty() && read_only {
         parts.push("read-only".into());
     }

@@ -6,7 +6,7 @@
 
 use super::node;
 use super::schema::{
-    Args, Argv, Ctx, Effect, Hooks, Moves, Node, Place, Program, Removes, Runs, Sub,
+    Args, Argv, Ctx, Effect, Hooks, Moves, Node, Place, Program, Reads, Removes, Runs, Sub,
 };
 use super::support::{global_options, run_string, value_word};
 use crate::options::{self, OptionSpec, Step};
@@ -146,12 +146,25 @@ const GIT_SUBS: &[Sub] = &[
         &["-x", "--extcmd"],
     ),
     // `-O[PAGER]`: the pager only attached.
-    runs_options(
-        &["grep"],
-        "efABC",
-        "O",
-        &[Runs::OptionCommand(&["-O", "--open-files-in-pager"])],
-        &[],
+    read_only(
+        runs_options(
+            &["grep"],
+            "efABC",
+            "O",
+            &[Runs::OptionCommand(&["-O", "--open-files-in-pager"])],
+            &[],
+        ),
+        Reads::here(&["-O", "--open-files-in-pager", "--textconv", "--ext-diff"]),
+    ),
+    reader(&["status", "rev-parse", "ls-files"], Reads::here(&[])),
+    reader(&["diff", "log", "show", "blame"], Reads::here(SHOWS_RUN)),
+    reader(
+        &["branch"],
+        Reads {
+            only: Some(BRANCH_LISTS),
+            here: true,
+            ..Reads::ANY
+        },
     ),
     runs_options(
         &["send-email"],
@@ -174,6 +187,72 @@ const GIT_SUBS: &[Sub] = &[
         FILTERS,
     ),
 ];
+
+/// With these, `git diff|log|show|blame` write a file or run a program (an
+/// external diff, a text conversion, gpg).
+const SHOWS_RUN: &[&str] = &["--output", "--ext-diff", "--textconv", "--show-signature"];
+
+/// The words with which `git branch` only lists branches.
+const BRANCH_LISTS: &[&str] = &[
+    "-a",
+    "--all",
+    "-r",
+    "--remotes",
+    "-v",
+    "-vv",
+    "--verbose",
+    "--list",
+    "-l",
+    "--show-current",
+    "--no-color",
+    "--no-column",
+];
+
+/// The global options with which no git command is read-only: they load
+/// configuration that runs programs (`-c`, `--config-env`), run programs
+/// from elsewhere (`--exec-path`), page (`-p`), or point git at another
+/// repository, whose configuration git obeys (`-C`, `--git-dir`, `--bare`:
+/// the folder it runs in as the repository).
+const GIT_NOT_READ_ONLY: &[&str] = &[
+    "--bare",
+    "-c",
+    "--config-env",
+    "--exec-path",
+    "-p",
+    "--paginate",
+    "-C",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--super-prefix",
+    "--attr-source",
+];
+
+/// A git sub-command that only reads, with the words `reads` allows.
+const fn reader(names: &'static [&'static str], reads: Reads) -> Sub {
+    Sub {
+        names,
+        node: Node {
+            effect: Effect::ReadOnly,
+            reads,
+            ..Node::NONE
+        },
+        subs: &[],
+    }
+}
+
+/// `sub`, read-only with the words `reads` allows.
+const fn read_only(sub: Sub, reads: Reads) -> Sub {
+    Sub {
+        names: sub.names,
+        node: Node {
+            effect: Effect::ReadOnly,
+            reads,
+            ..sub.node
+        },
+        subs: sub.subs,
+    }
+}
 
 /// `push` and `send-pack`: external, and `--receive-pack` and `--exec`
 /// run commands.
@@ -206,6 +285,7 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 ..Hooks::NONE
             },
             removes: &[Removes::By(git_clean_tree)],
+            reads: Reads::unless(GIT_NOT_READ_ONLY),
             ..Node::NONE
         },
         subs: GIT_SUBS,
@@ -230,6 +310,8 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ),
             ("git lfs push origin", "external git lfs push"),
             ("git -c alias.p=push p", "opaque; runs 'git push'"),
+            ("git log --oneline -5", "read-only"),
+            ("git -c core.pager=cat log", "runs 'cat'"),
         ],
         ..Program::BASE
     },

@@ -272,7 +272,7 @@ fn b08_untrusted_repository_grants_itself_nothing() {
             ("default", "write", "src/main.rs", "ask"),
             ("default", "read", "/etc/passwd", "ask:outside"),
             ("default", "read", "~/.ssh/id_rsa", "ask:outside"),
-            ("edit", "bash", "ls", "ask"),
+            ("edit", "bash", "make", "ask"),
         ],
     );
 }
@@ -1313,12 +1313,16 @@ fn b54_always_allow_keeps_word_boundaries_and_quoting() {
     for (call, neighbour) in pairs {
         let call = p.fill(call);
         let neighbour = p.fill(neighbour);
-        let g = p.gate(&[], &[], &[]);
+        // Read-only commands off: the rule offered for these very words.
+        let g = p.gate_with(|i| i.read_only_commands = false);
         let d = decide(&g, "bash", &call, "default");
         assert_eq!(d.verdict, Verdict::Ask, "{call}");
         assert!(!d.always_allow_rules.is_empty(), "{call}: {d:?}");
         let rules: Vec<&str> = d.always_allow_rules.iter().map(String::as_str).collect();
-        let g2 = p.gate(&rules, &[], &[]);
+        let g2 = p.gate_with(|i| {
+            i.project_rules.allow = rules.iter().map(|r| r.to_string()).collect();
+            i.read_only_commands = false;
+        });
         assert_eq!(
             decide(&g2, "bash", &call, "default").verdict,
             Verdict::Allow,

@@ -47,7 +47,7 @@ fn deny_anywhere_wins_and_ask_beats_allow_across_levels() {
             level(
                 Level::Local,
                 LOCAL,
-                &["bash(cargo test)", "bash(ls -la)"],
+                &["bash(cargo test)", "bash(make -j2)"],
                 &["bash(cargo test)"],
                 &[],
             ),
@@ -86,7 +86,7 @@ fn deny_anywhere_wins_and_ask_beats_allow_across_levels() {
             ("auto", "bash", "make install", "ask:(managed)"),
             // Allow rules of each level count in a trusted project.
             ("default", "bash", "cargo build", "allow:(user)"),
-            ("default", "bash", "ls -la", "allow"),
+            ("default", "bash", "make -j2", "allow"),
             ("default", "bash", "make", "allow:(user)"),
         ],
     );
@@ -153,7 +153,7 @@ fn allow_managed_rules_only_ignores_every_other_allow_rule() {
         ];
         i.project_rules.allow = strings(&["bash(npm test)"]);
         i.saved_allow = strings(&["bash(npm test)"]);
-        i.agent.rules.allow = strings(&["bash(ls -la)"]);
+        i.agent.rules.allow = strings(&["bash(make -j2)"]);
     });
     run(
         &p,
@@ -163,7 +163,7 @@ fn allow_managed_rules_only_ignores_every_other_allow_rule() {
             ("default", "bash", "cargo build", "ask"),
             ("default", "bash", "make", "ask"),
             ("default", "bash", "npm test", "ask"),
-            ("default", "bash", "ls -la", "ask"),
+            ("default", "bash", "make -j2", "ask"),
             // The other levels' deny rules still apply.
             ("default", "bash", "curl x", "deny:(user)"),
         ],

@@ -10,6 +10,7 @@ mod net;
 mod options;
 mod oracle;
 mod protected;
+mod read_only;
 mod review2;
 mod round2;
 mod round3;

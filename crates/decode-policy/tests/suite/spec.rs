@@ -180,17 +180,21 @@ fn s2_mode_table() {
         ("default", "todo_write", "", "allow"),
         ("default", "write", "new.txt", "ask"),
         ("default", "edit", "src/main.rs", "ask"),
-        ("default", "bash", "ls", "ask"),
+        ("default", "bash", "make", "ask"),
+        // A command proven read-only runs like `read` (§2).
+        ("default", "bash", "ls", "allow:read-only command"),
         ("edit", "read", "README.md", "allow"),
         ("edit", "write", "new.txt", "allow"),
         ("edit", "edit", "src/main.rs", "allow"),
-        ("edit", "bash", "ls", "ask"),
+        ("edit", "bash", "make", "ask"),
+        ("edit", "bash", "ls", "allow:read-only command"),
         ("plan", "read", "README.md", "allow"),
         ("plan", "grep", "", "allow"),
         ("plan", "web_fetch", "https://example.com/", "allow"),
         ("plan", "write", "new.txt", "deny:exit_plan_mode"),
         ("plan", "edit", "src/main.rs", "deny:exit_plan_mode"),
-        ("plan", "bash", "ls", "deny:exit_plan_mode"),
+        ("plan", "bash", "make", "deny:exit_plan_mode"),
+        ("plan", "bash", "ls", "allow:read-only command"),
         ("auto", "read", "README.md", "allow"),
         ("auto", "write", "new.txt", "allow"),
         ("auto", "bash", "ls", "allow"),
@@ -226,16 +230,16 @@ fn s2_mode_names_and_cycle() {
 #[test]
 fn s2_plan_cannot_be_lifted_by_allow_rules() {
     let p = Proj::new();
-    let g = p.gate(&["bash", "edit", "write", "bash(ls)"], &[], &[]);
+    let g = p.gate(&["bash", "edit", "write", "bash(make)"], &[], &[]);
     run(
         &p,
         &g,
         &[
-            ("plan", "bash", "ls", "deny:exit_plan_mode"),
+            ("plan", "bash", "make", "deny:exit_plan_mode"),
             ("plan", "write", "a.txt", "deny:exit_plan_mode"),
             ("plan", "edit", "a.txt", "deny:exit_plan_mode"),
             ("plan", "read", "a.txt", "allow"),
-            ("default", "bash", "ls", "allow"),
+            ("default", "bash", "make", "allow"),
         ],
     );
 }
@@ -1494,7 +1498,8 @@ fn s6_always_allow_round_trip() {
     ];
     for &(mode, tool, subject) in subjects {
         let subject = p.fill(subject);
-        let g = p.gate(&[], &[], &[]);
+        // Read-only commands off: these are ordinary commands here.
+        let g = p.gate_with(|i| i.read_only_commands = false);
         let d = decide(&g, tool, &subject, mode);
         assert_eq!(d.verdict, Verdict::Ask, "{subject}: {d:?}");
         assert!(!d.capped, "{subject}");
@@ -1574,12 +1579,12 @@ fn s3_unparsable_deny_and_ask_rules_fail_closed() {
     }
     let mut cases = Vec::new();
     for mode in ["default", "edit", "auto", "bypass"] {
-        cases.push((mode, "bash", "ls", "ask"));
+        cases.push((mode, "bash", "make", "ask"));
         cases.push((mode, "read", "README.md", "allow"));
         cases.push((mode, "read", ".env", "deny"));
     }
     for mode in ["auto", "bypass"] {
-        cases.push((mode, "bash", "ls", "ask:bash(curl ["));
+        cases.push((mode, "bash", "make", "ask:bash(curl ["));
         cases.push((mode, "bash", "git status", "ask:does not parse"));
         cases.push((
             mode,
@@ -1589,7 +1594,7 @@ fn s3_unparsable_deny_and_ask_rules_fail_closed() {
         ));
     }
     // Plan mode's deny stands.
-    cases.push(("plan", "bash", "ls", "deny"));
+    cases.push(("plan", "bash", "make", "deny"));
     run(&p, &g, &cases);
     // A rule whose tool cannot be read could cover any call.
     let mut input = p.input();

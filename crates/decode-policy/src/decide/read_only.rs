@@ -1,0 +1,277 @@
+//! Read-only commands (docs/permissions.md, "Read-only commands"): a bash
+//! command the gate can prove only reads runs like `read` — without asking
+//! in default, edit and plan mode.
+//!
+//! The proof, for every fragment: a program (or sub-command) the program
+//! data mark read-only with none of the words that make it write or run
+//! (`programs::read_only`), run by its name with no wrapper or assignment,
+//! nothing only known when it runs, no redirect but to a harmless device;
+//! and every path it reads allowed for `read` — the read deny and ask rules
+//! and the path scope, a folder judged with every file beneath it, a program
+//! that reads the folder it runs in (`rg x`, `git log`) judged with that
+//! folder. A path a read deny rule covers denies the command; anything else
+//! short of the proof leaves it an ordinary bash command.
+
+use super::*;
+
+/// What the proof says of a bash command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum ReadOnly {
+    /// Not proven: an ordinary bash command (why, for the trace).
+    No(String),
+    /// It only reads, and every path it reads is allowed for `read`.
+    Yes,
+    /// It only reads, and a read deny rule covers a path it reads: why.
+    Denied(String),
+}
+
+/// The most paths a command may read and still be proven read-only: each
+/// is judged like a `read` (bounded work).
+const MAX_PATHS: usize = 64;
+
+/// A name no file is expected to have: a folder whose every entry a rule
+/// covers (`read(secrets/**)`) covers it too.
+const PROBE: &str = ".decode-read-only-probe";
+
+impl Gate {
+    /// The proof for a parsed command (see the module comment).
+    pub(super) fn read_only_command(&self, raw: &str, parsed: &Parsed) -> ReadOnly {
+        if !self.read_only_commands {
+            return ReadOnly::No("read-only commands are off (readOnlyCommands: false)".into());
+        }
+        // A substitution anywhere — in a here-document's body too — is an
+        // expansion whose text is only known when it runs.
+        if ["$(", "`", "<(", ">("].iter().any(|s| raw.contains(s)) {
+            return ReadOnly::No("it holds a substitution".into());
+        }
+        if let Some(b) = self.broken_rules.iter().find(|b| b.covers(Tool::Read)) {
+            return ReadOnly::No(format!("the rule `{}` does not parse", b.text));
+        }
+        if let Some(why) = &parsed.opaque {
+            return ReadOnly::No(format!("opaque: {why}"));
+        }
+        if parsed.fragments.is_empty() {
+            return ReadOnly::No("no command".into());
+        }
+        let mut uses = Vec::with_capacity(parsed.fragments.len());
+        for f in &parsed.fragments {
+            match self.fragment_reads_only(f) {
+                Ok(here) => uses.push(here),
+                Err(why) => return ReadOnly::No(format!("{}: {why}", quote(&f.text))),
+            }
+        }
+        let paths: usize = parsed.fragments.iter().map(|f| f.paths.len()).sum();
+        if paths > MAX_PATHS {
+            return ReadOnly::No(format!("it names {paths} paths, over {MAX_PATHS}"));
+        }
+        let mut not = None;
+        for (f, &here) in parsed.fragments.iter().zip(&uses) {
+            match self.fragment_reads_allowed(f, here) {
+                ReadOnly::Yes => {}
+                ReadOnly::Denied(why) => return ReadOnly::Denied(why),
+                ReadOnly::No(why) => {
+                    not.get_or_insert(why);
+                }
+            }
+        }
+        not.map_or(ReadOnly::Yes, ReadOnly::No)
+    }
+
+    /// Whether the fragment only reads, by its words alone: `Ok(here)`,
+    /// `here` when it also reads the folder it runs in.
+    fn fragment_reads_only(&self, f: &Fragment) -> Result<bool, String> {
+        let Some(program) = f.words.first() else {
+            return Err("no program".into());
+        };
+        if f.chain.len() != 1 || f.levels.len() != 1 {
+            return Err("run through a wrapper".into());
+        }
+        if !f.text.starts_with(program.text.as_str()) && !f.canon.starts_with(&f.core[0]) {
+            return Err("run with assignments".into());
+        }
+        if program.text.contains('/') {
+            return Err("a program given as a path".into());
+        }
+        if f.has_dynamic() || f.program_unknown() || f.program_partial || f.program_free {
+            return Err("a word is only known when it runs".into());
+        }
+        if f.filled || f.command_filled || f.git_elsewhere || f.loose_globs {
+            return Err("its words are filled in or read in ways the gate does not model".into());
+        }
+        if f.links.is_none() || f.links.as_ref().is_some_and(|l| !l.is_empty()) {
+            return Err("a link made earlier in the command".into());
+        }
+        if let Some(t) = f
+            .writes
+            .iter()
+            .find(|t| t.dynamic || t.link || !is_harmless_device(Path::new(&t.raw)))
+        {
+            return Err(format!("writes {}", t.raw));
+        }
+        let Some(use_) = crate::programs::read_only(&f.core) else {
+            return Err("not a program and options the gate knows as read-only".into());
+        };
+        if f.core[0] == "git" {
+            // git obeys the configuration of the repository it finds: only
+            // the project's own, whose `.git` the gate protects, is trusted.
+            let at_root = f.cwd.as_deref() == Some(self.root.as_path());
+            if !at_root || std::fs::symlink_metadata(self.root.join(".git")).is_err() {
+                return Err("git outside the project's own repository root".into());
+            }
+        }
+        Ok(use_.here)
+    }
+
+    /// Whether every path the fragment reads is allowed for `read`.
+    fn fragment_reads_allowed(&self, f: &Fragment, here: bool) -> ReadOnly {
+        if f.core[0] == "cd" {
+            // It reads nothing: where it goes must be a folder `read` may see
+            // (what runs there is judged with its own paths).
+            return match self.path_infos(f).first() {
+                Some(PathInfo { given: Some(g), .. }) => match self.read_verdict(g) {
+                    ReadOnly::Yes => ReadOnly::Yes,
+                    ReadOnly::Denied(why) | ReadOnly::No(why) => ReadOnly::No(why),
+                },
+                _ => ReadOnly::No("cd to a folder the gate cannot place".into()),
+            };
+        }
+        let mut not = None;
+        for p in self.path_infos(f) {
+            let (Some(given), Some(resolved)) = (&p.given, &p.resolved) else {
+                return ReadOnly::No(format!("{} is in an unknown folder", p.raw));
+            };
+            if is_harmless_device(given) {
+                continue;
+            }
+            let verdict = if p.glob {
+                self.glob_read(given)
+            } else {
+                self.path_read(given, resolved)
+            };
+            match verdict {
+                ReadOnly::Denied(why) => return ReadOnly::Denied(why),
+                ReadOnly::No(why) => {
+                    not.get_or_insert(why);
+                }
+                ReadOnly::Yes => {}
+            }
+        }
+        // `git show REV:PATH` reads PATH as the repository holds it.
+        if f.core[0] == "git" {
+            for w in f.core[1..].iter().filter(|w| !w.starts_with('-')) {
+                let Some((_, rel)) = w.split_once(':') else {
+                    continue;
+                };
+                let rel = rel.trim_start_matches("./");
+                if rel.is_empty() {
+                    continue;
+                }
+                match self.read_verdict(&lexical(&self.root, Path::new(rel))) {
+                    ReadOnly::Yes => {}
+                    ReadOnly::Denied(why) => return ReadOnly::Denied(why),
+                    ReadOnly::No(why) => {
+                        not.get_or_insert(why);
+                    }
+                }
+            }
+        }
+        if let Some(why) = not {
+            return ReadOnly::No(why);
+        }
+        // With an operand naming what exists, it reads that, not the
+        // folder it runs in; git reads its repository whatever it names.
+        let here = here
+            && (f.core[0] == "git"
+                || !f.core[1..].iter().any(|w| {
+                    !w.starts_with('-')
+                        && f.paths.contains(w)
+                        && f.cwd.as_ref().is_some_and(|c| {
+                            std::fs::symlink_metadata(lexical(c, Path::new(w))).is_ok()
+                        })
+                }));
+        match (&f.cwd, here) {
+            (_, false) => ReadOnly::Yes,
+            (None, true) => ReadOnly::No("it reads a folder the gate cannot place".into()),
+            (Some(c), true) => match self.folder_read(c) {
+                ReadOnly::Denied(why) => ReadOnly::No(why),
+                other => other,
+            },
+        }
+    }
+
+    /// A path as `read` would judge it; a folder with everything beneath it.
+    fn path_read(&self, given: &Path, resolved: &Path) -> ReadOnly {
+        let verdict = self.read_verdict(given);
+        if verdict != ReadOnly::Yes {
+            return verdict;
+        }
+        if std::fs::metadata(resolved).is_ok_and(|m| m.is_dir()) {
+            return self.folder_read(given);
+        }
+        ReadOnly::Yes
+    }
+
+    /// A folder and every file beneath it: a folder whose every entry a
+    /// read deny rule covers is denied; one holding a file a read deny or
+    /// ask rule covers is not proven.
+    fn folder_read(&self, dir: &Path) -> ReadOnly {
+        let verdict = self.read_verdict(dir);
+        if verdict != ReadOnly::Yes {
+            return verdict;
+        }
+        match self.search_could_reach(dir, "*") {
+            None => ReadOnly::Yes,
+            Some((Verdict::Deny, rule)) => match self.read_verdict(&dir.join(PROBE)) {
+                ReadOnly::Denied(why) => ReadOnly::Denied(why),
+                _ => ReadOnly::No(format!(
+                    "{} holds files that rule {rule} denies reading",
+                    dir.display()
+                )),
+            },
+            Some((_, rule)) => ReadOnly::No(format!(
+                "{} holds files that rule {rule} asks about",
+                dir.display()
+            )),
+        }
+    }
+
+    /// A glob: its literal folder, and every file the rest could match.
+    fn glob_read(&self, given: &Path) -> ReadOnly {
+        let mut dir = PathBuf::new();
+        let mut rest = Vec::new();
+        for c in given.components() {
+            let s = c.as_os_str().to_string_lossy();
+            if rest.is_empty() && !s.contains(['*', '?', '[']) {
+                dir.push(c);
+            } else {
+                rest.push(s.into_owned());
+            }
+        }
+        let verdict = self.read_verdict(&dir);
+        if verdict != ReadOnly::Yes {
+            return verdict;
+        }
+        match self.search_could_reach(&dir, &rest.join("/")) {
+            None => ReadOnly::Yes,
+            Some((_, rule)) => ReadOnly::No(format!(
+                "{} may name files that rule {rule} covers",
+                given.display()
+            )),
+        }
+    }
+
+    /// What `read` of `path` would say in default mode.
+    fn read_verdict(&self, path: &Path) -> ReadOnly {
+        let call = Call::new(Tool::Read, path.to_string_lossy());
+        let d = self.decide_path(&call, Mode::Default, Run::new());
+        match d.verdict {
+            Verdict::Allow => ReadOnly::Yes,
+            // A deny from a rule; a path no file can have is no proof.
+            Verdict::Deny if d.trace.iter().any(|t| t.stage == Stage::DenyRules) => {
+                ReadOnly::Denied(format!("it reads {}: {}", path.display(), d.reason))
+            }
+            Verdict::Deny => ReadOnly::No(format!("reading {}: {}", path.display(), d.reason)),
+            Verdict::Ask => ReadOnly::No(format!("reading {} asks: {}", path.display(), d.reason)),
+        }
+    }
+}
