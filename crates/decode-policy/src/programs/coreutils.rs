@@ -673,9 +673,9 @@ pub(crate) const PROGRAMS: &[Program] = &[
     },
     local(
         &[
-            "bat", "jq", "yq", "xxd", "od", "hexdump", "shuf", "date", "chmod", "chown",
-            "mktemp", "kill", "nano", "code", "open", "xdg-open", "python", "python3", "python2",
-            "node", "ruby", "php", "java",
+            "bat", "jq", "yq", "xxd", "od", "hexdump", "shuf", "date", "chmod", "chown", "mktemp",
+            "kill", "nano", "code", "open", "xdg-open", "python", "python3", "python2", "node",
+            "ruby", "php", "java",
         ],
         &[
             ("python deploy.py", "plain"),
