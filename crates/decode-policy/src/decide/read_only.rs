@@ -199,11 +199,22 @@ impl Gate {
         }
     }
 
-    /// A path as `read` would judge it; a folder with everything beneath it.
+    /// A path as `read` would judge it; a folder with everything beneath it. A
+    /// file with other names (hard links) is no proof: a rule covers a name, and
+    /// another name of `.env` reads `.env`.
     fn path_read(&self, given: &Path, resolved: &Path) -> ReadOnly {
         let verdict = self.read_verdict(given);
         if verdict != ReadOnly::Yes {
             return verdict;
+        }
+        if std::fs::metadata(resolved).is_ok_and(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.is_file() && m.nlink() > 1
+        }) {
+            return ReadOnly::No(format!(
+                "{} has other names (hard links): what it holds may be a file a rule covers",
+                given.display()
+            ));
         }
         if std::fs::metadata(resolved).is_ok_and(|m| m.is_dir()) {
             return self.folder_read(given);
@@ -251,6 +262,9 @@ impl Gate {
         if verdict != ReadOnly::Yes {
             return verdict;
         }
+        if let Some(why) = glob_leaves(&dir, &rest) {
+            return ReadOnly::No(format!("{}: {why}", given.display()));
+        }
         match self.search_could_reach(&dir, &rest.join("/")) {
             None => ReadOnly::Yes,
             Some((_, rule)) => ReadOnly::No(format!(
@@ -274,4 +288,64 @@ impl Gate {
             Verdict::Ask => ReadOnly::No(format!("reading {} asks: {}", path.display(), d.reason)),
         }
     }
+}
+
+/// Why a glob is no proof of what it reads, if it is not: bash matches it against
+/// the folder `dir` as it is, and a match that is a link (or a file with other
+/// names) reads what it leads to, which the rules judge under another name. The
+/// folders the pattern `rest` could match are listed (at most 4,096 entries);
+/// POSIX character classes (`[[:alpha:]]`) are no proof either.
+fn glob_leaves(dir: &Path, rest: &[String]) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    if rest
+        .iter()
+        .any(|c| c.contains("[[:") || c.contains("[=") || c.contains("[."))
+    {
+        return Some("a character class the gate does not read".into());
+    }
+    let mut level = vec![dir.to_path_buf()];
+    let mut seen = 0usize;
+    for (i, pattern) in rest.iter().enumerate() {
+        let last = i + 1 == rest.len();
+        let Ok(glob) = globset::GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+        else {
+            return Some("a pattern the gate cannot read".into());
+        };
+        let m = glob.compile_matcher();
+        let mut next = Vec::new();
+        for d in &level {
+            let Ok(rd) = std::fs::read_dir(d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                seen += 1;
+                if seen > 4096 {
+                    return Some("it matches too many files to check".into());
+                }
+                if !m.is_match(e.file_name()) {
+                    continue;
+                }
+                let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+                    continue;
+                };
+                if meta.file_type().is_symlink() {
+                    return Some(format!("{} is a link", e.path().display()));
+                }
+                if meta.is_file() && meta.nlink() > 1 {
+                    return Some(format!(
+                        "{} has other names (hard links)",
+                        e.path().display()
+                    ));
+                }
+                if !last && meta.is_dir() {
+                    next.push(e.path());
+                }
+            }
+        }
+        level = next;
+    }
+    None
 }

@@ -427,8 +427,10 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 see: Some(find),
                 ..Hooks::NONE
             },
+            // `-L`, `-H` and `-follow` follow links out of the folder.
             reads: Reads::here(&[
-                "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls",
+                "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls", "-L", "-H",
+                "-follow",
             ]),
             ..Node::NONE
         },
@@ -457,7 +459,16 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 ..Hooks::NONE
             },
             // `--list-details` runs `ls`.
-            reads: Reads::here(&["-x", "--exec", "-X", "--exec-batch", "-l", "--list-details"]),
+            reads: Reads::here(&[
+                "-x",
+                "--exec",
+                "-X",
+                "--exec-batch",
+                "-l",
+                "--list-details",
+                "-L",
+                "--follow",
+            ]),
             ..Node::NONE
         },
         args: Args::Read,
@@ -470,12 +481,15 @@ pub(crate) const PROGRAMS: &[Program] = &[
         node: Node {
             effect: Effect::ReadOnly,
             // `--search-zip` runs decompressors, `--hostname-bin` a program.
+            // `-L` follows links out of the folder.
             reads: Reads::here(&[
                 "--pre",
                 "--pre-glob",
                 "-z",
                 "--search-zip",
                 "--hostname-bin",
+                "-L",
+                "--follow",
             ]),
             patterns: Patterns {
                 options: &[],
@@ -521,7 +535,8 @@ pub(crate) const PROGRAMS: &[Program] = &[
         names: &["grep", "egrep", "fgrep", "ag"],
         node: Node {
             effect: Effect::ReadOnly,
-            reads: Reads::here(&["--pager"]),
+            // `-R` follows links out of the folder.
+            reads: Reads::here(&["--pager", "-R", "--dereference-recursive"]),
             patterns: Patterns {
                 options: &[],
                 by: Some(grep_patterns),
@@ -621,13 +636,14 @@ pub(crate) const PROGRAMS: &[Program] = &[
     ),
     reader_with(
         &["ls", "du"],
-        Reads::here(&[]),
+        // `-L` follows links out of the folder.
+        Reads::here(&["-L", "--dereference"]),
         &[("ls -la deploy", "read-only")],
     ),
     // `tree -o FILE` writes, `-R` writes an HTML page per folder.
     reader_with(
         &["tree"],
-        Reads::here(&["-o", "-R"]),
+        Reads::here(&["-o", "-R", "-l"]),
         &[("tree -L 2 src", "read-only")],
     ),
     // `file -C` compiles a magic file; `-z` may run decompressors.
@@ -649,10 +665,10 @@ pub(crate) const PROGRAMS: &[Program] = &[
         Reads::unless(&["-o", "--output"]),
         &[("base64 x", "read-only")],
     ),
-    // `diff -l` runs `pr`.
+    // `diff -l` runs `pr`; `-r` follows links out of the folders it compares.
     reader_with(
         &["diff"],
-        Reads::unless(&["-l", "--paginate"]),
+        Reads::unless(&["-l", "--paginate", "-r", "--recursive"]),
         &[("diff -u a b", "read-only")],
     ),
     // `uniq IN OUT` writes OUT.

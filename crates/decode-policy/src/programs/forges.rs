@@ -181,8 +181,8 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ("gh run list", "plain"),
             ("gh repo clone o/r", "plain"),
             ("gh auth login", "plain"),
-            ("gh config set editor vim", "runs 'vim'"),
-            ("gh config set pager 'rm -rf x'", "runs 'rm -rf x'"),
+            ("gh config set editor vim", "opaque; runs 'vim'"),
+            ("gh config set pager 'rm -rf x'", "opaque; runs 'rm -rf x'"),
             ("gh config set git_protocol ssh", "plain"),
             ("gh config get pager", "plain"),
             ("gh alias set co 'pr checkout'", "opaque"),
@@ -306,15 +306,14 @@ fn gh_alias(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
         let key = args[j..]
             .iter()
             .position(|w| matches!(*w, "editor" | "pager" | "browser"));
+        // Whatever the value: it runs in later `gh` commands, not in this one,
+        // where the gate never sees it — it asks; what it names is judged too
+        // (deny rules, the critical-removal cap in bypass).
         if let Some(value) = key.and_then(|k| c.words.get(c.at + j + k + 1)) {
-            if value.dynamic {
-                a.dynamic = Some(
-                    "`gh config set` names a program later `gh` commands run, only known when it runs"
-                        .into(),
-                );
-            } else if !value.text.trim().is_empty() {
+            if !value.dynamic && !value.text.trim().is_empty() {
                 a.derived.push(Derived::Source(value.text.clone(), c.role));
             }
+            a.dynamic = Some("`gh config set` names a program later `gh` commands run".into());
         }
     }
     None

@@ -355,5 +355,11 @@ fn names_option(word: &str, options: &[&str], keys: &[&str]) -> bool {
         word.strip_prefix(k)
             .is_some_and(|r| r.is_empty() || r.starts_with('='))
     };
-    options.iter().any(|o| given(o)) || keys.iter().any(|k| key(k))
+    // npm (nopt) takes any unambiguous beginning of a long option
+    // (`--script-she=…`, `--userc`): a beginning of one of `options` names it.
+    let abbreviated = |o: &str| {
+        let body = word.split('=').next().unwrap_or(word);
+        o.starts_with("--") && body.starts_with("--") && body.len() >= 5 && o.starts_with(body)
+    };
+    options.iter().any(|o| given(o) || abbreviated(o)) || keys.iter().any(|k| key(k))
 }

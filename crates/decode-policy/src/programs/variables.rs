@@ -118,7 +118,8 @@ fn opaque_var(name: &str) -> Option<&'static str> {
         | "PIP_CONFIG_FILE"
         | "NPM_CONFIG_USERCONFIG"
         | "NPM_CONFIG_GLOBALCONFIG"
-        | "YARN_RC_FILENAME" => Some(
+        | "YARN_RC_FILENAME"
+        | "APT_CONFIG" => Some(
             "moves where programs read their configuration (aliases, hooks, programs they run)",
         ),
         n if n.ends_with("SCRIPT_SHELL") || n.ends_with("SCRIPT-SHELL") => {

@@ -496,14 +496,22 @@ fn git_globals(c: &Ctx<'_>, a: &mut Analysis) -> Option<usize> {
     let mut j = c.at;
     while j < words.len() {
         let t = words[j].text.as_str();
-        if t == "-c" || t == "--config-env" || t.starts_with("--config-env=") {
-            let (kv, last) = match t.strip_prefix("--config-env=") {
-                Some(v) => (Some(v.to_string()), j),
-                None => (words.get(j + 1).map(|w| w.text.clone()), j + 1),
+        // `-cKEY=VALUE` glued is `-c KEY=VALUE` to the gate (some gits take it).
+        let glued = t
+            .strip_prefix("-c")
+            .filter(|v| !v.is_empty() && !t.starts_with("--"));
+        if t == "-c" || t == "--config-env" || t.starts_with("--config-env=") || glued.is_some() {
+            let (kv, last) = match (t.strip_prefix("--config-env="), glued) {
+                (Some(v), _) | (None, Some(v)) => (Some(v.to_string()), j),
+                (None, None) => (words.get(j + 1).map(|w| w.text.clone()), j + 1),
             };
             if let Some(kv) = kv {
-                let dynamic = words.get(j + 1).is_some_and(|w| w.dynamic);
-                git_config_option(t == "-c", &kv, dynamic, c.role, a);
+                let dynamic = if last == j {
+                    words[j].dynamic
+                } else {
+                    words.get(j + 1).is_some_and(|w| w.dynamic)
+                };
+                git_config_option(t == "-c" || glued.is_some(), &kv, dynamic, c.role, a);
             }
             j = last + 1;
             continue;

@@ -195,6 +195,16 @@ const NOT_READ_ONLY: &[&str] = &[
     "file -C -m magic",
     "file -z x.gz",
     "diff -l README.md src/main.rs",
+    // Links followed out of the folder it reads.
+    "grep -R root: src",
+    "grep -Rn root: src",
+    "rg -L x src",
+    "rg --follow x",
+    "find -L src -name x",
+    "find src -follow -name x",
+    "diff -r src src",
+    "du -L src",
+    "tree -l src",
     "ls; rm -f out.txt",
     "cat README.md && make",
 ];
@@ -456,4 +466,44 @@ fn the_corpus_loses_asks_and_no_unsafe_command() {
         unsafe_allowed.iter().all(|c| c == "cat .env"),
         "{unsafe_allowed:?}"
     );
+}
+
+#[test]
+fn links_and_other_names_are_no_proof_of_what_is_read() {
+    let p = project();
+    p.write(".env", "KEY=1\n");
+    p.write("notes.txt", "n\n");
+    let root = p.root.clone();
+    // A link out of the project (a cloned repository can hold one), a folder
+    // link, and a hard link to `.env`.
+    std::os::unix::fs::symlink("/etc/hostname", root.join("shl")).unwrap();
+    std::fs::create_dir_all(root.join("sub4")).unwrap();
+    std::os::unix::fs::symlink("/etc", root.join("sub4/etc")).unwrap();
+    std::fs::hard_link(root.join(".env"), root.join("hard")).unwrap();
+    let g = gate(&p, |i| {
+        i.project_rules.deny = vec!["read(.env)".into()];
+    });
+    for c in [
+        "head -n2 sh?",
+        "cat [s]hl",
+        "cat sub4/*/hostname",
+        "cat hard",
+        "cat har?",
+        "cat .[[:alpha:]]nv",
+        "wc -l [[:alpha:]]ard",
+    ] {
+        for mode in ["default", "plan"] {
+            let d = decide(&g, "bash", c, mode);
+            assert!(
+                !d.trace
+                    .iter()
+                    .any(|t| t.result.contains("read-only command")),
+                "[{mode}] {c}: {d:?}"
+            );
+            assert_ne!(d.verdict, Verdict::Allow, "[{mode}] {c}: {}", d.reason);
+        }
+    }
+    // An ordinary glob over ordinary files stays read-only.
+    let d = decide(&g, "bash", "cat note?.txt", "default");
+    assert_eq!(d.verdict, Verdict::Allow, "{}", d.reason);
 }

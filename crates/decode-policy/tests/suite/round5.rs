@@ -482,7 +482,6 @@ fn f08_external_effects_spelled_differently() {
         "gh run view 9 --log",
         "gh repo clone o/r",
         "gh auth status",
-        "gh config set editor vim",
         "glab mr list",
         "firebase emulators:start",
         "heroku logs --tail",

@@ -327,8 +327,6 @@ fn variables_and_options_that_redirect_ordinary_programs_ask() {
         "curl -o out.json https://example.com/x",
         "wget -O out.txt https://example.com/x",
         "gh config set git_protocol ssh",
-        "gh config set editor vim",
-        "gh config set pager 'less -R'",
         "pip install -r requirements.txt",
         "pip install black",
         "cargo install ripgrep",
@@ -526,4 +524,34 @@ fn other_spellings_of_the_classes() {
         "nix-shell --run 'cargo test'",
     ];
     run(&p, &g, &cases(&ask, &allow));
+}
+
+/// The outside attack on this round: npm's abbreviated long options, apt's
+/// configuration file variable, any `gh config set pager|editor|browser`, and
+/// git's glued `-cKEY=VALUE`.
+#[test]
+fn spellings_the_outside_attack_found_ask() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let ask = [
+        "npm run x --script-she=/tmp/evil.sh",
+        "npm run x --scrip=/tmp/evil.sh",
+        "npm test --userc=/tmp/npmrc",
+        "APT_CONFIG=/tmp/evil.apt apt-get update",
+        "gh config set pager id",
+        "gh config set editor vim",
+        "gh config set -h github.com browser firefox",
+    ];
+    let allow = [
+        "npm run build --silent",
+        "npm test --save-dev",
+        "gh config get pager",
+    ];
+    run(&p, &g, &cases(&ask, &allow));
+    // Glued, as spaced: the moved work tree is seen.
+    let glued = [
+        ("auto", "bash", "git -ccore.worktree=~ clean -fdx", "ask"),
+        ("auto", "bash", "git -c core.worktree=~ clean -fdx", "ask"),
+    ];
+    run(&p, &g, &glued);
 }
