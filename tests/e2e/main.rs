@@ -359,9 +359,20 @@ fn trust(project: &TempProject) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The flows here ask about ordinary shell commands (`echo`, `sleep`): the person
+/// turned read-only commands off in their own settings, so every command asks in
+/// default mode.
+fn every_command_asks(project: &TempProject) -> anyhow::Result<()> {
+    let dir = project.home.join(".config/decode");
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("settings.json"), "{\"readOnlyCommands\": false}\n")?;
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_window_runs_the_agent() -> anyhow::Result<()> {
     let project = TempProject::new()?;
+    every_command_asks(&project)?;
     project.write("README.md", "# a temp project\n")?;
     project.write("src/main.rs", "fn main() {}\n")?;
     let outside = project.path().parent().context("project parent")?;
@@ -1048,6 +1059,7 @@ fn kill9(pid: u32) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_window_leaves_no_command_running() -> anyhow::Result<()> {
     let project = TempProject::new()?;
+    every_command_asks(&project)?;
     trust(&project)?;
     let script = Script::new().flow(
         "flow-orphan",
