@@ -507,7 +507,15 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<HookCall>, String> {
                     .ok_or("the read_many_files event's `include` holds a non-string")?,
                 _ => return Err("the read_many_files event has no `include` list".into()),
             };
-            Ok(include.iter().map(|p| glob(p, None)).collect())
+            // An entry naming a folder reads everything under it (Gemini CLI
+            // expands `dir` to `dir/**`), so it is a search of that folder.
+            Ok(include
+                .iter()
+                .map(|p| match Path::new(&abs(&cwd, p)).is_dir() {
+                    true => glob("**", Some(p.clone())),
+                    false => glob(p, None),
+                })
+                .collect())
         }
         (HookAgent::GeminiCli, "web_fetch") => {
             // The URL is in `url` (direct fetch) or in the prompt's text (up to 20).

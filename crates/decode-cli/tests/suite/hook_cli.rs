@@ -818,6 +818,22 @@ fn another_agents_search_that_could_reach_denied_files_asks() {
         gem("grep_search", serde_json::json!({"pattern": "s3cret"}))["decision"],
         "ask"
     );
+    // An entry naming a folder reads everything under it, however it is spelled.
+    let secrets = env.project.join("secrets").display().to_string();
+    for folder in ["secrets", "secrets/", "./secrets", secrets.as_str()] {
+        assert_eq!(
+            gem("read_many_files", serde_json::json!({"include": [folder]}))["decision"],
+            "deny",
+            "{folder}"
+        );
+    }
+    for around in [".", "./"] {
+        assert_eq!(
+            gem("read_many_files", serde_json::json!({"include": [around]}))["decision"],
+            "ask",
+            "{around}"
+        );
+    }
     assert_eq!(
         gem(
             "read_many_files",
