@@ -227,6 +227,13 @@ fn probe() -> Support {
 /// `/proc`, no abstract socket or port of the host is reachable), with no
 /// capabilities, a `/dev` of its own (no device of the host's beyond the usual
 /// ones), and the kernel's own switches (`/proc/sys`) read-only.
+/// Whether sandboxed commands run under the system-call filter that refuses local
+/// sockets (docs/sandbox.md, "No local socket of its own"): on the architectures
+/// it has a table for.
+pub fn local_sockets_filtered() -> bool {
+    decode_nsenter::filter::program().is_some()
+}
+
 pub(crate) fn base_args(own_network: bool) -> Vec<&'static str> {
     let mut a = vec![
         "--die-with-parent",

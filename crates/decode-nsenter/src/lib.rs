@@ -14,7 +14,9 @@
 //!   with it — mounts its own `/proc` with `/proc/sys` read-only, goes to its folder,
 //!   sets no-new-privileges and drops every capability before `exec`;
 //! - [`pass_fd_as_3`]: gives a spawned program a descriptor as its fd 3 (bubblewrap's
-//!   `--info-fd 3`).
+//!   `--info-fd 3`);
+//! - [`pass_socket_filter_as_3`]: gives bubblewrap the system-call filter of
+//!   [`filter`] as its fd 3 (`--seccomp 3`), the filter [`Target::apply`] sets itself.
 
 use std::ffi::CString;
 use std::io;
@@ -23,6 +25,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::sync::Arc;
+
+pub mod filter;
 
 /// The kept namespaces of a sandbox, and where a command starts in it.
 #[derive(Debug)]
@@ -44,6 +48,8 @@ pub struct Target {
     /// A network namespace of the command's own, with sockets listening on these
     /// loopback ports handed back to Decode (see [`Target::with_own_network`]).
     listen: Option<OwnNetwork>,
+    /// The system-call filter set last, before `exec` ([`filter`]).
+    filter: Option<Vec<libc::sock_filter>>,
 }
 
 /// The most loopback ports [`Target::with_own_network`] listens on.
@@ -95,6 +101,7 @@ impl Target {
             last_cap,
             first_closed: 3,
             listen: None,
+            filter: filter::program(),
         })
     }
 
@@ -330,8 +337,58 @@ fn enter(t: &Target) -> io::Result<()> {
             &mut header as *mut CapHeader,
             data.as_ptr(),
         ) as libc::c_int)?;
+        // Last: no local socket of its own, no ring (see `filter`).
+        if let Some(f) = &t.filter {
+            set_filter(f)?;
+        }
     }
     Ok(())
+}
+
+/// Sets the filter `program` on this process (no-new-privileges must be set).
+/// Async-signal-safe: one system call on memory the caller owns.
+fn set_filter(program: &[libc::sock_filter]) -> io::Result<()> {
+    let prog = libc::sock_fprog {
+        len: program.len() as libc::c_ushort,
+        filter: program.as_ptr().cast_mut(),
+    };
+    // SAFETY: `prog` points at `program`, alive for the call; the kernel copies it.
+    check(unsafe {
+        libc::prctl(
+            libc::PR_SET_SECCOMP,
+            libc::SECCOMP_MODE_FILTER,
+            &prog as *const libc::sock_fprog,
+        )
+    })
+}
+
+/// Gives bubblewrap the filter of [`filter`] as its fd 3, for `--seccomp 3`
+/// (register after [`close_inherited_on_exec`]). `false` when this architecture
+/// has no filter (then pass no `--seccomp`).
+pub fn pass_socket_filter_as_3(cmd: &mut std::process::Command) -> bool {
+    let Some(bytes) = filter::program_bytes() else {
+        return false;
+    };
+    // SAFETY: `pipe2`, `write`, `close` and `dup2` are async-signal-safe; `bytes`
+    // is owned by the closure (a few hundred bytes: the pipe holds them whole).
+    unsafe {
+        cmd.pre_exec(move || {
+            let mut fds = [0 as libc::c_int; 2];
+            check(libc::pipe2(fds.as_mut_ptr(), 0))?;
+            let [r, w] = fds;
+            let n = libc::write(w, bytes.as_ptr().cast(), bytes.len());
+            if n < 0 || n as usize != bytes.len() {
+                return Err(io::Error::other("cannot hand the filter over"));
+            }
+            check(libc::close(w))?;
+            if r != 3 {
+                check(libc::dup2(r, 3))?;
+                check(libc::close(r))?;
+            }
+            Ok(())
+        });
+    }
+    true
 }
 
 /// `struct ifreq` with the flags member (40 bytes on Linux).

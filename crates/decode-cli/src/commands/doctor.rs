@@ -126,6 +126,10 @@ pub fn run(args: DoctorArgs, dirs: &Dirs) -> ExitCode {
                     "  processes          none outlives the call (a process namespace of its own)"
                         .into(),
                 );
+                out(match decode_engine::sandbox::local_sockets_filtered() {
+                    true => "  local sockets      none of its own: socket(AF_UNIX) and vsock refused (a system-call filter), so a server the person starts at any path during a command is out of reach; socketpair works".into(),
+                    false => "  local sockets      NOT filtered on this architecture: a server the person starts during a command outside the covered folders is reachable".into(),
+                });
                 if own_network {
                     out("  network            its own, loopback only: no port and no abstract socket of the host (X11, D-Bus, …)".into());
                     out(format!(

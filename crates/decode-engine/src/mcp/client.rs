@@ -369,9 +369,8 @@ async fn spawn_stdio(
     };
     let mut cmd = match &sandbox {
         Some((bwrap, plan, _)) => {
-            let mut c = tokio::process::Command::new(bwrap);
-            decode_nsenter::close_inherited_on_exec(c.as_std_mut());
-            c.args(plan.args(&root)).arg("--").arg(&command).args(&args);
+            let mut c = plan.bwrap(bwrap, &root);
+            c.arg("--").arg(&command).args(&args);
             c
         }
         None => {

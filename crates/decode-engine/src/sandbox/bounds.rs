@@ -6,8 +6,9 @@
 //! programs print with the path: `Read-only file system` for a write outside the
 //! writable places or to a protected path, `Permission denied` for a hidden file (a
 //! hidden file or folder is an empty one nobody may read), `Connection refused` for a
-//! host service's socket, and the resolver's and the socket layer's errors for the
-//! network. A line counts only where it names what the sandbox changed: a
+//! host service's socket, `Address family not supported by protocol` for a local
+//! socket (the system-call filter), and the resolver's and the socket layer's errors
+//! for the network. A line counts only where it names what the sandbox changed: a
 //! `Permission denied` on a file that is not hidden is the system's own answer, not
 //! a bound. Programs that print nothing, or no path, give a bound without a path
 //! (or none): the result then says less.
@@ -187,6 +188,18 @@ fn service_bound(line: &str, lower: &str, plan: &Plan, cwd: &Path) -> Option<San
                 });
             }
         }
+    }
+    // The system-call filter: a command makes no local socket of its own, so a
+    // client (or a server) of a Unix socket fails at `socket(AF_UNIX)`.
+    if lower.contains("address family not supported by protocol") || lower.contains("eafnosupport")
+    {
+        return Some(SandboxBound {
+            kind: BoundKind::Service,
+            message: "commands in the sandbox make no local (Unix domain) sockets, so no server of the host is reachable, whatever path it listens at".into(),
+            path: None,
+            host: None,
+            may_run_outside: true,
+        });
     }
     let (_, what) = SERVICE_ERRORS.iter().find(|(e, _)| lower.contains(e))?;
     Some(SandboxBound {

@@ -566,6 +566,21 @@ impl Plan {
     }
 
     /// The bubblewrap arguments before `--`, for a command starting in `cwd`.
+    /// bubblewrap building this sandbox for one program (a command, a hook, an MCP
+    /// server) started in `cwd`: none of Decode's descriptors pass in, and the
+    /// system-call filter goes in as its fd 3 (no local sockets, docs/sandbox.md).
+    /// The caller appends `--` and the program.
+    pub(crate) fn bwrap(&self, bwrap: &Path, cwd: &Path) -> tokio::process::Command {
+        let mut c = tokio::process::Command::new(bwrap);
+        decode_nsenter::close_inherited_on_exec(c.as_std_mut());
+        let filtered = decode_nsenter::pass_socket_filter_as_3(c.as_std_mut());
+        c.args(self.args(cwd));
+        if filtered {
+            c.args(["--seccomp", "3"]);
+        }
+        c
+    }
+
     pub fn args(&self, cwd: &Path) -> Vec<OsString> {
         let mut a: Vec<OsString> = super::base_args(self.own_network)
             .into_iter()

@@ -810,10 +810,8 @@ async fn spawn_sandboxed(
             if warm::enabled() {
                 tracing::warn!(error = %e, "cannot keep a sandbox warm; bubblewrap runs the command");
             }
-            let mut c = tokio::process::Command::new(bwrap);
-            decode_nsenter::close_inherited_on_exec(c.as_std_mut());
+            let mut c = plan.bwrap(bwrap, cwd);
             c.process_group(0)
-                .args(plan.args(cwd))
                 .arg("--")
                 .arg("bash")
                 .arg("-c")
@@ -856,10 +854,8 @@ impl SandboxedHook {
             .map_err(|why| format!("not run: no sandbox could be made for it: {why}"))?;
         let mut env = command_env(Some(&prepared), false);
         env.extend(extra.iter().map(|(k, v)| ((*k).into(), (*v).to_owned())));
-        let mut c = tokio::process::Command::new(&bwrap);
-        decode_nsenter::close_inherited_on_exec(c.as_std_mut());
+        let mut c = prepared.plan.bwrap(&bwrap, cwd);
         c.process_group(0)
-            .args(prepared.plan.args(cwd))
             .arg("--")
             .arg("sh")
             .arg("-c")

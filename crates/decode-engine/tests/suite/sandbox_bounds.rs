@@ -77,7 +77,7 @@ fn connect_all(addrs: &[Addr]) -> String {
         })
         .collect();
     format!(
-        "python3 - <<'EOF'\nimport socket\nfor kind, a in [{}]:\n    s = socket.socket(socket.AF_UNIX if kind == 'unix' else socket.AF_INET)\n    s.settimeout(2)\n    try:\n        s.connect(a)\n        print('REACHED', repr(a))\n    except Exception as e:\n        print('REFUSED', repr(a), e)\nEOF",
+        "python3 - <<'EOF'\nimport socket\nfor kind, a in [{}]:\n    try:\n        s = socket.socket(socket.AF_UNIX if kind == 'unix' else socket.AF_INET)\n        s.settimeout(2)\n        s.connect(a)\n        print('REACHED', repr(a))\n    except Exception as e:\n        print('REFUSED', repr(a), e)\nEOF",
         list.join(", ")
     )
 }
@@ -1146,4 +1146,139 @@ async fn inner_a_multiplexer_started_while_a_command_runs_is_out_of_reach() {
         .status();
     assert_eq!(count(&r.content, "REFUSED"), 1, "{}", r.content);
     assert_eq!(count(&r2.content, "REACHED"), 1, "control: {}", r2.content);
+}
+
+#[test]
+fn a_server_started_anywhere_while_a_command_runs_is_out_of_reach() {
+    in_child(
+        "suite::sandbox_bounds::inner_a_server_started_anywhere_while_a_command_runs_is_out_of_reach",
+        &[],
+    );
+}
+
+#[tokio::test]
+#[ignore = "run by a_server_started_anywhere_while_a_command_runs_is_out_of_reach"]
+async fn inner_a_server_started_anywhere_while_a_command_runs_is_out_of_reach() {
+    if !inner() {
+        return;
+    }
+    enforced();
+    let p = Project::new();
+    // Where the person's agent puts its socket when started the usual way: a new
+    // private folder in /tmp (`ssh-agent`'s `/tmp/ssh-XXXXXX/agent.PID`), made
+    // after the command began — no mount made ahead covers it.
+    let folder = std::env::temp_dir().join(format!("ssh-decode{}", std::process::id()));
+    let sock = folder.join("agent.1");
+    let attack = format!(
+        "for i in $(seq 1 20); do [ -S {s} ] && break; sleep 0.25; done; {connect}",
+        s = sock.display(),
+        connect = connect_all(&[Addr::Path(sock.clone())])
+    );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let server = {
+        let (folder, sock, stop) = (folder.clone(), sock.clone(), stop.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            std::fs::create_dir(&folder).unwrap();
+            std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700)).unwrap();
+            let l = listen_path(&sock);
+            l.set_nonblocking(true).unwrap();
+            let mut accepted = 0;
+            loop {
+                if l.accept().is_ok() {
+                    accepted += 1;
+                } else if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                } else {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+            }
+            accepted
+        })
+    };
+    let r = bash(&boxed(&p), &attack).await;
+    let r2 = bash(&outside(&p), &attack).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let accepted = server.join().unwrap();
+    let _ = std::fs::remove_dir_all(&folder);
+    assert_eq!(count(&r.content, "REFUSED"), 1, "{}", r.content);
+    assert!(
+        r.content.contains("Address family not supported"),
+        "{}",
+        r.content
+    );
+    assert_eq!(count(&r2.content, "REACHED"), 1, "control: {}", r2.content);
+    assert_eq!(
+        accepted, 1,
+        "only the command run outside reached the server"
+    );
+}
+
+#[test]
+fn a_command_s_own_pipes_and_network_work_without_local_sockets() {
+    in_child(
+        "suite::sandbox_bounds::inner_a_command_s_own_pipes_and_network_work_without_local_sockets",
+        &[],
+    );
+    // The same when bubblewrap builds the sandbox for each command (it sets the
+    // filter itself, from `--seccomp`).
+    in_child(
+        "suite::sandbox_bounds::inner_a_command_s_own_pipes_and_network_work_without_local_sockets",
+        &[(decode_engine::sandbox::warm::WARM_ENV, "0")],
+    );
+}
+
+#[tokio::test]
+#[ignore = "run by a_command_s_own_pipes_and_network_work_without_local_sockets"]
+async fn inner_a_command_s_own_pipes_and_network_work_without_local_sockets() {
+    if !inner() {
+        return;
+    }
+    enforced();
+    let p = Project::new();
+    // Pipes between a command's own processes (socketpair), a server of its own
+    // on its loopback, and subprocesses keep working; a local socket of its own,
+    // an io_uring ring and a vsock do not.
+    let program = r#"python3 - <<'EOF'
+import ctypes, errno, socket, subprocess
+a, b = socket.socketpair()
+a.sendall(b'x'); print('SOCKETPAIR', b.recv(1))
+srv = socket.socket(); srv.bind(('127.0.0.1', 0)); srv.listen()
+c = socket.create_connection(srv.getsockname()); print('LOOPBACK', srv.accept()[1][0])
+print('SUBPROCESS', subprocess.run(['echo', 'ok'], capture_output=True).stdout)
+for fam in ('AF_UNIX', 'AF_VSOCK'):
+    try:
+        socket.socket(getattr(socket, fam)); print('MADE', fam)
+    except OSError as e:
+        print('REFUSED', fam, errno.errorcode[e.errno])
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)
+r = libc.syscall(425, 4, params)
+print('RING', r, errno.errorcode.get(ctypes.get_errno()))
+EOF"#;
+    let r = bash(&boxed(&p), program).await;
+    assert_eq!(r.sandboxed, Some(true), "{}", r.content);
+    for want in [
+        "SOCKETPAIR b'x'",
+        "LOOPBACK 127.0.0.1",
+        "SUBPROCESS b'ok\\n'",
+        "REFUSED AF_UNIX EAFNOSUPPORT",
+        "REFUSED AF_VSOCK EAFNOSUPPORT",
+        "RING -1 ENOSYS",
+    ] {
+        assert!(r.content.contains(want), "{want}: {}", r.content);
+    }
+    // A command that fails on it says which bound it hit.
+    let make = "python3 -c 'import socket; socket.socket(socket.AF_UNIX); print(\"MADE\")'";
+    let r = bash(&boxed(&p), make).await;
+    assert!(r.is_error, "{}", r.content);
+    assert!(
+        r.content
+            .contains("commands in the sandbox make no local (Unix domain) sockets"),
+        "{}",
+        r.content
+    );
+    // The control: outside, a local socket is made.
+    let r = bash(&outside(&p), make).await;
+    assert!(r.content.contains("MADE"), "{}", r.content);
 }
