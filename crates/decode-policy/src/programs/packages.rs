@@ -3,9 +3,10 @@
 //! they run (`npx CMD`, `uv run CMD`, `pnpm NAME`) is seen through; what
 //! they publish asks (docs/permissions.md, "Fail closed" and "The stages").
 
-use super::schema::{Args, Ctx, Hooks, Moves, Node, Program, Runs, Sub, Writes};
+use super::schema::{Args, Argv, Ctx, Hooks, Moves, Node, Program, Runs, Sub, Writes};
 use super::support::{global_options, join, runner_start, shell_stdin};
 use crate::options::{self, OptionSpec};
+use crate::shell::model::Target;
 use crate::shell::model::{Analysis, Derived, Role, Workdir};
 use crate::shell::words::Word;
 
@@ -327,6 +328,7 @@ const fn npm_family(
             runs: &[NPM_HOOKS],
             hooks: Hooks {
                 see: Some(npm_family_see),
+                writes: Some(npm_global_writes),
                 ..Hooks::NONE
             },
             ..Node::NONE
@@ -336,6 +338,53 @@ const fn npm_family(
         generic_verbs: false,
         examples,
         ..Program::BASE
+    }
+}
+
+/// A global install into a folder given on the command line (`npm install -g
+/// --prefix DIR`, `pnpm add -g --global-bin-dir DIR`, `yarn global add
+/// --prefix DIR`): packages and their programs land in it (`DIR/bin`,
+/// `DIR/lib`) under names only known when it runs. (Without such an option
+/// the folder is the one npm's configuration names; the sandbox keeps it
+/// read-only unless it is a writable place.)
+fn npm_global_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
+    let args = v.args();
+    let global = args.iter().enumerate().any(|(k, a)| {
+        matches!(
+            a.as_str(),
+            "-g" | "--global" | "--location=global" | "global"
+        ) || (a == "--location" && args.get(k + 1).is_some_and(|n| n == "global"))
+            || (a.starts_with('-') && !a.starts_with("--") && a.contains('g'))
+    });
+    let installs = args.iter().any(|a| {
+        let w = crate::aliases::npm_command(a).unwrap_or(a);
+        matches!(
+            w,
+            "install" | "add" | "update" | "upgrade" | "link" | "rebuild" | "install-test"
+        )
+    });
+    if !global || !installs {
+        return;
+    }
+    const INTO: &[&str] = &[
+        "--prefix",
+        "--prefi",
+        "--global-dir",
+        "--global-bin-dir",
+        "--global-folder",
+    ];
+    for (k, a) in args.iter().enumerate() {
+        let (raw, at) = match a.split_once('=') {
+            Some((o, v)) if INTO.contains(&o) => (v, k),
+            None if INTO.contains(&a.as_str()) => match args.get(k + 1) {
+                Some(v) => (v.as_str(), k + 1),
+                None => continue,
+            },
+            _ => continue,
+        };
+        let mut t = Target::new(raw, v.dyn_arg(at));
+        t.contents = true;
+        out.push(t);
     }
 }
 
@@ -492,6 +541,9 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 ("npm publ", "external npm publish"),
                 ("npm run deploy", "plain"),
                 ("npm explore x -- make", "runs 'make'; cwd ?"),
+                ("npm i -g --prefix ~/.local x", "writes ~/.local"),
+                ("npm install --location=global --prefix=/opt/n x", "writes /opt/n"),
+                ("npm install -g typescript", "plain"),
             ],
         )
     },
@@ -514,6 +566,7 @@ pub(crate) const PROGRAMS: &[Program] = &[
             ("pnpm eslint .", "runs `eslint .`"),
             ("pnpm -w publish", "external pnpm publish"),
             ("pnpm install", "plain"),
+            ("pnpm add -g --global-bin-dir ~/.local/bin x", "writes ~/.local/bin"),
         ],
     ),
     npm_family(

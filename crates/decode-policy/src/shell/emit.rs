@@ -420,6 +420,28 @@ const ALIAS_READERS: &[(&str, &[&[&str]])] = &[
     ),
     ("gh", &[&["gh", "config.yml"]]),
     ("glab", &[&["glab-cli", "config.yml"]]),
+    // `script-shell`, `node-options`, `onload-script`, `git`, `yarnPath`,
+    // bun's `preload`: a program (or a script) they run.
+    ("npm", NPM_CONFIG),
+    ("npx", NPM_CONFIG),
+    ("pnpm", NPM_CONFIG),
+    ("pnpx", NPM_CONFIG),
+    ("yarn", NPM_CONFIG),
+    ("bun", NPM_CONFIG),
+    ("bunx", NPM_CONFIG),
+    // An `exec` credential plugin, a `credential_process`: a command run on use.
+    ("kubectl", &[&[".kube", "config"]]),
+    ("helm", &[&[".kube", "config"]]),
+    ("aws", &[&[".aws", "config"], &[".aws", "credentials"]]),
+];
+
+const NPM_CONFIG: &[&[&str]] = &[
+    &[".npmrc"],
+    &["npmrc"],
+    &[".yarnrc"],
+    &[".yarnrc.yml"],
+    &["bunfig.toml"],
+    &[".bunfig.toml"],
 ];
 
 impl Walker<'_> {
@@ -431,7 +453,7 @@ impl Walker<'_> {
         let name = frag.core.first().map(String::as_str).unwrap_or("");
         if self.config_written && ALIAS_READERS.iter().any(|(p, _)| *p == name) {
             self.set_opaque(format!(
-                "`{name}` runs after the same command wrote configuration it reads (an alias defined there runs something the gate cannot see)"
+                "`{name}` runs after the same command wrote configuration it reads (an alias or a program named there runs something the gate cannot see)"
             ));
         }
         let git_config = name == "git"
