@@ -8,6 +8,7 @@
 
 mod desktop;
 mod mcp;
+mod sandbox;
 mod screens;
 
 use std::path::Path;
