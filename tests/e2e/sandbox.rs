@@ -1,16 +1,20 @@
 //! The sandbox's own asks through the real window, in auto mode (the gate lets every
 //! command through, so what stops one is the sandbox): a command that writes outside
 //! the places commands may write asks whether to run it again outside the sandbox
-//! (the approval dialog with `data-kind="sandbox"`). The dialog is checked for what
-//! it says, at 640 px and at 200 % scale, and for what each answer does: on disk and
-//! in the result the model gets.
+//! (the approval dialog with `data-kind="sandbox"`), and a command that connects to a
+//! host no rule allows asks about that host (`data-kind="network"`). Each dialog is
+//! checked for what it says, at 640 px and at 200 % scale, and for what each answer
+//! does: on disk, at the server, and in the result the model gets.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::ensure;
+use anyhow::{ensure, Context};
 use decode_tests::fake_openai::{FakeOpenAi, Script, Turn};
 use decode_tests::project::TempProject;
 use decode_tests::window::App;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{bash, reachable_when_small, settle, tool_cards, trust, wait_assistant, LONG, SHORT};
 
@@ -165,5 +169,180 @@ async fn run_outside_flows(
         "the card of the command run outside: {cards:?}"
     );
     app.shot("15c-sandbox-ran-outside").await?;
+    Ok(())
+}
+
+/// A web server on 127.0.0.1 that the app takes for the public host `web.e2e.test`
+/// (`DECODE_NET_TEST_HOSTS`, read by debug builds only): it answers every request with
+/// one line, and counts the connections it got.
+struct FakeWeb {
+    port: u16,
+    connections: Arc<AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for FakeWeb {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+const WEB_BODY: &str = "hello-from-web-e2e\n";
+
+impl FakeWeb {
+    async fn start() -> anyhow::Result<FakeWeb> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let port = listener.local_addr()?.port();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&connections);
+        let task = tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                counted.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    let mut head = Vec::new();
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match stream.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let reply = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{WEB_BODY}",
+                        WEB_BODY.len()
+                    );
+                    let _ = stream.write_all(reply.as_bytes()).await;
+                    let _ = stream.shutdown().await;
+                });
+            }
+        });
+        Ok(FakeWeb {
+            port,
+            connections,
+            task,
+        })
+    }
+
+    fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_reaching_an_unknown_host_asks_about_that_host() -> anyhow::Result<()> {
+    let started = Instant::now();
+    let project = TempProject::new()?;
+    trust(&project)?;
+    let web = FakeWeb::start().await?;
+    let curl = format!(
+        "curl -sS --max-time 20 http://web.e2e.test:{}/hello",
+        web.port
+    );
+    let script = Script::new()
+        .flow(
+            "flow-net-deny",
+            vec![bash("c-net-1", &curl), Turn::text("Network refused.")],
+        )
+        .flow(
+            "flow-net-once",
+            vec![bash("c-net-2", &curl), Turn::text("Network reached.")],
+        );
+    let fake = FakeOpenAi::start(script).await?;
+    let hosts = "web.e2e.test=127.0.0.1";
+    let app = App::start_with_env(
+        &project,
+        &auto_args(&project, &fake),
+        &[("DECODE_NET_TEST_HOSTS", hosts)],
+    )
+    .await?;
+    let result = network_flows(&app, &fake, &web, &curl).await;
+    if result.is_err() {
+        let _ = app.shot("network-failure").await;
+    }
+    app.close().await;
+    eprintln!("e2e: the network ask flows took {:?}", started.elapsed());
+    result
+}
+
+async fn network_flows(
+    app: &App,
+    fake: &FakeOpenAi,
+    web: &FakeWeb,
+    curl: &str,
+) -> anyhow::Result<()> {
+    app.wait_text("status-mode", "auto", SHORT).await?;
+    let target = format!("web.e2e.test:{}", web.port);
+
+    // Auto mode lets curl run, sandboxed; its connection goes through Decode's proxy,
+    // which asks about a host no rule allows — in auto mode too — naming the host,
+    // the port and the command. Nothing has reached the server yet.
+    app.send("flow-net-deny go").await?;
+    let host = app.wait("net-host", LONG).await?.text().await?;
+    ensure!(
+        dialog_kind(app).await? == "network",
+        "the ask is not the network's"
+    );
+    ensure!(host == "web.e2e.test", "the dialog names the host {host:?}");
+    let reason = app
+        .js("return document.querySelector('[data-testid=\"approval-dialog\"] .reason').textContent;")
+        .await?;
+    ensure!(
+        reason
+            .as_str()
+            .is_some_and(|r| r.contains(&format!(":{}", web.port))),
+        "the dialog does not show the port: {reason}"
+    );
+    let why = app.texts("approval-reason").await?.join("");
+    ensure!(
+        why.contains("no rule allows this host"),
+        "the dialog's reason: {why}"
+    );
+    let command = app.texts("approval-command").await?.join("");
+    ensure!(command == curl, "the dialog shows the command {command:?}");
+    ensure!(
+        web.connections() == 0,
+        "the server was reached before the answer"
+    );
+    app.shot("16-network-ask").await?;
+    reachable_when_small(app, "16b-network-ask").await?;
+    settle().await;
+    app.fill("deny-feedback", "no network in this test").await?;
+    app.click("deny").await?;
+    wait_assistant(app, "Network refused.").await?;
+    ensure!(web.connections() == 0, "a denied host was connected to");
+    let results = fake.last_tool_results().join("\n");
+    ensure!(
+        results.contains(&format!(
+            "the connection to {target} was refused: the person refused it"
+        )) && results.contains("their feedback: no network in this test")
+            && !results.contains(WEB_BODY.trim()),
+        "the model got: {results}"
+    );
+    // A host the person refused is not offered outside the sandbox.
+    ensure!(
+        !results.contains("outside the sandbox"),
+        "the refused connection was offered outside: {results}"
+    );
+
+    // The next command asks again (a deny holds for its command only); allowed once,
+    // curl reaches the server through the proxy, and the model reads its answer.
+    app.send("flow-net-once go").await?;
+    let host = app.wait("net-host", LONG).await?.text().await?;
+    ensure!(host == "web.e2e.test", "the second ask names {host:?}");
+    settle().await;
+    app.click("approve-once").await?;
+    wait_assistant(app, "Network reached.").await?;
+    ensure!(web.connections() == 1, "connections: {}", web.connections());
+    let results = fake.last_tool_results().join("\n");
+    ensure!(
+        results.contains(WEB_BODY.trim())
+            && results.contains(&format!("the person allowed {target} for this command")),
+        "the model got: {results}"
+    );
+    ensure!(
+        last_card_sandboxed(app).await? == "true",
+        "the command let through the proxy did not run sandboxed"
+    );
+    app.shot("16c-network-allowed").await.context("last shot")?;
     Ok(())
 }
