@@ -297,6 +297,28 @@ impl App {
         app_process(self.driver.child.id())
     }
 
+    /// Raises the app's main window above every other window of the X screen, after
+    /// waiting up to `limit` for a native dialog of Decode's (a window titled
+    /// `Decode — PROJECT: …`) to open. Without a window manager (Xvfb) every window
+    /// opens at the top left, and resizing the window through WebDriver unfocuses it,
+    /// which pops the native dialog of the pending ask (docs/window.md, "Native
+    /// dialogs") over the window's own dialog: a screenshot of the window's dialog
+    /// would show the native one's corner instead.
+    pub async fn raise_over_native_dialogs(&self, limit: Duration) -> anyhow::Result<()> {
+        let pid = self.app_pid().context("the app's process")?;
+        let main = largest_visible_window(pid).context("the app's window")?;
+        let start = Instant::now();
+        while start.elapsed() < limit
+            && !crate::desktop::windows_named("^Decode — .*: ")
+                .iter()
+                .any(|w| *w != main)
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        crate::desktop::xdotool(&["windowraise", &main])?;
+        Ok(())
+    }
+
     /// Runs a script in the page and returns its value.
     pub async fn js(&self, script: &str) -> anyhow::Result<serde_json::Value> {
         Ok(self.client.execute(script, vec![]).await?)
