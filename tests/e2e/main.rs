@@ -8,6 +8,7 @@
 
 mod desktop;
 mod mcp;
+mod sandbox;
 mod screens;
 
 use std::path::Path;
@@ -228,9 +229,15 @@ return out;
 "#;
 
 /// Checks that every control of the open dialog can be reached at 640 px and at 640 px
-/// with 200 % scale (screenshots `NAME-640` and `NAME-640-200`), then puts the window
-/// back to 1100 px at 100 %.
+/// with 200 % scale (screenshots `NAME-640` and `NAME-640-200`, of the window above
+/// the native dialog the resize pops), then puts the window back to 1100 px at 100 %.
 pub(crate) async fn reachable_when_small(app: &App, name: &str) -> anyhow::Result<()> {
+    // Only a decision (an ask, a question, a plan) has a native dialog to wait for.
+    let decision = app
+        .js("return !!document.querySelector('[data-testid=\"approval-dialog\"], [data-testid=\"ask-user-dialog\"], [data-testid=\"plan-dialog\"]');")
+        .await?
+        == json!(true);
+    let native_wait = Duration::from_millis(if decision { 1000 } else { 0 });
     for (zoom, shot) in [(1, format!("{name}-640")), (2, format!("{name}-640-200"))] {
         app.client.set_window_size(640, 760).await?;
         app.js(&format!(
@@ -238,6 +245,7 @@ pub(crate) async fn reachable_when_small(app: &App, name: &str) -> anyhow::Resul
         ))
         .await?;
         tokio::time::sleep(Duration::from_millis(300)).await;
+        app.raise_over_native_dialogs(native_wait).await?;
         app.shot(&shot).await?;
         let unreachable = app.js(DIALOG_REACHABLE).await?;
         ensure!(
@@ -660,6 +668,7 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     app.wait("ask-user-dialog", LONG).await?;
     ensure!(app.texts("ask-user-option").await?.len() == 2);
     app.shot("09-ask-user").await?;
+    reachable_when_small(app, "09b-ask-user").await?;
     settle().await;
     let options = app
         .client

@@ -61,6 +61,12 @@ impl Driver {
     /// Starts tauri-driver with the project's isolated environment and waits until it
     /// answers `/status`.
     pub fn start(project: &TempProject) -> anyhow::Result<Self> {
+        Self::start_with_env(project, &[])
+    }
+
+    /// [`Driver::start`] with `extra` added to the environment (the app under test
+    /// inherits it).
+    pub fn start_with_env(project: &TempProject, extra: &[(&str, &str)]) -> anyhow::Result<Self> {
         if std::env::var_os("DISPLAY").is_none() {
             bail!("the end-to-end suite needs a display: run it under xvfb-run (see dev.sh test)");
         }
@@ -78,6 +84,7 @@ impl Driver {
             .arg("--native-driver")
             .arg(native)
             .envs(project.env())
+            .envs(extra.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::inherit())
             .stderr(Stdio::inherit())
@@ -259,13 +266,22 @@ impl App {
     /// Starts `decode` with `args` (the project folder first) in the project's isolated
     /// environment, and waits until the status bar shows the backend's state.
     pub async fn start(project: &TempProject, args: &[String]) -> anyhow::Result<App> {
+        Self::start_with_env(project, args, &[]).await
+    }
+
+    /// [`App::start`] with `extra` added to the app's environment.
+    pub async fn start_with_env(
+        project: &TempProject,
+        args: &[String],
+        extra: &[(&str, &str)],
+    ) -> anyhow::Result<App> {
         let bin = crate::project::decode_bin();
         anyhow::ensure!(
             bin.exists(),
             "build the app first: {} is missing",
             bin.display()
         );
-        let driver = Driver::start(project)?;
+        let driver = Driver::start_with_env(project, extra)?;
         let client = driver.session(&bin, args).await?;
         let app = App { client, driver };
         text_of(&app.client, "status-mode", Duration::from_secs(20)).await?;
@@ -279,6 +295,28 @@ impl App {
     /// The `decode-window` process showing the app.
     pub fn app_pid(&self) -> Option<u32> {
         app_process(self.driver.child.id())
+    }
+
+    /// Raises the app's main window above every other window of the X screen, after
+    /// waiting up to `limit` for a native dialog of Decode's (a window titled
+    /// `Decode — PROJECT: …`) to open. Without a window manager (Xvfb) every window
+    /// opens at the top left, and resizing the window through WebDriver unfocuses it,
+    /// which pops the native dialog of the pending ask (docs/window.md, "Native
+    /// dialogs") over the window's own dialog: a screenshot of the window's dialog
+    /// would show the native one's corner instead.
+    pub async fn raise_over_native_dialogs(&self, limit: Duration) -> anyhow::Result<()> {
+        let pid = self.app_pid().context("the app's process")?;
+        let main = largest_visible_window(pid).context("the app's window")?;
+        let start = Instant::now();
+        while start.elapsed() < limit
+            && !crate::desktop::windows_named("^Decode — .*: ")
+                .iter()
+                .any(|w| *w != main)
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        crate::desktop::xdotool(&["windowraise", &main])?;
+        Ok(())
     }
 
     /// Runs a script in the page and returns its value.
