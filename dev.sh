@@ -109,6 +109,8 @@ run_tests() {
   cargo fmt --all --check
   say "clippy"
   cargo clippy --workspace --all-targets -- -D warnings
+  # (the e2e target is `test = false`, so --all-targets leaves it out)
+  cargo clippy -p decode-tests --test e2e -- -D warnings
   say "cargo test"
   DECODE_REQUIRE_ORACLE=1 cargo test --workspace
   say "UI: type check, lint, unit tests"
