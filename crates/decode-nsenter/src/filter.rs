@@ -7,17 +7,21 @@
 //! reaches it has the server act outside the sandbox. So `socket(AF_UNIX, …)` (and
 //! `AF_VSOCK`, the way to a virtual machine's host) fails with `EAFNOSUPPORT`
 //! ("Address family not supported by protocol"), as Anthropic's sandbox runtime does
-//! on Linux. `socketpair` keeps working (pipes between a command's own processes),
-//! and so does the network (TCP through Decode's proxy, loopback of its own).
+//! on Linux. `socketpair` of stream and sequenced-packet sockets keeps working (pipes
+//! between a command's own processes: such a socket is connected for good), and so
+//! does the network (TCP through Decode's proxy, loopback of its own); a datagram
+//! pair is refused like `socket` (a datagram socket can be pointed at any path with
+//! `connect` or `sendto`).
 //! `io_uring_setup` fails with `ENOSYS` (its ring can open sockets where no filter
 //! looks; programs fall back to ordinary calls), and so does every call of the x32
-//! ABI. A 32-bit program's `socketcall(SYS_SOCKET, …)` fails (its family lies in
-//! memory a filter cannot read).
+//! ABI. A 32-bit program's `socketcall(SYS_SOCKET | SYS_SOCKETPAIR, …)` fails (its
+//! arguments lie in memory a filter cannot read).
 
 /// `struct sock_filter`: one classic-BPF instruction.
 pub(crate) type Insn = libc::sock_filter;
 
 const LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+const AND_K: u16 = 0x54; // BPF_ALU | BPF_AND | BPF_K
 const JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
 const JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
 const RET_K: u16 = 0x06; // BPF_RET | BPF_K
@@ -28,6 +32,8 @@ const ARCH: u32 = 4;
 /// The low 32 bits of the first argument (little-endian), all the kernel reads of
 /// an `int` argument.
 const ARG0: u32 = 16;
+/// The low 32 bits of the second argument.
+const ARG1: u32 = 24;
 
 const ALLOW: u32 = 0x7fff_0000; // SECCOMP_RET_ALLOW
 const ERRNO: u32 = 0x0005_0000; // SECCOMP_RET_ERRNO
@@ -35,11 +41,15 @@ const ERRNO: u32 = 0x0005_0000; // SECCOMP_RET_ERRNO
 const AF_UNIX: u32 = 1;
 const AF_VSOCK: u32 = 40;
 const SYS_SOCKET: u32 = 1; // socketcall's call number for socket(2)
+const SYS_SOCKETPAIR: u32 = 8; // … and for socketpair(2)
+const SOCK_TYPE_MASK: u32 = 0xf;
+const SOCK_DGRAM: u32 = 2;
 
 /// What one system-call architecture calls its numbers.
 struct Abi {
     arch: u32,
     socket: u32,
+    socketpair: u32,
     io_uring_setup: u32,
     /// `socketcall(2)`, where the architecture has it.
     socketcall: Option<u32>,
@@ -52,6 +62,7 @@ const ABIS: [Abi; 2] = [
     Abi {
         arch: 0xC000_003E, // AUDIT_ARCH_X86_64
         socket: 41,
+        socketpair: 53,
         io_uring_setup: 425,
         socketcall: None,
         other_abi_from: Some(0x4000_0000), // __X32_SYSCALL_BIT
@@ -59,6 +70,7 @@ const ABIS: [Abi; 2] = [
     Abi {
         arch: 0x4000_0003, // AUDIT_ARCH_I386
         socket: 359,
+        socketpair: 360,
         io_uring_setup: 425,
         socketcall: Some(102),
         other_abi_from: None,
@@ -70,6 +82,7 @@ const ABIS: [Abi; 2] = [
     Abi {
         arch: 0xC000_00B7, // AUDIT_ARCH_AARCH64
         socket: 198,
+        socketpair: 199,
         io_uring_setup: 425,
         socketcall: None,
         other_abi_from: None,
@@ -77,6 +90,7 @@ const ABIS: [Abi; 2] = [
     Abi {
         arch: 0x4000_0028, // AUDIT_ARCH_ARM
         socket: 281,
+        socketpair: 288,
         io_uring_setup: 425,
         socketcall: None,
         other_abi_from: None,
@@ -92,6 +106,7 @@ enum To {
 
 enum Op {
     Load(u32),
+    And(u32),
     Jump { code: u16, k: u32, yes: To, no: To },
     Ret(u32),
     Label(usize),
@@ -101,6 +116,7 @@ const REFUSE_FAMILY: usize = 0;
 const NO_SUCH_CALL: usize = 1;
 const CHECK_FAMILY: usize = 2;
 const CHECK_SOCKETCALL: usize = 3;
+const CHECK_PAIR: usize = 4;
 const NEXT_ABI: usize = 10;
 
 fn jeq(k: u32, yes: To, no: To) -> Op {
@@ -160,6 +176,7 @@ fn ops(abis: &[Abi]) -> Vec<Op> {
             });
         }
         ops.push(jeq(abi.socket, To::Label(CHECK_FAMILY), To::Next));
+        ops.push(jeq(abi.socketpair, To::Label(CHECK_PAIR), To::Next));
         if let Some(sc) = abi.socketcall {
             ops.push(jeq(sc, To::Label(CHECK_SOCKETCALL), To::Next));
         }
@@ -173,6 +190,12 @@ fn ops(abis: &[Abi]) -> Vec<Op> {
     ops.push(Op::Label(CHECK_SOCKETCALL));
     ops.push(Op::Load(ARG0));
     ops.push(jeq(SYS_SOCKET, To::Label(REFUSE_FAMILY), To::Next));
+    ops.push(jeq(SYS_SOCKETPAIR, To::Label(REFUSE_FAMILY), To::Next));
+    ops.push(Op::Ret(ALLOW));
+    ops.push(Op::Label(CHECK_PAIR));
+    ops.push(Op::Load(ARG1));
+    ops.push(Op::And(SOCK_TYPE_MASK));
+    ops.push(jeq(SOCK_DGRAM, To::Label(REFUSE_FAMILY), To::Next));
     ops.push(Op::Ret(ALLOW));
     ops.push(Op::Label(CHECK_FAMILY));
     ops.push(Op::Load(ARG0));
@@ -219,6 +242,12 @@ fn assemble(ops: &[Op]) -> Vec<Insn> {
                 jf: 0,
                 k: *k,
             }),
+            Op::And(k) => out.push(Insn {
+                code: AND_K,
+                jt: 0,
+                jf: 0,
+                k: *k,
+            }),
             Op::Ret(k) => out.push(Insn {
                 code: RET_K,
                 jt: 0,
@@ -242,6 +271,10 @@ mod tests {
 
     /// Runs the program over one call, as the kernel would.
     fn run(p: &[Insn], nr: u32, arch: u32, arg0: u32) -> u32 {
+        run2(p, nr, arch, arg0, 0)
+    }
+
+    fn run2(p: &[Insn], nr: u32, arch: u32, arg0: u32, arg1: u32) -> u32 {
         let mut acc = 0u32;
         let mut pc = 0usize;
         loop {
@@ -252,8 +285,13 @@ mod tests {
                         NR => nr,
                         ARCH => arch,
                         ARG0 => arg0,
+                        ARG1 => arg1,
                         other => panic!("load of {other}"),
                     };
+                    pc += 1;
+                }
+                AND_K => {
+                    acc &= i.k;
                     pc += 1;
                 }
                 JEQ_K | JGE_K => {
@@ -282,8 +320,14 @@ mod tests {
             assert_eq!(run(&p, abi.socket, abi.arch, 10), ALLOW, "AF_INET6");
             assert_eq!(run(&p, abi.io_uring_setup, abi.arch, 0), nosys);
             assert_eq!(run(&p, 0, abi.arch, AF_UNIX), ALLOW, "read(1, …)");
+            // socketpair(AF_UNIX, type | SOCK_CLOEXEC, …)
+            let pair = |ty| run2(&p, abi.socketpair, abi.arch, AF_UNIX, ty | 0o2000000);
+            assert_eq!(pair(1), ALLOW, "SOCK_STREAM");
+            assert_eq!(pair(5), ALLOW, "SOCK_SEQPACKET");
+            assert_eq!(pair(SOCK_DGRAM), refused, "SOCK_DGRAM");
             if let Some(sc) = abi.socketcall {
                 assert_eq!(run(&p, sc, abi.arch, SYS_SOCKET), refused);
+                assert_eq!(run(&p, sc, abi.arch, SYS_SOCKETPAIR), refused);
                 assert_eq!(run(&p, sc, abi.arch, 3), ALLOW, "socketcall(SYS_CONNECT)");
             }
             if let Some(from) = abi.other_abi_from {

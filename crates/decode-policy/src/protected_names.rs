@@ -127,6 +127,10 @@ pub(crate) const IN_HOME: &[(&str, bool, ProtectedKind)] = &[
     (".config/nvim", true, ProtectedKind::HomeConfig),
     (".emacs", false, ProtectedKind::HomeConfig),
     (".emacs.d/init.el", false, ProtectedKind::HomeConfig),
+    // Python's user site (a `.pth` file there runs at every interpreter start)
+    // and cargo's installed programs (`cargo NAME` runs `cargo-NAME`).
+    (".local/lib", true, ProtectedKind::HomeConfig),
+    (".cargo/bin", true, ProtectedKind::HomeConfig),
 ];
 
 /// Decode's system-wide folder (managed settings), never automatic.

@@ -56,7 +56,10 @@ pub fn proxy_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     }
     v.push((
         "GIT_SSH_COMMAND".into(),
-        format!("ssh -o 'ProxyCommand=bash -c \"${SSH_PROXY_VAR}\" decode-proxy %h:%p'"),
+        // No connection sharing: its master socket is a local socket, which a
+        // command cannot make (docs/sandbox.md), and `ControlMaster auto` in the
+        // person's ssh config would stop ssh before it connects.
+        format!("ssh -o ControlMaster=no -o ControlPath=none -o 'ProxyCommand=bash -c \"${SSH_PROXY_VAR}\" decode-proxy %h:%p'"),
     ));
     v.push((SSH_PROXY_VAR.into(), ssh_tunnel_script()));
     v.into_iter().map(|(k, v)| (k.into(), v.into())).collect()

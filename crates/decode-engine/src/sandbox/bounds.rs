@@ -191,7 +191,9 @@ fn service_bound(line: &str, lower: &str, plan: &Plan, cwd: &Path) -> Option<San
     }
     // The system-call filter: a command makes no local socket of its own, so a
     // client (or a server) of a Unix socket fails at `socket(AF_UNIX)`.
-    if lower.contains("address family not supported by protocol") || lower.contains("eafnosupport")
+    if lower.contains("address family not supported by protocol")
+        || lower.contains("eafnosupport")
+        || lower.contains("cannot establish any listening sockets")
     {
         return Some(SandboxBound {
             kind: BoundKind::Service,

@@ -33,8 +33,20 @@ fn made_since(p: &Path, started: std::time::SystemTime) -> bool {
 pub(crate) fn reopen(before: &super::Scan, now: &super::Scan) -> Vec<String> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let me = nix::unistd::geteuid().as_raw();
+    // Decode's own placeholder for hidden folders is unreadable on purpose (met
+    // when the home folder is walked).
+    let ours = decode_core::dirs::data_dir()
+        .ok()
+        .map(|d| d.join("sandbox").join("hidden-folder"))
+        .and_then(|d| std::fs::canonicalize(d).ok());
     let mut notes = Vec::new();
     for d in created(&before.unreadable, &now.unreadable) {
+        if ours
+            .as_ref()
+            .is_some_and(|o| std::fs::canonicalize(&d).is_ok_and(|c| &c == o))
+        {
+            continue;
+        }
         let Ok(m) = std::fs::symlink_metadata(&d) else {
             continue;
         };

@@ -1251,6 +1251,12 @@ for fam in ('AF_UNIX', 'AF_VSOCK'):
         socket.socket(getattr(socket, fam)); print('MADE', fam)
     except OSError as e:
         print('REFUSED', fam, errno.errorcode[e.errno])
+try:
+    socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); print('MADE DGRAM PAIR')
+except OSError as e:
+    print('REFUSED DGRAM PAIR', errno.errorcode[e.errno])
+s1, s2 = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s1.send(b'p'); print('SEQPACKET', s2.recv(1))
 libc = ctypes.CDLL(None, use_errno=True)
 params = ctypes.create_string_buffer(120)
 r = libc.syscall(425, 4, params)
@@ -1264,6 +1270,8 @@ EOF"#;
         "SUBPROCESS b'ok\\n'",
         "REFUSED AF_UNIX EAFNOSUPPORT",
         "REFUSED AF_VSOCK EAFNOSUPPORT",
+        "REFUSED DGRAM PAIR EAFNOSUPPORT",
+        "SEQPACKET b'p'",
         "RING -1 ENOSYS",
     ] {
         assert!(r.content.contains(want), "{want}: {}", r.content);

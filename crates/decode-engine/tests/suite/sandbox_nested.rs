@@ -441,7 +441,10 @@ async fn inner_the_home_folder_s_config_files_stay_read_only_when_it_is_the_proj
     let attack = format!(
         "echo evil >> {h}/.gitconfig; mkdir -p {h}/.config/autostart {h}/.local/bin {h}/.config/systemd/user; \
          echo evil > {h}/.config/autostart/x.desktop; echo evil > {h}/.local/bin/git; \
-         echo evil > {h}/.config/systemd/user/x.service; echo evil > {h}/notes.txt; echo done"
+         echo evil > {h}/.config/systemd/user/x.service; echo evil > {h}/notes.txt; \
+         mkdir -p {h}/.local/lib/python3.13/site-packages {h}/.cargo/bin; \
+         echo 'import os' > {h}/.local/lib/python3.13/site-packages/x.pth; \
+         echo evil > {h}/.cargo/bin/cargo-hi; echo done"
     );
     let r = bash(&ctx, &attack).await;
     assert!(r.content.contains("done"), "{}", r.content);
@@ -459,6 +462,8 @@ async fn inner_the_home_folder_s_config_files_stay_read_only_when_it_is_the_proj
         ".config/autostart/x.desktop",
         ".local/bin/git",
         ".config/systemd/user/x.service",
+        ".local/lib/python3.13/site-packages/x.pth",
+        ".cargo/bin/cargo-hi",
     ] {
         assert!(!home.join(planted).exists(), "{planted}: {}", r.content);
     }
