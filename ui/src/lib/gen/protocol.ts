@@ -7,7 +7,7 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 export type Mode = "default" | "edit" | "plan" | "auto" | "bypass";
 
 /** A tool's canonical name (from the gate's `Tool::ALL`, and `mcp` for an MCP tool). */
-export type Tool = "read" | "glob" | "grep" | "web_fetch" | "todo_write" | "write" | "edit" | "bash" | "ask_user" | "enter_plan_mode" | "exit_plan_mode" | "sleep" | "mcp";
+export type Tool = "read" | "glob" | "grep" | "web_fetch" | "todo_write" | "write" | "edit" | "bash" | "ask_user" | "enter_plan_mode" | "exit_plan_mode" | "sleep" | "task" | "mcp";
 
 /** The gate's answer for one call. */
 export type Verdict = "allow" | "ask" | "deny";
