@@ -224,7 +224,17 @@ impl AgentLoop {
         let mut handlers = tools::for_agent(&self.active.offered_tools());
         if let Some(hub) = &self.mcp {
             hub.refresh_tools().await;
-            handlers.extend(hub.handlers());
+            let mut mcp = hub.handlers();
+            // The hub offers what the parent's agent lists; a subagent gets only the
+            // MCP tools its own agent lists.
+            if self.subagent.is_some() {
+                let gate = self.active.gate();
+                mcp.retain(|h| {
+                    decode_policy::mcp::McpName::parse(&h.name())
+                        .is_some_and(|n| gate.offers_mcp(&n))
+                });
+            }
+            handlers.extend(mcp);
         }
         handlers
     }
