@@ -418,3 +418,101 @@ async fn tokens_are_counted_per_subagent() {
         .sum();
     assert!(total >= 10);
 }
+
+#[tokio::test]
+async fn at_most_four_subagents_run_at_once() {
+    let napper =
+        "---\nname: napper\ndescription: Naps.\ntools: [sleep]\nmode: default\n---\nYou nap.\n";
+    let (_dir, active) = project_with(Mode::Default, &[(".decode/agents/napper.md", napper)]);
+    let (channel, _seen) = bot(DecisionAnswer::AllowOnce);
+    let ids = ["t1", "t2", "t3", "t4", "t5"];
+    let calls: Vec<Value> = ids.iter().map(|id| task(id, "napper", "nap")).collect();
+    let client = script(
+        json!([{"tool_calls": calls}, {"text": "rested"}]),
+        json!({"napper": [
+            {"tool_calls": [{"name": "sleep", "input": {"seconds": 0.3}}]},
+            {"text": "napped"}
+        ]}),
+    );
+    let (outcome, rec, _) = run(client, &active, channel, CancellationToken::new()).await;
+    assert_eq!(outcome, Outcome::Completed);
+    // Walk the events: a subagent runs from its prompt to its end.
+    let (mut running, mut most) = (0usize, 0usize);
+    for e in rec.events() {
+        if let LoopEvent::Subagent { event, .. } = e {
+            match *event {
+                LoopEvent::UserPrompt { .. } => running += 1,
+                LoopEvent::Done { .. } => running -= 1,
+                _ => {}
+            }
+            most = most.max(running);
+        }
+    }
+    assert_eq!(most, 4, "subagents at once");
+    for id in ids {
+        assert_eq!(result_of(&rec, id).0, "napped");
+    }
+}
+
+#[tokio::test]
+async fn the_model_key_picks_the_subagents_model() {
+    let scout = "---\nname: scout\ndescription: Scouts.\ntools: [read]\nmode: default\nmodel: tiny-model\n---\nYou scout.\n";
+    let (_dir, active) = project_with(Mode::Default, &[(".decode/agents/scout.md", scout)]);
+    let (channel, _seen) = bot(DecisionAnswer::AllowOnce);
+    let client = script(
+        json!([
+            {"tool_calls": [task("t1", "scout", "x"), task("t2", "explore", "y")]},
+            {"text": "ok"}
+        ]),
+        json!({"scout": [{"text": "scouted"}], "explore": [{"text": "explored"}]}),
+    );
+    let (_outcome, rec, _) = run(client, &active, channel, CancellationToken::new()).await;
+    let model_of = |id: &str| {
+        nested(&rec, id)
+            .into_iter()
+            .find_map(|e| match e {
+                LoopEvent::TurnStart { model, .. } => Some(model),
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_eq!(model_of("t1"), "script/tiny-model");
+    // No `model` key: the parent's.
+    assert_eq!(model_of("t2"), "script/script");
+}
+
+#[tokio::test]
+async fn another_model_uses_the_same_provider_configuration() {
+    use decode_engine::providers::ProviderKind;
+    use wiremock::matchers::method;
+    use wiremock::{Mock, MockServer};
+
+    let scout = "---\nname: scout\ndescription: Scouts.\ntools: [read]\nmode: default\nmodel: gpt-small\n---\nYou scout.\n";
+    let (_dir, active) = project_with(Mode::Default, &[(".decode/agents/scout.md", scout)]);
+    let server = MockServer::start().await;
+    let input = r#"{"agent":"scout","description":"scout","prompt":"look"}"#;
+    Mock::given(method("POST"))
+        .respond_with(Seq::new(vec![
+            sse(openai_turn("", &[("t1", "task", input)])),
+            sse(openai_turn("scouted", &[])),
+            sse(openai_turn("done", &[])),
+        ]))
+        .mount(&server)
+        .await;
+    let (channel, _seen) = bot(DecisionAnswer::AllowOnce);
+    let client = client(ProviderKind::Openai, &server.uri(), fast_policy());
+    let (outcome, rec, _) = run(client, &active, channel, CancellationToken::new()).await;
+    assert_eq!(outcome, Outcome::Completed);
+    let requests = server.received_requests().await.unwrap();
+    let models: Vec<String> = requests
+        .iter()
+        .map(|r| body_json(r)["model"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(models, ["gpt-test", "gpt-small", "gpt-test"]);
+    // Same server, same key.
+    assert!(requests.iter().all(|r| r
+        .headers
+        .get("authorization")
+        .is_some_and(|v| v.to_str().unwrap() == "Bearer sk-test-key")));
+    assert_eq!(result_of(&rec, "t1").0, "scouted");
+}
