@@ -171,10 +171,19 @@ fn native_for_current(app: &AppHandle) {
     let state = app.state::<AppState>();
     let project = state.project();
     let channel = Arc::clone(project.chat.decisions());
-    let Some((id, request)) = channel.current() else {
+    let Some(current) = channel.pending_decisions().into_iter().next() else {
         return;
     };
-    let dialog = dialog_for(&request, &project.active.snapshot().project);
+    let id = current.id;
+    let mut dialog = dialog_for(&current.request, &project.active.snapshot().project);
+    // A subagent's ask says whose it is (docs/agents.md, "Subagents").
+    if let Some(agent) = &current.agent {
+        dialog.body = format!(
+            "Asked by the subagent {}.\n\n{}",
+            decode_core::display::one_line(agent),
+            dialog.body
+        );
+    }
     let open = app.clone();
     let notify = app.clone();
     state.native.show(

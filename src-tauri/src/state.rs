@@ -43,11 +43,11 @@ impl AppState {
         self.project()
             .chat
             .decisions()
-            .pending()
+            .pending_decisions()
             .into_iter()
-            .map(|(id, request)| PendingDecision {
-                id,
-                request: request.for_page(),
+            .map(|p| PendingDecision {
+                request: p.request.for_page(),
+                ..p
             })
             .collect()
     }
@@ -80,13 +80,15 @@ impl AppState {
 /// A decision event as the page receives it: long texts cut (decode-protocol page.rs).
 pub(crate) fn page_event(event: &ChannelEvent) -> ChannelEvent {
     match event {
-        ChannelEvent::Pending { id, request } => ChannelEvent::Pending {
+        ChannelEvent::Pending { id, request, agent } => ChannelEvent::Pending {
             id: *id,
             request: request.for_page(),
+            agent: agent.clone(),
         },
-        ChannelEvent::Queued { id, request } => ChannelEvent::Queued {
+        ChannelEvent::Queued { id, request, agent } => ChannelEvent::Queued {
             id: *id,
             request: request.for_page(),
+            agent: agent.clone(),
         },
         ChannelEvent::Resolved { id, by, answer } => ChannelEvent::Resolved {
             id: *id,

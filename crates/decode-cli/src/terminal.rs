@@ -69,13 +69,18 @@ pub fn answer_channel(
 ) -> decode_engine::channel::ChannelSubscription {
     let weak = Arc::downgrade(channel);
     channel.subscribe(Box::new(move |event| {
-        let decode_engine::channel::ChannelEvent::Pending { id, request } = event else {
+        let decode_engine::channel::ChannelEvent::Pending { id, request, agent } = event else {
             return;
         };
-        let (id, request, surface, weak) =
-            (*id, request.clone(), Arc::clone(&surface), weak.clone());
+        let (id, request, agent, surface, weak) = (
+            *id,
+            request.clone(),
+            agent.clone(),
+            Arc::clone(&surface),
+            weak.clone(),
+        );
         handle.spawn(async move {
-            let answer = surface.ask(request).await;
+            let answer = surface.ask_as(agent.as_deref(), request).await;
             if let Some(channel) = weak.upgrade() {
                 if let Err(e) = channel.answer_by(id, answer, "terminal") {
                     tracing::debug!("terminal answer not taken: {e}");
@@ -88,9 +93,17 @@ pub fn answer_channel(
 #[async_trait]
 impl DecisionSurface for TerminalSurface {
     async fn ask(&self, request: DecisionRequest) -> DecisionAnswer {
+        self.ask_as(None, request).await
+    }
+
+    async fn ask_as(&self, agent: Option<&str>, request: DecisionRequest) -> DecisionAnswer {
         let io = Arc::clone(&self.io);
+        let agent = agent.map(str::to_string);
         let work = tokio::task::spawn_blocking(move || {
             let mut io = io.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(agent) = &agent {
+                writeln!(io.output, "[subagent {agent}]")?;
+            }
             prompt(&mut io, &request)
         });
         match work.await {

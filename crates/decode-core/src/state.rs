@@ -192,6 +192,9 @@ pub struct ActiveState {
     observers: Mutex<Vec<(u64, SharedObserver)>>,
     next_subscription: AtomicU64,
     delivery: Mutex<Delivery>,
+    /// A subagent's state: the state of the agent that started it, whose mode now
+    /// the subagent's is never looser than (docs/agents.md, "Subagents").
+    parent: Option<Arc<ActiveState>>,
 }
 
 impl fmt::Debug for ActiveState {
@@ -267,6 +270,7 @@ impl ActiveState {
             observers: Mutex::new(Vec::new()),
             next_subscription: AtomicU64::new(1),
             delivery: Mutex::new(Delivery::default()),
+            parent: None,
         };
         (state, warnings)
     }
@@ -383,6 +387,7 @@ impl ActiveState {
             observers: Mutex::new(Vec::new()),
             next_subscription: AtomicU64::new(1),
             delivery: Mutex::new(Delivery::default()),
+            parent: None,
         };
         Ok((state, diagnostics))
     }
@@ -418,7 +423,7 @@ impl ActiveState {
     fn snapshot_of(&self, inner: &Inner) -> Snapshot {
         Snapshot {
             agent: inner.agent.name.clone(),
-            mode: inner.mode,
+            mode: self.clamped(inner.mode),
             agents: inner
                 .catalog
                 .agents()
@@ -434,9 +439,17 @@ impl ActiveState {
         }
     }
 
-    /// The active mode.
+    /// The active mode (a subagent's: never looser than its parent's now).
     pub fn mode(&self) -> Mode {
-        self.read().mode
+        self.clamped(self.read().mode)
+    }
+
+    /// `mode`, or the parent's mode now when that is stricter (a subagent's state).
+    fn clamped(&self, mode: Mode) -> Mode {
+        match &self.parent {
+            Some(p) => mode.no_looser_than(p.mode()),
+            None => mode,
+        }
     }
 
     /// The active agent (a copy).
@@ -638,7 +651,7 @@ impl ActiveState {
     pub fn decide(&self, call: &Call) -> Decision {
         self.refresh();
         let inner = self.read();
-        inner.gate.decide(call, inner.mode)
+        inner.gate.decide(call, self.clamped(inner.mode))
     }
 
     /// Like [`ActiveState::decide`], with the bash session's working directory: relative
@@ -647,7 +660,9 @@ impl ActiveState {
     pub fn decide_in(&self, call: &Call, cwd: &Path) -> Decision {
         self.refresh();
         let inner = self.read();
-        inner.gate.decide_in(call, inner.mode, Some(cwd))
+        inner
+            .gate
+            .decide_in(call, self.clamped(inner.mode), Some(cwd))
     }
 
     /// Follows the files on disk: when one the state was built from changed since it
@@ -712,7 +727,11 @@ impl ActiveState {
     pub fn system_prompt(&self) -> String {
         let (agent, gate, mode) = {
             let inner = self.read();
-            (inner.agent.clone(), Arc::clone(&inner.gate), inner.mode)
+            (
+                inner.agent.clone(),
+                Arc::clone(&inner.gate),
+                self.clamped(inner.mode),
+            )
         };
         agent.system_prompt(crate::agents::project_instructions(&gate, mode).as_ref())
     }
@@ -722,9 +741,80 @@ impl ActiveState {
     pub fn instruction_problems(&self) -> Vec<String> {
         let (gate, mode) = {
             let inner = self.read();
-            (Arc::clone(&inner.gate), inner.mode)
+            (Arc::clone(&inner.gate), self.clamped(inner.mode))
         };
         crate::agents::read_instructions(&gate, mode).1
+    }
+
+    /// The state a subagent runs in (docs/agents.md, "Subagents"): the catalog agent
+    /// `name` without `task` (a subagent cannot start subagents), its own rules
+    /// beside the project's, in its own default mode but never looser than this
+    /// state's mode — now, and at every later decision. It lives for one task and
+    /// does not follow the files on disk. An unknown agent, or one whose
+    /// description is empty, is an error naming the agents that can be started.
+    pub fn for_subagent(self: &Arc<Self>, name: &str) -> Result<ActiveState, String> {
+        self.refresh();
+        let inner = self.read();
+        let found = inner
+            .catalog
+            .get(name)
+            .filter(|a| !a.description.trim().is_empty());
+        let Some(found) = found else {
+            let names: Vec<&str> = inner
+                .catalog
+                .agents()
+                .iter()
+                .filter(|a| !a.description.trim().is_empty())
+                .map(|a| a.name.as_str())
+                .collect();
+            return Err(format!(
+                "there is no agent `{name}` that can be started as a subagent (one with a description); the agents are: {}",
+                names.join(", ")
+            ));
+        };
+        let mut agent = found.clone();
+        agent.tools.retain(|t| *t != Tool::Task);
+        let ceiling = self.clamped(inner.mode);
+        let mode = allowed_or_default(&inner.levels, agent.effective_default_mode(inner.trusted))
+            .no_looser_than(ceiling);
+        let (gate, warnings) = compile_gate(
+            &self.project_root,
+            &self.home,
+            GateParts {
+                agent: &agent,
+                ..GateParts::of(&inner)
+            },
+        );
+        for w in &warnings {
+            tracing::debug!(warning = ?w, agent = %agent.name, "subagent gate");
+        }
+        let child = Inner {
+            catalog: inner.catalog.clone(),
+            agent,
+            mode,
+            settings: inner.settings.clone(),
+            enclosing: inner.enclosing.clone(),
+            levels: inner.levels.clone(),
+            saved_local: inner.saved_local.clone(),
+            saved_allow: inner.saved_allow.clone(),
+            settings_problems: inner.settings_problems.clone(),
+            mcp_read_only: inner.mcp_read_only.clone(),
+            trusted: inner.trusted,
+            gate,
+        };
+        tracing::info!(agent = %name, mode = %mode, parent_mode = %ceiling, "subagent state");
+        Ok(ActiveState {
+            project_root: self.project_root.clone(),
+            project_given: self.project_given.clone(),
+            home: self.home.clone(),
+            data_dir: self.data_dir.clone(),
+            inner: RwLock::new(child),
+            watch: None,
+            observers: Mutex::new(Vec::new()),
+            next_subscription: AtomicU64::new(1),
+            delivery: Mutex::new(Delivery::default()),
+            parent: Some(Arc::clone(self)),
+        })
     }
 
     /// Makes `name` the active agent: resets the mode to its effective default mode
@@ -793,7 +883,7 @@ impl ActiveState {
     fn change_mode(&self, f: impl FnOnce(Mode, &Levels) -> Mode) -> Snapshot {
         let snapshot = {
             let mut inner = self.write();
-            let mode = f(inner.mode, &inner.levels);
+            let mode = self.clamped(f(inner.mode, &inner.levels));
             if mode == inner.mode {
                 return self.snapshot_of(&inner);
             }
@@ -1265,6 +1355,39 @@ mod tests {
             &root,
         );
         (dir, s)
+    }
+
+    #[test]
+    fn a_subagent_state_has_its_own_agent_without_task_and_never_a_looser_mode() {
+        let (_d, s) = state();
+        let parent = Arc::new(s);
+        assert!(parent.offered_tools().contains(&Tool::Task));
+        let child = parent.for_subagent("build").unwrap();
+        assert_eq!(child.agent().name, "build");
+        assert!(!child.offered_tools().contains(&Tool::Task));
+        // Not offered, so the gate refuses it too.
+        assert_eq!(
+            child.decide(&Call::new(Tool::Task, "")).verdict,
+            decode_policy::Verdict::Deny
+        );
+        assert_eq!(child.mode(), Mode::Default);
+        // Its own mode stays within the parent's, now and later.
+        parent.set_mode(Mode::Plan);
+        assert_eq!(child.mode(), Mode::Plan);
+        assert_eq!(child.snapshot().mode, Mode::Plan);
+        child.set_mode(Mode::Bypass);
+        assert_eq!(child.mode(), Mode::Plan);
+        assert_eq!(
+            child.decide(&Call::new(Tool::Write, "a.txt")).verdict,
+            decode_policy::Verdict::Deny
+        );
+        // The parent's own mode is untouched by the subagent's.
+        assert_eq!(parent.mode(), Mode::Plan);
+        let err = parent.for_subagent("nope").unwrap_err();
+        assert!(
+            err.contains("no agent `nope`") && err.contains("explore"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //!
 //! Every tool call goes through [`tools::call_tool`] — the one gated path: allow runs
 //! it, deny returns the reason to the model as the tool result, ask goes to the
-//! decision surface and waits. Consecutive read-only calls of one turn run in
-//! parallel; every other call runs alone, in order. Arguments that are not valid JSON
+//! decision surface and waits. Consecutive read-only and `task` calls of one turn run
+//! in parallel; every other call runs alone, in order. A `task` call runs a subagent
+//! in a loop of its own ([`subagent`]; docs/agents.md, "Subagents"). Arguments that are not valid JSON
 //! and unknown tool names become error results the model can react to.
 //!
 //! The loop stops when the model answers without tool calls, when a provider fails,
@@ -46,6 +47,9 @@ use crate::session::Session;
 use crate::session_rules::SessionRules;
 use crate::state::ActiveState;
 use crate::tools::{self, SessionState, ToolContext, ToolHandler, ToolProgress};
+
+mod subagent;
+pub use subagent::{MAX_PARALLEL_SUBAGENTS, SUBAGENT_MAX_TURNS, TASK_RESULT_MAX_CHARS};
 
 /// Receives every [`LoopEvent`]; must not block for long.
 pub type EventSink = Arc<dyn Fn(&LoopEvent) + Send + Sync>;
@@ -135,6 +139,10 @@ pub struct AgentLoop {
     /// The "larger than the model's context" notice was given in this turn (once a
     /// turn is enough: it would follow every tool call otherwise).
     over_context_said: bool,
+    /// This loop is a subagent of that name (it cannot start subagents).
+    subagent: Option<String>,
+    /// The subagents that may run at once ([`MAX_PARALLEL_SUBAGENTS`]).
+    task_slots: Arc<tokio::sync::Semaphore>,
 }
 
 /// The percentage of the context above which old tool outputs are shortened.
@@ -198,6 +206,8 @@ impl AgentLoop {
             checkpoints: None,
             recorder: None,
             over_context_said: false,
+            subagent: None,
+            task_slots: Arc::new(tokio::sync::Semaphore::new(MAX_PARALLEL_SUBAGENTS)),
         }
     }
 
@@ -214,7 +224,17 @@ impl AgentLoop {
         let mut handlers = tools::for_agent(&self.active.offered_tools());
         if let Some(hub) = &self.mcp {
             hub.refresh_tools().await;
-            handlers.extend(hub.handlers());
+            let mut mcp = hub.handlers();
+            // The hub offers what the parent's agent lists; a subagent gets only the
+            // MCP tools its own agent lists.
+            if self.subagent.is_some() {
+                let gate = self.active.gate();
+                mcp.retain(|h| {
+                    decode_policy::mcp::McpName::parse(&h.name())
+                        .is_some_and(|n| gate.offers_mcp(&n))
+                });
+            }
+            handlers.extend(mcp);
         }
         handlers
     }
@@ -368,7 +388,10 @@ impl AgentLoop {
             return Outcome::Completed;
         }
 
-        self.recorder = self.turn_recorder();
+        // A subagent records into its parent's turn (set when it started).
+        if self.subagent.is_none() {
+            self.recorder = self.turn_recorder();
+        }
         self.over_context_said = false;
         let mut turns: u32 = 0;
         let mut unresolved_denial = false;
@@ -400,15 +423,31 @@ impl AgentLoop {
         outcome
     }
 
-    fn tool_specs(handlers: &[Arc<dyn ToolHandler>]) -> Vec<ToolSpec> {
+    fn tool_specs(&self, handlers: &[Arc<dyn ToolHandler>]) -> Vec<ToolSpec> {
         handlers
             .iter()
             .map(|h| ToolSpec {
                 name: h.name(),
-                description: h.description().to_string(),
+                description: if h.tool() == decode_policy::Tool::Task {
+                    self.task_description(h.description())
+                } else {
+                    h.description().to_string()
+                },
                 input_schema: h.input_schema(),
             })
             .collect()
+    }
+
+    /// The `task` tool's description with the agents it can start (those with a
+    /// description), one line each.
+    fn task_description(&self, base: &str) -> String {
+        let mut text = format!("{base}\n\nThe agents you can start:");
+        for a in self.active.catalog().agents() {
+            if !a.description.trim().is_empty() {
+                text.push_str(&format!("\n- {}: {}", a.name, a.description.trim()));
+            }
+        }
+        text
     }
 
     async fn turn(
@@ -420,7 +459,7 @@ impl AgentLoop {
         let agent = self.active.agent();
         let handlers = self.offered_handlers().await;
         let system = self.active.system_prompt();
-        let specs = Self::tool_specs(&handlers);
+        let specs = self.tool_specs(&handlers);
         self.fit_context(&system, &specs);
         let request = ModelRequest {
             system,
@@ -669,8 +708,11 @@ impl AgentLoop {
             id: call.id.clone(),
             name: call.name.clone(),
             input: call.input.clone(),
-            decision: Some(decision),
+            decision: Some(decision.clone()),
         });
+        if handler.tool() == decode_policy::Tool::Task {
+            return self.run_task(call, decision, cancel).await;
+        }
 
         let emitter = Arc::clone(&self.emitter);
         let id = call.id.clone();
@@ -848,11 +890,12 @@ struct CallReport {
     denied: bool,
 }
 
-/// Read-only calls with usable arguments may run beside each other.
+/// Read-only calls and `task` calls (subagents, each gated call by call) with usable
+/// arguments may run beside each other.
 fn is_parallel_safe(call: &ToolCall) -> bool {
     call.invalid_input.is_none()
         && decode_policy::Tool::from_name(&call.name)
-            .is_some_and(|t| t.kind() == ToolKind::ReadOnly)
+            .is_some_and(|t| t.kind() == ToolKind::ReadOnly || t == decode_policy::Tool::Task)
 }
 
 #[cfg(test)]

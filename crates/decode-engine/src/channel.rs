@@ -65,6 +65,8 @@ type Listener = Arc<dyn Fn(&ChannelEvent) + Send + Sync>;
 struct Pending {
     id: DecisionId,
     request: DecisionRequest,
+    /// The subagent that asks, if any.
+    agent: Option<String>,
     reply: oneshot::Sender<DecisionAnswer>,
 }
 
@@ -127,6 +129,7 @@ impl DecisionChannel {
             inner.queue.front().map(|p| ChannelEvent::Pending {
                 id: p.id,
                 request: p.request.clone(),
+                agent: p.agent.clone(),
             })
         };
         if let Some(event) = current {
@@ -159,6 +162,19 @@ impl DecisionChannel {
             .queue
             .iter()
             .map(|p| (p.id, p.request.clone()))
+            .collect()
+    }
+
+    /// Every pending request with the subagent that asks it, current first.
+    pub fn pending_decisions(&self) -> Vec<decode_protocol::PendingDecision> {
+        self.lock()
+            .queue
+            .iter()
+            .map(|p| decode_protocol::PendingDecision {
+                id: p.id,
+                request: p.request.clone(),
+                agent: p.agent.clone(),
+            })
             .collect()
     }
 
@@ -288,6 +304,7 @@ fn queue_next(inner: &mut Inner) {
         let event = ChannelEvent::Pending {
             id: next.id,
             request: next.request.clone(),
+            agent: next.agent.clone(),
         };
         inner.outbox.push_back(event);
     }
@@ -318,6 +335,11 @@ impl Drop for AbandonGuard<'_> {
 #[async_trait]
 impl DecisionSurface for DecisionChannel {
     async fn ask(&self, request: DecisionRequest) -> DecisionAnswer {
+        self.ask_as(None, request).await
+    }
+
+    async fn ask_as(&self, agent: Option<&str>, request: DecisionRequest) -> DecisionAnswer {
+        let agent = agent.map(str::to_string);
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         {
@@ -331,12 +353,13 @@ impl DecisionSurface for DecisionChannel {
             inner.queue.push_back(Pending {
                 id,
                 request: request.clone(),
+                agent: agent.clone(),
                 reply: tx,
             });
             let event = if becomes_current {
-                ChannelEvent::Pending { id, request }
+                ChannelEvent::Pending { id, request, agent }
             } else {
-                ChannelEvent::Queued { id, request }
+                ChannelEvent::Queued { id, request, agent }
             };
             inner.outbox.push_back(event);
         }

@@ -180,10 +180,8 @@ impl ChatSession {
         let history = match &resume {
             Some(r) => {
                 status.session_id = Some(r.session.id().to_string());
-                for e in &r.events {
-                    if let LoopEvent::TurnEnd { usage: Some(u), .. } = e {
-                        status.usage.add(*u);
-                    }
+                for u in r.events.iter().filter_map(LoopEvent::turn_usage) {
+                    status.usage.add(u);
                 }
                 r.events.clone()
             }
@@ -485,16 +483,21 @@ impl ChatSession {
                 sink(e);
                 return;
             };
-            match e {
-                LoopEvent::TurnEnd { usage: Some(u), .. } => {
-                    let u = *u;
-                    this.changed(|s| s.usage.add(u));
-                }
-                LoopEvent::ToolResult {
-                    answer: Some(decode_protocol::DecisionAnswer::AllowForSession { .. }),
-                    ..
-                } => this.changed(|_| {}),
-                _ => {}
+            // A subagent's tokens count in the total too (docs/agents.md, "Subagents").
+            if let Some(u) = e.turn_usage() {
+                this.changed(|s| s.usage.add(u));
+            }
+            // A subagent's "for this session" answer adds to the same rules.
+            let step = match e {
+                LoopEvent::Subagent { event, .. } => event.as_ref(),
+                other => other,
+            };
+            if let LoopEvent::ToolResult {
+                answer: Some(decode_protocol::DecisionAnswer::AllowForSession { .. }),
+                ..
+            } = step
+            {
+                this.changed(|_| {});
             }
             sink(e);
         });

@@ -419,6 +419,31 @@ impl Session {
     /// [`PROGRESS_KEPT`] is not kept, and a result's diff (shown, never read by the
     /// model: a new 5 MB file's diff is the file again) is kept as the window shows it.
     pub fn append(&mut self, event: &LoopEvent) -> Result<(), SessionError> {
+        if let LoopEvent::Subagent {
+            parent_id,
+            event: inner,
+            ..
+        } = event
+        {
+            // A subagent's steps are kept whole but for its streamed text (its
+            // assistant message holds it) and its commands' output beyond the bound.
+            match &**inner {
+                LoopEvent::TextDelta { .. } => return Ok(()),
+                LoopEvent::ToolProgress { id, text, .. } => {
+                    let kept = self
+                        .progress_kept
+                        .entry(format!("{parent_id}/{id}"))
+                        .or_insert(0);
+                    if *kept >= PROGRESS_KEPT {
+                        return Ok(());
+                    }
+                    *kept += text.len();
+                }
+                _ => {}
+            }
+            self.flush_text()?;
+            return self.append_value(event, false);
+        }
         if let LoopEvent::TextDelta { text } = event {
             self.pending_text.push_str(text);
             if self.pending_text.len() >= TEXT_PIECE {

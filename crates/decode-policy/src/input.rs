@@ -323,7 +323,8 @@ impl Call {
             | Tool::AskUser
             | Tool::EnterPlanMode
             | Tool::ExitPlanMode
-            | Tool::Sleep => String::new(),
+            | Tool::Sleep
+            | Tool::Task => String::new(),
             Tool::Net => field(&["host"]),
         };
         Call {

@@ -48,6 +48,28 @@ impl Mode {
         }
     }
 
+    /// How much the mode lets through without asking, from the strictest:
+    /// plan < default < edit < auto < bypass.
+    pub fn looseness(self) -> u8 {
+        match self {
+            Mode::Plan => 0,
+            Mode::Default => 1,
+            Mode::Edit => 2,
+            Mode::Auto => 3,
+            Mode::Bypass => 4,
+        }
+    }
+
+    /// `self`, or `limit` when `self` is looser: a subagent's mode is never looser
+    /// than the mode of the agent that started it.
+    pub fn no_looser_than(self, limit: Mode) -> Mode {
+        if self.looseness() > limit.looseness() {
+            limit
+        } else {
+            self
+        }
+    }
+
     /// One line saying what the mode lets through and what still asks.
     pub fn describe(self) -> &'static str {
         match self {
@@ -108,6 +130,18 @@ impl<'de> Deserialize<'de> for Mode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_subagent_mode_is_clamped_to_the_parent_mode() {
+        use Mode::*;
+        let order = [Plan, Default, Edit, Auto, Bypass];
+        for (i, own) in order.iter().enumerate() {
+            for (j, parent) in order.iter().enumerate() {
+                let want = if i > j { *parent } else { *own };
+                assert_eq!(own.no_looser_than(*parent), want, "{own} under {parent}");
+            }
+        }
+    }
 
     #[test]
     fn cycle_and_names() {

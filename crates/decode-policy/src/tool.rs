@@ -14,7 +14,8 @@ pub enum ToolKind {
     FileEdit,
     /// `bash`, and MCP tools the person has not marked read-only.
     Other,
-    /// `ask_user`, `enter_plan_mode`, `exit_plan_mode`, `sleep`: never gated.
+    /// `ask_user`, `enter_plan_mode`, `exit_plan_mode`, `sleep`, `task`: never
+    /// gated (the calls a `task` subagent makes are).
     Control,
 }
 
@@ -46,6 +47,9 @@ pub enum Tool {
     EnterPlanMode,
     ExitPlanMode,
     Sleep,
+    /// Starts a subagent of the catalog on a sub-task (docs/agents.md,
+    /// "Subagents"): never gated itself; every call the subagent makes is.
+    Task,
     /// A tool of an MCP server (`mcp__SERVER__TOOL`, docs/mcp.md). Not in
     /// [`Tool::ALL`] (the built-in tools): a [`crate::Call`] of it carries the full
     /// name beside it, and [`Tool::from_name`] never returns it (MCP names are
@@ -59,7 +63,7 @@ pub enum Tool {
 
 impl Tool {
     /// Every built-in tool, in a stable order (MCP tools are [`Tool::Mcp`]).
-    pub const ALL: [Tool; 12] = [
+    pub const ALL: [Tool; 13] = [
         Tool::Read,
         Tool::Glob,
         Tool::Grep,
@@ -72,6 +76,7 @@ impl Tool {
         Tool::EnterPlanMode,
         Tool::ExitPlanMode,
         Tool::Sleep,
+        Tool::Task,
     ];
 
     /// Looks a tool up by name, case-insensitively. Accepts our snake_case names
@@ -105,6 +110,7 @@ impl Tool {
             "enterplanmode" => Tool::EnterPlanMode,
             "exitplanmode" => Tool::ExitPlanMode,
             "sleep" => Tool::Sleep,
+            "task" => Tool::Task,
             "net" => Tool::Net,
             _ => return None,
         })
@@ -125,6 +131,7 @@ impl Tool {
             Tool::EnterPlanMode => "enter_plan_mode",
             Tool::ExitPlanMode => "exit_plan_mode",
             Tool::Sleep => "sleep",
+            Tool::Task => "task",
             Tool::Mcp => "mcp",
             Tool::Net => "net",
         }
@@ -139,7 +146,7 @@ impl Tool {
             }
             Tool::Write | Tool::Edit => ToolKind::FileEdit,
             Tool::Bash | Tool::Mcp | Tool::Net => ToolKind::Other,
-            Tool::AskUser | Tool::EnterPlanMode | Tool::ExitPlanMode | Tool::Sleep => {
+            Tool::AskUser | Tool::EnterPlanMode | Tool::ExitPlanMode | Tool::Sleep | Tool::Task => {
                 ToolKind::Control
             }
         }
@@ -180,6 +187,7 @@ impl Tool {
             Tool::EnterPlanMode => &[Tool::EnterPlanMode],
             Tool::ExitPlanMode => &[Tool::ExitPlanMode],
             Tool::Sleep => &[Tool::Sleep],
+            Tool::Task => &[Tool::Task],
             Tool::Mcp => &[Tool::Mcp],
             // Host rules live in their own index (`matcher::HostRules`).
             Tool::Net => &[],
@@ -203,7 +211,7 @@ impl fmt::Display for Tool {
 
 /// Error for an unknown tool name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown tool `{name}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, or an MCP tool mcp__SERVER__TOOL)")]
+#[error("unknown tool `{name}` (expected one of: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, task, or an MCP tool mcp__SERVER__TOOL)")]
 pub struct UnknownTool {
     pub name: String,
 }

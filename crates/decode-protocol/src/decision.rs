@@ -277,11 +277,20 @@ pub enum ChannelEvent {
     Pending {
         id: DecisionId,
         request: DecisionRequest,
+        /// The subagent that asks (docs/agents.md, "Subagents"); none for the agent
+        /// the person talks to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        agent: Option<String>,
     },
     /// `request` joined the queue behind the current one.
     Queued {
         id: DecisionId,
         request: DecisionRequest,
+        /// The subagent that asks; none for the agent the person talks to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        agent: Option<String>,
     },
     /// The request was answered (by a surface, or `cancel` / `gone` when the run
     /// stopped or its asker gave up): surfaces showing it close it.
@@ -297,6 +306,10 @@ pub enum ChannelEvent {
 pub struct PendingDecision {
     pub id: DecisionId,
     pub request: DecisionRequest,
+    /// The subagent that asks; none for the agent the person talks to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub agent: Option<String>,
 }
 
 /// The verdict on rules a person wants "always allow" to save.

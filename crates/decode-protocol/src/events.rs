@@ -162,6 +162,25 @@ pub enum LoopEvent {
     Error { kind: ErrorKind, message: String },
     /// The run is over.
     Done { outcome: Outcome, turns: u32 },
+    /// A step of a subagent that the `task` call `parent_id` started (docs/agents.md,
+    /// "Subagents"): `event` as the subagent's own loop reported it. A surface nests
+    /// these under that call; they are never part of the parent's conversation.
+    Subagent {
+        parent_id: String,
+        agent: String,
+        event: Box<LoopEvent>,
+    },
+}
+
+impl LoopEvent {
+    /// The tokens a finished model turn used, the turns of subagents included.
+    pub fn turn_usage(&self) -> Option<Usage> {
+        match self {
+            LoopEvent::TurnEnd { usage, .. } => *usage,
+            LoopEvent::Subagent { event, .. } => event.turn_usage(),
+            _ => None,
+        }
+    }
 }
 
 /// A loop event on its way to the window, stamped with the wall-clock time (Unix

@@ -117,6 +117,15 @@ impl LoopEvent {
                 stream: *stream,
                 text: page_text(text),
             },
+            LoopEvent::Subagent {
+                parent_id,
+                agent,
+                event,
+            } => LoopEvent::Subagent {
+                parent_id: parent_id.clone(),
+                agent: agent.clone(),
+                event: Box::new(event.for_page()),
+            },
             other => other.clone(),
         }
     }
@@ -127,8 +136,10 @@ impl LoopEvent {
     /// (what the transcript keeps: the model never reads the diff).
     pub fn for_page_diff(&self) -> LoopEvent {
         let mut event = self.clone();
-        if let LoopEvent::ToolResult { diff, .. } = &mut event {
-            *diff = page_opt(diff);
+        match &mut event {
+            LoopEvent::ToolResult { diff, .. } => *diff = page_opt(diff),
+            LoopEvent::Subagent { event: inner, .. } => **inner = inner.for_page_diff(),
+            _ => {}
         }
         event
     }

@@ -219,12 +219,104 @@ fn call_subject(name: &str, input: &Value) -> String {
         "web_fetch" => field("url"),
         "ask_user" => field("question"),
         "sleep" => input.get("seconds").map(|s| format!("{s} s")),
+        "task" => field("agent").map(|a| match field("description") {
+            Some(d) => format!("{a}: {d}"),
+            None => a,
+        }),
         _ => None,
     };
     match s {
         Some(s) => one_line(&s, 160),
         None if input.is_string() => one_line(input.as_str().unwrap_or(""), 160),
         None => String::new(),
+    }
+}
+
+/// The lines a tool step prints: the call with its verdict, an image, the result.
+fn step_lines(event: &LoopEvent) -> Vec<String> {
+    let mut out = Vec::new();
+    match event {
+        LoopEvent::ToolCallStarted {
+            name,
+            input,
+            decision,
+            ..
+        } => {
+            let subject = call_subject(name, input);
+            let verdict = match decision {
+                Some(d) if d.verdict == Verdict::Allow => String::new(),
+                Some(d) => format!("  [{}: {}]", d.verdict, d.reason),
+                None => String::new(),
+            };
+            let head = if subject.is_empty() {
+                format!("→ {name}")
+            } else {
+                format!("→ {name} {subject}")
+            };
+            out.push(format!("{head}{verdict}"));
+        }
+        LoopEvent::ToolImage {
+            mime_type, data, ..
+        } => out.push(format!(
+            "  [image: {}, {} KB — shown in the window]",
+            decode_core::display::one_line(mime_type),
+            (data.len() * 3 / 4).div_ceil(1024)
+        )),
+        LoopEvent::ToolResult {
+            content,
+            is_error,
+            note,
+            diff,
+            ..
+        } => {
+            if *is_error {
+                for (i, l) in content.lines().enumerate() {
+                    out.push(format!("  {} {l}", if i == 0 { "✗" } else { " " }));
+                }
+            } else {
+                let lines = content.lines().count();
+                let more = if lines > 1 {
+                    format!(" (+{} more lines)", lines - 1)
+                } else {
+                    String::new()
+                };
+                out.push(format!("  ✓ {}{more}", one_line(content, 120)));
+            }
+            if let Some(diff) = diff {
+                out.extend(
+                    diff.lines()
+                        .filter(|l| {
+                            (l.starts_with('+') || l.starts_with('-'))
+                                && !l.starts_with("+++")
+                                && !l.starts_with("---")
+                        })
+                        .map(|l| format!("    {l}")),
+                );
+            }
+            if let Some(note) = note {
+                out.push(format!("  note: {note}"));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The lines a subagent's step prints (its text once its turn is complete, not
+/// word by word: several subagents may run at once).
+fn subagent_lines(event: &LoopEvent) -> Vec<String> {
+    match event {
+        LoopEvent::AssistantMessage { text, .. } => text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_string)
+            .collect(),
+        LoopEvent::Notice { text } => vec![format!("note: {}", one_line(text, 200))],
+        LoopEvent::Error { message, .. } => vec![format!("error: {}", one_line(message, 200))],
+        LoopEvent::Done { outcome, turns } => {
+            vec![format!("done ({outcome:?}, {turns} model turns)").to_lowercase()]
+        }
+        _ => step_lines(event),
     }
 }
 
@@ -264,66 +356,11 @@ impl Printer {
         }
         match event {
             LoopEvent::TextDelta { text } => self.write(text),
-            LoopEvent::ToolCallStarted {
-                name,
-                input,
-                decision,
-                ..
-            } => {
-                let subject = call_subject(name, input);
-                let verdict = match decision {
-                    Some(d) if d.verdict == Verdict::Allow => String::new(),
-                    Some(d) => format!("  [{}: {}]", d.verdict, d.reason),
-                    None => String::new(),
-                };
-                let head = if subject.is_empty() {
-                    format!("→ {name}")
-                } else {
-                    format!("→ {name} {subject}")
-                };
-                self.line(&format!("{head}{verdict}"));
-            }
-            LoopEvent::ToolProgress { .. } => {}
-            LoopEvent::ToolImage {
-                mime_type, data, ..
-            } => {
-                self.line(&format!(
-                    "  [image: {}, {} KB — shown in the window]",
-                    decode_core::display::one_line(mime_type),
-                    (data.len() * 3 / 4).div_ceil(1024)
-                ));
-            }
-            LoopEvent::ToolResult {
-                content,
-                is_error,
-                note,
-                diff,
-                ..
-            } => {
-                if *is_error {
-                    for (i, l) in content.lines().enumerate() {
-                        self.line(&format!("  {} {l}", if i == 0 { "✗" } else { " " }));
-                    }
-                } else {
-                    let lines = content.lines().count();
-                    let more = if lines > 1 {
-                        format!(" (+{} more lines)", lines - 1)
-                    } else {
-                        String::new()
-                    };
-                    self.line(&format!("  ✓ {}{more}", one_line(content, 120)));
-                }
-                if let Some(diff) = diff {
-                    for l in diff.lines().filter(|l| {
-                        (l.starts_with('+') || l.starts_with('-'))
-                            && !l.starts_with("+++")
-                            && !l.starts_with("---")
-                    }) {
-                        self.line(&format!("    {l}"));
-                    }
-                }
-                if let Some(note) = note {
-                    self.line(&format!("  note: {note}"));
+            LoopEvent::ToolCallStarted { .. }
+            | LoopEvent::ToolImage { .. }
+            | LoopEvent::ToolResult { .. } => {
+                for l in step_lines(event) {
+                    self.line(&l);
                 }
             }
             LoopEvent::Notice { text } => {
@@ -338,7 +375,16 @@ impl Printer {
                 }
                 output::err(&format!("decode: {message}"));
             }
-            LoopEvent::UserPrompt { .. }
+            LoopEvent::Subagent { agent, event, .. } => {
+                // A subagent's steps, indented under its `task` call, a whole line at
+                // a time (several may run at once).
+                let prefix = format!("  {} │ ", decode_core::display::one_line(agent));
+                for l in subagent_lines(event) {
+                    self.line(&format!("{prefix}{l}"));
+                }
+            }
+            LoopEvent::ToolProgress { .. }
+            | LoopEvent::UserPrompt { .. }
             | LoopEvent::TurnStart { .. }
             | LoopEvent::AssistantMessage { .. }
             | LoopEvent::TurnEnd { .. }

@@ -75,9 +75,11 @@ fn check_json_has_verdict_reason_and_trace() {
 #[test]
 fn check_control_tools_are_never_gated() {
     let env = Env::new();
-    let o = env.run(&["check", "--json", "sleep", ""]);
-    assert_eq!(o.status.code(), Some(0));
-    assert_eq!(json(&o)["verdict"], "allow");
+    for tool in ["sleep", "task"] {
+        let o = env.run(&["check", "--json", tool, ""]);
+        assert_eq!(o.status.code(), Some(0), "{tool}");
+        assert_eq!(json(&o)["verdict"], "allow", "{tool}");
+    }
 }
 
 #[test]

@@ -690,3 +690,66 @@ fn key_set_refuses_several_lines_and_an_oversized_key_and_stores_nothing() {
         );
     }
 }
+
+#[test]
+fn a_subagent_prints_indented_under_its_task_and_its_session_resumes() {
+    let env = Env::new();
+    env.write("README.md", "hello from the readme\n");
+    let script = env.write(
+        "s.json",
+        &json!({
+            "turns": [
+                {"text": "Asking explore.", "tool_calls": [{"name": "task", "input": {
+                    "agent": "explore", "description": "read the readme",
+                    "prompt": "What does README.md say?"}}]},
+                {"text": "Explore says hello."},
+                {"text": "Resumed and still fine."}
+            ],
+            "subagents": {"explore": [
+                {"text": "Reading.", "tool_calls": [{"name": "read", "input": {"path": "README.md"}}]},
+                {"text": "It says hello from the readme."}
+            ]}
+        })
+        .to_string(),
+    );
+    let s = script.to_str().unwrap();
+    let out = env.run(&[
+        "run",
+        "--provider",
+        "script",
+        "--script",
+        s,
+        "-p",
+        "readme?",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("→ task explore: read the readme"), "{text}");
+    assert!(text.contains("  explore │ → read README.md"), "{text}");
+    assert!(
+        text.contains("  explore │ It says hello from the readme."),
+        "{text}"
+    );
+    assert!(
+        text.contains("  ✓ It says hello from the readme."),
+        "{text}"
+    );
+    assert!(text.contains("Explore says hello."), "{text}");
+
+    // The transcript keeps the subagent's steps, and the session resumes on them:
+    // the model's conversation holds the task's result, not the subagent's turns.
+    let id = wait_for_transcript(&sessions_dir(&env), r#""type":"subagent""#);
+    let out = env.run(&[
+        "run",
+        "--resume",
+        &id,
+        "--provider",
+        "script",
+        "--script",
+        s,
+        "-p",
+        "and now?",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Resumed and still fine."));
+}

@@ -91,6 +91,24 @@ fn permission(p: &Project, mode: Mode, tool: Tool, subject: &str) -> DecisionReq
 }
 
 #[tokio::test]
+async fn a_subagent_ask_says_which_subagent_asks() {
+    let p = Project::new();
+    let req = permission(&p, Mode::Default, Tool::Bash, "cargo test");
+    let (s, out) = surface("y\n");
+    assert_eq!(
+        s.ask_as(Some("explore"), req.clone()).await,
+        DecisionAnswer::AllowOnce
+    );
+    let shown = out.text();
+    assert!(shown.starts_with("[subagent explore]\n"), "{shown}");
+    assert!(shown.contains("permission needed for bash:"), "{shown}");
+    // The agent the person talks to asks without a label.
+    let (s, out) = surface("y\n");
+    s.ask(req).await;
+    assert!(!out.text().contains("[subagent"));
+}
+
+#[tokio::test]
 async fn permission_answers() {
     let p = Project::new();
     let req = permission(&p, Mode::Default, Tool::Bash, "cargo test");

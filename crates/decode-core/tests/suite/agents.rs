@@ -365,7 +365,7 @@ fn one_broken_two_good() {
     assert_eq!(
         shown,
         format!(
-            "{}:4: the key `tools` names an unknown tool `teleport` (known tools: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, and MCP tools as mcp__SERVER__TOOL, mcp__SERVER__* or mcp__*)",
+            "{}:4: the key `tools` names an unknown tool `teleport` (known tools: read, glob, grep, web_fetch, todo_write, write, edit, bash, ask_user, enter_plan_mode, exit_plan_mode, sleep, task, and MCP tools as mcp__SERVER__TOOL, mcp__SERVER__* or mcp__*)",
             bad.display()
         )
     );

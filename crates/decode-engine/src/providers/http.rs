@@ -89,6 +89,9 @@ pub(crate) struct HttpClient<W: Wire> {
     http: reqwest::Client,
     policy: RetryPolicy,
     context_tokens: Option<usize>,
+    /// What it was built from: a subagent asking for another model gets the same
+    /// configuration with that model.
+    settings: ProviderSettings,
 }
 
 impl<W: Wire> HttpClient<W> {
@@ -115,6 +118,7 @@ impl<W: Wire> HttpClient<W> {
             http,
             policy: settings.retry,
             context_tokens: settings.context_tokens,
+            settings: settings.clone(),
         })
     }
 }
@@ -130,7 +134,29 @@ impl<W: Wire + 'static> ModelClient for HttpClient<W> {
                 ..self.policy
             },
             context_tokens: self.context_tokens,
+            settings: self.settings.clone(),
         }))
+    }
+
+    fn for_subagent(&self, agent: &str, model: Option<&str>) -> Option<Arc<dyn ModelClient>> {
+        let model = model.filter(|m| *m != self.wire.model())?;
+        let settings = ProviderSettings {
+            model: model.to_string(),
+            // The configured size is the parent model's.
+            context_tokens: None,
+            ..self.settings.clone()
+        };
+        match super::connect(&settings) {
+            Ok(client) => Some(client),
+            Err(e) => {
+                tracing::warn!(
+                    agent,
+                    model,
+                    "the subagent's model cannot be used ({e}); it runs on the parent's"
+                );
+                None
+            }
+        }
     }
 
     fn info(&self) -> ModelInfo {

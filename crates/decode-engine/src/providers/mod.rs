@@ -284,6 +284,15 @@ pub trait ModelClient: Send + Sync {
     fn single_try(&self) -> Option<Arc<dyn ModelClient>> {
         None
     }
+
+    /// The client a subagent of the catalog agent `agent` uses, asking for `model`
+    /// (`None`: this client's model), when this provider decides it itself (the
+    /// script provider replays the subagent's own turns). `None`: the agent loop
+    /// decides (this client, or the same provider configuration with `model`).
+    fn for_subagent(&self, agent: &str, model: Option<&str>) -> Option<Arc<dyn ModelClient>> {
+        let _ = (agent, model);
+        None
+    }
 }
 
 /// A rough context size per model when the config does not give `contextTokens`.

@@ -20,8 +20,13 @@
 //! whose conversation already holds N assistant messages gets turn N (0-based). So a
 //! resumed session continues where it stopped, and a script is deterministic however
 //! often it is run. After the last turn the model "runs out" and the request fails.
+//!
+//! `subagents` (optional) maps an agent name to the turns a subagent of that agent
+//! replays when a `task` call starts it: `{"turns": […], "subagents": {"explore":
+//! [{"text": "main is in src/main.rs"}]}}`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -43,6 +48,11 @@ pub struct Script {
     pub model: Option<String>,
     /// The turns, in order.
     pub turns: Vec<ScriptTurn>,
+    /// The turns of the subagents a `task` call starts, by agent name (each
+    /// subagent of that name replays them from its first turn; docs/agents.md,
+    /// "Subagents"). An agent without turns here runs out at once.
+    #[serde(default)]
+    pub subagents: std::collections::BTreeMap<String, Vec<ScriptTurn>>,
 }
 
 /// One scripted model turn.
@@ -172,6 +182,22 @@ fn split_words(text: &str) -> Vec<String> {
 }
 
 impl ModelClient for ScriptClient {
+    fn for_subagent(&self, agent: &str, model: Option<&str>) -> Option<Arc<dyn ModelClient>> {
+        let script = Script {
+            model: model
+                .map(str::to_string)
+                .or_else(|| self.script.model.clone()),
+            turns: self
+                .script
+                .subagents
+                .get(agent)
+                .cloned()
+                .unwrap_or_default(),
+            subagents: Default::default(),
+        };
+        Some(Arc::new(ScriptClient::new(script, &self.path)))
+    }
+
     fn info(&self) -> ModelInfo {
         ModelInfo {
             provider: ProviderKind::Script,

@@ -18,6 +18,7 @@ mod net_ask;
 mod paths;
 mod read;
 pub mod session;
+mod task;
 mod todo;
 mod web_fetch;
 mod write;
@@ -42,6 +43,7 @@ pub use glob::{GlobTool, GLOB_MAX_RESULTS};
 pub use grep::GrepTool;
 pub use read::{ReadTool, READ_DEFAULT_LIMIT, READ_MAX_LINE_CHARS};
 pub use session::{SessionState, TodoItem, TodoStatus};
+pub use task::{TaskInput, TaskTool};
 pub use todo::TodoWriteTool;
 pub use web_fetch::{WebFetchTool, WEB_FETCH_MAX_BYTES, WEB_FETCH_MAX_REDIRECTS};
 pub use write::WriteTool;
@@ -280,6 +282,7 @@ pub fn handler(tool: Tool) -> Arc<dyn ToolHandler> {
         Tool::EnterPlanMode => Arc::new(EnterPlanModeTool),
         Tool::ExitPlanMode => Arc::new(ExitPlanModeTool),
         Tool::Sleep => Arc::new(SleepTool),
+        Tool::Task => Arc::new(TaskTool),
         // MCP tools come from their servers (crate::mcp::McpHub::handler); a call
         // of the bare tool cannot run.
         Tool::Mcp => Arc::new(UnknownMcp),

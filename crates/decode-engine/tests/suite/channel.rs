@@ -23,7 +23,7 @@ impl Log {
         let log = self.0.clone();
         Box::new(move |e| {
             let line = match e {
-                ChannelEvent::Pending { id, request } => match request {
+                ChannelEvent::Pending { id, request, .. } => match request {
                     DecisionRequest::Question { question, .. } => {
                         format!("{name}: pending {id} {question}")
                     }

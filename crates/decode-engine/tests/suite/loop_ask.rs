@@ -28,7 +28,7 @@ fn bot(
     let weak = Arc::downgrade(&channel);
     let seen2 = Arc::clone(&seen);
     channel.subscribe(Box::new(move |e| {
-        if let ChannelEvent::Pending { id, request } = e {
+        if let ChannelEvent::Pending { id, request, .. } = e {
             seen2.lock().unwrap().push(request.clone());
             if let Some(c) = weak.upgrade() {
                 c.answer_by(*id, answer(request), "bot").unwrap();

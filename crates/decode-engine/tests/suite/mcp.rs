@@ -729,6 +729,60 @@ async fn the_model_calls_an_mcp_tool_the_person_approves_and_the_result_reaches_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subagent_is_offered_only_the_tools_its_own_agent_lists() {
+    let env = Env::new();
+    env.user_servers(json!({"h": {"command": "python3", "args": [hostile()]}}));
+    let state = env.state(Mode::Default);
+    let hub = env.hub(&state);
+    hub.start().await;
+    let server = wiremock::MockServer::start().await;
+    let task = r#"{"agent":"explore","description":"look","prompt":"look around"}"#;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(Seq::new(vec![
+            sse(openai_turn("", &[("t1", "task", task)])),
+            sse(openai_turn("Nothing here.", &[])),
+            sse(openai_turn("Done.", &[])),
+        ]))
+        .mount(&server)
+        .await;
+    let mut agent = AgentLoop::new(
+        client(ProviderKind::Openai, &server.uri(), fast_policy()),
+        Arc::clone(&state),
+        bot(DecisionAnswer::AllowOnce),
+        LoopConfig::default(),
+    )
+    .with_mcp(Arc::clone(&hub));
+    let outcome = agent.run(Some("look"), CancellationToken::new()).await;
+    assert_eq!(outcome, Outcome::Completed);
+    let requests = server.received_requests().await.unwrap();
+    let offered = |i: usize| -> Vec<String> {
+        body_json(&requests[i])["tools"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // The parent (build) is offered the server's tool and `task`…
+    let parent = offered(0);
+    assert!(parent.iter().any(|t| t == "mcp__h__wipe"), "{parent:?}");
+    assert!(parent.iter().any(|t| t == "task"), "{parent:?}");
+    // …the subagent (explore) neither.
+    let child = offered(1);
+    assert!(child.iter().any(|t| t == "read"), "{child:?}");
+    assert!(
+        !child.iter().any(|t| t.starts_with("mcp__") || t == "task"),
+        "{child:?}"
+    );
+    assert!(body_json(&requests[2])
+        .to_string()
+        .contains("Nothing here."));
+    hub.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stdio_server_runs_within_the_bounds_of_the_bash_sandbox() {
     if let Some(why) = decode_engine::sandbox::problem() {
         eprintln!("skipped: no sandbox on this machine ({why})");

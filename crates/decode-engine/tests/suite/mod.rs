@@ -19,6 +19,7 @@ mod sandbox_nested;
 mod sandbox_net;
 mod sandbox_work;
 mod session;
+mod subagents;
 mod tool_races;
 mod tools_bash;
 mod tools_call_tool;

@@ -37,6 +37,8 @@ fn s1_tool_names_and_kinds() {
         ("enter_plan_mode", Tool::EnterPlanMode),
         ("exit_plan_mode", Tool::ExitPlanMode),
         ("sleep", Tool::Sleep),
+        ("task", Tool::Task),
+        ("Task", Tool::Task),
     ];
     for (n, t) in names {
         assert_eq!(Tool::from_name(n), Some(t), "{n}");
@@ -61,11 +63,12 @@ fn s1_tool_names_and_kinds() {
         (Tool::EnterPlanMode, ToolKind::Control),
         (Tool::ExitPlanMode, ToolKind::Control),
         (Tool::Sleep, ToolKind::Control),
+        (Tool::Task, ToolKind::Control),
     ];
     for (t, k) in kinds {
         assert_eq!(t.kind(), k, "{t}");
     }
-    assert_eq!(Tool::ALL.len(), 12);
+    assert_eq!(Tool::ALL.len(), 13);
 }
 
 #[test]
@@ -98,6 +101,11 @@ fn s1_subjects_from_input() {
         ),
         (Tool::TodoWrite, json!({"todos": []}), ""),
         (Tool::Sleep, json!({"seconds": 3}), ""),
+        (
+            Tool::Task,
+            json!({"agent": "explore", "description": "map", "prompt": "where is main?"}),
+            "",
+        ),
     ];
     for (tool, input, want) in cases {
         assert_eq!(Call::from_input(tool, &input).subject, want, "{tool}");
@@ -110,7 +118,13 @@ fn s1_control_tools_never_gated_and_not_offered() {
     let g = p.gate(&[], &[], &["ask_user", "sleep", "bash"]);
     let mut n = 0;
     for mode in Mode::ALL {
-        for t in ["ask_user", "enter_plan_mode", "exit_plan_mode", "sleep"] {
+        for t in [
+            "ask_user",
+            "enter_plan_mode",
+            "exit_plan_mode",
+            "sleep",
+            "task",
+        ] {
             let d = decide(&g, t, "", &mode.to_string());
             assert_eq!(d.verdict, Verdict::Allow, "{t} in {mode}");
             assert!(d.trace.iter().any(|s| s.stage == Stage::Control));
@@ -142,6 +156,7 @@ fn s1_control_tools_never_gated_and_not_offered() {
             "sleep",
             "exit_plan_mode",
             "todo_write",
+            "task",
         ] {
             let d = decide(&g, t, "x", &mode.to_string());
             assert_eq!(d.verdict, Verdict::Deny, "{t} in {mode}");

@@ -7,7 +7,7 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 export type Mode = "default" | "edit" | "plan" | "auto" | "bypass";
 
 /** A tool's canonical name (from the gate's `Tool::ALL`, and `mcp` for an MCP tool). */
-export type Tool = "read" | "glob" | "grep" | "web_fetch" | "todo_write" | "write" | "edit" | "bash" | "ask_user" | "enter_plan_mode" | "exit_plan_mode" | "sleep" | "mcp";
+export type Tool = "read" | "glob" | "grep" | "web_fetch" | "todo_write" | "write" | "edit" | "bash" | "ask_user" | "enter_plan_mode" | "exit_plan_mode" | "sleep" | "task" | "mcp";
 
 /** The gate's answer for one call. */
 export type Verdict = "allow" | "ask" | "deny";
@@ -193,7 +193,7 @@ duration_ms?: number,
 /**
  * The run was stopped while this call ran or before it started.
  */
-stopped?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_end", turn: number, stop_reason?: StopReason, usage?: Usage, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "done", outcome: Outcome, turns: number, };
+stopped?: boolean, } | { "type": "notice", text: string, } | { "type": "turn_end", turn: number, stop_reason?: StopReason, usage?: Usage, } | { "type": "error", kind: ErrorKind, message: string, } | { "type": "done", outcome: Outcome, turns: number, } | { "type": "subagent", parent_id: string, agent: string, event: LoopEvent, };
 
 /**
  * A loop event on its way to the window, stamped with the wall-clock time (Unix
@@ -354,12 +354,25 @@ export type DecisionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_ses
 /**
  * What the decision channel tells the surfaces.
  */
-export type ChannelEvent = { "kind": "pending", id: number, request: DecisionRequest, } | { "kind": "queued", id: number, request: DecisionRequest, } | { "kind": "resolved", id: number, by: string, answer: DecisionAnswer, };
+export type ChannelEvent = { "kind": "pending", id: number, request: DecisionRequest, 
+/**
+ * The subagent that asks (docs/agents.md, "Subagents"); none for the agent
+ * the person talks to.
+ */
+agent?: string, } | { "kind": "queued", id: number, request: DecisionRequest, 
+/**
+ * The subagent that asks; none for the agent the person talks to.
+ */
+agent?: string, } | { "kind": "resolved", id: number, by: string, answer: DecisionAnswer, };
 
 /**
  * A request waiting in the channel (current first).
  */
-export type PendingDecision = { id: number, request: DecisionRequest, };
+export type PendingDecision = { id: number, request: DecisionRequest, 
+/**
+ * The subagent that asks; none for the agent the person talks to.
+ */
+agent?: string, };
 
 /**
  * The verdict on rules a person wants "always allow" to save.
