@@ -871,21 +871,52 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     // The status bar holds at 640 px in auto mode.
     app.send("/mode auto").await?;
     app.wait_text("status-mode", "auto", SHORT).await?;
-    app.client.set_window_size(640, 600).await?;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    app.shot("12-status-bar-640-auto").await?;
-    let overlap = app
-        .js(
-            r#"const bar = document.querySelector('footer.statusbar');
+    // At 200 % too (the window's chrome, no dialog over it: top bar, chat, composer).
+    for (zoom, shot) in [
+        (1, "12-status-bar-640-auto"),
+        (2, "12b-auto-window-640-200"),
+    ] {
+        app.client.set_window_size(640, 600).await?;
+        app.js(&format!(
+            "document.documentElement.style.zoom = '{zoom}'; return true;"
+        ))
+        .await?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        app.shot(shot).await?;
+        let overlap = app
+            .js(
+                r#"const bar = document.querySelector('footer.statusbar');
                const items = [...bar.children].filter(e => e.getBoundingClientRect().width > 0);
                const rects = items.map(e => e.getBoundingClientRect());
                for (let i = 1; i < rects.length; i++) if (rects[i].left < rects[i-1].right - 0.5) return 'overlap';
                const last = rects[rects.length - 1];
                if (last.right > bar.getBoundingClientRect().right + 0.5) return 'overflow';
                return 'ok';"#,
-        )
+            )
+            .await?;
+        ensure!(
+            overlap == "ok",
+            "status bar at 640 px and {zoom}00 %: {overlap}"
+        );
+        // The top bar's controls: none overlaps another, none runs off the bar.
+        let top = app
+            .js(
+                r#"const bar = document.querySelector('header.topbar').getBoundingClientRect();
+               const els = [...document.querySelectorAll('header.topbar :is(button, select)')]
+                 .filter(e => e.getBoundingClientRect().width > 0);
+               const r = els.map(e => [e.dataset.testid || e.className, e.getBoundingClientRect()]);
+               for (const [n, a] of r) if (a.left < bar.left - 0.5 || a.right > bar.right + 0.5) return 'off the bar: ' + n;
+               for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++) {
+                 const [n, a] = r[i], [m, b] = r[j];
+                 if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) return n + ' overlaps ' + m;
+               }
+               return 'ok';"#,
+            )
+            .await?;
+        ensure!(top == "ok", "top bar at 640 px and {zoom}00 %: {top}");
+    }
+    app.js("document.documentElement.style.zoom = ''; return true;")
         .await?;
-    ensure!(overlap == "ok", "status bar at 640 px: {overlap}");
     app.client.set_window_size(1100, 760).await?;
 
     // Undo this turn: a turn (in auto mode) changes three files (and makes a folder);

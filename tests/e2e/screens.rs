@@ -250,6 +250,12 @@ async fn screens(app: &App, project: &TempProject) -> anyhow::Result<()> {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // The rule rows themselves, small: each row one unit, "remove" on its line.
+    app.js(
+        "document.querySelector('[data-testid=\"settings-rule\"]').scrollIntoView(); return true;",
+    )
+    .await?;
+    reachable_when_small(app, "21a-settings-rules").await?;
     app.js("document.querySelector('[data-testid=\"settings-rule-add\"]').scrollIntoView(); return true;")
         .await?;
     app.shot("21-settings-levels").await?;
