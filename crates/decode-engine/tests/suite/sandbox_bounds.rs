@@ -87,6 +87,11 @@ fn listen_path(p: &Path) -> UnixListener {
     UnixListener::bind(p).unwrap()
 }
 
+fn try_listen_abstract(name: &str) -> Option<UnixListener> {
+    use std::os::linux::net::SocketAddrExt;
+    UnixListener::bind_addr(&SocketAddr::from_abstract_name(name.as_bytes()).ok()?).ok()
+}
+
 fn listen_abstract(name: &str) -> UnixListener {
     use std::os::linux::net::SocketAddrExt;
     UnixListener::bind_addr(&SocketAddr::from_abstract_name(name.as_bytes()).unwrap()).unwrap()
@@ -125,12 +130,22 @@ async fn inner_displays_are_out_of_reach() {
     let p = Project::new();
     // An X server's two sockets (the path one and the abstract one, which X
     // clients try first), and a Wayland compositor's.
-    let n = 400 + std::process::id() % 500;
     let x11 = PathBuf::from("/tmp/.X11-unix");
     if !x11.exists() {
         std::fs::create_dir(&x11).unwrap();
         let _ = std::fs::set_permissions(&x11, std::fs::Permissions::from_mode(0o1777));
     }
+    // A display number no X server of the machine (another test's, a person's,
+    // this test's run as the other user) uses: the abstract names are shared by
+    // everything in the host's network.
+    let free = |n: u32| {
+        !x11.join(format!("X{n}")).exists()
+            && try_listen_abstract(&format!("/tmp/.X11-unix/X{n}")).is_some()
+    };
+    let n = (0..500)
+        .map(|k| 400 + (std::process::id() + 2 * k) % 500)
+        .find(|&n| free(n))
+        .expect("a free display number");
     let path = x11.join(format!("X{n}"));
     let _a = listen_path(&path);
     let name = format!("/tmp/.X11-unix/X{n}");
@@ -164,20 +179,20 @@ async fn inner_displays_are_out_of_reach() {
             .is_ok_and(|o| o.status.success())
     };
     if have("Xvfb") && have("xdotool") {
-        let m = n + 1;
+        // Xvfb picks a free display itself and says which (`-displayfd`).
         let mut xvfb = std::process::Command::new("Xvfb")
-            .args([format!(":{m}"), "-nolisten".into(), "tcp".into()])
-            .stdout(std::process::Stdio::null())
+            .args(["-displayfd", "1", "-nolisten", "tcp"])
+            .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let sock = x11.join(format!("X{m}"));
-        for _ in 0..100 {
-            if sock.exists() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(xvfb.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let m: u32 = line.trim().parse().expect("Xvfb names its display");
         let click = format!("DISPLAY=:{m} xdotool getmouselocation && echo CLICKED");
         let r = bash(&boxed(&p), &click).await;
         let inside = r.content.clone();
