@@ -30,6 +30,32 @@ fn bash(id: &str, command: &str) -> Turn {
     Turn::call("", id, "bash", json!({"command": command}))
 }
 
+/// A `task` call starting the explore subagent.
+fn task(id: &str, description: &str, prompt: &str) -> (String, String, String) {
+    let input = json!({"agent": "explore", "description": description, "prompt": prompt});
+    (id.to_string(), "task".to_string(), input.to_string())
+}
+
+/// An explore subagent's turns: it reads `path`, then answers slowly (two characters
+/// every 100 ms), so two of them are seen running side by side.
+fn explorer(id: &str, path: &str, answer: &str) -> Vec<Turn> {
+    vec![
+        Turn::call("", id, "read", json!({"path": path})),
+        Turn {
+            text: answer.into(),
+            token_delay: Some(Duration::from_millis(100)),
+            piece_chars: Some(2),
+            ..Turn::default()
+        },
+    ]
+}
+
+/// The subagent cards on screen: `[agent, status, nested tool cards, text]`.
+const SUBAGENT_CARDS: &str = r#"
+return [...document.querySelectorAll('[data-testid="subagent-card"]')].map((c) => [
+  c.dataset.agent, c.dataset.status, c.querySelectorAll('[data-testid="tool-card"]').length, c.textContent]);
+"#;
+
 /// The replies of the fake model, one flow per key word of a prompt.
 fn script() -> Script {
     Script::new()
@@ -164,6 +190,22 @@ fn script() -> Script {
             "flow-fresh-two",
             vec![bash("c-fresh-2", "echo fresh-e2e"), Turn::text("Fresh two done.")],
         )
+        .flow(
+            "flow-subagents",
+            vec![
+                Turn {
+                    text: "I will send two explorers.".into(),
+                    calls: vec![
+                        task("c-task-1", "look at main", "sub-alpha: read src/main.rs"),
+                        task("c-task-2", "look at the readme", "sub-beta: read README.md"),
+                    ],
+                    ..Turn::default()
+                },
+                Turn::text("Both explorers reported back: main is empty, the readme has a title."),
+            ],
+        )
+        .flow("sub-alpha", explorer("c-alpha-1", "src/main.rs", "ALPHA-FOUND: main is an empty function."))
+        .flow("sub-beta", explorer("c-beta-1", "README.md", "BETA-FOUND: the readme holds only a title."))
         .flow(
             "flow-huge",
             vec![
@@ -972,6 +1014,8 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
         .collect::<String>();
     ensure!(transcript.contains("\"edited_command\":\"echo edited-e2e\""));
 
+    subagents(app, fake).await?;
+
     // New chat: the window starts over and the model sees nothing of the old one.
     app.click("new-chat").await?;
     let start = Instant::now();
@@ -996,6 +1040,63 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
         "the new conversation carried the old one: {sent}"
     );
     eprintln!("e2e: every flow passed");
+    Ok(())
+}
+
+/// Two explore subagents run side by side: each gets its own card nested in its `task`
+/// call, filled live with its steps; the parent's answer is built on their results.
+async fn subagents(app: &App, fake: &FakeOpenAi) -> anyhow::Result<()> {
+    app.send("flow-subagents look around").await?;
+    let start = Instant::now();
+    let mut side_by_side = false;
+    loop {
+        let cards = app.js(SUBAGENT_CARDS).await?;
+        let cards = cards.as_array().cloned().unwrap_or_default();
+        let running = cards
+            .iter()
+            .filter(|c| c[1] == "running" && c[2].as_u64().unwrap_or(0) >= 1)
+            .count();
+        if running == 2 {
+            side_by_side = true;
+            app.shot("14c-subagents-running").await?;
+            break;
+        }
+        ensure!(
+            start.elapsed() < LONG,
+            "two subagents never ran side by side: {cards:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    ensure!(side_by_side);
+    wait_assistant(app, "Both explorers reported back").await?;
+    let cards = app.js(SUBAGENT_CARDS).await?;
+    let cards = cards.as_array().cloned().unwrap_or_default();
+    ensure!(cards.len() == 2, "subagent cards: {cards:?}");
+    for card in &cards {
+        ensure!(
+            card[0] == "explore" && card[1] == "done",
+            "a subagent card: {card:?}"
+        );
+    }
+    // Once ended, each is one line; opened, it shows what the subagent did and said.
+    app.js(
+        "document.querySelector('[data-testid=\"subagent-card\"] button').click(); return true;",
+    )
+    .await?;
+    settle().await;
+    let opened = app.js(SUBAGENT_CARDS).await?;
+    let first = opened[0][3].as_str().unwrap_or("");
+    ensure!(
+        first.contains("ALPHA-FOUND") && first.contains("src/main.rs"),
+        "the first subagent card, opened: {first}"
+    );
+    app.shot("14d-subagents-done").await?;
+    // The parent read both answers as its `task` results.
+    let results = fake.last_tool_results().join("\n");
+    ensure!(
+        results.contains("ALPHA-FOUND") && results.contains("BETA-FOUND"),
+        "the parent's task results: {results}"
+    );
     Ok(())
 }
 

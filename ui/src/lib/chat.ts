@@ -1,5 +1,6 @@
 import type { HelpSection } from './commands';
 import type { Decision, DecisionAnswer, JsonValue, Verdict } from './gen/protocol';
+import type { Transcript } from './transcript.svelte';
 
 export type Role = 'user' | 'assistant';
 
@@ -34,7 +35,13 @@ export type ToolItem = {
   durationMs?: number;
   /** Images the tool returned (an MCP tool): raster types only, shown as images. */
   images?: ToolImage[];
+  /** A `task` call: the subagent it started, with its own steps (docs/agents.md). */
+  subagent?: SubagentRun;
 };
+
+/** A subagent's run as its `task` card shows it: its name and its own chat log (its
+ * prompt, text, tool cards), filled live from the `subagent` events of the call. */
+export type SubagentRun = { agent: string; steps: Transcript };
 
 /** An image of a tool result: a raster MIME type and its base64 data (docs/mcp.md). */
 export type ToolImage = { mimeType: string; data: string };
@@ -113,6 +120,8 @@ export function callSubject(name: string, input: JsonValue): string {
       return field(input, 'question') ?? '';
     case 'sleep':
       return `${field(input, 'seconds') ?? '?'} s`;
+    case 'task':
+      return field(input, 'description') ?? field(input, 'agent') ?? '';
     default:
       return typeof input === 'string' ? input : '';
   }

@@ -24,11 +24,11 @@ export class DecisionQueue {
       case 'pending': {
         // The channel's current one goes first; it may already be known as queued.
         const rest = this.items.filter((p) => p.id !== event.id);
-        this.items = [{ id: event.id, request: event.request }, ...rest];
+        this.items = [{ id: event.id, request: event.request, agent: event.agent }, ...rest];
         return;
       }
       case 'queued':
-        if (!this.items.some((p) => p.id === event.id)) this.items.push({ id: event.id, request: event.request });
+        if (!this.items.some((p) => p.id === event.id)) this.items.push({ id: event.id, request: event.request, agent: event.agent });
         return;
       case 'resolved':
         this.items = this.items.filter((p) => p.id !== event.id);

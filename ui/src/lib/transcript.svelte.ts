@@ -12,7 +12,7 @@ import type { ChatItem, NewChatItem, ToolItem } from './chat';
 import { tick } from 'svelte';
 import { IMAGE_TYPES, MAX_CARD_IMAGES, withId } from './chat';
 import { nextFrame } from './frames';
-import type { LoopEvent, StreamEvent } from './gen/protocol';
+import type { LoopEvent, Outcome, StreamEvent } from './gen/protocol';
 
 /** How much streamed tool output a card keeps (the tail). */
 export const MAX_TOOL_OUTPUT = 64 * 1024;
@@ -42,6 +42,10 @@ export class Transcript {
   items = $state<ChatItem[]>([]);
   /** Output tokens of the prompt running now: counted by finished turns, estimated while one streams. */
   liveTokens = $state(0);
+  /** Input tokens of the finished model turns of this log (a subagent's card shows them). */
+  inputTokens = $state(0);
+  /** How the run of this log ended (a subagent's card shows it); null while it runs. */
+  outcome = $state<Outcome | null>(null);
   #liveChars = 0;
   #liveDone = 0;
 
@@ -130,6 +134,7 @@ export class Transcript {
     for (const card of this.#tools.values()) {
       // A call that never got its result was interrupted when the session stopped.
       if (card.status === 'running') card.status = 'stopped';
+      card.subagent?.steps.load([]);
     }
   }
 
@@ -148,6 +153,7 @@ export class Transcript {
   apply(event: LoopEvent) {
     switch (event.type) {
       case 'user_prompt':
+        this.outcome = null;
         this.#liveChars = 0;
         this.#liveDone = 0;
         this.liveTokens = 0;
@@ -243,12 +249,14 @@ export class Transcript {
         return;
       case 'turn_end':
         if (event.usage) {
+          this.inputTokens += event.usage.input_tokens;
           this.#liveDone += event.usage.output_tokens;
           this.#liveChars = 0;
           this.liveTokens = this.#liveDone;
         }
         return;
       case 'done':
+        this.outcome = event.outcome;
         if (this.#streaming) this.#streaming.streaming = false;
         this.#streaming = null;
         for (const card of this.#tools.values()) {
@@ -259,6 +267,20 @@ export class Transcript {
           // The loop already said so in a notice.
         }
         return;
+      case 'subagent': {
+        // A step of the subagent a `task` call started: into that call's card, applied
+        // at once (this batch is already the frame's).
+        const card = this.#tool(event.parent_id);
+        if (!card) return;
+        if (!card.subagent) card.subagent = { agent: event.agent, steps: new Transcript() };
+        card.subagent.steps.apply(event.event);
+        // The working line counts the subagents' finished turns too.
+        if (event.event.type === 'turn_end' && event.event.usage) {
+          this.#liveDone += event.event.usage.output_tokens;
+          this.liveTokens = this.#liveDone + Math.round(this.#liveChars / 4);
+        }
+        return;
+      }
     }
   }
 }

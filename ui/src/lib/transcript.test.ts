@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent } from './gen/protocol';
+import type { ToolItem } from './chat';
 import { MAX_TOOL_OUTPUT, Transcript, perf, toolStatus } from './transcript.svelte';
 
 function run(events: LoopEvent[]): Transcript {
@@ -142,5 +143,45 @@ describe('Transcript', () => {
     t.load(events);
     expect(t.items).toHaveLength(2000);
     expect(t.items[1999]).toMatchObject({ role: 'assistant', text: 'a999' });
+  });
+
+  it('nests each subagent\'s steps under the task call that started it, live and on resume', () => {
+    const sub = (parent_id: string, agent: string, event: LoopEvent): LoopEvent => ({ type: 'subagent', parent_id, agent, event });
+    const events: LoopEvent[] = [
+      { type: 'user_prompt', text: 'look around' },
+      { type: 'turn_start', turn: 1, agent: 'build', mode: 'default', model: 'openai/m' },
+      { type: 'tool_call_started', id: 't1', name: 'task', input: { agent: 'explore', description: 'find the parser', prompt: 'p1' } },
+      { type: 'tool_call_started', id: 't2', name: 'task', input: { agent: 'explore', description: 'find the tests', prompt: 'p2' } },
+      sub('t1', 'explore', { type: 'user_prompt', text: 'p1' }),
+      sub('t2', 'explore', { type: 'user_prompt', text: 'p2' }),
+      sub('t1', 'explore', { type: 'tool_call_started', id: 'r1', name: 'read', input: { path: 'src/a.rs' } }),
+      sub('t1', 'explore', { type: 'tool_result', id: 'r1', name: 'read', content: 'fn a() {}', is_error: false, ran: true }),
+      sub('t2', 'explore', { type: 'text_delta', text: 'Look' }),
+      sub('t1', 'explore', { type: 'turn_end', turn: 1, usage: { input_tokens: 100, output_tokens: 20 } }),
+    ];
+    const t = run(events);
+    // The subagents' steps never become chat entries of their own.
+    expect(t.items.map((i) => i.kind)).toEqual(['message', 'tool', 'tool']);
+    const [, one, two] = t.items as ToolItem[];
+    expect(one.subagent?.agent).toBe('explore');
+    expect(one.subagent?.steps.items.map((i) => i.kind)).toEqual(['message', 'tool']);
+    expect(one.subagent?.steps.items[1]).toMatchObject({ name: 'read', status: 'done', content: 'fn a() {}' });
+    expect(one.subagent?.steps.inputTokens).toBe(100);
+    expect(one.subagent?.steps.liveTokens).toBe(20);
+    // The working line of the whole turn counts them.
+    expect(t.liveTokens).toBe(20);
+    expect(two.subagent?.steps.items[1]).toMatchObject({ role: 'assistant', text: 'Look', streaming: true });
+    expect(one.subagent?.steps.outcome).toBeNull();
+    t.apply(sub('t2', 'explore', { type: 'done', outcome: 'cancelled', turns: 1 }));
+    expect(two.subagent?.steps.outcome).toBe('cancelled');
+    // Steps of a call the log does not know are dropped.
+    t.apply(sub('nope', 'explore', { type: 'notice', text: 'x' }));
+    expect(t.items).toHaveLength(3);
+    // A resumed session: the same nesting, and a subagent's unfinished call is stopped.
+    const resumed = new Transcript(() => {});
+    resumed.load([...events, sub('t2', 'explore', { type: 'tool_call_started', id: 'r2', name: 'glob', input: { pattern: '*' } })]);
+    const again = resumed.items[2] as ToolItem;
+    expect(again.subagent?.steps.items.map((i) => i.kind)).toEqual(['message', 'message', 'tool']);
+    expect(again.subagent?.steps.items[2]).toMatchObject({ name: 'glob', status: 'stopped' });
   });
 });

@@ -39,6 +39,13 @@ describe('DecisionQueue', () => {
     d.apply({ kind: 'resolved', id: 2, by: 'window', answer: { kind: 'answer', text: 'x' } });
     expect(d.items.map((p) => p.id)).toEqual([3]);
   });
+
+  it('keeps the subagent that asks with its request', () => {
+    const d = new DecisionQueue();
+    d.apply({ kind: 'pending', id: 1, request: q('one'), agent: 'explore' });
+    d.apply({ kind: 'queued', id: 2, request: q('two') });
+    expect(d.items.map((p) => p.agent)).toEqual(['explore', undefined]);
+  });
 });
 
 describe('PromptHistory', () => {
@@ -68,6 +75,7 @@ describe('diff', () => {
 describe('callSubject', () => {
   it('names what a call is about', () => {
     expect(callSubject('bash', { command: 'ls -la' })).toBe('ls -la');
+    expect(callSubject('task', { agent: 'explore', description: 'find the parser', prompt: 'p' })).toBe('find the parser');
     expect(callSubject('edit', { path: 'a.rs' })).toBe('a.rs');
     expect(callSubject('grep', { pattern: 'fn', path: 'src' })).toBe('fn in src');
     expect(callSubject('sleep', { seconds: 3 })).toBe('3 s');
