@@ -1048,7 +1048,6 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
 async fn subagents(app: &App, fake: &FakeOpenAi) -> anyhow::Result<()> {
     app.send("flow-subagents look around").await?;
     let start = Instant::now();
-    let mut side_by_side = false;
     loop {
         let cards = app.js(SUBAGENT_CARDS).await?;
         let cards = cards.as_array().cloned().unwrap_or_default();
@@ -1057,7 +1056,6 @@ async fn subagents(app: &App, fake: &FakeOpenAi) -> anyhow::Result<()> {
             .filter(|c| c[1] == "running" && c[2].as_u64().unwrap_or(0) >= 1)
             .count();
         if running == 2 {
-            side_by_side = true;
             app.shot("14c-subagents-running").await?;
             break;
         }
@@ -1067,7 +1065,6 @@ async fn subagents(app: &App, fake: &FakeOpenAi) -> anyhow::Result<()> {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    ensure!(side_by_side);
     wait_assistant(app, "Both explorers reported back").await?;
     let cards = app.js(SUBAGENT_CARDS).await?;
     let cards = cards.as_array().cloned().unwrap_or_default();
