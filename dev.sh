@@ -124,7 +124,7 @@ run_tests() {
   fi
   # A failing flow's error is printed without anyhow's backtrace, so it stays in
   # the last lines of the log (panics keep theirs).
-  RUST_LIB_BACKTRACE=0 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" \
+  RUST_LIB_BACKTRACE=0 xvfb-run -a -s "-screen 0 2560x1600x24 -nolisten tcp" \
     cargo test -p decode-tests --test e2e -- --nocapture --test-threads=1
   say "the .deb package: build, install, start"
   tests/deb-smoke.sh

@@ -409,6 +409,19 @@ fn trust(project: &TempProject) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The app's arguments for `project` with the fake model server as its provider.
+pub(crate) fn fake_model_args(project: &TempProject, fake: &FakeOpenAi) -> Vec<String> {
+    vec![
+        project.path().display().to_string(),
+        "--provider".into(),
+        "openai".into(),
+        "--base-url".into(),
+        fake.base_url.clone(),
+        "--model".into(),
+        "gpt-e2e".into(),
+    ]
+}
+
 /// The flows here ask about ordinary shell commands (`echo`, `sleep`): the person
 /// turned read-only commands off in their own settings, so every command asks in
 /// default mode.
@@ -430,16 +443,7 @@ async fn the_window_runs_the_agent() -> anyhow::Result<()> {
     std::fs::write(outside.join("outside-b.txt"), "b\n")?;
     trust(&project)?;
     let fake = FakeOpenAi::start(script()).await?;
-    let args = vec![
-        project.path().display().to_string(),
-        "--provider".into(),
-        "openai".into(),
-        "--base-url".into(),
-        fake.base_url.clone(),
-        "--model".into(),
-        "gpt-e2e".into(),
-    ];
-    let app = App::start(&project, &args).await?;
+    let app = App::start(&project, &fake_model_args(&project, &fake)).await?;
     let result = flows(&app, &project, &fake).await;
     if result.is_err() {
         let _ = app.shot("failure").await;
@@ -1121,9 +1125,104 @@ async fn without_a_provider_the_window_says_how_to_set_one_up() -> anyhow::Resul
         // Nothing is lost: the message is back in the composer.
         ensure!(app.value("chat-input").await? == "hello there");
         app.shot("13-no-provider").await?;
+        // On the narrowest window (640 px at 200 %) the warning keeps its whole text.
+        app.client.set_window_size(640, 760).await?;
+        app.js("document.documentElement.style.zoom = '2'; return true;")
+            .await?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        app.shot("13b-no-provider-640-200").await?;
+        let whole = app.js(STATUS_MODEL_WHOLE).await?;
+        ensure!(
+            whole == json!(true),
+            "the status bar cuts \"not set up\": {whole}"
+        );
         anyhow::Ok(())
     }
     .await;
+    app.close().await;
+    result
+}
+
+/// Whether the status bar's model item shows its whole text inside the bar.
+const STATUS_MODEL_WHOLE: &str = r#"
+const item = document.querySelector('[data-testid="status-model"]').closest('.item');
+const r = item.getBoundingClientRect(), bar = item.parentElement.getBoundingClientRect();
+return item.scrollWidth <= item.clientWidth + 1 && r.width > 0 && r.right <= bar.right + 1;
+"#;
+
+/// The window at a real 200 % device scale (GTK's `GDK_SCALE=2`; the suite's screen is
+/// 2560×1600, a 1280×800 desktop at 200 %): the page lays out in CSS px on twice the
+/// device pixels, and an approval, the settings and the sessions dialogs keep every
+/// control in reach at the default size and at the smallest the window allows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_dialog_is_reachable_at_a_real_200_percent_scale() -> anyhow::Result<()> {
+    let project = TempProject::new()?;
+    every_command_asks(&project)?;
+    trust(&project)?;
+    let script = Script::new().flow(
+        "flow-scale",
+        vec![bash("c-scale-1", "echo scale-e2e"), Turn::text("Scaled.")],
+    );
+    let fake = FakeOpenAi::start(script).await?;
+    let args = fake_model_args(&project, &fake);
+    let app = App::start_with_env(&project, &args, &[("GDK_SCALE", "2")]).await?;
+    let result = async {
+        let ratio = app.js("return window.devicePixelRatio;").await?;
+        ensure!(ratio == json!(2), "device pixel ratio: {ratio}");
+        app.send("flow-scale go").await?;
+        app.wait("approval-dialog", LONG).await?;
+        for (width, height) in [(1100, 760), (640, 480)] {
+            app.client.set_window_size(width, height).await?;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            app.raise_over_native_dialogs(Duration::from_millis(1000))
+                .await?;
+            app.shot(&format!("31-approval-{width}-real-200")).await?;
+            // The mode select says the mode's description where it fits, else its
+            // name whole (never a sentence cut mid-word).
+            let face = app
+                .js("return document.querySelector('[data-testid=\"mode-select\"]').selectedOptions[0].textContent;")
+                .await?;
+            let face = face.as_str().unwrap_or_default();
+            ensure!(
+                if width > 720 { face.starts_with("default — ") } else { face == "default" },
+                "the mode select at {width} px reads {face:?}"
+            );
+            let unreachable = app.js(DIALOG_REACHABLE).await?;
+            ensure!(
+                unreachable == json!([]),
+                "the approval at {width} px and 200 %, out of reach: {unreachable}"
+            );
+        }
+        settle().await;
+        app.click("approve-once").await?;
+        wait_assistant(&app, "Scaled.").await?;
+        app.shot("31b-chat-640-real-200").await?;
+        for (open, dialog) in [
+            ("settings-open", "settings-dialog"),
+            ("sessions-open", "sessions-dialog"),
+        ] {
+            app.click(open).await?;
+            app.wait(dialog, SHORT).await?;
+            settle().await;
+            app.shot(&format!("31c-{dialog}-640-real-200")).await?;
+            let unreachable = app.js(DIALOG_REACHABLE).await?;
+            ensure!(
+                unreachable == json!([]),
+                "{dialog} at 640 px and 200 %, out of reach: {unreachable}"
+            );
+            app.client
+                .active_element()
+                .await?
+                .send_keys(&Key::Escape.to_string())
+                .await?;
+            app.wait_gone(dialog, SHORT).await?;
+        }
+        anyhow::Ok(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = app.shot("failure-real-200").await;
+    }
     app.close().await;
     result
 }

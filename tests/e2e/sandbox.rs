@@ -20,17 +20,9 @@ use super::{bash, reachable_when_small, settle, tool_cards, trust, wait_assistan
 
 /// The arguments that start the window on `project` in auto mode against `fake`.
 fn auto_args(project: &TempProject, fake: &FakeOpenAi) -> Vec<String> {
-    vec![
-        project.path().display().to_string(),
-        "--mode".into(),
-        "auto".into(),
-        "--provider".into(),
-        "openai".into(),
-        "--base-url".into(),
-        fake.base_url.clone(),
-        "--model".into(),
-        "gpt-e2e".into(),
-    ]
+    let mut args = super::fake_model_args(project, fake);
+    args.splice(1..1, ["--mode".to_string(), "auto".to_string()]);
+    args
 }
 
 /// What `data-kind` the open approval dialog has.

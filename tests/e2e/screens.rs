@@ -542,7 +542,7 @@ async fn a_saved_session_continues_in_the_window() -> anyhow::Result<()> {
 
 async fn sessions(app: &App, project: &TempProject) -> anyhow::Result<()> {
     app.click("sessions-open").await?;
-    let item = app.wait("session-item", SHORT).await?;
+    app.wait("session-item", SHORT).await?;
     let title = app
         .js("return document.querySelector('[data-testid=\"session-item\"]').textContent;")
         .await?;
@@ -553,8 +553,11 @@ async fn sessions(app: &App, project: &TempProject) -> anyhow::Result<()> {
             .contains("the first question"),
         "{title}"
     );
+    app.shot("29a-sessions-list").await?;
+    reachable_when_small(app, "29a-sessions-list").await?;
     // Every dialog ignores pointer input for its first 400 ms, as a person's would wait.
     tokio::time::sleep(Duration::from_millis(450)).await;
+    let item = app.wait("session-item", SHORT).await?;
     item.click().await?;
     app.wait("session-transcript", SHORT).await?;
     wait_assistant(app, "The first answer.").await?;
