@@ -422,18 +422,21 @@ describe('streaming', () => {
       id: 'c1',
       name: 'bash',
       input: { command: 'cargo build' },
+      title: 'cargo build',
       decision: decision({ verdict: 'allow', reason: 'allowed by rule bash(cargo *)' }),
     });
     send({ type: 'tool_progress', id: 'c1', stream: 'stdout', text: 'Compiling decode\n' });
     const card = await screen.findByTestId('tool-card');
     await waitFor(() => expect(card).toHaveAttribute('data-status', 'running'));
+    // Its line names what it is about, as the backend titled it.
+    expect(card).toHaveTextContent('cargo build');
     expect(screen.getByTestId('stop')).toBeInTheDocument();
     // One line until opened.
     expect(within(card).queryByTestId('tool-output')).toBeNull();
     await user.click(within(card).getByRole('button', { expanded: false }));
     await waitFor(() => expect(within(card).getByTestId('tool-output')).toHaveTextContent('Compiling decode'));
     send({ type: 'tool_result', id: 'c1', name: 'bash', content: 'ok', is_error: false, ran: true, verdict: 'allow' });
-    send({ type: 'tool_call_started', id: 'c2', name: 'edit', input: { path: 'a.txt' } });
+    send({ type: 'tool_call_started', id: 'c2', name: 'edit', input: { path: 'a.txt' }, title: 'a.txt' });
     send({
       type: 'tool_result',
       id: 'c2',
@@ -444,7 +447,7 @@ describe('streaming', () => {
       verdict: 'allow',
       diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n',
     });
-    send({ type: 'tool_call_started', id: 'c3', name: 'bash', input: { command: 'rm -rf x' } });
+    send({ type: 'tool_call_started', id: 'c3', name: 'bash', input: { command: 'rm -rf x' }, title: 'rm -rf x' });
     send({
       type: 'tool_result',
       id: 'c3',

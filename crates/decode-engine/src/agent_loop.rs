@@ -671,6 +671,7 @@ impl AgentLoop {
                 name: call.name.clone(),
                 input: call.input.clone(),
                 decision: None,
+                title: None,
             });
             let offered: Vec<String> = self
                 .offered_handlers()
@@ -690,6 +691,7 @@ impl AgentLoop {
                 name: call.name.clone(),
                 input: Value::String(raw.clone()),
                 decision: None,
+                title: None,
             });
             let why = match serde_json::from_str::<Value>(raw) {
                 Err(e) => format!("they are not valid JSON ({e})"),
@@ -709,6 +711,7 @@ impl AgentLoop {
             name: call.name.clone(),
             input: call.input.clone(),
             decision: Some(decision.clone()),
+            title: None,
         });
         if handler.tool() == decode_policy::Tool::Task {
             return self.run_task(call, decision, cancel).await;

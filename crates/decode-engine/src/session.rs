@@ -751,6 +751,7 @@ mod tests {
             name: "write".into(),
             input: big.clone(),
             decision: None,
+            title: None,
         })
         .unwrap();
         for _ in 0..40 {

@@ -84,6 +84,11 @@ pub enum LoopEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(as = "Option<DecisionTs>", optional)]
         decision: Option<Decision>,
+        /// What the call is about, in one line ([`crate::title::call_title`]): filled
+        /// for the window by `for_page`, never stored in transcripts.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        title: Option<String>,
     },
     /// An image a tool returned (an MCP tool), for the call `id`: a raster type
     /// (PNG, JPEG, GIF, WebP) and its base64 data. Shown as an image, never as HTML;

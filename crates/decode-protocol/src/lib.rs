@@ -19,6 +19,7 @@ pub mod messages;
 pub mod page;
 pub mod policy_ts;
 pub mod status;
+pub mod title;
 pub mod wire;
 pub mod workspace;
 

@@ -75,11 +75,14 @@ impl LoopEvent {
                 name,
                 input,
                 decision,
+                ..
             } => LoopEvent::ToolCallStarted {
                 id: id.clone(),
                 name: name.clone(),
                 input: page_value(input),
                 decision: decision.clone(),
+                // Derived from the whole input, before any of it is cut.
+                title: Some(crate::title::call_title(name, input)),
             },
             LoopEvent::ToolResult {
                 id,
@@ -223,12 +226,14 @@ mod tests {
             name: "write".into(),
             input: json!({"path": "big.txt", "content": content, "n": 3}),
             decision: None,
+            title: None,
         };
         let page = serde_json::to_string(&e.for_page()).unwrap();
         assert!(page.len() < PAGE_TEXT_MAX + 1024, "{}", page.len());
-        let LoopEvent::ToolCallStarted { input, .. } = e.for_page() else {
+        let LoopEvent::ToolCallStarted { input, title, .. } = e.for_page() else {
             unreachable!()
         };
+        assert_eq!(title.as_deref(), Some("big.txt"));
         assert_eq!(input["path"], "big.txt");
         assert_eq!(input["n"], 3);
         let shown = input["content"].as_str().unwrap();

@@ -124,6 +124,7 @@ describe('ChatLog', () => {
         callId: 'c',
         name: 'bash',
         input: { command: 'rm -rf build' },
+        title: 'rm -rf build',
         status: 'done',
         output: '',
         edited: 'rm -rf build/tmp',

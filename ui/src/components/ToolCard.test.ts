@@ -16,6 +16,7 @@ function taskLog(): Transcript {
     id: 't1',
     name: 'task',
     input: { agent: 'explore', description: 'find the parser', prompt: 'Find where the parser lives' },
+    title: 'explore: find the parser',
   });
   log.apply(sub({ type: 'user_prompt', text: 'Find where the parser lives' }));
   log.apply(sub({ type: 'tool_call_started', id: 'r1', name: 'read', input: { path: 'src/parser.rs' } }));
@@ -31,7 +32,7 @@ describe('ToolCard with a subagent', () => {
     const { container, getByTestId } = render(ToolCard, { card: log.items[0] as ToolItem });
     const sub = getByTestId('subagent-card');
     expect(sub).toHaveAttribute('data-agent', 'explore');
-    expect(container.querySelector('[data-testid="tool-card"] .subject')).toHaveTextContent('find the parser');
+    expect(container.querySelector('[data-testid="tool-card"] .subject')).toHaveTextContent('explore: find the parser');
     expect(getByTestId('subagent-facts')).toHaveTextContent('1 step · 1.5k tokens');
     expect(getByTestId('subagent-state')).toHaveTextContent('working');
     // Its own tool card and its text, inside it.

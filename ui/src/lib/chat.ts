@@ -14,6 +14,8 @@ export type ToolItem = {
   callId: string;
   name: string;
   input: JsonValue;
+  /** What the call is about, in one line (the backend's title: command, path, URL…). */
+  title?: string;
   /** The gate's verdict when the call started (absent for unknown tools / bad JSON). */
   decision?: Decision;
   status: ToolStatus;
@@ -82,47 +84,10 @@ export function errorText(error: unknown): string {
   return 'Something went wrong (no details were given).';
 }
 
-function field(input: JsonValue, key: string): string | undefined {
-  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
-    const v = input[key];
-    if (typeof v === 'string') return v;
-    if (typeof v === 'number') return String(v);
-  }
-  return undefined;
-}
-
 /** A duration for a card's line: "0.4 s", "12 s", "2 min 5 s". */
 export function durationText(ms: number): string {
   if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
   const s = Math.round(ms / 1000);
   if (s < 60) return `${s} s`;
   return `${Math.floor(s / 60)} min ${s % 60} s`;
-}
-
-/** What a call is about, in one line: the command, the path, the pattern, the URL. */
-export function callSubject(name: string, input: JsonValue): string {
-  switch (name) {
-    case 'bash':
-      return field(input, 'command') ?? '';
-    case 'read':
-    case 'write':
-    case 'edit':
-      return field(input, 'path') ?? field(input, 'file_path') ?? '';
-    case 'glob':
-    case 'grep': {
-      const pattern = field(input, 'pattern') ?? '';
-      const path = field(input, 'path');
-      return path ? `${pattern} in ${path}` : pattern;
-    }
-    case 'web_fetch':
-      return field(input, 'url') ?? '';
-    case 'ask_user':
-      return field(input, 'question') ?? '';
-    case 'sleep':
-      return `${field(input, 'seconds') ?? '?'} s`;
-    case 'task':
-      return field(input, 'description') ?? field(input, 'agent') ?? '';
-    default:
-      return typeof input === 'string' ? input : '';
-  }
 }

@@ -190,6 +190,7 @@ export class Transcript {
           callId: event.id,
           name: event.name,
           input: event.input,
+          title: event.title,
           decision: event.decision,
           status: 'running',
           output: '',

@@ -3,7 +3,6 @@ import { DecisionQueue } from './decisions.svelte';
 import { diffStat, parseDiff } from './diff';
 import { PromptHistory } from './history';
 import { MODES, describeMode, isMode, modeConfirmation, nextMode, parseMode, shortDescription } from './modes';
-import { callSubject } from './chat';
 
 describe('modes (the list comes from Rust)', () => {
   it('lists the five modes in Shift+Tab order and cycles them', () => {
@@ -69,17 +68,6 @@ describe('diff', () => {
     const d = '--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n same\n-old\n+new\n';
     expect(parseDiff(d).map((l) => l.kind)).toEqual(['file', 'file', 'hunk', 'ctx', 'del', 'add']);
     expect(diffStat(d)).toEqual({ added: 1, removed: 1 });
-  });
-});
-
-describe('callSubject', () => {
-  it('names what a call is about', () => {
-    expect(callSubject('bash', { command: 'ls -la' })).toBe('ls -la');
-    expect(callSubject('task', { agent: 'explore', description: 'find the parser', prompt: 'p' })).toBe('find the parser');
-    expect(callSubject('edit', { path: 'a.rs' })).toBe('a.rs');
-    expect(callSubject('grep', { pattern: 'fn', path: 'src' })).toBe('fn in src');
-    expect(callSubject('sleep', { seconds: 3 })).toBe('3 s');
-    expect(callSubject('todo_write', { todos: [] })).toBe('');
   });
 });
 

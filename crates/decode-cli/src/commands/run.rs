@@ -23,7 +23,8 @@ use decode_engine::chat::ChatSetup;
 use decode_engine::session::SessionStore;
 use decode_engine::workbench::Project;
 use decode_policy::Verdict;
-use serde_json::{json, Value};
+use decode_protocol::title::call_title;
+use serde_json::json;
 
 use crate::cli::{RunArgs, SessionsArgs};
 use crate::output;
@@ -206,32 +207,6 @@ fn one_line(s: &str, max: usize) -> String {
     }
 }
 
-/// What a call is about, for the activity line: the command, the path, the URL.
-fn call_subject(name: &str, input: &Value) -> String {
-    let field = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_string);
-    let s = match name {
-        "bash" => field("command").map(|c| format!("$ {c}")),
-        "read" | "write" | "edit" => field("path"),
-        "glob" | "grep" => field("pattern").map(|p| match field("path") {
-            Some(dir) => format!("{p} in {dir}"),
-            None => p,
-        }),
-        "web_fetch" => field("url"),
-        "ask_user" => field("question"),
-        "sleep" => input.get("seconds").map(|s| format!("{s} s")),
-        "task" => field("agent").map(|a| match field("description") {
-            Some(d) => format!("{a}: {d}"),
-            None => a,
-        }),
-        _ => None,
-    };
-    match s {
-        Some(s) => one_line(&s, 160),
-        None if input.is_string() => one_line(input.as_str().unwrap_or(""), 160),
-        None => String::new(),
-    }
-}
-
 /// The lines a tool step prints: the call with its verdict, an image, the result.
 fn step_lines(event: &LoopEvent) -> Vec<String> {
     let mut out = Vec::new();
@@ -242,7 +217,10 @@ fn step_lines(event: &LoopEvent) -> Vec<String> {
             decision,
             ..
         } => {
-            let subject = call_subject(name, input);
+            let subject = match call_title(name, input) {
+                t if name == "bash" && !t.is_empty() => format!("$ {t}"),
+                t => t,
+            };
             let verdict = match decision {
                 Some(d) if d.verdict == Verdict::Allow => String::new(),
                 Some(d) => format!("  [{}: {}]", d.verdict, d.reason),

@@ -148,7 +148,12 @@ export type ProgressStream = "stdout" | "stderr" | "note";
  * Everything the loop reports. Serialises as `{"type": "text_delta", …}` (snake_case
  * type names); the `--json` output of `decode run` and the transcripts are these.
  */
-export type LoopEvent = { "type": "user_prompt", text: string, } | { "type": "turn_start", turn: number, agent: string, mode: Mode, model: string, } | { "type": "text_delta", text: string, } | { "type": "assistant_message", text: string, tool_calls: Array<ToolCall>, } | { "type": "tool_call_started", id: string, name: string, input: JsonValue, decision?: Decision, } | { "type": "tool_image", id: string, mime_type: string, data: string, } | { "type": "tool_progress", id: string, stream: ProgressStream, text: string, } | { "type": "tool_result", id: string, name: string, 
+export type LoopEvent = { "type": "user_prompt", text: string, } | { "type": "turn_start", turn: number, agent: string, mode: Mode, model: string, } | { "type": "text_delta", text: string, } | { "type": "assistant_message", text: string, tool_calls: Array<ToolCall>, } | { "type": "tool_call_started", id: string, name: string, input: JsonValue, decision?: Decision, 
+/**
+ * What the call is about, in one line ([`crate::title::call_title`]): filled
+ * for the window by `for_page`, never stored in transcripts.
+ */
+title?: string, } | { "type": "tool_image", id: string, mime_type: string, data: string, } | { "type": "tool_progress", id: string, stream: ProgressStream, text: string, } | { "type": "tool_result", id: string, name: string, 
 /**
  * What the model reads.
  */
@@ -465,6 +470,11 @@ setup_problem: string | null,
  */
 sandbox_problem: string | null, 
 /**
+ * Which bound is missing when `sandbox_problem` is set: the whole sandbox, or
+ * only the network of its own (commands reach the host's network directly).
+ */
+sandbox_gap?: SandboxGap, 
+/**
  * Tokens used by this session so far (every turn's input and output).
  */
 usage: Usage, 
@@ -476,6 +486,12 @@ running: boolean,
  * Rules allowed "for this session": in memory only, never written.
  */
 session_rules: Array<string>, todos: Array<Todo>, };
+
+/**
+ * A bound of the sandbox this machine cannot give (docs/sandbox.md): the status bar
+ * says which, in amber, for as long as it lasts.
+ */
+export type SandboxGap = "sandbox" | "network";
 
 /**
  * One folder in the recent-projects list (most recent first).
