@@ -167,6 +167,7 @@ impl ChatSession {
     ) -> ChatSession {
         let mut status = ChatStatus {
             sandbox_problem: crate::sandbox::problem(),
+            sandbox_gap: crate::sandbox::gap(),
             ..ChatStatus::default()
         };
         match &setup {

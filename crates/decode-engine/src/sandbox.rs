@@ -131,6 +131,18 @@ pub fn problem() -> Option<String> {
     }
 }
 
+/// Which bound [`problem`] is about, if any.
+pub fn gap() -> Option<decode_protocol::status::SandboxGap> {
+    use decode_protocol::status::SandboxGap;
+    match support() {
+        Support::Enforced {
+            own_network: true, ..
+        } => None,
+        Support::Enforced { .. } => Some(SandboxGap::Network),
+        Support::Unavailable { .. } => Some(SandboxGap::Sandbox),
+    }
+}
+
 fn bwrap_program() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(BWRAP_ENV) {
         return Some(PathBuf::from(p));

@@ -34,7 +34,7 @@ pub use decision::{
 pub use error::{ErrorKind, IpcError};
 pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
 pub use messages::{Message, StopReason, ToolCall, ToolOutput, Usage};
-pub use status::{AgentSummary, ChatStatus, Snapshot, Todo, TodoState};
+pub use status::{AgentSummary, ChatStatus, SandboxGap, Snapshot, Todo, TodoState};
 pub use workspace::{
     AgentGrant, CallCheck, DirectoryGrant, HookGrant, KeyStatus, McpGrant, McpServerView,
     McpToolView, OpenedKind, ProjectOpened, ProjectRules, ProviderChoice, ProviderName,
@@ -104,6 +104,7 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<TodoState>(&cfg),
         decl::<Todo>(&cfg),
         decl::<ChatStatus>(&cfg),
+        decl::<SandboxGap>(&cfg),
         decl::<RecentProject>(&cfg),
         decl::<policy_ts::RuleListTs>(&cfg),
         decl::<RuleSource>(&cfg),

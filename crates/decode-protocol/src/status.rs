@@ -56,6 +56,18 @@ pub struct Todo {
     pub status: TodoState,
 }
 
+/// A bound of the sandbox this machine cannot give (docs/sandbox.md): the status bar
+/// says which, in amber, for as long as it lasts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxGap {
+    /// No sandbox at all: commands run with the gate alone.
+    Sandbox,
+    /// A sandbox without a network of its own: commands reach the host's network
+    /// directly, not through the proxy's host policy.
+    Network,
+}
+
 /// The window's chat session: which model it talks to (or why it cannot), what it
 /// used, what the person allowed for this session, and the agent's todo list.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -70,6 +82,11 @@ pub struct ChatStatus {
     /// Why bash commands run without the sandbox on this machine (one sentence);
     /// none when the sandbox is enforced.
     pub sandbox_problem: Option<String>,
+    /// Which bound is missing when `sandbox_problem` is set: the whole sandbox, or
+    /// only the network of its own (commands reach the host's network directly).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sandbox_gap: Option<SandboxGap>,
     /// Tokens used by this session so far (every turn's input and output).
     pub usage: Usage,
     /// Whether a prompt is running.
