@@ -35,10 +35,6 @@ pub const DEFAULT_HOSTS: &[&str] = &[
     "registry-1.docker.io",
     "auth.docker.io",
     "production.cloudflare.docker.com",
-    // Git dependencies of those toolchains (cargo and go fetch from GitHub).
-    "github.com",
-    "codeload.github.com",
-    "objects.githubusercontent.com",
 ];
 
 /// Why an address is not public, or `None` for a public address. Loopback,

@@ -34,8 +34,9 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
             args.select.mode.is_some(),
         );
     };
-    let call = net_call(call);
-    let decision = state.decide(&call);
+    // A host is judged by name, then by what it resolves to (docs/network.md).
+    let judged = decode_engine::net::decide_host_blocking(&|c| state.decide(c), call);
+    let (call, decision) = (judged.call, judged.decision);
     if args.explain {
         output::out(&explain(&decision));
     } else if args.json {
@@ -50,33 +51,6 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
         output::out(&human(&decision, call.tool_name(), &call.subject, &state));
     }
     ExitCode::SUCCESS
-}
-
-/// The call to judge. A `net` subject's name is resolved first, the way the proxy
-/// resolves it before it connects (docs/network.md): a name that resolves to a
-/// private or loopback address asks. A name that does not resolve (within a few
-/// seconds) is judged by its name alone.
-fn net_call(call: Call) -> Call {
-    if call.tool != decode_policy::Tool::Net {
-        return call;
-    }
-    let Some((host, _)) = decode_policy::net::parse_target(&call.subject) else {
-        return call;
-    };
-    let resolver = decode_engine::net::Resolver::system();
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return call;
-    };
-    let resolved = rt.block_on(async {
-        tokio::time::timeout(std::time::Duration::from_secs(3), resolver.resolve(&host)).await
-    });
-    match resolved {
-        Ok(Ok(r)) => call.with_addrs(r.judged),
-        _ => call,
-    }
 }
 
 /// One line: the verdict, what decided it (a rule, a cap, a mode, a stage) and the
@@ -313,7 +287,7 @@ fn parse_request(
     if let Some(reason) = gates.levels.mode_refusal(mode) {
         return Err(reason);
     }
-    Ok((gate, mode, net_call(call)))
+    Ok((gate, mode, call))
 }
 
 /// Answers already given in this batch: an identical request (same agent,
@@ -389,7 +363,10 @@ fn judge(jobs: Vec<Job>, seen: &mut Seen) -> Vec<String> {
 fn judge_all(jobs: &[&Job]) -> Vec<String> {
     let one = |job: &&Job| -> String {
         let answer = match *job {
-            Ok((gate, mode, call)) => serde_json::to_string(&gate.decide(call, *mode)),
+            Ok((gate, mode, call)) => serde_json::to_string(
+                &decode_engine::net::decide_host_blocking(&|c| gate.decide(c, *mode), call.clone())
+                    .decision,
+            ),
             Err(message) => serde_json::to_string(&serde_json::json!({ "error": message })),
         };
         answer.unwrap_or_else(|e| format!("{{\"error\":\"could not encode: {e}\"}}"))

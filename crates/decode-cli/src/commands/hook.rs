@@ -202,7 +202,13 @@ fn judge(
 /// `grep` and `glob` leave such files out of their results, another agent's search
 /// cannot be filtered.
 fn judge_one(c: &HookCall, state: &ActiveState) -> (Verdict, String) {
-    let d = state.decide_in(&c.call, &c.cwd);
+    // A fetch is judged by its host's name, then by what the name resolves to: a name
+    // that points at a private or metadata address asks (docs/network.md).
+    let d = decode_engine::net::decide_host_blocking(
+        &|call| state.decide_in(call, &c.cwd),
+        c.call.clone(),
+    )
+    .decision;
     let explained = explain(&d);
     if d.verdict == Verdict::Allow && state.mode() != Mode::Bypass {
         if let Some(file) = agent_settings_named(&c.call) {

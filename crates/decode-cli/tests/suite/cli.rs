@@ -462,7 +462,7 @@ fn check_net_judges_hosts() {
         "exfil.invalid",
     ]);
     assert_eq!(v["verdict"], "allow", "{v}");
-    for host in ["169.254.169.254", "localhost:8080", "[::1]:22"] {
+    for host in ["169.254.169.254", "[::1]:22"] {
         let v = verdict(&["check", "--mode", "auto", "--json", "net", host]);
         assert_eq!(v["verdict"], "ask", "{host}: {v}");
         assert!(
@@ -470,6 +470,13 @@ fn check_net_judges_hosts() {
             "{host}: {v}"
         );
     }
+    // A name is judged by name first (no rule allows it: asked before any lookup).
+    let v = verdict(&["check", "--mode", "auto", "--json", "net", "localhost:8080"]);
+    assert_eq!(v["verdict"], "ask", "{v}");
+    assert!(
+        v["reason"].as_str().unwrap().contains("no rule allows"),
+        "{v}"
+    );
     let o = env.run(&["check", "net", "crates.io"]);
     assert!(stdout(&o).starts_with("allow: "), "{}", stdout(&o));
 }

@@ -924,3 +924,17 @@ fn an_agent_never_rewrites_its_own_hook_settings_unasked() {
     .unwrap();
     assert_eq!(d, "allow");
 }
+
+/// A fetch of a name that resolves to the host's loopback (or a metadata address)
+/// asks like the address itself: the hook resolves the name the policy lets through.
+#[test]
+fn a_fetch_of_a_name_that_resolves_to_loopback_asks() {
+    let env = project();
+    let event = fixture("claude-code", "webfetch")
+        .replace("https://example.com", "http://localhost:9")
+        .replace("http://example.com", "http://localhost:9");
+    assert!(event.contains("localhost:9"), "{event}");
+    let (decision, reason) = claude(&hook(&env, "claude-code", &event, &[])).expect("a decision");
+    assert_eq!(decision, "ask", "{reason}");
+    assert!(reason.contains("loopback"), "{reason}");
+}

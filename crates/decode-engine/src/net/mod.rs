@@ -6,10 +6,14 @@
 //!   `CONNECT`, plain HTTP, SOCKS5 `CONNECT`), each destination judged by the host
 //!   policy.
 
+mod judged;
 pub mod proxy;
 mod resolve;
 mod splice;
 
+pub use judged::{
+    decide_host, decide_host_blocking, decide_host_with, host_name, reaches_private, HostJudgement,
+};
 pub use proxy::{GateJudge, Judge, NetEvent, NetVerdict, Proxy};
 pub use resolve::{Pins, Resolved, Resolver, TEST_HOSTS_VAR};
 

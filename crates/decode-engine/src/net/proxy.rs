@@ -45,7 +45,15 @@ pub enum NetVerdict {
 /// (empty for a name the resolver was told is public).
 #[async_trait]
 pub trait Judge: Send + Sync {
+    /// The verdict on connecting to `host` at `addrs` (what it resolved to).
     async fn judge(&self, host: &str, port: u16, addrs: &[IpAddr]) -> NetVerdict;
+
+    /// The verdict on the name alone, before it is resolved (docs/network.md, "Judged
+    /// by name first"): a refusal is final; an allowance is provisional — the
+    /// addresses are judged next — and is not reported as a connection.
+    async fn judge_name(&self, host: &str, port: u16) -> NetVerdict {
+        self.judge(host, port, &[]).await
+    }
 }
 
 /// The proxy: a resolver and a judge.
@@ -112,8 +120,14 @@ impl Proxy {
         }
     }
 
-    /// Resolves and judges `t`, then connects to the judged addresses.
+    /// Judges `t` by its name (nothing reaches DNS for a host the policy refuses or
+    /// the person refuses), then resolves it and judges the addresses, then connects
+    /// to the judged addresses.
     async fn open(&self, t: &Target) -> Result<TcpStream, (Refusal, String)> {
+        if let NetVerdict::Refuse(reason) = self.judge.judge_name(&t.host, t.port).await {
+            tracing::info!(target = %t.shown(), %reason, "network proxy: refused by name");
+            return Err((Refusal::Policy, reason));
+        }
         let resolved = self
             .resolver
             .resolve(&t.host)
@@ -398,23 +412,24 @@ impl GateJudge {
     }
 }
 
-#[async_trait]
-impl Judge for GateJudge {
-    async fn judge(&self, host: &str, port: u16, addrs: &[IpAddr]) -> NetVerdict {
+impl GateJudge {
+    fn verdict(&self, host: &str, port: u16, addrs: &[IpAddr]) -> NetVerdict {
         use decode_policy::{Call, Tool, Verdict};
         let target = format_host_port(host, port);
         let d = self
             .active
             .decide(&Call::new(Tool::Net, target.as_str()).with_addrs(addrs.to_vec()));
-        let verdict = match d.verdict {
+        match d.verdict {
             Verdict::Allow => NetVerdict::Allow,
             Verdict::Deny => NetVerdict::Refuse(d.reason),
             Verdict::Ask => {
-                let session = self
-                    .session_hosts
-                    .lock()
-                    .map(|s| s.contains(host))
-                    .unwrap_or(false);
+                // An answer for the session covers the host's public addresses only.
+                let session = !super::reaches_private(host, addrs)
+                    && self
+                        .session_hosts
+                        .lock()
+                        .map(|s| s.contains(host))
+                        .unwrap_or(false);
                 if session && !d.capped {
                     NetVerdict::Allow
                 } else {
@@ -424,12 +439,31 @@ impl Judge for GateJudge {
                     ))
                 }
             }
-        };
+        }
+    }
+
+    fn record(&self, host: &str, port: u16, verdict: &NetVerdict) {
         if let Ok(mut e) = self.events.lock() {
             e.push(NetEvent {
-                target,
+                target: format_host_port(host, port),
                 verdict: verdict.clone(),
             });
+        }
+    }
+}
+
+#[async_trait]
+impl Judge for GateJudge {
+    async fn judge(&self, host: &str, port: u16, addrs: &[IpAddr]) -> NetVerdict {
+        let verdict = self.verdict(host, port, addrs);
+        self.record(host, port, &verdict);
+        verdict
+    }
+
+    async fn judge_name(&self, host: &str, port: u16) -> NetVerdict {
+        let verdict = self.verdict(host, port, &[]);
+        if verdict != NetVerdict::Allow {
+            self.record(host, port, &verdict);
         }
         verdict
     }

@@ -30,8 +30,10 @@ pub(crate) struct CallJudge {
     ctx: ToolContext,
     command: String,
     cwd: PathBuf,
-    /// Hosts the person answered for this command: allowed or refused (with why).
-    answered: tokio::sync::Mutex<HashMap<String, Result<String, String>>>,
+    /// Hosts the person answered for this command: allowed or refused (with why), by
+    /// host and whether the ask was about a private address (an answer for a host's
+    /// public addresses does not cover the loopback it may later resolve to).
+    answered: tokio::sync::Mutex<HashMap<(String, bool), Result<String, String>>>,
     events: std::sync::Mutex<Vec<NetEvent>>,
     /// What the person answered, one note each, for the call's result.
     notes: std::sync::Mutex<Vec<String>>,
@@ -65,7 +67,12 @@ impl CallJudge {
         let _ = tokio::time::timeout(std::time::Duration::from_secs(1), self.answered.lock()).await;
     }
 
-    fn record(&self, host: &str, port: u16, verdict: &NetVerdict) {
+    /// Records a verdict; a provisional allowance of a name (its addresses are
+    /// judged next) is not a connection and is not recorded.
+    fn record(&self, host: &str, port: u16, verdict: &NetVerdict, provisional: bool) {
+        if provisional && *verdict == NetVerdict::Allow {
+            return;
+        }
         if let Ok(mut e) = self.events.lock() {
             e.push(NetEvent {
                 target: format_host_port(host, port),
@@ -126,13 +133,23 @@ impl CallJudge {
         }
     }
 
-    async fn verdict(&self, host: &str, port: u16, addrs: &[IpAddr]) -> NetVerdict {
+    async fn verdict(
+        &self,
+        host: &str,
+        port: u16,
+        addrs: &[IpAddr],
+        provisional: bool,
+    ) -> NetVerdict {
         let target = format_host_port(host, port);
         let call = Call::new(Tool::Net, target.as_str()).with_addrs(addrs.to_vec());
         let d = self.ctx.active.decide(&call);
+        let private = crate::net::reaches_private(host, addrs);
         let early = match d.verdict {
             Verdict::Allow => Some(NetVerdict::Allow),
             Verdict::Deny => Some(NetVerdict::Refuse(d.reason.clone())),
+            // "For this session" was answered for a host's name and public addresses:
+            // a private address it resolves to later is asked about again.
+            Verdict::Ask if private => None,
             Verdict::Ask => self
                 .ctx
                 .session_rules
@@ -140,17 +157,18 @@ impl CallJudge {
                 .then_some(NetVerdict::Allow),
         };
         if let Some(v) = early {
-            self.record(host, port, &v);
+            self.record(host, port, &v, provisional);
             return v;
         }
         // One ask per host for this command; other connections to it wait.
         let mut answered = self.answered.lock().await;
-        if let Some(a) = answered.get(host) {
+        let key = (host.to_string(), private);
+        if let Some(a) = answered.get(&key) {
             let v = match a {
                 Ok(_) => NetVerdict::Allow,
                 Err(why) => NetVerdict::Refuse(why.clone()),
             };
-            self.record(host, port, &v);
+            self.record(host, port, &v, provisional);
             return v;
         }
         let request = DecisionRequest::Network {
@@ -215,9 +233,9 @@ impl CallJudge {
             Ok(_) => NetVerdict::Allow,
             Err(why) => NetVerdict::Refuse(why.clone()),
         };
-        answered.insert(host.to_string(), outcome);
+        answered.insert(key, outcome);
         // Recorded while the lock is held: `end` sees it.
-        self.record(host, port, &verdict);
+        self.record(host, port, &verdict, provisional);
         verdict
     }
 }
@@ -225,6 +243,10 @@ impl CallJudge {
 #[async_trait]
 impl Judge for CallJudge {
     async fn judge(&self, host: &str, port: u16, addrs: &[IpAddr]) -> NetVerdict {
-        self.verdict(host, port, addrs).await
+        self.verdict(host, port, addrs, false).await
+    }
+
+    async fn judge_name(&self, host: &str, port: u16) -> NetVerdict {
+        self.verdict(host, port, &[], true).await
     }
 }

@@ -114,27 +114,21 @@ enum Judged {
 }
 
 async fn judge(url: &Url, ctx: &ToolContext, pins: &Pins) -> Judged {
-    let mut call = Call::new(Tool::WebFetch, url.as_str());
-    let mut pin = None;
-    if let Some(host) = host_name(url) {
-        match ctx.resolver.resolve(&host).await {
-            Ok(r) => {
-                call = call.with_addrs(r.judged);
-                pin = Some((host, r.addrs));
-            }
-            Err(e) => return Judged::Unresolved(e),
-        }
-    }
-    let d = ctx.active.decide(&call);
-    match d.verdict {
-        Verdict::Allow => {
-            if let Some((host, addrs)) = pin {
-                pins.pin(&host, addrs);
+    // By the host's name first: a name the policy refuses or asks about is never
+    // looked up (docs/network.md, "Judged by name first").
+    let call = Call::new(Tool::WebFetch, url.as_str());
+    let judged = crate::net::decide_host(&ctx.active, call, &ctx.resolver).await;
+    let d = judged.decision;
+    match (d.verdict, judged.resolved) {
+        (Verdict::Allow, Some(Err(e))) => Judged::Unresolved(e),
+        (Verdict::Allow, resolved) => {
+            if let (Some(Ok(r)), Some(host)) = (resolved, host_name(url)) {
+                pins.pin(&host, r.addrs);
             }
             Judged::Allow
         }
-        Verdict::Deny => Judged::Deny(d.reason),
-        Verdict::Ask => Judged::Ask(d.reason),
+        (Verdict::Deny, _) => Judged::Deny(d.reason),
+        (Verdict::Ask, _) => Judged::Ask(d.reason),
     }
 }
 

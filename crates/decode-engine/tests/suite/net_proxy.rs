@@ -102,7 +102,10 @@ async fn unknown_hosts_and_loopback_are_refused_without_a_connection() {
         ),
         (vec!["-p", "-x", via.as_str(), exfil.as_str()], ""),
         (vec!["-x", via.as_str(), loopback.as_str()], "loopback"),
-        (vec!["-x", via.as_str(), localhost.as_str()], "resolves to"),
+        (
+            vec!["-x", via.as_str(), localhost.as_str()],
+            "no rule allows this host",
+        ),
         (vec!["-x", socks.as_str(), exfil.as_str()], ""),
     ] {
         let (code, out, err) = curl(&args).await;
@@ -147,8 +150,13 @@ async fn a_deny_rule_wins_over_the_registry_default_and_a_rule_allows() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn names_are_resolved_by_the_proxy_and_udp_is_refused() {
     let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["net(domain:made-up-name.invalid)"]}}"#,
+    );
     let (port, judge) = proxy(&p).await;
-    // A made-up name: the proxy resolves it (nothing is sent anywhere by the client).
+    // A made-up name a rule allows: the proxy resolves it (the client sends nothing
+    // anywhere), and it does not resolve.
     let via = format!("http://127.0.0.1:{port}");
     let (code, out, err) = curl(&["-x", &via, "http://made-up-name.invalid/"]).await;
     assert!(
@@ -156,6 +164,10 @@ async fn names_are_resolved_by_the_proxy_and_udp_is_refused() {
         "{code} {out} {err}"
     );
     assert!(judge.take_events().is_empty());
+    // One no rule allows is refused by its name, never looked up.
+    let (_, out, _) = curl(&["-x", &via, "http://c2VjcmV0.made-up.invalid/"]).await;
+    assert!(out.contains("no rule allows this host"), "{out}");
+    assert!(!out.contains("cannot resolve"), "{out}");
     // SOCKS5 UDP ASSOCIATE (3) and BIND (2): "command not supported".
     for cmd in [2u8, 3] {
         let mut s = TcpStream::connect((LOCAL, port)).await.unwrap();
@@ -183,4 +195,89 @@ async fn names_are_resolved_by_the_proxy_and_udp_is_refused() {
     let mut r = [0u8; 10];
     s.read_exact(&mut r).await.unwrap();
     assert_eq!(r[1], 2);
+}
+
+/// An answer "for this session" is for a host's name and its public addresses: the
+/// same name resolving to the host's loopback later (DNS rebinding) is refused again.
+#[tokio::test]
+async fn a_session_answer_never_covers_a_private_address_the_name_rebinds_to() {
+    use decode_engine::net::Judge;
+    let p = Project::new();
+    let judge = GateJudge::new(p.state(Mode::Auto));
+    let public: IpAddr = "93.184.216.34".parse().unwrap();
+    assert!(matches!(
+        judge.judge("rebind.example", 443, &[public]).await,
+        NetVerdict::Refuse(_)
+    ));
+    judge.allow_for_session("rebind.example");
+    assert_eq!(
+        judge.judge("rebind.example", 443, &[public]).await,
+        NetVerdict::Allow
+    );
+    let NetVerdict::Refuse(why) = judge.judge("rebind.example", 443, &[LOCAL]).await else {
+        panic!("a rebound name reached the host's loopback");
+    };
+    assert!(why.contains("loopback"), "{why}");
+}
+
+/// Judged by name first: a name a deny or an ask rule names is never looked up (an
+/// attacker's name carrying data never reaches DNS); an allowed name is judged again
+/// by what it resolves to.
+#[tokio::test]
+async fn a_name_the_policy_refuses_or_asks_about_is_never_resolved() {
+    use decode_engine::net::{decide_host, reaches_private};
+    use decode_policy::{Call, Tool, Verdict};
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["net(domain:localhost)"], "ask": ["net(domain:ask.example)"], "deny": ["net(*.denied.example)"]}}"#,
+    );
+    let state = p.state(Mode::Auto);
+    // This resolver knows no name: a lookup of a made-up one comes back an error.
+    let resolver = Resolver::default();
+    for (call, verdict) in [
+        (
+            Call::new(Tool::Net, "c2VjcmV0.denied.example:443"),
+            Verdict::Deny,
+        ),
+        (Call::new(Tool::Net, "ask.example:443"), Verdict::Ask),
+        (
+            Call::new(Tool::Net, "c2VjcmV0.attacker.example:443"),
+            Verdict::Ask,
+        ),
+        (
+            Call::new(Tool::WebFetch, "https://c2VjcmV0.denied.example/?d=1"),
+            Verdict::Deny,
+        ),
+    ] {
+        let subject = call.subject.clone();
+        let j = decide_host(&state, call, &resolver).await;
+        assert_eq!(
+            j.decision.verdict, verdict,
+            "{subject}: {}",
+            j.decision.reason
+        );
+        assert!(j.resolved.is_none(), "{subject} was looked up");
+    }
+    // An allowed name is resolved (`localhost`, from the hosts file) and its
+    // loopback address is judged: an exact rule names it, so it is allowed.
+    let j = decide_host(
+        &state,
+        Call::new(Tool::Net, "localhost:8080"),
+        &Resolver::system(),
+    )
+    .await;
+    let Some(Ok(r)) = &j.resolved else {
+        panic!(
+            "localhost did not resolve: {:?}",
+            j.resolved.map(|r| r.err())
+        );
+    };
+    assert!(reaches_private("localhost", &r.addrs));
+    assert_eq!(j.decision.verdict, Verdict::Allow, "{}", j.decision.reason);
+    assert!(!reaches_private(
+        "example.com",
+        &["93.184.216.34".parse().unwrap()]
+    ));
+    assert!(reaches_private("[::1]", &[]));
 }

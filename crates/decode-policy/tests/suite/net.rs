@@ -75,9 +75,19 @@ fn hosts_by_rule_default_and_mode() {
             ("default", "net", "api.example.com.attacker.net", "ask"),
             // Not a host.
             ("default", "net", "a b", "deny:not a host"),
+            // A code host is not a registry: it takes uploads (a project whose
+            // remote is on it gets it as a remote host).
+            (
+                "auto",
+                "net",
+                "github.com:443",
+                "ask:no rule allows this host",
+            ),
+            ("auto", "net", "codeload.github.com", "ask"),
+            ("auto", "net", "objects.githubusercontent.com:443", "ask"),
         ],
     );
-    assert_eq!(n, 20);
+    assert_eq!(n, 23);
 }
 
 #[test]
