@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use decode_core::display::{one_line, sanitize};
 use decode_engine::channel::DecisionChannel;
+use decode_policy::{Decision, Tool};
 use decode_protocol::{DecisionAnswer, DecisionId, DecisionRequest};
 use serde::{Deserialize, Serialize};
 use tokio::io::AsyncWriteExt;
@@ -118,166 +119,187 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
             decision,
             cwd,
             ..
-        } => {
-            let mut body = String::new();
-            if decode_core::display::has_hidden(subject)
-                || intent
-                    .as_deref()
-                    .is_some_and(decode_core::display::has_hidden)
-            {
-                body.push_str(HIDDEN_NOTE);
-            }
-            if let Some(intent) = intent {
-                body.push_str(&format!(
-                    "The agent: {}\n\n",
-                    cut(&one_line(intent), MAX_LINE_CHARS)
-                ));
-            }
-            body.push_str(&format!(
-                "{tool}: {}\n\n{}",
-                fit(&sanitize(&cut(subject, MAX_BODY_CHARS))),
-                one_line(&decision.reason)
-            ));
-            if let Some(cwd) = cwd {
-                body.push_str(&format!("\n\nin {}", one_line(cwd)));
-            }
-            let mut buttons = vec![Button {
-                label: "Allow once",
-                choice: Choice::Answer(DecisionAnswer::AllowOnce),
-            }];
-            if !decision.capped && !decision.always_allow_rules.is_empty() {
-                buttons.push(Button {
-                    label: "Always allow",
-                    choice: Choice::Answer(DecisionAnswer::AlwaysAllow { target: None,
-                        rules: decision.always_allow_rules.clone(),
-                    }),
-                });
-                body.push_str(&format!(
-                    "\n\nAlways allow saves: {}",
-                    cut(
-                        &one_line(&decision.always_allow_rules.join(", ")),
-                        MAX_LINE_CHARS
-                    )
-                ));
-            } else if decision.capped {
-                body.push_str("\n\nOnly \"Allow once\" is offered for this call.");
-            }
-            buttons.push(Button {
-                label: "Deny",
-                choice: Choice::Answer(DecisionAnswer::Deny { feedback: None }),
-            });
-            NativeDialog {
-                title: format!("Decode — {project}: allow {tool}?"),
-                body,
-                buttons,
-            }
-        }
+        } => permission_dialog(
+            &project,
+            *tool,
+            subject,
+            intent.as_deref(),
+            decision,
+            cwd.as_deref(),
+        ),
         DecisionRequest::Question { question, options } => {
-            let hidden = std::iter::once(question)
-                .chain(options)
-                .any(|t| decode_core::display::has_hidden(t));
-            let mut body = if hidden {
-                HIDDEN_NOTE.to_string()
-            } else {
-                String::new()
-            };
-            body.push_str(&fit(&sanitize(&cut(question, MAX_BODY_CHARS))));
-            if !options.is_empty() {
-                body.push_str("\n\nOptions:");
-                for o in options.iter().take(8) {
-                    body.push_str(&format!("\n • {}", one_line(&cut(o, 200))));
-                }
-            }
-            NativeDialog {
-                title: format!("Decode — {project}: the agent asks"),
-                body,
-                buttons: open_or_later(),
-            }
+            question_dialog(&project, question, options)
         }
-        DecisionRequest::PlanApproval { plan, .. } => NativeDialog {
-            title: format!("Decode — {project}: approve the plan?"),
-            body: format!(
-                "{}{}",
-                if decode_core::display::has_hidden(plan) {
-                    HIDDEN_NOTE
-                } else {
-                    ""
-                },
-                fit(&sanitize(&cut(plan, MAX_BODY_CHARS)))
-            ),
-            buttons: open_or_later(),
-        },
+        DecisionRequest::PlanApproval { plan, .. } => plan_dialog(&project, plan),
         DecisionRequest::RunOutside {
             command,
             cwd,
             bound,
             ..
-        } => NativeDialog {
-            title: format!("Decode — {project}: run outside the sandbox?"),
-            body: format!(
-                "bash: {}\n\nIn the sandbox: {}\n\nin {}\n\nRun it again outside the sandbox, once?",
-                sanitize(&cut(command, MAX_BODY_CHARS)),
-                one_line(&bound.message),
-                one_line(cwd)
-            ),
-            buttons: vec![
-                Button {
-                    label: "Run outside once",
-                    choice: Choice::Answer(DecisionAnswer::AllowOnce),
-                },
-                Button {
-                    label: "Deny",
-                    choice: Choice::Answer(DecisionAnswer::Deny { feedback: None }),
-                },
-            ],
-        },
+        } => run_outside_dialog(&project, command, cwd, &bound.message),
         DecisionRequest::Network {
             host,
             port,
             command,
             cwd,
             decision,
-        } => {
-            let mut body = format!(
-                "A command wants to reach {}:{port}\n\nbash: {}\n\n{}\n\nin {}",
-                cut(&one_line(host), MAX_LINE_CHARS),
-                fit(&sanitize(&cut(command, MAX_BODY_CHARS))),
-                one_line(&decision.reason),
-                one_line(cwd)
-            );
-            let mut buttons = vec![Button {
-                label: "Allow once",
+        } => network_dialog(&project, host, *port, command, cwd, decision),
+    }
+}
+
+/// "Allow once", "Always allow" where the decision offers it (the body then says
+/// what it saves) and "Deny".
+fn allow_buttons(decision: &Decision, body: &mut String) -> Vec<Button> {
+    let mut buttons = vec![Button {
+        label: "Allow once",
+        choice: Choice::Answer(DecisionAnswer::AllowOnce),
+    }];
+    if !decision.capped && !decision.always_allow_rules.is_empty() {
+        buttons.push(Button {
+            label: "Always allow",
+            choice: Choice::Answer(DecisionAnswer::AlwaysAllow {
+                target: None,
+                rules: decision.always_allow_rules.clone(),
+            }),
+        });
+        body.push_str(&format!(
+            "\n\nAlways allow saves: {}",
+            cut(
+                &one_line(&decision.always_allow_rules.join(", ")),
+                MAX_LINE_CHARS
+            )
+        ));
+    }
+    buttons.push(Button {
+        label: "Deny",
+        choice: Choice::Answer(DecisionAnswer::Deny { feedback: None }),
+    });
+    buttons
+}
+
+fn permission_dialog(
+    project: &str,
+    tool: Tool,
+    subject: &str,
+    intent: Option<&str>,
+    decision: &Decision,
+    cwd: Option<&str>,
+) -> NativeDialog {
+    let mut body = String::new();
+    if decode_core::display::has_hidden(subject)
+        || intent.is_some_and(decode_core::display::has_hidden)
+    {
+        body.push_str(HIDDEN_NOTE);
+    }
+    if let Some(intent) = intent {
+        body.push_str(&format!(
+            "The agent: {}\n\n",
+            cut(&one_line(intent), MAX_LINE_CHARS)
+        ));
+    }
+    body.push_str(&format!(
+        "{tool}: {}\n\n{}",
+        fit(&sanitize(&cut(subject, MAX_BODY_CHARS))),
+        one_line(&decision.reason)
+    ));
+    if let Some(cwd) = cwd {
+        body.push_str(&format!("\n\nin {}", one_line(cwd)));
+    }
+    let buttons = allow_buttons(decision, &mut body);
+    if decision.capped {
+        body.push_str("\n\nOnly \"Allow once\" is offered for this call.");
+    }
+    NativeDialog {
+        title: format!("Decode — {project}: allow {tool}?"),
+        body,
+        buttons,
+    }
+}
+
+fn question_dialog(project: &str, question: &str, options: &[String]) -> NativeDialog {
+    let hidden = std::iter::once(question)
+        .chain(options.iter().map(String::as_str))
+        .any(decode_core::display::has_hidden);
+    let mut body = if hidden {
+        HIDDEN_NOTE.to_string()
+    } else {
+        String::new()
+    };
+    body.push_str(&fit(&sanitize(&cut(question, MAX_BODY_CHARS))));
+    if !options.is_empty() {
+        body.push_str("\n\nOptions:");
+        for o in options.iter().take(8) {
+            body.push_str(&format!("\n • {}", one_line(&cut(o, 200))));
+        }
+    }
+    NativeDialog {
+        title: format!("Decode — {project}: the agent asks"),
+        body,
+        buttons: open_or_later(),
+    }
+}
+
+fn plan_dialog(project: &str, plan: &str) -> NativeDialog {
+    NativeDialog {
+        title: format!("Decode — {project}: approve the plan?"),
+        body: format!(
+            "{}{}",
+            if decode_core::display::has_hidden(plan) {
+                HIDDEN_NOTE
+            } else {
+                ""
+            },
+            fit(&sanitize(&cut(plan, MAX_BODY_CHARS)))
+        ),
+        buttons: open_or_later(),
+    }
+}
+
+fn run_outside_dialog(project: &str, command: &str, cwd: &str, bound: &str) -> NativeDialog {
+    NativeDialog {
+        title: format!("Decode — {project}: run outside the sandbox?"),
+        body: format!(
+            "bash: {}\n\nIn the sandbox: {}\n\nin {}\n\nRun it again outside the sandbox, once?",
+            sanitize(&cut(command, MAX_BODY_CHARS)),
+            one_line(bound),
+            one_line(cwd)
+        ),
+        buttons: vec![
+            Button {
+                label: "Run outside once",
                 choice: Choice::Answer(DecisionAnswer::AllowOnce),
-            }];
-            if !decision.capped && !decision.always_allow_rules.is_empty() {
-                buttons.push(Button {
-                    label: "Always allow",
-                    choice: Choice::Answer(DecisionAnswer::AlwaysAllow {
-                        target: None,
-                        rules: decision.always_allow_rules.clone(),
-                    }),
-                });
-                body.push_str(&format!(
-                    "\n\nAlways allow saves: {}",
-                    cut(
-                        &one_line(&decision.always_allow_rules.join(", ")),
-                        MAX_LINE_CHARS
-                    )
-                ));
-            }
-            buttons.push(Button {
+            },
+            Button {
                 label: "Deny",
                 choice: Choice::Answer(DecisionAnswer::Deny { feedback: None }),
-            });
-            NativeDialog {
-                title: format!(
-                    "Decode — {project}: let a command reach {}?",
-                    cut(&one_line(host), 80)
-                ),
-                body,
-                buttons,
-            }
-        }
+            },
+        ],
+    }
+}
+
+fn network_dialog(
+    project: &str,
+    host: &str,
+    port: u16,
+    command: &str,
+    cwd: &str,
+    decision: &Decision,
+) -> NativeDialog {
+    let mut body = format!(
+        "A command wants to reach {}:{port}\n\nbash: {}\n\n{}\n\nin {}",
+        cut(&one_line(host), MAX_LINE_CHARS),
+        fit(&sanitize(&cut(command, MAX_BODY_CHARS))),
+        one_line(&decision.reason),
+        one_line(cwd)
+    );
+    let buttons = allow_buttons(decision, &mut body);
+    NativeDialog {
+        title: format!(
+            "Decode — {project}: let a command reach {}?",
+            cut(&one_line(host), 80)
+        ),
+        body,
+        buttons,
     }
 }
 

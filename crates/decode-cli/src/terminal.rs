@@ -8,7 +8,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use decode_policy::Mode;
+use decode_policy::{Decision, Mode};
 
 use decode_core::decision::{DecisionAnswer, DecisionRequest, DecisionSurface, NoSurface};
 use decode_core::display::{one_line, sanitize};
@@ -151,224 +151,255 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
             intent,
             decision,
             ..
-        } => {
-            // The subject comes from the model: escaped, and every line of it
-            // behind a gutter, so it can never redraw this prompt.
-            writeln!(
-                io.output,
-                "\ndecode: permission needed for {}:",
-                tool.name()
-            )?;
-            if let Some(intent) = intent {
-                writeln!(io.output, "  the agent: {}", one_line(intent))?;
-            }
-            for line in sanitize(subject).split('\n') {
-                writeln!(io.output, "  │ {line}")?;
-            }
-            writeln!(io.output, "  why: {}", one_line(&decision.reason))?;
-            let can_always = !decision.capped && !decision.always_allow_rules.is_empty();
-            if decision.capped {
-                writeln!(io.output, "  capped: only \"allow once\" is offered")?;
-            } else if can_always {
-                writeln!(
-                    io.output,
-                    "  always allow would save: {}",
-                    one_line(&decision.always_allow_rules.join(", "))
-                )?;
-            }
-            let choices = if can_always {
-                "[y] allow once, [a] always allow, [n] deny"
-            } else {
-                "[y] allow once, [n] deny"
-            };
-            for _ in 0..5 {
-                write!(io.output, "Allow? {choices}: ")?;
-                let Some(answer) = read_line(io)? else {
-                    return Ok(unavailable_eof());
-                };
-                match answer.to_ascii_lowercase().as_str() {
-                    "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
-                    "a" | "always" if can_always => {
-                        return Ok(DecisionAnswer::AlwaysAllow {
-                            target: None,
-                            rules: decision.always_allow_rules.clone(),
-                        })
-                    }
-                    "n" | "no" | "d" | "deny" => {
-                        return Ok(DecisionAnswer::Deny {
-                            feedback: feedback(io)?,
-                        })
-                    }
-                    _ => writeln!(io.output, "  please answer {choices}")?,
-                }
-            }
-            Ok(DecisionAnswer::Deny {
-                feedback: Some("no valid answer was given".to_string()),
-            })
-        }
+        } => ask_permission(io, tool.name(), subject, intent.as_deref(), decision),
         DecisionRequest::RunOutside {
             command,
             cwd,
             bound,
             output,
-        } => {
-            writeln!(io.output, "\ndecode: a command hit a bound of the sandbox:")?;
-            for line in sanitize(command).split('\n') {
-                writeln!(io.output, "  │ {line}")?;
-            }
-            writeln!(io.output, "  in: {}", one_line(cwd))?;
-            writeln!(io.output, "  bound: {}", one_line(&bound.message))?;
-            if !output.trim().is_empty() {
-                writeln!(io.output, "  it printed (the end):")?;
-                for line in sanitize(output).split('\n') {
-                    writeln!(io.output, "  ┆ {line}")?;
-                }
-            }
-            let choices = "[y] run it again outside the sandbox, once, [n] no";
-            for _ in 0..5 {
-                write!(io.output, "Run it outside the sandbox? {choices}: ")?;
-                let Some(answer) = read_line(io)? else {
-                    return Ok(unavailable_eof());
-                };
-                match answer.to_ascii_lowercase().as_str() {
-                    "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
-                    "n" | "no" | "d" | "deny" => {
-                        return Ok(DecisionAnswer::Deny {
-                            feedback: feedback(io)?,
-                        })
-                    }
-                    _ => writeln!(io.output, "  please answer {choices}")?,
-                }
-            }
-            Ok(DecisionAnswer::Deny {
-                feedback: Some("no valid answer was given".to_string()),
-            })
-        }
+        } => ask_run_outside(io, command, cwd, &bound.message, output),
         DecisionRequest::Network {
             host,
             port,
             command,
             cwd,
             decision,
-        } => {
-            // The host and the command come from the command: escaped, behind a
-            // gutter.
-            writeln!(
-                io.output,
-                "\ndecode: a command wants to reach {}:{port}",
-                one_line(host)
-            )?;
-            for line in sanitize(command).split('\n') {
-                writeln!(io.output, "  │ {line}")?;
+        } => ask_network(io, host, *port, command, cwd, decision),
+        DecisionRequest::Question { question, options } => ask_question(io, question, options),
+        DecisionRequest::PlanApproval { plan, modes } => ask_plan_approval(io, plan, modes),
+    }
+}
+
+/// Writes every line of `text`, escaped, behind `gutter`.
+fn write_behind_gutter(io: &mut TerminalIo, text: &str, gutter: &str) -> std::io::Result<()> {
+    for line in sanitize(text).split('\n') {
+        writeln!(io.output, "  {gutter} {line}")?;
+    }
+    Ok(())
+}
+
+/// Writes why the policy asks and what "always allow" would save; true when
+/// "always allow" is offered.
+fn write_decision(io: &mut TerminalIo, decision: &Decision) -> std::io::Result<bool> {
+    writeln!(io.output, "  why: {}", one_line(&decision.reason))?;
+    let can_always = !decision.capped && !decision.always_allow_rules.is_empty();
+    if decision.capped {
+        writeln!(io.output, "  capped: only \"allow once\" is offered")?;
+    } else if can_always {
+        writeln!(
+            io.output,
+            "  always allow would save: {}",
+            one_line(&decision.always_allow_rules.join(", "))
+        )?;
+    }
+    Ok(can_always)
+}
+
+/// What the person answers when five answers in a row were not understood.
+fn no_valid_answer() -> Option<String> {
+    Some("no valid answer was given".to_string())
+}
+
+fn ask_permission(
+    io: &mut TerminalIo,
+    tool: &str,
+    subject: &str,
+    intent: Option<&str>,
+    decision: &Decision,
+) -> std::io::Result<DecisionAnswer> {
+    // The subject comes from the model: escaped, and every line of it
+    // behind a gutter, so it can never redraw this prompt.
+    writeln!(io.output, "\ndecode: permission needed for {tool}:")?;
+    if let Some(intent) = intent {
+        writeln!(io.output, "  the agent: {}", one_line(intent))?;
+    }
+    write_behind_gutter(io, subject, "│")?;
+    let can_always = write_decision(io, decision)?;
+    let choices = if can_always {
+        "[y] allow once, [a] always allow, [n] deny"
+    } else {
+        "[y] allow once, [n] deny"
+    };
+    for _ in 0..5 {
+        write!(io.output, "Allow? {choices}: ")?;
+        let Some(answer) = read_line(io)? else {
+            return Ok(unavailable_eof());
+        };
+        match answer.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
+            "a" | "always" if can_always => {
+                return Ok(DecisionAnswer::AlwaysAllow {
+                    target: None,
+                    rules: decision.always_allow_rules.clone(),
+                })
             }
-            writeln!(io.output, "  in: {}", one_line(cwd))?;
-            writeln!(io.output, "  why: {}", one_line(&decision.reason))?;
-            let can_always = !decision.capped && !decision.always_allow_rules.is_empty();
-            if decision.capped {
-                writeln!(io.output, "  capped: only \"allow once\" is offered")?;
-            } else if can_always {
-                writeln!(
-                    io.output,
-                    "  always allow would save: {}",
-                    one_line(&decision.always_allow_rules.join(", "))
-                )?;
+            "n" | "no" | "d" | "deny" => {
+                return Ok(DecisionAnswer::Deny {
+                    feedback: feedback(io)?,
+                })
             }
-            let choices = if can_always {
-                "[y] allow once, [s] for this session, [a] always allow, [n] deny"
-            } else {
-                "[y] allow once, [n] deny"
-            };
-            for _ in 0..5 {
-                write!(io.output, "Let it connect? {choices}: ")?;
-                let Some(answer) = read_line(io)? else {
-                    return Ok(unavailable_eof());
-                };
-                match answer.to_ascii_lowercase().as_str() {
-                    "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
-                    "s" | "session" if can_always => {
-                        return Ok(DecisionAnswer::AllowForSession {
-                            rules: decision.always_allow_rules.clone(),
-                        })
-                    }
-                    "a" | "always" if can_always => {
-                        return Ok(DecisionAnswer::AlwaysAllow {
-                            target: None,
-                            rules: decision.always_allow_rules.clone(),
-                        })
-                    }
-                    "n" | "no" | "d" | "deny" => {
-                        return Ok(DecisionAnswer::Deny {
-                            feedback: feedback(io)?,
-                        })
-                    }
-                    _ => writeln!(io.output, "  please answer {choices}")?,
-                }
-            }
-            Ok(DecisionAnswer::Deny {
-                feedback: Some("no valid answer was given".to_string()),
-            })
-        }
-        DecisionRequest::Question { question, options } => {
-            writeln!(io.output, "\ndecode: the agent asks:")?;
-            for line in sanitize(question).split('\n') {
-                writeln!(io.output, "  │ {line}")?;
-            }
-            for (i, o) in options.iter().enumerate() {
-                writeln!(io.output, "  {}. {}", i + 1, one_line(o))?;
-            }
-            loop {
-                if options.is_empty() {
-                    write!(io.output, "Your answer: ")?;
-                } else {
-                    write!(io.output, "Your answer (a number or your own words): ")?;
-                }
-                let Some(answer) = read_line(io)? else {
-                    return Ok(unavailable_eof());
-                };
-                if answer.is_empty() {
-                    continue;
-                }
-                let text = match answer.parse::<usize>() {
-                    Ok(n) if n >= 1 && n <= options.len() => options[n - 1].clone(),
-                    _ => answer,
-                };
-                return Ok(DecisionAnswer::Answer { text });
-            }
-        }
-        DecisionRequest::PlanApproval { plan, modes } => {
-            writeln!(io.output, "\ndecode: the agent presents a plan:\n")?;
-            for line in sanitize(plan).split('\n') {
-                writeln!(io.output, "  │ {line}")?;
-            }
-            let choices = "[y] approve (edit mode), [a] approve in auto mode, [d] approve in default mode, [n] reject";
-            for _ in 0..5 {
-                write!(io.output, "\nApprove the plan? {choices}: ")?;
-                let Some(answer) = read_line(io)? else {
-                    return Ok(unavailable_eof());
-                };
-                let mode = match answer.to_ascii_lowercase().as_str() {
-                    "y" | "yes" | "e" | "edit" => Mode::Edit,
-                    "a" | "auto" => Mode::Auto,
-                    "d" | "default" => Mode::Default,
-                    "n" | "no" | "r" | "reject" => {
-                        return Ok(DecisionAnswer::PlanRejected {
-                            feedback: feedback(io)?,
-                        })
-                    }
-                    _ => {
-                        writeln!(io.output, "  please answer {choices}")?;
-                        continue;
-                    }
-                };
-                if !modes.contains(&mode) {
-                    writeln!(io.output, "  {mode} mode is not offered here; {choices}")?;
-                    continue;
-                }
-                return Ok(DecisionAnswer::PlanApproved { mode });
-            }
-            Ok(DecisionAnswer::PlanRejected {
-                feedback: Some("no valid answer was given".to_string()),
-            })
+            _ => writeln!(io.output, "  please answer {choices}")?,
         }
     }
+    Ok(DecisionAnswer::Deny {
+        feedback: no_valid_answer(),
+    })
+}
+
+fn ask_run_outside(
+    io: &mut TerminalIo,
+    command: &str,
+    cwd: &str,
+    bound: &str,
+    output: &str,
+) -> std::io::Result<DecisionAnswer> {
+    writeln!(io.output, "\ndecode: a command hit a bound of the sandbox:")?;
+    write_behind_gutter(io, command, "│")?;
+    writeln!(io.output, "  in: {}", one_line(cwd))?;
+    writeln!(io.output, "  bound: {}", one_line(bound))?;
+    if !output.trim().is_empty() {
+        writeln!(io.output, "  it printed (the end):")?;
+        write_behind_gutter(io, output, "┆")?;
+    }
+    let choices = "[y] run it again outside the sandbox, once, [n] no";
+    for _ in 0..5 {
+        write!(io.output, "Run it outside the sandbox? {choices}: ")?;
+        let Some(answer) = read_line(io)? else {
+            return Ok(unavailable_eof());
+        };
+        match answer.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
+            "n" | "no" | "d" | "deny" => {
+                return Ok(DecisionAnswer::Deny {
+                    feedback: feedback(io)?,
+                })
+            }
+            _ => writeln!(io.output, "  please answer {choices}")?,
+        }
+    }
+    Ok(DecisionAnswer::Deny {
+        feedback: no_valid_answer(),
+    })
+}
+
+fn ask_network(
+    io: &mut TerminalIo,
+    host: &str,
+    port: u16,
+    command: &str,
+    cwd: &str,
+    decision: &Decision,
+) -> std::io::Result<DecisionAnswer> {
+    // The host and the command come from the command: escaped, behind a
+    // gutter.
+    writeln!(
+        io.output,
+        "\ndecode: a command wants to reach {}:{port}",
+        one_line(host)
+    )?;
+    write_behind_gutter(io, command, "│")?;
+    writeln!(io.output, "  in: {}", one_line(cwd))?;
+    let can_always = write_decision(io, decision)?;
+    let choices = if can_always {
+        "[y] allow once, [s] for this session, [a] always allow, [n] deny"
+    } else {
+        "[y] allow once, [n] deny"
+    };
+    for _ in 0..5 {
+        write!(io.output, "Let it connect? {choices}: ")?;
+        let Some(answer) = read_line(io)? else {
+            return Ok(unavailable_eof());
+        };
+        match answer.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
+            "s" | "session" if can_always => {
+                return Ok(DecisionAnswer::AllowForSession {
+                    rules: decision.always_allow_rules.clone(),
+                })
+            }
+            "a" | "always" if can_always => {
+                return Ok(DecisionAnswer::AlwaysAllow {
+                    target: None,
+                    rules: decision.always_allow_rules.clone(),
+                })
+            }
+            "n" | "no" | "d" | "deny" => {
+                return Ok(DecisionAnswer::Deny {
+                    feedback: feedback(io)?,
+                })
+            }
+            _ => writeln!(io.output, "  please answer {choices}")?,
+        }
+    }
+    Ok(DecisionAnswer::Deny {
+        feedback: no_valid_answer(),
+    })
+}
+
+fn ask_question(
+    io: &mut TerminalIo,
+    question: &str,
+    options: &[String],
+) -> std::io::Result<DecisionAnswer> {
+    writeln!(io.output, "\ndecode: the agent asks:")?;
+    write_behind_gutter(io, question, "│")?;
+    for (i, o) in options.iter().enumerate() {
+        writeln!(io.output, "  {}. {}", i + 1, one_line(o))?;
+    }
+    loop {
+        if options.is_empty() {
+            write!(io.output, "Your answer: ")?;
+        } else {
+            write!(io.output, "Your answer (a number or your own words): ")?;
+        }
+        let Some(answer) = read_line(io)? else {
+            return Ok(unavailable_eof());
+        };
+        if answer.is_empty() {
+            continue;
+        }
+        let text = match answer.parse::<usize>() {
+            Ok(n) if n >= 1 && n <= options.len() => options[n - 1].clone(),
+            _ => answer,
+        };
+        return Ok(DecisionAnswer::Answer { text });
+    }
+}
+
+fn ask_plan_approval(
+    io: &mut TerminalIo,
+    plan: &str,
+    modes: &[Mode],
+) -> std::io::Result<DecisionAnswer> {
+    writeln!(io.output, "\ndecode: the agent presents a plan:\n")?;
+    write_behind_gutter(io, plan, "│")?;
+    let choices = "[y] approve (edit mode), [a] approve in auto mode, [d] approve in default mode, [n] reject";
+    for _ in 0..5 {
+        write!(io.output, "\nApprove the plan? {choices}: ")?;
+        let Some(answer) = read_line(io)? else {
+            return Ok(unavailable_eof());
+        };
+        let mode = match answer.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "e" | "edit" => Mode::Edit,
+            "a" | "auto" => Mode::Auto,
+            "d" | "default" => Mode::Default,
+            "n" | "no" | "r" | "reject" => {
+                return Ok(DecisionAnswer::PlanRejected {
+                    feedback: feedback(io)?,
+                })
+            }
+            _ => {
+                writeln!(io.output, "  please answer {choices}")?;
+                continue;
+            }
+        };
+        if !modes.contains(&mode) {
+            writeln!(io.output, "  {mode} mode is not offered here; {choices}")?;
+            continue;
+        }
+        return Ok(DecisionAnswer::PlanApproved { mode });
+    }
+    Ok(DecisionAnswer::PlanRejected {
+        feedback: no_valid_answer(),
+    })
 }

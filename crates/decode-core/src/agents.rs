@@ -374,192 +374,16 @@ pub fn parse_agent(
     format: AgentFormat,
     source: AgentSource,
 ) -> Result<Agent, AgentError> {
-    let err = |line: Option<usize>, key: Option<&'static str>, kind: AgentErrorKind| AgentError {
-        file: file.to_path_buf(),
-        line,
-        key,
-        kind,
-    };
-    if bytes.len() as u64 > MAX_AGENT_FILE_BYTES {
-        return Err(err(None, None, AgentErrorKind::TooLarge));
-    }
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
-        err(Some(line), None, AgentErrorKind::NotUtf8)
-    })?;
-    let (frontmatter, body) = split_frontmatter(text).map_err(|kind| err(Some(1), None, kind))?;
-    let fm = Frontmatter { text: frontmatter };
-    if decode_policy::paths::yaml_depth(frontmatter) > 64 {
-        return Err(err(Some(2), None, AgentErrorKind::TooDeep));
-    }
-
-    let value: Value = serde_yaml::from_str(frontmatter).map_err(|e| {
-        let message = yaml_message(&e);
-        // serde_yaml places a duplicate key at its mapping's start: point at the
-        // repeated key instead.
-        let line = duplicate_key(&message)
-            .and_then(|key| fm.key_indices(key).nth(1))
-            .map(|i| i + 2)
-            .or_else(|| e.location().map(|l| l.line() + 1));
-        err(line.or(Some(2)), None, AgentErrorKind::Yaml(message))
-    })?;
-    let map = match value {
-        Value::Mapping(m) => m,
-        Value::Null => Mapping::new(),
-        _ => return Err(err(Some(2), None, AgentErrorKind::NotAMapping)),
-    };
-
-    let missing = |key: &'static str| err(Some(1), Some(key), AgentErrorKind::MissingKey(key));
-    let wrong = |key: &'static str, expected: &'static str| {
-        err(
-            Some(fm.key_line(key)),
-            Some(key),
-            AgentErrorKind::WrongType { key, expected },
-        )
-    };
-
-    // name
-    let name = match string_key(&map, "name") {
-        Field::Absent => return Err(missing("name")),
-        Field::Wrong => return Err(wrong("name", "a string")),
-        Field::Present(s) => s.trim().to_string(),
-    };
-    if name.is_empty() {
-        return Err(err(
-            Some(fm.key_line("name")),
-            Some("name"),
-            AgentErrorKind::EmptyName,
-        ));
-    }
-
-    // description
-    let description = match string_key(&map, "description") {
-        Field::Absent => return Err(missing("description")),
-        Field::Wrong => return Err(wrong("description", "a string")),
-        Field::Present(s) => s.trim().to_string(),
-    };
-
-    // tools (MCP tools by pattern: `mcp__SERVER__TOOL`, `mcp__SERVER__*`, `mcp__*`)
-    let every_mcp = || vec![decode_policy::mcp::PREFIX.to_string() + "*"];
-    let mut mcp_tools: Vec<String> = Vec::new();
-    let tools = match get(&map, "tools") {
-        None | Some(Value::Null) => match format {
-            AgentFormat::Decode => return Err(missing("tools")),
-            AgentFormat::Claude => {
-                mcp_tools = every_mcp();
-                Tool::ALL.to_vec()
-            }
-        },
-        Some(v) => {
-            let names = string_list(v, true).ok_or_else(|| {
-                wrong(
-                    "tools",
-                    "a list of tool names or a comma-separated string of tool names",
-                )
-            })?;
-            let mut tools = Vec::new();
-            for n in names {
-                if decode_policy::mcp::is_mcp_name(n.trim()) {
-                    match decode_policy::McpPattern::parse(&n) {
-                        Ok(p) => {
-                            if !mcp_tools.iter().any(|m| m == p.as_str()) {
-                                mcp_tools.push(p.as_str().to_string());
-                            }
-                        }
-                        Err(_) => {
-                            return Err(err(
-                                Some(fm.item_line("tools", &n)),
-                                Some("tools"),
-                                AgentErrorKind::UnknownTool { tool: n.clone() },
-                            ))
-                        }
-                    }
-                    continue;
-                }
-                let found: Vec<Tool> = if n == "*" {
-                    if !mcp_tools.iter().any(|m| m == "mcp__*") {
-                        mcp_tools.extend(every_mcp());
-                    }
-                    Tool::ALL.to_vec()
-                } else {
-                    match Tool::from_name(&n).filter(|t| t.is_model_tool()) {
-                        Some(t) => vec![t],
-                        None => {
-                            return Err(err(
-                                Some(fm.item_line("tools", &n)),
-                                Some("tools"),
-                                AgentErrorKind::UnknownTool { tool: n.clone() },
-                            ))
-                        }
-                    }
-                };
-                for t in found {
-                    if !tools.contains(&t) {
-                        tools.push(t);
-                    }
-                }
-            }
-            tools
-        }
-    };
-
-    // mode
-    let mode = match string_key(&map, "mode") {
-        Field::Absent => match format {
-            AgentFormat::Decode => return Err(missing("mode")),
-            AgentFormat::Claude => Mode::Default,
-        },
-        Field::Wrong => return Err(wrong("mode", "one of default, edit, plan, auto, bypass")),
-        Field::Present(s) => s.parse::<Mode>().map_err(|_| {
-            err(
-                Some(fm.key_line("mode")),
-                Some("mode"),
-                AgentErrorKind::BadMode { mode: s.clone() },
-            )
-        })?,
-    };
-
-    // allow / ask / deny
-    let mut lists: [Vec<String>; 3] = Default::default();
-    for (slot, key) in lists.iter_mut().zip(["allow", "ask", "deny"]) {
-        match get(&map, key) {
-            None | Some(Value::Null) => {}
-            Some(v) => {
-                let rules = string_list(v, false)
-                    .ok_or_else(|| wrong(key, "a list of rules such as \"bash(git *)\""))?;
-                for rule in rules {
-                    if let Err(e) = Rule::parse(&rule) {
-                        return Err(err(
-                            Some(fm.item_line(key, &rule)),
-                            Some(key),
-                            AgentErrorKind::BadRule {
-                                key,
-                                rule: rule.clone(),
-                                reason: e.to_string(),
-                            },
-                        ));
-                    }
-                    slot.push(rule);
-                }
-            }
-        }
-    }
-    let [allow, ask, deny] = lists;
-
-    // model
-    let model = match string_key(&map, "model") {
-        Field::Absent => None,
-        Field::Wrong => return Err(wrong("model", "a string")),
-        Field::Present(s) => {
-            let s = s.trim();
-            (!s.is_empty() && !s.eq_ignore_ascii_case("inherit")).then(|| s.to_string())
-        }
-    };
-
+    let text = agent_text(bytes, file)?;
+    let (frontmatter, body) =
+        split_frontmatter(text).map_err(|kind| agent_error(file, Some(1), None, kind))?;
+    let keys = Keys::parse(file, frontmatter)?;
+    let name = keys.name()?;
+    let description = keys.description()?;
+    let (tools, mcp_tools) = keys.tools(format)?;
+    let mode = keys.mode(format)?;
+    let [allow, ask, deny] = keys.rule_lists()?;
+    let model = keys.model()?;
     Ok(Agent {
         name,
         description,
@@ -572,6 +396,228 @@ pub fn parse_agent(
         source,
         overrides: None,
     })
+}
+
+fn agent_error(
+    file: &Path,
+    line: Option<usize>,
+    key: Option<&'static str>,
+    kind: AgentErrorKind,
+) -> AgentError {
+    AgentError {
+        file: file.to_path_buf(),
+        line,
+        key,
+        kind,
+    }
+}
+
+/// The file's text: at most [`MAX_AGENT_FILE_BYTES`] of UTF-8.
+fn agent_text<'a>(bytes: &'a [u8], file: &Path) -> Result<&'a str, AgentError> {
+    if bytes.len() as u64 > MAX_AGENT_FILE_BYTES {
+        return Err(agent_error(file, None, None, AgentErrorKind::TooLarge));
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        agent_error(file, Some(line), None, AgentErrorKind::NotUtf8)
+    })
+}
+
+/// The frontmatter's keys, read one by one into an [`Agent`]'s fields; errors name
+/// the file, the line and the key.
+struct Keys<'a> {
+    file: &'a Path,
+    fm: Frontmatter<'a>,
+    map: Mapping,
+}
+
+/// Every MCP tool, as a pattern.
+fn every_mcp() -> Vec<String> {
+    vec![decode_policy::mcp::PREFIX.to_string() + "*"]
+}
+
+impl<'a> Keys<'a> {
+    /// Parses the frontmatter as a YAML mapping (empty frontmatter is an empty one).
+    fn parse(file: &'a Path, frontmatter: &'a str) -> Result<Keys<'a>, AgentError> {
+        let fm = Frontmatter { text: frontmatter };
+        let err = |line: Option<usize>, kind| agent_error(file, line, None, kind);
+        if decode_policy::paths::yaml_depth(frontmatter) > 64 {
+            return Err(err(Some(2), AgentErrorKind::TooDeep));
+        }
+        let value: Value = serde_yaml::from_str(frontmatter).map_err(|e| {
+            let message = yaml_message(&e);
+            // serde_yaml places a duplicate key at its mapping's start: point at the
+            // repeated key instead.
+            let line = duplicate_key(&message)
+                .and_then(|key| fm.key_indices(key).nth(1))
+                .map(|i| i + 2)
+                .or_else(|| e.location().map(|l| l.line() + 1));
+            err(line.or(Some(2)), AgentErrorKind::Yaml(message))
+        })?;
+        let map = match value {
+            Value::Mapping(m) => m,
+            Value::Null => Mapping::new(),
+            _ => return Err(err(Some(2), AgentErrorKind::NotAMapping)),
+        };
+        Ok(Keys { file, fm, map })
+    }
+
+    fn err(&self, line: usize, key: &'static str, kind: AgentErrorKind) -> AgentError {
+        agent_error(self.file, Some(line), Some(key), kind)
+    }
+
+    fn missing(&self, key: &'static str) -> AgentError {
+        self.err(1, key, AgentErrorKind::MissingKey(key))
+    }
+
+    fn wrong(&self, key: &'static str, expected: &'static str) -> AgentError {
+        self.err(
+            self.fm.key_line(key),
+            key,
+            AgentErrorKind::WrongType { key, expected },
+        )
+    }
+
+    fn unknown_tool(&self, name: &str) -> AgentError {
+        self.err(
+            self.fm.item_line("tools", name),
+            "tools",
+            AgentErrorKind::UnknownTool {
+                tool: name.to_string(),
+            },
+        )
+    }
+
+    fn name(&self) -> Result<String, AgentError> {
+        let name = match string_key(&self.map, "name") {
+            Field::Absent => return Err(self.missing("name")),
+            Field::Wrong => return Err(self.wrong("name", "a string")),
+            Field::Present(s) => s.trim().to_string(),
+        };
+        if name.is_empty() {
+            return Err(self.err(self.fm.key_line("name"), "name", AgentErrorKind::EmptyName));
+        }
+        Ok(name)
+    }
+
+    fn description(&self) -> Result<String, AgentError> {
+        match string_key(&self.map, "description") {
+            Field::Absent => Err(self.missing("description")),
+            Field::Wrong => Err(self.wrong("description", "a string")),
+            Field::Present(s) => Ok(s.trim().to_string()),
+        }
+    }
+
+    /// `tools`: the built-in tools, and MCP tools by pattern (`mcp__SERVER__TOOL`,
+    /// `mcp__SERVER__*`, `mcp__*`).
+    fn tools(&self, format: AgentFormat) -> Result<(Vec<Tool>, Vec<String>), AgentError> {
+        let v = match get(&self.map, "tools") {
+            None | Some(Value::Null) => {
+                return match format {
+                    AgentFormat::Decode => Err(self.missing("tools")),
+                    AgentFormat::Claude => Ok((Tool::ALL.to_vec(), every_mcp())),
+                }
+            }
+            Some(v) => v,
+        };
+        let names = string_list(v, true).ok_or_else(|| {
+            self.wrong(
+                "tools",
+                "a list of tool names or a comma-separated string of tool names",
+            )
+        })?;
+        let mut tools = Vec::new();
+        let mut mcp_tools: Vec<String> = Vec::new();
+        for n in names {
+            if decode_policy::mcp::is_mcp_name(n.trim()) {
+                let p = decode_policy::McpPattern::parse(&n).map_err(|_| self.unknown_tool(&n))?;
+                if !mcp_tools.iter().any(|m| m == p.as_str()) {
+                    mcp_tools.push(p.as_str().to_string());
+                }
+                continue;
+            }
+            let found: Vec<Tool> = if n == "*" {
+                if !mcp_tools.iter().any(|m| m == "mcp__*") {
+                    mcp_tools.extend(every_mcp());
+                }
+                Tool::ALL.to_vec()
+            } else {
+                match Tool::from_name(&n).filter(|t| t.is_model_tool()) {
+                    Some(t) => vec![t],
+                    None => return Err(self.unknown_tool(&n)),
+                }
+            };
+            for t in found {
+                if !tools.contains(&t) {
+                    tools.push(t);
+                }
+            }
+        }
+        Ok((tools, mcp_tools))
+    }
+
+    fn mode(&self, format: AgentFormat) -> Result<Mode, AgentError> {
+        match string_key(&self.map, "mode") {
+            Field::Absent => match format {
+                AgentFormat::Decode => Err(self.missing("mode")),
+                AgentFormat::Claude => Ok(Mode::Default),
+            },
+            Field::Wrong => Err(self.wrong("mode", "one of default, edit, plan, auto, bypass")),
+            Field::Present(s) => s.parse::<Mode>().map_err(|_| {
+                self.err(
+                    self.fm.key_line("mode"),
+                    "mode",
+                    AgentErrorKind::BadMode { mode: s.clone() },
+                )
+            }),
+        }
+    }
+
+    /// `allow`, `ask` and `deny`, in that order.
+    fn rule_lists(&self) -> Result<[Vec<String>; 3], AgentError> {
+        let mut lists: [Vec<String>; 3] = Default::default();
+        for (slot, key) in lists.iter_mut().zip(["allow", "ask", "deny"]) {
+            match get(&self.map, key) {
+                None | Some(Value::Null) => {}
+                Some(v) => {
+                    let rules = string_list(v, false).ok_or_else(|| {
+                        self.wrong(key, "a list of rules such as \"bash(git *)\"")
+                    })?;
+                    for rule in rules {
+                        if let Err(e) = Rule::parse(&rule) {
+                            return Err(self.err(
+                                self.fm.item_line(key, &rule),
+                                key,
+                                AgentErrorKind::BadRule {
+                                    key,
+                                    rule: rule.clone(),
+                                    reason: e.to_string(),
+                                },
+                            ));
+                        }
+                        slot.push(rule);
+                    }
+                }
+            }
+        }
+        Ok(lists)
+    }
+
+    /// `model`: none when absent, empty or `inherit`.
+    fn model(&self) -> Result<Option<String>, AgentError> {
+        match string_key(&self.map, "model") {
+            Field::Absent => Ok(None),
+            Field::Wrong => Err(self.wrong("model", "a string")),
+            Field::Present(s) => {
+                let s = s.trim();
+                Ok((!s.is_empty() && !s.eq_ignore_ascii_case("inherit")).then(|| s.to_string()))
+            }
+        }
+    }
 }
 
 /// Splits `---\n<yaml>\n---\n<body>`. The first line must be exactly `---` (trailing

@@ -61,177 +61,266 @@ pub async fn call_tool(
     input: serde_json::Value,
     ctx: &ToolContext,
 ) -> CallOutcome {
-    let tool = handler.tool();
-    let mut input = input;
-    let mut edited: Option<String> = None;
-    let mut edits = 0usize;
-    let mut judged: Option<std::path::PathBuf>;
-    let mut judged_host: Option<(String, Vec<std::net::IpAddr>)>;
-    let mut outcome = loop {
-        let mut call = handler.gate_call(&input);
-        // web_fetch: the host is resolved once, the gate judges its addresses,
-        // and the tool connects to exactly those (docs/network.md).
-        judged_host = None;
-        if tool == Tool::WebFetch {
-            if let Some((host, resolved)) = resolve_url_host(ctx, &call.subject).await {
-                call = call.with_addrs(resolved.judged);
-                judged_host = Some((host, resolved.addrs));
-            }
-        }
-        let cwd = ctx.session.cwd();
-        // The file tools touch the path as resolved now or nothing (however
-        // long the person takes to answer): the gate judges the call as
-        // named and as that resolved path, and the stricter answer stands.
-        judged = matches!(tool, Tool::Read | Tool::Write | Tool::Edit)
-            .then(|| super::paths::resolve_links(&super::paths::tool_path(ctx, &call.subject)));
-        let mut decision = ctx.active.decide_in(&call, &cwd);
-        if let Some(r) = &judged {
-            let direct = ctx
-                .active
-                .decide_in(&Call::new(tool, r.to_string_lossy()), &cwd);
-            if strictness(direct.verdict) > strictness(decision.verdict) {
-                decision = direct;
-            }
-        }
-        tracing::info!(
-            tool = %call.tool_name(),
-            subject = %call.subject,
-            verdict = %decision.verdict,
-            reason = %decision.reason,
-            edited = edited.is_some(),
-            "tool call judged"
-        );
-        let mut outcome = CallOutcome {
-            decision,
-            answer: None,
-            result: ToolResult::default(),
-            ran: false,
-            note: None,
-            edited_command: edited.clone(),
-            run_outside: None,
-        };
-
-        if outcome.decision.verdict == Verdict::Deny {
-            outcome.result = ToolResult::error(with_edit_note(
-                &edited,
-                format!("denied by the permission gate: {}", outcome.decision.reason),
-            ));
-            return outcome;
-        }
-        if let Err(e) = handler.validate(&input) {
-            outcome.result = ToolResult::error(format!("invalid input: {e}"));
-            return outcome;
-        }
-        // The settings' pre-tool hooks may tighten the verdict (or, from the user or
-        // managed settings, allow a plain ask).
-        super::hooks::apply_pre(ctx, tool, &input, &mut outcome.decision).await;
-        if outcome.decision.verdict == Verdict::Deny {
-            outcome.result = ToolResult::error(with_edit_note(
-                &edited,
-                format!("denied by the permission gate: {}", outcome.decision.reason),
-            ));
-            return outcome;
-        }
-        if outcome.decision.verdict != Verdict::Ask {
-            break outcome;
-        }
-        if ctx
-            .session_rules
-            .allows(&ctx.active, &call, &cwd, &outcome.decision)
-        {
-            outcome.note = Some("allowed by a rule you allowed for this session".to_string());
-            break outcome;
-        }
-        // A call that would fail on its own terms is not put to the person.
-        if let Err(e) = handler.precheck(&input, ctx) {
-            outcome.result = ToolResult::error(format!("{e} [the person was not asked]"));
-            return outcome;
-        }
-
-        let request = permission_request(
-            ctx,
-            handler,
-            &call,
-            &input,
-            &cwd,
-            &outcome.decision,
-            edited.is_some(),
-        );
-        let answer = tokio::select! {
-            a = ctx.decisions.ask(request) => a,
-            _ = ctx.cancel.cancelled() => DecisionAnswer::Unavailable {
-                reason: "the run was stopped".to_string(),
-            },
-        };
-        outcome.answer = Some(answer.clone());
-        match answer {
-            DecisionAnswer::AllowOnce => break outcome,
-            DecisionAnswer::AllowForSession { rules } => {
-                outcome.note = Some(allow_for_session(
-                    ctx,
-                    &call,
-                    &cwd,
-                    &outcome.decision,
-                    rules,
-                ));
-                break outcome;
-            }
-            DecisionAnswer::AlwaysAllow { rules, target } => {
-                outcome.note = Some(always_allow(
-                    ctx,
-                    &call,
-                    &cwd,
-                    &outcome.decision,
-                    rules,
-                    target.unwrap_or_default(),
-                ));
-                break outcome;
-            }
-            DecisionAnswer::EditCommand { command } if tool == Tool::Bash => {
-                let command = command.trim().to_string();
-                if command.is_empty() {
-                    outcome.result = ToolResult::error(
-                        "not run: the person cleared the command instead of editing it",
-                    );
-                    return outcome;
-                }
-                edits += 1;
-                if edits > MAX_EDITS {
-                    outcome.result =
-                        ToolResult::error("not run: the command was edited too many times");
-                    return outcome;
-                }
-                if let Some(obj) = input.as_object_mut() {
-                    obj.insert("command".into(), serde_json::Value::String(command.clone()));
-                }
-                tracing::info!(command = %command, "the person edited the command; judging it again");
-                edited = Some(command);
-            }
-            DecisionAnswer::Deny { feedback } => {
-                let mut text = format!("denied by the person: {}", outcome.decision.reason);
-                if let Some(f) = feedback
-                    .map(|f| f.trim().to_string())
-                    .filter(|f| !f.is_empty())
-                {
-                    text.push_str(&format!("\nTheir feedback: {f}"));
-                }
-                outcome.result = ToolResult::error(with_edit_note(&edited, text));
-                return outcome;
-            }
-            DecisionAnswer::Unavailable { reason } => {
-                outcome.result =
-                    ToolResult::error(unavailable(handler, &outcome.decision, &reason));
-                return outcome;
-            }
-            other => {
-                outcome.result = ToolResult::error(format!(
-                    "not run: the permission ask got an answer of the wrong kind ({other:?})"
-                ));
-                return outcome;
-            }
-        }
+    let mut attempt = Attempt {
+        input,
+        edited: None,
+        edits: 0,
     };
+    loop {
+        let judged = judge(handler, ctx, &attempt).await;
+        match settle(handler, ctx, &mut attempt, judged).await {
+            Next::Run(judged) => return run_judged(handler, ctx, attempt, judged).await,
+            Next::Stop(outcome) => return outcome,
+            Next::JudgeAgain => {}
+        }
+    }
+}
 
+/// The call as it stands: its input (with the person's edit applied), the command as
+/// they edited it, and how many times they edited it.
+struct Attempt {
+    input: serde_json::Value,
+    edited: Option<String>,
+    edits: usize,
+}
+
+/// One judging of the call: what the gate saw and the outcome so far.
+struct Judged {
+    call: Call,
+    cwd: std::path::PathBuf,
+    /// The file tools' path as resolved when judged.
+    path: Option<std::path::PathBuf>,
+    /// web_fetch: the host and the addresses the gate judged.
+    host: Option<(String, Vec<std::net::IpAddr>)>,
+    outcome: CallOutcome,
+}
+
+/// Where the call goes after the gate (and perhaps the person) had their say.
+enum Next {
+    /// It runs as judged.
+    Run(Judged),
+    /// It does not run: the outcome says why.
+    Stop(CallOutcome),
+    /// The person edited the command: it is judged again.
+    JudgeAgain,
+}
+
+/// Ends the call with `outcome`, its result the error `text`.
+fn stop(mut outcome: CallOutcome, text: impl Into<String>) -> Next {
+    outcome.result = ToolResult::error(text);
+    Next::Stop(outcome)
+}
+
+/// Asks the gate about the call as it stands.
+async fn judge(handler: &dyn ToolHandler, ctx: &ToolContext, attempt: &Attempt) -> Judged {
+    let tool = handler.tool();
+    let mut call = handler.gate_call(&attempt.input);
+    // web_fetch: the host is resolved once, the gate judges its addresses,
+    // and the tool connects to exactly those (docs/network.md).
+    let mut host = None;
+    if tool == Tool::WebFetch {
+        if let Some((name, resolved)) = resolve_url_host(ctx, &call.subject).await {
+            call = call.with_addrs(resolved.judged);
+            host = Some((name, resolved.addrs));
+        }
+    }
+    let cwd = ctx.session.cwd();
+    // The file tools touch the path as resolved now or nothing (however
+    // long the person takes to answer): the gate judges the call as
+    // named and as that resolved path, and the stricter answer stands.
+    let path = matches!(tool, Tool::Read | Tool::Write | Tool::Edit)
+        .then(|| super::paths::resolve_links(&super::paths::tool_path(ctx, &call.subject)));
+    let mut decision = ctx.active.decide_in(&call, &cwd);
+    if let Some(r) = &path {
+        let direct = ctx
+            .active
+            .decide_in(&Call::new(tool, r.to_string_lossy()), &cwd);
+        if strictness(direct.verdict) > strictness(decision.verdict) {
+            decision = direct;
+        }
+    }
+    tracing::info!(
+        tool = %call.tool_name(),
+        subject = %call.subject,
+        verdict = %decision.verdict,
+        reason = %decision.reason,
+        edited = attempt.edited.is_some(),
+        "tool call judged"
+    );
+    let outcome = CallOutcome {
+        decision,
+        answer: None,
+        result: ToolResult::default(),
+        ran: false,
+        note: None,
+        edited_command: attempt.edited.clone(),
+        run_outside: None,
+    };
+    Judged {
+        call,
+        cwd,
+        path,
+        host,
+        outcome,
+    }
+}
+
+/// Steps 2 to 4: a denial or an invalid input stops the call, the pre-tool hooks
+/// have their say, and an ask is put to the person unless a session rule covers it.
+async fn settle(
+    handler: &dyn ToolHandler,
+    ctx: &ToolContext,
+    attempt: &mut Attempt,
+    mut judged: Judged,
+) -> Next {
+    if judged.outcome.decision.verdict == Verdict::Deny {
+        return denied_by_gate(attempt, judged.outcome);
+    }
+    if let Err(e) = handler.validate(&attempt.input) {
+        return stop(judged.outcome, format!("invalid input: {e}"));
+    }
+    // The settings' pre-tool hooks may tighten the verdict (or, from the user or
+    // managed settings, allow a plain ask).
+    super::hooks::apply_pre(
+        ctx,
+        handler.tool(),
+        &attempt.input,
+        &mut judged.outcome.decision,
+    )
+    .await;
+    if judged.outcome.decision.verdict == Verdict::Deny {
+        return denied_by_gate(attempt, judged.outcome);
+    }
+    if judged.outcome.decision.verdict != Verdict::Ask {
+        return Next::Run(judged);
+    }
+    if ctx.session_rules.allows(
+        &ctx.active,
+        &judged.call,
+        &judged.cwd,
+        &judged.outcome.decision,
+    ) {
+        judged.outcome.note = Some("allowed by a rule you allowed for this session".to_string());
+        return Next::Run(judged);
+    }
+    // A call that would fail on its own terms is not put to the person.
+    if let Err(e) = handler.precheck(&attempt.input, ctx) {
+        return stop(judged.outcome, format!("{e} [the person was not asked]"));
+    }
+    ask_person(handler, ctx, attempt, judged).await
+}
+
+fn denied_by_gate(attempt: &Attempt, outcome: CallOutcome) -> Next {
+    let text = with_edit_note(
+        &attempt.edited,
+        format!("denied by the permission gate: {}", outcome.decision.reason),
+    );
+    stop(outcome, text)
+}
+
+/// Puts the ask to the person and follows their answer.
+async fn ask_person(
+    handler: &dyn ToolHandler,
+    ctx: &ToolContext,
+    attempt: &mut Attempt,
+    mut judged: Judged,
+) -> Next {
+    let request = permission_request(
+        ctx,
+        handler,
+        &judged.call,
+        &attempt.input,
+        &judged.cwd,
+        &judged.outcome.decision,
+        attempt.edited.is_some(),
+    );
+    let answer = tokio::select! {
+        a = ctx.decisions.ask(request) => a,
+        _ = ctx.cancel.cancelled() => DecisionAnswer::Unavailable {
+            reason: "the run was stopped".to_string(),
+        },
+    };
+    judged.outcome.answer = Some(answer.clone());
+    match answer {
+        DecisionAnswer::AllowOnce => Next::Run(judged),
+        DecisionAnswer::AllowForSession { rules } => {
+            judged.outcome.note = Some(allow_for_session(
+                ctx,
+                &judged.call,
+                &judged.cwd,
+                &judged.outcome.decision,
+                rules,
+            ));
+            Next::Run(judged)
+        }
+        DecisionAnswer::AlwaysAllow { rules, target } => {
+            judged.outcome.note = Some(always_allow(
+                ctx,
+                &judged.call,
+                &judged.cwd,
+                &judged.outcome.decision,
+                rules,
+                target.unwrap_or_default(),
+            ));
+            Next::Run(judged)
+        }
+        DecisionAnswer::EditCommand { command } if handler.tool() == Tool::Bash => {
+            edit_command(attempt, command, judged.outcome)
+        }
+        DecisionAnswer::Deny { feedback } => {
+            let mut text = format!("denied by the person: {}", judged.outcome.decision.reason);
+            if let Some(f) = feedback
+                .map(|f| f.trim().to_string())
+                .filter(|f| !f.is_empty())
+            {
+                text.push_str(&format!("\nTheir feedback: {f}"));
+            }
+            let text = with_edit_note(&attempt.edited, text);
+            stop(judged.outcome, text)
+        }
+        DecisionAnswer::Unavailable { reason } => {
+            let text = unavailable(handler, &judged.outcome.decision, &reason);
+            stop(judged.outcome, text)
+        }
+        other => stop(
+            judged.outcome,
+            format!("not run: the permission ask got an answer of the wrong kind ({other:?})"),
+        ),
+    }
+}
+
+/// The person edited the bash command: it replaces the input, to be judged again.
+fn edit_command(attempt: &mut Attempt, command: String, outcome: CallOutcome) -> Next {
+    let command = command.trim().to_string();
+    if command.is_empty() {
+        return stop(
+            outcome,
+            "not run: the person cleared the command instead of editing it",
+        );
+    }
+    attempt.edits += 1;
+    if attempt.edits > MAX_EDITS {
+        return stop(outcome, "not run: the command was edited too many times");
+    }
+    if let Some(obj) = attempt.input.as_object_mut() {
+        obj.insert("command".into(), serde_json::Value::String(command.clone()));
+    }
+    tracing::info!(command = %command, "the person edited the command; judging it again");
+    attempt.edited = Some(command);
+    Next::JudgeAgain
+}
+
+/// Step 5: runs the call as judged, then offers a sandboxed command that hit a bound
+/// a run outside, and lets the post-tool hooks see the result.
+async fn run_judged(
+    handler: &dyn ToolHandler,
+    ctx: &ToolContext,
+    attempt: Attempt,
+    judged: Judged,
+) -> CallOutcome {
+    let tool = handler.tool();
+    let Attempt { input, edited, .. } = attempt;
+    let mut outcome = judged.outcome;
     // Only an answer to this very call lifts the bash sandbox.
     let approved_by_person = matches!(
         outcome.answer,
@@ -242,9 +331,9 @@ pub async fn call_tool(
         )
     );
     let ctx = &ToolContext {
-        judged_path: judged,
+        judged_path: judged.path,
         approved_by_person,
-        judged_host,
+        judged_host: judged.host,
         ..ctx.clone()
     };
     // What the call changes is recorded for the turn's undo (docs/checkpoints.md).

@@ -306,74 +306,111 @@ async fn fetch(
     timeout: Duration,
     ctx: &ToolContext,
 ) -> ToolResult {
+    match follow_redirects(client, pins, &url, timeout, ctx).await {
+        Ok(response) => read_page(response, timeout).await,
+        Err(ended) => ended,
+    }
+}
+
+/// The types asked for, web pages and text first.
+const ACCEPT: &str = "text/html,application/xhtml+xml,text/markdown,text/plain,application/json,application/xml;q=0.9,*/*;q=0.5";
+
+/// Requests `url` and every redirect the gate allows, all within `timeout`: the
+/// final response, or the result for the model when the chain ends before it.
+async fn follow_redirects(
+    client: &reqwest::Client,
+    pins: &Pins,
+    url: &Url,
+    timeout: Duration,
+    ctx: &ToolContext,
+) -> Result<reqwest::Response, ToolResult> {
     let deadline = tokio::time::Instant::now() + timeout;
     let mut current = url.clone();
     let mut seen: Vec<Url> = Vec::new();
-    let mut response = loop {
+    loop {
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        let response = match client
+        let response = client
             .get(current.clone())
             .timeout(left)
-            .header(
-                reqwest::header::ACCEPT,
-                "text/html,application/xhtml+xml,text/markdown,text/plain,application/json,application/xml;q=0.9,*/*;q=0.5",
-            )
+            .header(reqwest::header::ACCEPT, ACCEPT)
             .send()
             .await
-        {
-            Ok(r) => r,
-            Err(e) => return ToolResult::error(request_error(&current, &e, timeout)),
-        };
+            .map_err(|e| ToolResult::error(request_error(&current, &e, timeout)))?;
         let status = response.status();
         if !status.is_redirection() {
-            break response;
+            return Ok(response);
         }
-        let Some(next) = response
-            .headers()
-            .get(reqwest::header::LOCATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|l| current.join(l).ok())
-        else {
-            return ToolResult::error(format!(
-                "web_fetch: {current} answered {status} without a usable Location"
-            ));
-        };
-        let next = decode_policy::normalize_url(next.as_str()).unwrap_or(next);
-        seen.push(current.clone());
-        if seen.len() > WEB_FETCH_MAX_REDIRECTS || seen.contains(&next) {
-            return ToolResult::error(format!(
-                "web_fetch: {url}: too many redirects (more than {WEB_FETCH_MAX_REDIRECTS}); the URL redirects in a loop"
-            ));
-        }
-        if !matches!(next.scheme(), "http" | "https") {
-            return ToolResult::error(format!(
-                "web_fetch: {current} redirects to {next}, which is not an http or https URL"
-            ));
-        }
+        let next =
+            redirect_target(url, &current, &response, &mut seen).map_err(ToolResult::error)?;
         // Every redirect is judged like a new call before it is followed, its
         // host resolved once and pinned.
-        match judge(&next, ctx, pins).await {
-            Judged::Allow => current = next,
-            Judged::Deny(reason) => {
-                return ToolResult::error(format!(
-                    "web_fetch: {current} redirects ({}) to {next}, which the permission gate denies: {reason}",
-                    status.as_u16(),
-                ))
-            }
-            Judged::Ask(reason) => {
-                return ToolResult::ok(format!(
-                    "{current} redirects ({}) to {next}. The permission gate asks before fetching that URL ({reason}): to read it, call web_fetch again with url \"{next}\".",
-                    status.as_u16(),
-                ))
-            }
-            Judged::Unresolved(e) => {
-                return ToolResult::error(format!(
-                    "web_fetch: {current} redirects ({}) to {next}: {e}",
-                    status.as_u16(),
-                ))
-            }
-        }
+        judge_redirect(&current, &next, status, ctx, pins).await?;
+        current = next;
+    }
+}
+
+/// Where a redirect from `current` leads (normalised as the gate sees it), unless
+/// it has no usable Location, loops, goes on too long or leaves http(s).
+fn redirect_target(
+    url: &Url,
+    current: &Url,
+    response: &reqwest::Response,
+    seen: &mut Vec<Url>,
+) -> Result<Url, String> {
+    let status = response.status();
+    let Some(next) = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|l| current.join(l).ok())
+    else {
+        return Err(format!(
+            "web_fetch: {current} answered {status} without a usable Location"
+        ));
     };
+    let next = decode_policy::normalize_url(next.as_str()).unwrap_or(next);
+    seen.push(current.clone());
+    if seen.len() > WEB_FETCH_MAX_REDIRECTS || seen.contains(&next) {
+        return Err(format!(
+            "web_fetch: {url}: too many redirects (more than {WEB_FETCH_MAX_REDIRECTS}); the URL redirects in a loop"
+        ));
+    }
+    if !matches!(next.scheme(), "http" | "https") {
+        return Err(format!(
+            "web_fetch: {current} redirects to {next}, which is not an http or https URL"
+        ));
+    }
+    Ok(next)
+}
+
+/// Follows the redirect to `next` only when the gate allows it; otherwise the
+/// result says why not (an ask tells the model to fetch `next` in a new call).
+async fn judge_redirect(
+    current: &Url,
+    next: &Url,
+    status: reqwest::StatusCode,
+    ctx: &ToolContext,
+    pins: &Pins,
+) -> Result<(), ToolResult> {
+    match judge(next, ctx, pins).await {
+        Judged::Allow => Ok(()),
+        Judged::Deny(reason) => Err(ToolResult::error(format!(
+            "web_fetch: {current} redirects ({}) to {next}, which the permission gate denies: {reason}",
+            status.as_u16(),
+        ))),
+        Judged::Ask(reason) => Err(ToolResult::ok(format!(
+            "{current} redirects ({}) to {next}. The permission gate asks before fetching that URL ({reason}): to read it, call web_fetch again with url \"{next}\".",
+            status.as_u16(),
+        ))),
+        Judged::Unresolved(e) => Err(ToolResult::error(format!(
+            "web_fetch: {current} redirects ({}) to {next}: {e}",
+            status.as_u16(),
+        ))),
+    }
+}
+
+/// The final response as the model reads it: a page or text, never other types.
+async fn read_page(response: reqwest::Response, timeout: Duration) -> ToolResult {
     let status = response.status();
     let final_url = response.url().clone();
     let content_type = response
@@ -382,7 +419,7 @@ async fn fetch(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_string();
-    let mut kind = kind_of(&content_type);
+    let kind = kind_of(&content_type);
     if kind == Kind::Other {
         let size = response
             .content_length()
@@ -393,37 +430,51 @@ async fn fetch(
             content_type.split(';').next().unwrap_or("").trim()
         ));
     }
+    let (body, truncated) = match read_body(response).await {
+        Ok(b) => b,
+        Err(e) => return ToolResult::error(request_error(&final_url, &e, timeout)),
+    };
+    let content = match body_text(&final_url, &body, kind, &content_type) {
+        Ok(c) => c,
+        Err(binary) => return ToolResult::error(binary),
+    };
+    page_result(&final_url, status, &content_type, content, truncated)
+}
 
-    // Stream the body, stopping at the cap.
+/// Streams the body, stopping at the cap; whether anything was left unread.
+async fn read_body(mut response: reqwest::Response) -> Result<(Vec<u8>, bool), reqwest::Error> {
     let mut body: Vec<u8> = Vec::new();
     let mut truncated = false;
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                let room = WEB_FETCH_MAX_BYTES - body.len();
-                if chunk.len() >= room {
-                    body.extend_from_slice(&chunk[..room]);
-                    truncated = chunk.len() > room
-                        || response
-                            .content_length()
-                            .is_some_and(|n| n as usize > WEB_FETCH_MAX_BYTES);
-                    if !truncated {
-                        // Exactly at the cap: see whether anything follows.
-                        truncated = matches!(response.chunk().await, Ok(Some(c)) if !c.is_empty());
-                    }
-                    break;
-                }
-                body.extend_from_slice(&chunk);
+    while let Some(chunk) = response.chunk().await? {
+        let room = WEB_FETCH_MAX_BYTES - body.len();
+        if chunk.len() >= room {
+            body.extend_from_slice(&chunk[..room]);
+            truncated = chunk.len() > room
+                || response
+                    .content_length()
+                    .is_some_and(|n| n as usize > WEB_FETCH_MAX_BYTES);
+            if !truncated {
+                // Exactly at the cap: see whether anything follows.
+                truncated = matches!(response.chunk().await, Ok(Some(c)) if !c.is_empty());
             }
-            Ok(None) => break,
-            Err(e) => return ToolResult::error(request_error(&final_url, &e, timeout)),
+            break;
         }
+        body.extend_from_slice(&chunk);
     }
-    drop(response);
+    Ok((body, truncated))
+}
 
+/// The body as text (HTML as Markdown); an error for binary data of no declared
+/// type.
+fn body_text(
+    final_url: &Url,
+    body: &[u8],
+    mut kind: Kind,
+    content_type: &str,
+) -> Result<String, String> {
     if kind == Kind::Sniff {
-        if looks_binary(&body) {
-            return ToolResult::error(format!(
+        if looks_binary(body) {
+            return Err(format!(
                 "web_fetch: {final_url} is binary data{}: web_fetch reads web pages and text only",
                 if content_type.is_empty() {
                     String::new()
@@ -434,15 +485,26 @@ async fn fetch(
         }
         kind = Kind::Text;
     }
-    let text = String::from_utf8_lossy(&body).into_owned();
+    let text = String::from_utf8_lossy(body).into_owned();
     if kind == Kind::Text && content_type.is_empty() && looks_html(&text) {
         kind = Kind::Html;
     }
-    let mut content = if kind == Kind::Html {
+    Ok(if kind == Kind::Html {
         html_to_markdown(&text)
     } else {
         text
-    };
+    })
+}
+
+/// The result: the URL, the type, the status when it is not a success, the content
+/// (cut at [`MAX_RESULT_CHARS`]) and notes on what was cut.
+fn page_result(
+    final_url: &Url,
+    status: reqwest::StatusCode,
+    content_type: &str,
+    mut content: String,
+    truncated: bool,
+) -> ToolResult {
     let mut notes = Vec::new();
     if truncated {
         notes.push(format!(
