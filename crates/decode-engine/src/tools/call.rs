@@ -115,16 +115,17 @@ fn stop(mut outcome: CallOutcome, text: impl Into<String>) -> Next {
 async fn judge(handler: &dyn ToolHandler, ctx: &ToolContext, attempt: &Attempt) -> Judged {
     let tool = handler.tool();
     let mut call = handler.gate_call(&attempt.input);
-    // web_fetch: the host is resolved once, the gate judges its addresses,
-    // and the tool connects to exactly those (docs/network.md).
+    let cwd = ctx.session.cwd();
+    // web_fetch: the host is judged by its name first (a name the gate refuses or
+    // asks about is never looked up), then resolved once: the gate judges its
+    // addresses and the tool connects to exactly those (docs/network.md).
     let mut host = None;
-    if tool == Tool::WebFetch {
+    if tool == Tool::WebFetch && ctx.active.decide_in(&call, &cwd).verdict == Verdict::Allow {
         if let Some((name, resolved)) = resolve_url_host(ctx, &call.subject).await {
             call = call.with_addrs(resolved.judged);
             host = Some((name, resolved.addrs));
         }
     }
-    let cwd = ctx.session.cwd();
     // The file tools touch the path as resolved now or nothing (however
     // long the person takes to answer): the gate judges the call as
     // named and as that resolved path, and the stricter answer stands.

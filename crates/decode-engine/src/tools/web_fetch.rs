@@ -132,6 +132,30 @@ async fn judge(url: &Url, ctx: &ToolContext, pins: &Pins) -> Judged {
     }
 }
 
+/// The URL the person approved when its name was asked about (an ask rule, say): it
+/// was not resolved before the ask, so it is resolved now, and only a private,
+/// loopback or metadata address it turns out to have — something the person was not
+/// shown — still stops it.
+async fn judge_approved(url: &Url, ctx: &ToolContext, pins: &Pins) -> Judged {
+    let Some(host) = host_name(url) else {
+        return Judged::Allow;
+    };
+    let r = match ctx.resolver.resolve(&host).await {
+        Ok(r) => r,
+        Err(e) => return Judged::Unresolved(e),
+    };
+    if crate::net::reaches_private(&host, &r.judged) {
+        let d = ctx
+            .active
+            .decide(&Call::new(Tool::WebFetch, url.as_str()).with_addrs(r.judged.clone()));
+        if d.verdict != Verdict::Allow {
+            return Judged::Ask(d.reason);
+        }
+    }
+    pins.pin(&host, r.addrs);
+    Judged::Allow
+}
+
 /// What a content type says the body is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -245,6 +269,17 @@ impl ToolHandler for WebFetchTool {
         if let Some(host) = host_name(&url) {
             match &ctx.judged_host {
                 Some((h, addrs)) if *h == host => pins.pin(&host, addrs.clone()),
+                _ if ctx.approved_by_person => match judge_approved(&url, ctx, &pins).await {
+                    Judged::Allow => {}
+                    Judged::Deny(reason) | Judged::Ask(reason) => {
+                        return ToolResult::error(format!(
+                            "web_fetch: {url}: the permission gate asks before fetching it ({reason}); not fetched"
+                        ))
+                    }
+                    Judged::Unresolved(e) => {
+                        return ToolResult::error(format!("web_fetch: {url}: {e}"))
+                    }
+                },
                 _ => match judge(&url, ctx, &pins).await {
                     Judged::Allow => {}
                     Judged::Deny(reason) => {

@@ -557,3 +557,36 @@ async fn a_saved_net_rule_in_the_local_file_counts_untrusted_in_a_fresh_window()
     assert!(!o.ran);
     assert_eq!(s.asked().len(), 1);
 }
+
+/// A URL whose host an ask rule names is asked about by its name (not looked up
+/// first); approved, it is resolved then and fetched: the approval is never wasted.
+#[tokio::test]
+async fn an_approved_ask_by_name_is_fetched() {
+    use decode_core::decision::DecisionAnswer;
+    use decode_engine::tools::{call_tool, handler};
+    use decode_policy::{Tool, Verdict};
+    use tools_support::Scripted;
+
+    let server = counting_server("asked page").await;
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"ask": ["web_fetch(domain:web.test)"]}}"#,
+    );
+    let s = Scripted::new(vec![DecisionAnswer::AllowOnce]);
+    let ctx = p.ctx_with(Mode::Auto, s.clone());
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({"url": format!("{}/x", public_uri(&server))}),
+        &ctx,
+    )
+    .await;
+    assert_eq!(o.decision.verdict, Verdict::Ask, "{}", o.decision.reason);
+    assert_eq!(s.asked().len(), 1);
+    assert!(o.ran && !o.result.is_error, "{}", o.result.content);
+    assert!(
+        o.result.content.ends_with("asked page"),
+        "{}",
+        o.result.content
+    );
+}
