@@ -102,6 +102,11 @@ fn curl_wget_and_git_reach_allowed_hosts_through_the_proxy() {
         "suite::sandbox_net::inner_curl_wget_and_git_reach_allowed_hosts_through_the_proxy",
         &[],
     );
+    // The same when bubblewrap builds the sandbox for each command.
+    in_child(
+        "suite::sandbox_net::inner_curl_wget_and_git_reach_allowed_hosts_through_the_proxy",
+        &[(decode_engine::sandbox::warm::WARM_ENV, "0")],
+    );
 }
 
 #[tokio::test]
@@ -219,6 +224,11 @@ fn a_host_no_rule_allows_is_asked_once_per_command_and_bound_to_it() {
         "suite::sandbox_net::inner_a_host_no_rule_allows_is_asked_once_per_command_and_bound_to_it",
         &[],
     );
+    // The same when bubblewrap builds the sandbox for each command.
+    in_child(
+        "suite::sandbox_net::inner_a_host_no_rule_allows_is_asked_once_per_command_and_bound_to_it",
+        &[(decode_engine::sandbox::warm::WARM_ENV, "0")],
+    );
 }
 
 #[tokio::test]
@@ -318,6 +328,11 @@ fn what_skips_the_proxy_reaches_nothing() {
     in_child(
         "suite::sandbox_net::inner_what_skips_the_proxy_reaches_nothing",
         &[],
+    );
+    // The same when bubblewrap builds the sandbox for each command.
+    in_child(
+        "suite::sandbox_net::inner_what_skips_the_proxy_reaches_nothing",
+        &[(decode_engine::sandbox::warm::WARM_ENV, "0")],
     );
 }
 
@@ -578,3 +593,4 @@ async fn inner_an_ask_still_open_when_the_command_ends_is_withdrawn() {
     );
     assert!(s.received_requests().await.unwrap().is_empty());
 }
+
