@@ -14,7 +14,7 @@ APT_PACKAGES=(build-essential pkg-config file libwebkit2gtk-4.1-dev libgtk-3-dev
   libayatana-appindicator3-dev librsvg2-dev libsoup-3.0-dev libssl-dev libxdo-dev
   libsecret-1-dev xvfb xauth imagemagick webkit2gtk-driver dbus dbus-x11 gnome-keyring
   xdotool trayer ripgrep fd-find bubblewrap tmux strace desktop-file-utils libglib2.0-bin
-  python3 python3-venv curl)
+  python3 python3-venv python3-pip curl)
 
 # Each step says when it started (minutes:seconds since dev.sh started), so a slow CI
 # run shows where its time went.

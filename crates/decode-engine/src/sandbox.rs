@@ -42,6 +42,7 @@ pub mod mounts;
 pub(crate) mod new_repos;
 pub mod places;
 pub(crate) mod plan;
+mod proxied;
 mod servers;
 pub mod warm;
 
@@ -50,6 +51,7 @@ pub use denied::ReadDeny;
 pub use mounts::{Kind, Mount};
 pub use places::Inputs;
 pub use plan::Plan;
+pub(crate) use proxied::BwrapProxy;
 
 /// Names another bubblewrap program (tests point it at a missing file to see the
 /// degraded case).

@@ -391,6 +391,139 @@ pub fn pass_socket_filter_as_3(cmd: &mut std::process::Command) -> bool {
     true
 }
 
+/// The proxy's way into a sandbox bubblewrap builds for one program (docs/network.md):
+/// bubblewrap is told to write where its sandbox is (`--info-fd 4`) and to wait
+/// (`--block-fd 5`) before it runs the program; meanwhile Decode makes sockets
+/// listening on the sandbox's own loopback ([`BwrapNetwork::listen`]), then lets it
+/// go. The program finds the listeners there when it starts.
+#[derive(Debug)]
+pub struct BwrapNetwork {
+    info_r: OwnedFd,
+    info_w: OwnedFd,
+    block_r: OwnedFd,
+    block_w: OwnedFd,
+}
+
+/// The options that go with [`BwrapNetwork::pass`] (before bubblewrap's `--`).
+pub const BWRAP_NETWORK_ARGS: [&str; 4] = ["--info-fd", "4", "--block-fd", "5"];
+
+impl BwrapNetwork {
+    pub fn new() -> io::Result<BwrapNetwork> {
+        let (info_r, info_w) = pipe_high()?;
+        let (block_r, block_w) = pipe_high()?;
+        Ok(BwrapNetwork {
+            info_r,
+            info_w,
+            block_r,
+            block_w,
+        })
+    }
+
+    /// Gives the bubblewrap `cmd` runs the two pipes as its fds 4 and 5 (register
+    /// after [`close_inherited_on_exec`]; add [`BWRAP_NETWORK_ARGS`]).
+    pub fn pass(&self, cmd: &mut std::process::Command) {
+        let (info, block) = (self.info_w.as_raw_fd(), self.block_r.as_raw_fd());
+        // SAFETY: `dup2` is async-signal-safe; both descriptors are open in the
+        // parent when it forks (`self` is kept until the spawn returns), and both
+        // are numbered above 5 (`pipe_high`), so neither is overwritten first.
+        unsafe {
+            cmd.pre_exec(move || {
+                check(libc::dup2(info, 4))?;
+                check(libc::dup2(block, 5))?;
+                Ok(())
+            });
+        }
+    }
+
+    /// Once bubblewrap is spawned: reads where its sandbox is, makes a socket
+    /// listening on `127.0.0.1:PORT` of the sandbox's network for each of `ports`,
+    /// and lets bubblewrap run the program. Blocking (a few milliseconds). On an
+    /// error the program is let go too, with no listener: it has no network.
+    pub fn listen(self, ports: &[u16]) -> io::Result<Vec<std::net::TcpListener>> {
+        use std::io::{Read, Write};
+        let BwrapNetwork {
+            info_r,
+            info_w,
+            block_r,
+            block_w,
+        } = self;
+        drop(info_w);
+        drop(block_r);
+        let mut block = std::fs::File::from(block_w);
+        let made = (|| {
+            let mut info = String::new();
+            let mut f = std::fs::File::from(info_r);
+            let mut buf = [0u8; 1024];
+            while !info.contains('}') && info.len() < 64 * 1024 {
+                match f.read(&mut buf)? {
+                    0 => break,
+                    n => info.push_str(&String::from_utf8_lossy(&buf[..n])),
+                }
+            }
+            let pid = info
+                .split("\"child-pid\"")
+                .nth(1)
+                .and_then(|rest| {
+                    rest.trim_start_matches([':', ' ', '\n'])
+                        .split(|c: char| !c.is_ascii_digit())
+                        .next()
+                        .and_then(|n| n.parse::<u32>().ok())
+                })
+                .ok_or_else(|| io::Error::other("bubblewrap did not say where its sandbox is"))?;
+            let open = |ns: &str| -> io::Result<OwnedFd> {
+                Ok(std::fs::File::open(format!("/proc/{pid}/ns/{ns}"))?.into())
+            };
+            let t = Target::new(
+                open("user")?,
+                open("mnt")?,
+                open("ipc")?,
+                Some(open("net")?),
+                Path::new("/"),
+            )?;
+            let mut out = Vec::new();
+            for &port in ports {
+                // bubblewrap brings the loopback up in the sandbox while Decode
+                // reads where it is: until then 127.0.0.1 cannot be bound.
+                let mut tries = 0;
+                let l = loop {
+                    match t.listen_tcp(port) {
+                        Ok(l) => break l,
+                        Err(e) if tries < 200 => {
+                            tries += 1;
+                            let _ = e;
+                            std::thread::sleep(std::time::Duration::from_millis(2));
+                        }
+                        Err(e) => return Err(e),
+                    }
+                };
+                out.push(l);
+            }
+            Ok(out)
+        })();
+        // The program runs now, with its listeners or (on an error) without.
+        let _ = block.write_all(b"1");
+        made
+    }
+}
+
+/// A pipe whose two ends are numbered above 5 (close-on-exec).
+fn pipe_high() -> io::Result<(OwnedFd, OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: `pipe2` fills `fds`.
+    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    // SAFETY: two new descriptors nothing else owns.
+    let (r, w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let high = |fd: OwnedFd| -> io::Result<OwnedFd> {
+        // SAFETY: duplicates a descriptor this function owns.
+        let n = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 16) };
+        check(n)?;
+        // SAFETY: the new descriptor nothing else owns.
+        Ok(unsafe { OwnedFd::from_raw_fd(n) })
+    };
+    Ok((high(r)?, high(w)?))
+}
+
 /// `struct ifreq` with the flags member (40 bytes on Linux).
 #[repr(C)]
 struct IfReqFlags {

@@ -135,6 +135,8 @@ struct Process {
     child: tokio::process::Child,
     pgid: i32,
     sandbox: Option<(Plan, crate::sandbox::Held)>,
+    /// The proxy serving the server's own network (its only way out), while it runs.
+    _proxy: Option<crate::net::Serving>,
 }
 
 impl Drop for Process {
@@ -367,9 +369,24 @@ async fn spawn_stdio(
             None
         }
     };
+    // In the sandbox's own network, the proxy is the server's only way out.
+    let net = if sandbox.is_some()
+        && crate::sandbox::own_network()
+        && crate::net::commands_get_the_proxy()
+    {
+        Some(
+            crate::sandbox::BwrapProxy::new()
+                .map_err(|e| format!("cannot prepare its network: {e}"))?,
+        )
+    } else {
+        None
+    };
     let mut cmd = match &sandbox {
         Some((bwrap, plan, _)) => {
             let mut c = plan.bwrap(bwrap, &root);
+            if let Some(n) = &net {
+                n.pass(&mut c);
+            }
             c.arg("--").arg(&command).args(&args);
             c
         }
@@ -388,12 +405,24 @@ async fn spawn_stdio(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    if net.is_some() {
+        // The usual proxy variables, pointing at its own loopback.
+        cmd.envs(crate::net::proxy_env());
+    }
     let mut child = cmd.spawn().map_err(|e| {
         format!(
             "cannot start `{}`: {e}",
             super::results::escape_text(&command)
         )
     })?;
+    let proxy = match net {
+        Some(n) => Some(crate::net::serve(
+            Arc::new(crate::net::Resolver::system()),
+            Arc::new(crate::net::GateJudge::new(Arc::clone(active))),
+            n.listeners().await,
+        )),
+        None => None,
+    };
     let pgid = child.id().map(|p| p as i32).ok_or("it exited at once")?;
     let stdin = child.stdin.take().ok_or("no stdin")?;
     let stdout = child.stdout.take().ok_or("no stdout")?;
@@ -418,6 +447,7 @@ async fn spawn_stdio(
         child,
         pgid,
         sandbox: sandbox.map(|(_, plan, held)| (plan, held)),
+        _proxy: proxy,
     };
     Ok((process, stdin, rmcp_side, sandboxed))
 }

@@ -17,6 +17,42 @@ pub use judged::{
 pub use proxy::{GateJudge, Judge, NetEvent, NetVerdict, Proxy};
 pub use resolve::{Pins, Resolved, Resolver, TEST_HOSTS_VAR};
 
+/// Serves the proxy on `listeners` (a sandboxed program's, on its own loopback),
+/// each destination judged by `judge`, until the returned handle is dropped.
+pub fn serve(
+    resolver: std::sync::Arc<Resolver>,
+    judge: std::sync::Arc<dyn Judge>,
+    listeners: Vec<std::net::TcpListener>,
+) -> Serving {
+    let proxy = std::sync::Arc::new(Proxy::new(resolver, judge));
+    let mut tasks = Vec::new();
+    for l in listeners {
+        let l = match l
+            .set_nonblocking(true)
+            .and_then(|()| tokio::net::TcpListener::from_std(l))
+        {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot serve the network proxy to a sandboxed program");
+                continue;
+            }
+        };
+        tasks.push(tokio::spawn(proxy.clone().serve_tcp(l)));
+    }
+    Serving(tasks)
+}
+
+/// The tasks serving one program's proxy listeners (stopped when dropped).
+pub struct Serving(Vec<tokio::task::JoinHandle<()>>);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        for t in &self.0 {
+            t.abort();
+        }
+    }
+}
+
 static PROXY_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// For the cost bench: with `false`, sandboxed commands get no network of their own

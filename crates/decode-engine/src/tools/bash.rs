@@ -645,34 +645,8 @@ fn serve_proxy(
     ctx: &ToolContext,
     judge: std::sync::Arc<super::net_ask::CallJudge>,
     listeners: Vec<std::net::TcpListener>,
-) -> ProxyTasks {
-    let proxy = std::sync::Arc::new(crate::net::Proxy::new(ctx.resolver.clone(), judge));
-    let mut tasks = Vec::new();
-    for l in listeners {
-        let l = match l
-            .set_nonblocking(true)
-            .and_then(|()| tokio::net::TcpListener::from_std(l))
-        {
-            Ok(l) => l,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot serve the network proxy to a command");
-                continue;
-            }
-        };
-        tasks.push(tokio::spawn(proxy.clone().serve_tcp(l)));
-    }
-    ProxyTasks(tasks)
-}
-
-/// The tasks serving a command's proxy listeners (aborted when dropped).
-struct ProxyTasks(Vec<tokio::task::JoinHandle<()>>);
-
-impl Drop for ProxyTasks {
-    fn drop(&mut self) {
-        for t in &self.0 {
-            t.abort();
-        }
-    }
+) -> crate::net::Serving {
+    crate::net::serve(ctx.resolver.clone(), judge, listeners)
 }
 
 /// The environment of a command: Decode's, with pagers and git's prompts switched
@@ -811,14 +785,25 @@ async fn spawn_sandboxed(
                 tracing::warn!(error = %e, "cannot keep a sandbox warm; bubblewrap runs the command");
             }
             let mut c = plan.bwrap(bwrap, cwd);
+            // Its own network (bubblewrap's) gets the proxy's listeners too.
+            let net = own_network
+                .then(crate::sandbox::BwrapProxy::new)
+                .transpose()?;
+            if let Some(n) = &net {
+                n.pass(&mut c);
+            }
             c.process_group(0)
                 .arg("--")
                 .arg("bash")
                 .arg("-c")
                 .arg(script)
                 .current_dir(cwd);
-            // (bubblewrap's own network for the command: no proxy reaches it.)
-            Ok((with_io(&mut c, env).spawn()?, None, Vec::new()))
+            let child = with_io(&mut c, env).spawn()?;
+            let listeners = match net {
+                Some(n) => n.listeners().await,
+                None => Vec::new(),
+            };
+            Ok((child, None, listeners))
         }
     }
 }
@@ -829,6 +814,8 @@ async fn spawn_sandboxed(
 /// after a command.
 pub(crate) struct SandboxedHook {
     prepared: Prepared,
+    /// The proxy serving its own network, while it runs.
+    _proxy: Option<crate::net::Serving>,
 }
 
 impl SandboxedHook {
@@ -855,6 +842,15 @@ impl SandboxedHook {
         let mut env = command_env(Some(&prepared), false);
         env.extend(extra.iter().map(|(k, v)| ((*k).into(), (*v).to_owned())));
         let mut c = prepared.plan.bwrap(&bwrap, cwd);
+        // Its own network's only way out is the proxy, judged by the host policy
+        // (a host it would ask about is refused: a hook has nobody to ask).
+        let net = (crate::sandbox::own_network() && crate::net::commands_get_the_proxy())
+            .then(crate::sandbox::BwrapProxy::new)
+            .transpose()
+            .map_err(|e| format!("could not start in the sandbox: {e}"))?;
+        if let Some(n) = &net {
+            n.pass(&mut c);
+        }
         c.process_group(0)
             .arg("--")
             .arg("sh")
@@ -870,7 +866,24 @@ impl SandboxedHook {
         let child = c
             .spawn()
             .map_err(|e| format!("could not start in the sandbox: {e}"))?;
-        Ok((child, SandboxedHook { prepared }))
+        let proxy = match net {
+            Some(n) => {
+                let judge = std::sync::Arc::new(crate::net::GateJudge::new(ctx.active.clone()));
+                Some(crate::net::serve(
+                    ctx.resolver.clone(),
+                    judge,
+                    n.listeners().await,
+                ))
+            }
+            None => None,
+        };
+        Ok((
+            child,
+            SandboxedHook {
+                prepared,
+                _proxy: proxy,
+            },
+        ))
     }
 
     /// Takes away what the hook created where the sandbox keeps things read-only

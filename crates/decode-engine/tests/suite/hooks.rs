@@ -375,3 +375,68 @@ async fn a_trusted_projects_hooks_run_in_the_sandbox() {
         hook_steps(&o)
     );
 }
+
+/// A project's hook runs in the sandbox's own network: its only way out is the
+/// proxy, with the host policy — an allowed host is reached, a host no rule allows
+/// is refused (a hook has nobody to ask), and nothing connects directly.
+#[tokio::test]
+async fn a_projects_hook_reaches_the_network_only_through_the_proxy() {
+    use wiremock::{matchers::method, Mock, MockServer, ResponseTemplate};
+    assert!(
+        decode_engine::sandbox::own_network(),
+        "this test needs bubblewrap with network namespaces: {:?}",
+        decode_engine::sandbox::support()
+    );
+    let s = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("hello hook"))
+        .mount(&s)
+        .await;
+    let port = s.address().port();
+    let p = Project::new();
+    p.write("a.txt", "hi\n");
+    let hook = format!(
+        "curl -sS --max-time 20 http://web.test:{port}/ > reached.txt 2>&1; \
+         curl -sS --max-time 20 http://other.test:{port}/ > refused.txt 2>&1; \
+         curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:{port}/ > direct.txt 2>&1; \
+         echo \"$HTTP_PROXY\" > proxy.txt; exit 0"
+    );
+    let mut settings: serde_json::Value = serde_json::from_str(&hooks(
+        json!([{"matcher": "read", "command": hook}]),
+        json!([]),
+    ))
+    .unwrap();
+    settings["permissions"] = json!({"allow": ["net(domain:web.test)"]});
+    p.write(".decode/settings.json", &settings.to_string());
+    let local = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+    let ctx = p.ctx(Mode::Edit).with_resolver(Arc::new(
+        decode_engine::net::Resolver::default()
+            .with_public("web.test", local)
+            .with_public("other.test", local),
+    ));
+    assert!(ctx.active.trusted());
+    let o = call_tool(handler(Tool::Read).as_ref(), json!({"path": "a.txt"}), &ctx).await;
+    assert!(o.ran, "{}", o.decision.reason);
+    let steps = hook_steps(&o).join(" | ");
+    assert_eq!(
+        p.read("proxy.txt").trim(),
+        "http://127.0.0.1:3128",
+        "{steps}"
+    );
+    assert!(
+        p.read("reached.txt").contains("hello hook"),
+        "{}",
+        p.read("reached.txt")
+    );
+    assert!(
+        p.read("refused.txt").contains("Decode's network proxy"),
+        "{}",
+        p.read("refused.txt")
+    );
+    assert!(
+        !p.read("direct.txt").contains("hello hook"),
+        "{}",
+        p.read("direct.txt")
+    );
+    assert_eq!(s.received_requests().await.unwrap().len(), 1);
+}

@@ -886,8 +886,20 @@ async fn a_stdio_server_runs_within_the_bounds_of_the_bash_sandbox() {
         "GREETING", // and PWD, which bubblewrap sets for the working folder
         "PWD",
     ];
+    // And the proxy's variables: its own network's only way out (docs/network.md).
+    let proxy: Vec<String> = decode_engine::net::proxy_env()
+        .into_iter()
+        .map(|(k, _)| k.to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        vars.get("HTTP_PROXY"),
+        Some(&json!("http://127.0.0.1:3128"))
+    );
     for k in vars.keys() {
-        assert!(basics.contains(&k.as_str()), "{k} reached the server");
+        assert!(
+            basics.contains(&k.as_str()) || proxy.contains(k),
+            "{k} reached the server"
+        );
     }
     drop(listener);
     hub.shutdown().await;

@@ -39,14 +39,15 @@ fn enforced() {
 }
 
 /// A context for `p` in `mode` whose resolver calls `web.test`, `exfil.test`,
-/// `ssh.test` and `registry.npmjs.org` public hosts at 127.0.0.1.
+/// `ssh.test`, `registry.npmjs.org` and `pypi.org` public hosts at 127.0.0.1.
 fn ctx(p: &Project, mode: Mode, surface: Arc<Scripted>) -> ToolContext {
     ToolContext::new(p.state(mode), surface).with_resolver(Arc::new(
         Resolver::default()
             .with_public("web.test", LOCAL)
             .with_public("exfil.test", LOCAL)
             .with_public("ssh.test", LOCAL)
-            .with_public("registry.npmjs.org", LOCAL),
+            .with_public("registry.npmjs.org", LOCAL)
+            .with_public("pypi.org", LOCAL),
     ))
 }
 
@@ -81,6 +82,34 @@ fn have(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Serves `dir` over HTTP on 127.0.0.1 (python's `http.server`) until the child
+/// is killed; its port.
+fn serve_folder(dir: &std::path::Path) -> (std::process::Child, u16) {
+    let free = std::net::TcpListener::bind((LOCAL, 0)).unwrap();
+    let port = free.local_addr().unwrap().port();
+    drop(free);
+    let server = std::process::Command::new("python3")
+        .args([
+            "-m",
+            "http.server",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+        ])
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if std::net::TcpStream::connect((LOCAL, port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    (server, port)
+}
+
 fn network_asks(s: &Scripted) -> Vec<(String, u16, String)> {
     s.asked()
         .into_iter()
@@ -101,6 +130,11 @@ fn curl_wget_and_git_reach_allowed_hosts_through_the_proxy() {
     in_child(
         "suite::sandbox_net::inner_curl_wget_and_git_reach_allowed_hosts_through_the_proxy",
         &[],
+    );
+    // The same when bubblewrap builds the sandbox for each command.
+    in_child(
+        "suite::sandbox_net::inner_curl_wget_and_git_reach_allowed_hosts_through_the_proxy",
+        &[(decode_engine::sandbox::warm::WARM_ENV, "0")],
     );
 }
 
@@ -219,6 +253,11 @@ fn a_host_no_rule_allows_is_asked_once_per_command_and_bound_to_it() {
         "suite::sandbox_net::inner_a_host_no_rule_allows_is_asked_once_per_command_and_bound_to_it",
         &[],
     );
+    // The same when bubblewrap builds the sandbox for each command.
+    in_child(
+        "suite::sandbox_net::inner_a_host_no_rule_allows_is_asked_once_per_command_and_bound_to_it",
+        &[(decode_engine::sandbox::warm::WARM_ENV, "0")],
+    );
 }
 
 #[tokio::test]
@@ -318,6 +357,11 @@ fn what_skips_the_proxy_reaches_nothing() {
     in_child(
         "suite::sandbox_net::inner_what_skips_the_proxy_reaches_nothing",
         &[],
+    );
+    // The same when bubblewrap builds the sandbox for each command.
+    in_child(
+        "suite::sandbox_net::inner_what_skips_the_proxy_reaches_nothing",
+        &[(decode_engine::sandbox::warm::WARM_ENV, "0")],
     );
 }
 
@@ -577,4 +621,115 @@ async fn inner_an_ask_still_open_when_the_command_ends_is_withdrawn() {
         r.content
     );
     assert!(s.received_requests().await.unwrap().is_empty());
+}
+
+#[test]
+fn pip_download_and_npm_view_reach_local_registries_through_the_proxy() {
+    in_child(
+        "suite::sandbox_net::inner_pip_download_and_npm_view_reach_local_registries_through_the_proxy",
+        &[],
+    );
+    // The same when bubblewrap builds the sandbox for each command.
+    in_child(
+        "suite::sandbox_net::inner_pip_download_and_npm_view_reach_local_registries_through_the_proxy",
+        &[(decode_engine::sandbox::warm::WARM_ENV, "0")],
+    );
+}
+
+#[tokio::test]
+#[ignore = "run by its outer test"]
+async fn inner_pip_download_and_npm_view_reach_local_registries_through_the_proxy() {
+    if !inner() {
+        return;
+    }
+    enforced();
+    // No rule: the registries' names are on the default allow-list (the fakes are
+    // `pypi.org` and `registry.npmjs.org` at 127.0.0.1 for the proxy's resolver).
+    let p = Project::new();
+    let surface = Scripted::new(vec![]);
+    let c = ctx(&p, Mode::Auto, surface.clone());
+    let pip = std::process::Command::new("python3")
+        .args(["-m", "pip", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if pip {
+        // A simple index (PEP 503) with one wheel, served by python's http.server.
+        let served = tempfile::tempdir().unwrap();
+        let made = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(
+                r#"
+import os, zipfile
+os.makedirs("simple/fakepkg"); os.makedirs("files")
+name = "fakepkg-1.0-py3-none-any.whl"
+with zipfile.ZipFile("files/" + name, "w") as z:
+    z.writestr("fakepkg/__init__.py", "")
+    z.writestr("fakepkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: fakepkg\nVersion: 1.0\n")
+    z.writestr("fakepkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: decode-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("fakepkg-1.0.dist-info/RECORD", "")
+open("simple/fakepkg/index.html", "w").write('<html><body><a href="../../files/%s">%s</a></body></html>' % (name, name))
+"#,
+            )
+            .current_dir(served.path())
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (mut server, port) = serve_folder(served.path());
+        let r = bash(
+            &c,
+            &format!(
+                "python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check \
+                 --index-url http://pypi.org:{port}/simple/ --trusted-host pypi.org \
+                 -d dl fakepkg==1.0 && ls dl"
+            ),
+        )
+        .await;
+        let _ = server.kill();
+        let _ = server.wait();
+        assert!(!r.is_error, "{}", r.content);
+        assert!(
+            r.content.contains("fakepkg-1.0-py3-none-any.whl"),
+            "{}",
+            r.content
+        );
+        assert!(p.path("dl/fakepkg-1.0-py3-none-any.whl").is_file());
+    } else {
+        eprintln!("skipped pip download: pip is not installed (python3 -m pip)");
+    }
+    if have("npm") {
+        // A registry answering every package document with one package.
+        let s = MockServer::start().await;
+        let doc = json!({
+            "_id": "fakepkg",
+            "name": "fakepkg",
+            "dist-tags": {"latest": "1.2.3"},
+            "versions": {"1.2.3": {
+                "name": "fakepkg",
+                "version": "1.2.3",
+                "dist": {"tarball": format!("http://registry.npmjs.org:{}/fakepkg/-/fakepkg-1.2.3.tgz", port(&s)), "shasum": "0"}
+            }},
+            "time": {"created": "2020-01-01T00:00:00.000Z", "modified": "2020-01-01T00:00:00.000Z", "1.2.3": "2020-01-01T00:00:00.000Z"}
+        });
+        Mock::given(method("GET"))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_raw(doc.to_string(), "application/json"),
+            )
+            .mount(&s)
+            .await;
+        let r = bash(
+            &c,
+            &format!(
+                "npm view fakepkg version --registry http://registry.npmjs.org:{}/ \
+                 --cache \"$PWD/.npm-cache\" --no-update-notifier",
+                port(&s)
+            ),
+        )
+        .await;
+        assert!(!r.is_error, "{}", r.content);
+        assert!(r.content.contains("1.2.3"), "{}", r.content);
+        assert!(!s.received_requests().await.unwrap().is_empty());
+    } else {
+        eprintln!("skipped npm view: npm is not installed");
+    }
+    assert!(network_asks(&surface).is_empty());
 }
