@@ -615,8 +615,10 @@ impl RuleIndex {
                 };
                 meets && may_exist(raw, *is_abs)
             })
+            // The globs stand in the order their rules were added (indices
+            // grow): the first that meets is the rule of the lowest index.
             .map(|&(_, i, _, _)| i)
-            .min()
+            .next()
     }
 
     /// An anchored allow rule names this path (lifts the path scope).

@@ -156,7 +156,8 @@ impl Gate {
         }
         // A command proven read-only is judged like `read`: a path a read
         // deny rule covers denies it; it runs in plan mode.
-        let read_only = self.read_only_command(raw, &parsed);
+        let known = (infos.len() == frags.len()).then_some(infos.as_slice());
+        let read_only = self.read_only_command(raw, &parsed, known);
         if let ReadOnly::Denied(why) = &read_only {
             run.step(Stage::DenyRules, format!("read-only command: {why}"));
             return run.finish(

@@ -343,10 +343,7 @@ impl Gate {
         }
         let given = lexical(&self.root, file);
         let resolved = self.resolve(&given);
-        let forms: Vec<(String, Option<String>)> = [&given, &resolved]
-            .iter()
-            .map(|p| (p.to_string_lossy().into_owned(), self.rel(p)))
-            .collect();
+        let forms = self.search_forms(&given, &resolved);
         for (list, verdict) in [
             (RuleList::Deny, Verdict::Deny),
             (RuleList::Ask, Verdict::Ask),
@@ -364,6 +361,21 @@ impl Gate {
         None
     }
 
+    /// The forms a search is judged in: the folder as given and as resolved
+    /// through links, the second left out when it is the same path (it
+    /// would be judged the same).
+    fn search_forms(&self, given: &Path, resolved: &Path) -> Vec<(String, Option<String>)> {
+        let paths: &[&Path] = if given.as_os_str() == resolved.as_os_str() {
+            &[given]
+        } else {
+            &[given, resolved]
+        };
+        paths
+            .iter()
+            .map(|p| (p.to_string_lossy().into_owned(), self.rel(p)))
+            .collect()
+    }
+
     /// Whether a search of the folder `root` (an absolute path) for files matching
     /// `pattern` (a glob relative to it; `*` for any file, at any depth) could reach
     /// a file that a read deny rule (`Deny`) or ask rule (`Ask`) covers, with the
@@ -377,10 +389,7 @@ impl Gate {
         }
         let given = lexical(&self.root, root);
         let resolved = self.resolve(&given);
-        let forms: Vec<(String, Option<String>)> = [&given, &resolved]
-            .iter()
-            .map(|p| (p.to_string_lossy().into_owned(), self.rel(p)))
-            .collect();
+        let forms = self.search_forms(&given, &resolved);
         for (list, verdict) in [
             (RuleList::Deny, Verdict::Deny),
             (RuleList::Ask, Verdict::Ask),

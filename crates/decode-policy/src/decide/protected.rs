@@ -19,14 +19,49 @@ fn component_matches(pattern: &str, name: &str, dotglob: bool) -> bool {
     if pattern.bytes().all(|b| b == b'*') {
         return true;
     }
-    match globset::GlobBuilder::new(pattern)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .build()
-    {
-        Ok(g) => g.compile_matcher().is_match(name),
-        Err(_) => pattern == name,
+    match component_glob(pattern) {
+        Some(m) => m.is_match(name),
+        None => pattern == name,
     }
+}
+
+/// The most compiled component globs a thread keeps; past it the cache
+/// starts over (a long command's many patterns cannot grow it without end).
+const COMPONENT_CACHE: usize = 256;
+
+thread_local! {
+    /// Component globs compiled on this thread, by pattern: a command's
+    /// globs meet every protected name, and compiling one is the costly part.
+    static COMPONENT_GLOBS: std::cell::RefCell<
+        std::collections::HashMap<String, Option<globset::GlobMatcher>>,
+    > = std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// One path component's glob compiled (`None`: it does not compile), the
+/// same matcher for the same pattern whether or not it was cached.
+fn component_glob(pattern: &str) -> Option<globset::GlobMatcher> {
+    let compile = || {
+        globset::GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .ok()
+            .map(|g| g.compile_matcher())
+    };
+    COMPONENT_GLOBS.with(|cell| {
+        let Ok(mut cache) = cell.try_borrow_mut() else {
+            return compile();
+        };
+        if let Some(m) = cache.get(pattern) {
+            return m.clone();
+        }
+        if cache.len() >= COMPONENT_CACHE {
+            cache.clear();
+        }
+        let m = compile();
+        cache.insert(pattern.to_string(), m.clone());
+        m
+    })
 }
 
 /// The folder part of a glob path before its first glob component.
@@ -149,22 +184,14 @@ pub(super) fn glob_anywhere(g: &Path, dotglob: bool) -> Option<&'static str> {
 /// Whether the glob path `pattern` (absolute, lexically folded) can name
 /// `target` (or, when `dir`, something inside it).
 pub(super) fn glob_can_name(pattern: &Path, target: &Path, dir: bool, dotglob: bool) -> bool {
-    let pc: Vec<String> = pattern
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    let tc: Vec<String> = target
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    let enough = if dir {
-        pc.len() >= tc.len()
-    } else {
-        pc.len() == tc.len()
-    };
+    let (np, nt) = (pattern.components().count(), target.components().count());
+    let enough = if dir { np >= nt } else { np == nt };
     enough
-        && tc
-            .iter()
-            .zip(&pc)
-            .all(|(t, p)| component_matches(p, t, dotglob))
+        && target.components().zip(pattern.components()).all(|(t, p)| {
+            component_matches(
+                &p.as_os_str().to_string_lossy(),
+                &t.as_os_str().to_string_lossy(),
+                dotglob,
+            )
+        })
 }

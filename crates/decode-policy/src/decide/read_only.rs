@@ -35,7 +35,13 @@ const PROBE: &str = ".decode-read-only-probe";
 
 impl Gate {
     /// The proof for a parsed command (see the module comment).
-    pub(super) fn read_only_command(&self, raw: &str, parsed: &Parsed) -> ReadOnly {
+    /// `infos`: the fragments' paths when the caller has them already.
+    pub(super) fn read_only_command(
+        &self,
+        raw: &str,
+        parsed: &Parsed,
+        infos: Option<&[Vec<PathInfo>]>,
+    ) -> ReadOnly {
         if !self.read_only_commands {
             return ReadOnly::No("read-only commands are off (readOnlyCommands: false)".into());
         }
@@ -65,8 +71,16 @@ impl Gate {
             return ReadOnly::No(format!("it names {paths} paths, over {MAX_PATHS}"));
         }
         let mut not = None;
-        for (f, &here) in parsed.fragments.iter().zip(&uses) {
-            match self.fragment_reads_allowed(f, here) {
+        for (i, (f, &here)) in parsed.fragments.iter().zip(&uses).enumerate() {
+            let computed;
+            let paths = match infos.and_then(|all| all.get(i)) {
+                Some(p) => p.as_slice(),
+                None => {
+                    computed = self.path_infos(f);
+                    computed.as_slice()
+                }
+            };
+            match self.fragment_reads_allowed(f, paths, here) {
                 ReadOnly::Yes => {}
                 ReadOnly::Denied(why) => return ReadOnly::Denied(why),
                 ReadOnly::No(why) => {
@@ -123,11 +137,11 @@ impl Gate {
     }
 
     /// Whether every path the fragment reads is allowed for `read`.
-    fn fragment_reads_allowed(&self, f: &Fragment, here: bool) -> ReadOnly {
+    fn fragment_reads_allowed(&self, f: &Fragment, infos: &[PathInfo], here: bool) -> ReadOnly {
         if f.core[0] == "cd" {
             // It reads nothing: where it goes must be a folder `read` may see
             // (what runs there is judged with its own paths).
-            return match self.path_infos(f).first() {
+            return match infos.first() {
                 Some(PathInfo { given: Some(g), .. }) => match self.read_verdict(g) {
                     ReadOnly::Yes => ReadOnly::Yes,
                     ReadOnly::Denied(why) | ReadOnly::No(why) => ReadOnly::No(why),
@@ -136,7 +150,7 @@ impl Gate {
             };
         }
         let mut not = None;
-        for p in self.path_infos(f) {
+        for p in infos {
             let (Some(given), Some(resolved)) = (&p.given, &p.resolved) else {
                 return ReadOnly::No(format!("{} is in an unknown folder", p.raw));
             };
@@ -207,7 +221,8 @@ impl Gate {
         if verdict != ReadOnly::Yes {
             return verdict;
         }
-        if std::fs::metadata(resolved).is_ok_and(|m| {
+        let meta = std::fs::metadata(resolved);
+        if meta.as_ref().is_ok_and(|m| {
             use std::os::unix::fs::MetadataExt;
             m.is_file() && m.nlink() > 1
         }) {
@@ -216,8 +231,9 @@ impl Gate {
                 given.display()
             ));
         }
-        if std::fs::metadata(resolved).is_ok_and(|m| m.is_dir()) {
-            return self.folder_read(given);
+        if meta.is_ok_and(|m| m.is_dir()) {
+            // `read` of the folder itself allows it (above).
+            return self.folder_beneath_read(given);
         }
         ReadOnly::Yes
     }
@@ -230,6 +246,11 @@ impl Gate {
         if verdict != ReadOnly::Yes {
             return verdict;
         }
+        self.folder_beneath_read(dir)
+    }
+
+    /// Every file beneath a folder `read` allows (see [`Gate::folder_read`]).
+    fn folder_beneath_read(&self, dir: &Path) -> ReadOnly {
         match self.search_could_reach(dir, "*") {
             None => ReadOnly::Yes,
             Some((Verdict::Deny, rule)) => match self.read_verdict(&dir.join(PROBE)) {
