@@ -315,26 +315,8 @@ enum End {
 
 async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     let mut notes: Vec<String> = Vec::new();
-    let (timeout, capped) = match input.timeout_s {
-        Some(t) if t > MAX_TIMEOUT_SECS as f64 => (Duration::from_secs(MAX_TIMEOUT_SECS), true),
-        Some(t) => (Duration::from_secs_f64(t), false),
-        None => (Duration::from_secs(DEFAULT_TIMEOUT_SECS), false),
-    };
-    if capped {
-        notes.push(format!(
-            "[timeout_s was capped at {MAX_TIMEOUT_SECS} seconds]"
-        ));
-    }
-
-    let mut cwd = ctx.session.cwd();
-    if !cwd.is_dir() {
-        notes.push(format!(
-            "[the working folder {} no longer exists; the command ran in the project root]",
-            cwd.display()
-        ));
-        cwd = ctx.project_root.clone();
-        ctx.session.set_cwd(cwd.clone());
-    }
+    let timeout = timeout_of(input, &mut notes);
+    let cwd = working_folder(ctx, &mut notes);
 
     let pwd_file = match tempfile::Builder::new().prefix("decode-pwd-").tempfile() {
         Ok(f) => f,
@@ -357,28 +339,9 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         }
         _ => None,
     };
-    // The environment the command gets: Decode's, with the pager and prompts
-    // switched off; in the sandbox without keys, tokens and service addresses.
-    let env = command_env(sandbox.as_ref().map(|(_, s)| s), ctx.approved_by_person);
-    let mut held_mounts = None;
-    let mut listeners = Vec::new();
-    let mut child = match &sandbox {
-        Some((bwrap, s)) => match spawn_sandboxed(bwrap, s, &cwd, &script, &env).await {
-            Ok((c, mounts, l)) => {
-                held_mounts = mounts;
-                listeners = l;
-                c
-            }
-            Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
-        },
-        None => {
-            let mut c = tokio::process::Command::new("bash");
-            c.process_group(0).arg("-c").arg(&script).current_dir(&cwd);
-            match with_io(&mut c, &env).spawn() {
-                Ok(c) => c,
-                Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
-            }
-        }
+    let (mut child, held_mounts, mut listeners) = match spawn(ctx, &sandbox, &cwd, &script).await {
+        Ok(started) => started,
+        Err(e) => return ToolResult::error(format!("bash: cannot start bash: {e}")),
     };
     // The command's own network: Decode's proxy serves its listening sockets,
     // judging each destination for this call (docs/network.md).
@@ -410,6 +373,111 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
     };
     tracing::debug!(pgid, cwd = %cwd.display(), sandboxed = sandbox.is_some(), "bash started");
 
+    let (end, tail) = collect(&mut child, ctx, timeout, pgid, sandbox.is_some()).await;
+    follow_working_folder(ctx, pwd_file.path(), &cwd, &mut notes);
+    let ended_by_itself = matches!(end, End::Exited(_));
+    let exit_code = match &end {
+        End::Exited(s) => s.code(),
+        _ => None,
+    };
+    let (mut text, is_error) = result_text(tail, end, timeout, notes);
+    let mut bound = None;
+    if let Some((_, s)) = &sandbox {
+        bound = after_sandbox(
+            ctx,
+            s,
+            net_judge.as_deref(),
+            &cwd,
+            is_error && ended_by_itself,
+            &mut text,
+        )
+        .await;
+    }
+    // The command's copy of the mount table is taken apart off the critical path.
+    if let Some(m) = held_mounts {
+        tokio::task::spawn_blocking(move || drop(m));
+    }
+    let cwd_now = display(&ctx.project_root, &ctx.session.cwd());
+    tracing::debug!(pgid, cwd = %cwd_now, "bash finished");
+    ToolResult {
+        content: text,
+        is_error,
+        diff: None,
+        sandboxed: Some(sandbox.is_some()),
+        bound,
+        exit_code,
+        duration_ms: None,
+        ..ToolResult::default()
+    }
+}
+
+/// The command's time limit (capped, with a note saying so).
+fn timeout_of(input: &BashInput, notes: &mut Vec<String>) -> Duration {
+    let (timeout, capped) = match input.timeout_s {
+        Some(t) if t > MAX_TIMEOUT_SECS as f64 => (Duration::from_secs(MAX_TIMEOUT_SECS), true),
+        Some(t) => (Duration::from_secs_f64(t), false),
+        None => (Duration::from_secs(DEFAULT_TIMEOUT_SECS), false),
+    };
+    if capped {
+        notes.push(format!(
+            "[timeout_s was capped at {MAX_TIMEOUT_SECS} seconds]"
+        ));
+    }
+    timeout
+}
+
+/// The session's shell folder, or the project root (with a note) when it is gone.
+fn working_folder(ctx: &ToolContext, notes: &mut Vec<String>) -> PathBuf {
+    let mut cwd = ctx.session.cwd();
+    if !cwd.is_dir() {
+        notes.push(format!(
+            "[the working folder {} no longer exists; the command ran in the project root]",
+            cwd.display()
+        ));
+        cwd = ctx.project_root.clone();
+        ctx.session.set_cwd(cwd.clone());
+    }
+    cwd
+}
+
+/// A started command's shell, its mount table when it is held, and the listening
+/// sockets of its own network.
+type Spawned = (
+    tokio::process::Child,
+    Option<std::fs::File>,
+    Vec<std::net::TcpListener>,
+);
+
+/// Starts `script` in `sandbox`, or as the person's own process when there is none.
+/// The environment is Decode's, with the pager and prompts switched off; in the
+/// sandbox without keys, tokens and service addresses.
+async fn spawn(
+    ctx: &ToolContext,
+    sandbox: &Option<(PathBuf, Prepared)>,
+    cwd: &std::path::Path,
+    script: &str,
+) -> std::io::Result<Spawned> {
+    let env = command_env(sandbox.as_ref().map(|(_, s)| s), ctx.approved_by_person);
+    match sandbox {
+        Some((bwrap, s)) => spawn_sandboxed(bwrap, s, cwd, script, &env).await,
+        None => {
+            let mut c = tokio::process::Command::new("bash");
+            c.process_group(0).arg("-c").arg(script).current_dir(cwd);
+            Ok((with_io(&mut c, &env).spawn()?, None, Vec::new()))
+        }
+    }
+}
+
+/// Streams the command's output (to the progress sink and a tail) until it ends —
+/// by itself, at its time limit or when the run is stopped — and then what it
+/// or its leftovers still write, briefly; the group is gone when this returns.
+async fn collect(
+    child: &mut tokio::process::Child,
+    ctx: &ToolContext,
+    timeout: Duration,
+    pgid: i32,
+    sandboxed: bool,
+) -> (End, Tail) {
     // Readers: one task per stream, chunks to one channel so arrival order is kept.
     let (tx, mut rx) = mpsc::unbounded_channel::<(Stream, Vec<u8>)>();
     let mut readers = Vec::new();
@@ -469,11 +537,11 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
                 None => streams_open = false,
             },
             _ = &mut deadline => {
-                stop(pgid, sandbox.is_some());
+                stop(pgid, sandboxed);
                 break End::TimedOut;
             }
             _ = ctx.cancel.cancelled() => {
-                stop(pgid, sandbox.is_some());
+                stop(pgid, sandboxed);
                 break End::Cancelled;
             }
         }
@@ -522,11 +590,22 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         tail.push(&rest);
     }
 
+    (end, tail)
+}
+
+/// Follows the shell to the folder it ended in, when that is inside the project or an
+/// allowed folder; elsewhere the session goes back to the project root (with a note).
+fn follow_working_folder(
+    ctx: &ToolContext,
+    pwd_file: &std::path::Path,
+    cwd: &std::path::Path,
+    notes: &mut Vec<String>,
+) {
     // Where the shell ended up (the command could have swapped the file for a link,
     // a FIFO or a huge file: only a small regular file is read).
-    if let Some(text) = read_pwd_file(pwd_file.path()) {
+    if let Some(text) = read_pwd_file(pwd_file) {
         let new = PathBuf::from(text.trim_end_matches('\n'));
-        if new.is_absolute() && new.is_dir() && new != cwd {
+        if new.is_absolute() && new.is_dir() && new != *cwd {
             if allowed_dirs(ctx).iter().any(|d| within(&new, d)) {
                 ctx.session.set_cwd(new);
             } else {
@@ -538,18 +617,17 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
             }
         }
     }
+}
 
+/// What the model reads: the output's tail, how the command ended, and the notes;
+/// and whether it failed.
+fn result_text(tail: Tail, end: End, timeout: Duration, notes: Vec<String>) -> (String, bool) {
     let (mut text, dropped) = tail.finish();
     if dropped > 0 {
         text = format!(
             "[output truncated: the first {dropped} characters were dropped; the last {MAX_OUTPUT_CHARS} follow]\n{text}"
         );
     }
-    let ended_by_itself = matches!(end, End::Exited(_));
-    let exit_code = match &end {
-        End::Exited(s) => s.code(),
-        _ => None,
-    };
     let (status_note, is_error) = match end {
         End::Exited(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
             (Some(0), _) => (None, false),
@@ -582,61 +660,56 @@ async fn run(input: &BashInput, ctx: &ToolContext) -> ToolResult {
         }
         text.push_str(&note);
     }
-    let mut bound = None;
-    if let Some((_, s)) = &sandbox {
-        let quarantine = crate::running_commands::quarantine_folder();
-        for note in s.plan.undo(&quarantine, &s.held) {
+    (text, is_error)
+}
+
+/// After a sandboxed command: its clean-up, the network's saved answers and report,
+/// the bound it hit when it failed by itself (`failed_by_itself`), and what it
+/// changed for the next command; each a line of `text`.
+async fn after_sandbox(
+    ctx: &ToolContext,
+    s: &Prepared,
+    net_judge: Option<&super::net_ask::CallJudge>,
+    cwd: &std::path::Path,
+    failed_by_itself: bool,
+    text: &mut String,
+) -> Option<decode_protocol::SandboxBound> {
+    let quarantine = crate::running_commands::quarantine_folder();
+    for note in s.plan.undo(&quarantine, &s.held) {
+        text.push_str(&format!("\n[{note}]"));
+    }
+    if let Some(j) = net_judge {
+        // "Always allow" of a host: saved now that nothing of the command's runs.
+        for note in j.save() {
             text.push_str(&format!("\n[{note}]"));
         }
-        // "Always allow" of a host: saved now that nothing of the command's runs.
-        if let Some(j) = &net_judge {
-            for note in j.save() {
-                text.push_str(&format!("\n[{note}]"));
-            }
-        }
         // What the proxy refused, and what the person was asked.
-        if let Some(j) = &net_judge {
-            j.end().await;
-            for line in j.report() {
-                text.push_str(&format!("\n[{line}]"));
-            }
-        }
-        // A command that failed because it crossed a bound says which, and where.
-        // A host the policy refused is not offered outside: the policy holds.
-        let refused = net_judge.as_ref().is_some_and(|j| j.refused_any());
-        if is_error && ended_by_itself {
-            bound = crate::sandbox::bounds::find(&text, &s.plan, &cwd)
-                .filter(|b| !(refused && b.kind == decode_protocol::BoundKind::Network));
-            if let Some(b) = &bound {
-                text.push_str(&format!("\n[sandbox: {}]", b.message));
-            }
-        }
-        // What this command changed is seen by the next one; a repository it
-        // created keeps nothing git would run.
-        for note in ctx
-            .session
-            .rescan_for_sandbox(s.deny.clone(), s.inputs.extra_writable(), s.started)
-            .await
-        {
-            text.push_str(&format!("\n[sandbox: {note}]"));
+        j.end().await;
+        for line in j.report() {
+            text.push_str(&format!("\n[{line}]"));
         }
     }
-    // The command's copy of the mount table is taken apart off the critical path.
-    if let Some(m) = held_mounts {
-        tokio::task::spawn_blocking(move || drop(m));
+    // A command that failed because it crossed a bound says which, and where.
+    // A host the policy refused is not offered outside: the policy holds.
+    let refused = net_judge.is_some_and(|j| j.refused_any());
+    let mut bound = None;
+    if failed_by_itself {
+        bound = crate::sandbox::bounds::find(text, &s.plan, cwd)
+            .filter(|b| !(refused && b.kind == decode_protocol::BoundKind::Network));
+        if let Some(b) = &bound {
+            text.push_str(&format!("\n[sandbox: {}]", b.message));
+        }
     }
-    let cwd_now = display(&ctx.project_root, &ctx.session.cwd());
-    tracing::debug!(pgid, cwd = %cwd_now, "bash finished");
-    ToolResult {
-        content: text,
-        is_error,
-        diff: None,
-        sandboxed: Some(sandbox.is_some()),
-        bound,
-        exit_code,
-        duration_ms: None,
-        ..ToolResult::default()
+    // What this command changed is seen by the next one; a repository it
+    // created keeps nothing git would run.
+    for note in ctx
+        .session
+        .rescan_for_sandbox(s.deny.clone(), s.inputs.extra_writable(), s.started)
+        .await
+    {
+        text.push_str(&format!("\n[sandbox: {note}]"));
     }
+    bound
 }
 
 /// The proxy for one command: a task serving each listening socket of its network,
