@@ -29,7 +29,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use decode_policy::{ToolKind, Verdict};
+use decode_policy::{Decision, ToolKind, Verdict};
 use decode_protocol::ErrorKind;
 pub use decode_protocol::{LoopEvent, Outcome, ProgressStream};
 use futures_util::future::join_all;
@@ -703,19 +703,35 @@ impl AgentLoop {
             ));
         }
 
-        let decision = self
-            .active
-            .decide_in(&handler.gate_call(&call.input), &self.tool_session.cwd());
-        self.emit(LoopEvent::ToolCallStarted {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            input: call.input.clone(),
-            decision: Some(decision.clone()),
-            title: None,
-        });
         if handler.tool() == decode_policy::Tool::Task {
+            let decision = self
+                .active
+                .decide_in(&handler.gate_call(&call.input), &self.tool_session.cwd());
+            self.emit(LoopEvent::ToolCallStarted {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                input: call.input.clone(),
+                decision: Some(decision.clone()),
+                title: None,
+            });
             return self.run_task(call, decision, cancel).await;
         }
+        // The call's start is reported when the tool's own path first judges it:
+        // one judging for the card and for the run (the host of a fetch resolved,
+        // a file's links followed).
+        let started = {
+            let emitter = Arc::clone(&self.emitter);
+            let (id, name, input) = (call.id.clone(), call.name.clone(), call.input.clone());
+            Arc::new(move |decision: &Decision| {
+                emitter.emit(LoopEvent::ToolCallStarted {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: input.clone(),
+                    decision: Some(decision.clone()),
+                    title: None,
+                });
+            })
+        };
 
         let emitter = Arc::clone(&self.emitter);
         let id = call.id.clone();
@@ -740,7 +756,8 @@ impl AgentLoop {
             .with_intent(match self.messages.last() {
                 Some(Message::Assistant { text, .. }) => tools::last_sentence(text),
                 _ => None,
-            });
+            })
+            .with_on_judged(started);
         let outcome = tools::call_tool(&*handler, call.input.clone(), &ctx).await;
 
         let denied = !outcome.ran

@@ -66,8 +66,16 @@ pub async fn call_tool(
         edited: None,
         edits: 0,
     };
+    let mut first = true;
     loop {
         let judged = judge(handler, ctx, &attempt).await;
+        // The call's start is reported with its first verdict (an edited command is
+        // judged again, and reported with its result).
+        if std::mem::take(&mut first) {
+            if let Some(tell) = &ctx.on_judged {
+                tell(&judged.outcome.decision);
+            }
+        }
         match settle(handler, ctx, &mut attempt, judged).await {
             Next::Run(judged) => return run_judged(handler, ctx, attempt, judged).await,
             Next::Stop(outcome) => return outcome,

@@ -147,7 +147,14 @@ pub struct ToolContext {
     /// For `web_fetch`: the host of the URL and the addresses the gate judged it
     /// with. The tool connects to exactly these.
     pub judged_host: Option<(String, Vec<std::net::IpAddr>)>,
+    /// Told the gate's verdict on the call the first time it is judged (before any
+    /// ask): the agent loop reports the call's start with it, so a call is judged
+    /// once for the person and for the run.
+    pub on_judged: Option<Judged>,
 }
+
+/// See [`ToolContext::on_judged`].
+pub type Judged = Arc<dyn Fn(&decode_policy::Decision) + Send + Sync>;
 
 impl ToolContext {
     /// A context for `active`'s project with a fresh session, a new cancellation
@@ -168,7 +175,14 @@ impl ToolContext {
             intent: None,
             resolver: Arc::new(crate::net::Resolver::system()),
             judged_host: None,
+            on_judged: None,
         }
+    }
+
+    /// The same context telling `judged` the gate's first verdict on the call.
+    pub fn with_on_judged(mut self, judged: Judged) -> ToolContext {
+        self.on_judged = Some(judged);
+        self
     }
 
     /// The same context recording changes for a turn's undo.

@@ -508,3 +508,53 @@ fn the_last_sentence_is_what_the_agent_is_about_to_do() {
     let long = "word ".repeat(200);
     assert!(last_sentence(&long).unwrap().chars().count() <= 301);
 }
+
+/// The call's start is told its verdict once, from the tool's own judging (the one
+/// the run acts on): an edited command judged again is not a second start, and a
+/// fetch of a name is reported with what its host resolved to.
+#[tokio::test]
+async fn the_start_is_told_the_first_verdict_once() {
+    use std::sync::{Arc, Mutex};
+    let p = Project::new();
+    let told: Arc<Mutex<Vec<(Verdict, String)>>> = Arc::default();
+    let tell = {
+        let told = Arc::clone(&told);
+        Arc::new(move |d: &decode_policy::Decision| {
+            told.lock().unwrap().push((d.verdict, d.reason.clone()));
+        })
+    };
+    let s = Scripted::new(vec![
+        DecisionAnswer::EditCommand {
+            command: "echo edited".into(),
+        },
+        DecisionAnswer::AllowOnce,
+    ]);
+    let ctx = p
+        .ctx_with(Mode::Default, s.clone())
+        .with_on_judged(tell.clone());
+    let o = call_tool(
+        handler(Tool::Bash).as_ref(),
+        json!({"command": "echo original"}),
+        &ctx,
+    )
+    .await;
+    assert!(o.ran, "{}", o.result.content);
+    assert_eq!(s.asked().len(), 2);
+    assert_eq!(told.lock().unwrap().len(), 1);
+    assert_eq!(told.lock().unwrap()[0].0, Verdict::Ask);
+
+    told.lock().unwrap().clear();
+    let s = Scripted::new(vec![DecisionAnswer::Deny { feedback: None }]);
+    let ctx = p.ctx_with(Mode::Auto, s.clone()).with_on_judged(tell);
+    let o = call_tool(
+        handler(Tool::WebFetch).as_ref(),
+        json!({"url": "http://localhost:9/x"}),
+        &ctx,
+    )
+    .await;
+    assert!(!o.ran);
+    let told = told.lock().unwrap();
+    assert_eq!(told.len(), 1);
+    assert_eq!(told[0].0, Verdict::Ask);
+    assert!(told[0].1.contains("resolves to"), "{}", told[0].1);
+}
