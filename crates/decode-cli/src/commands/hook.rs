@@ -150,6 +150,13 @@ fn judge(
 ) -> Answer {
     // Every call the event makes is judged; the strictest answer stands.
     let mut worst: Option<(Verdict, String, Tool)> = None;
+    // A fetch of a host *name* is never allowed on Decode's word: the agent resolves
+    // the name again when it fetches, and a name that rebinds to the host's loopback
+    // in between would ride on the allow. Decode answers deny or ask; an allow is
+    // left to the agent's own confirmation (docs/network.md).
+    let fetches_a_name = calls
+        .iter()
+        .any(|c| decode_engine::net::host_name(&c.call).is_some());
     for c in calls {
         let (verdict, explained) = judge_one(c, state);
         tracing::info!(tool = %c.call.tool, subject = %c.call.subject, %verdict, "hook event judged");
@@ -168,7 +175,7 @@ fn judge(
         Some((verdict, explained, tool)) => {
             let reason = worded(agent, &event.tool_name, *tool, explained);
             let left_to_agent = *verdict == Verdict::Allow
-                && (agent == HookAgent::GeminiCli || from == ModeFrom::Fallback);
+                && (agent == HookAgent::GeminiCli || from == ModeFrom::Fallback || fetches_a_name);
             if left_to_agent {
                 Answer::NoDecision
             } else {
@@ -530,7 +537,11 @@ fn calls(agent: HookAgent, e: &Event) -> Result<Vec<HookCall>, String> {
                 urls.extend(
                     prompt
                         .split(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '"' | '\''))
-                        .filter(|w| w.starts_with("http://") || w.starts_with("https://"))
+                        .filter(|w| {
+                            // Gemini CLI reads a scheme in any case (`HTTP://…`).
+                            let w = w.to_ascii_lowercase();
+                            w.starts_with("http://") || w.starts_with("https://")
+                        })
                         .map(|w| {
                             w.trim_end_matches(['.', ',', ')', ';', ':', '!', '?'])
                                 .to_string()

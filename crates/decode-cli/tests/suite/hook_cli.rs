@@ -78,7 +78,9 @@ fn claude_code_every_tool_and_verdict() {
         ("read", "default", Some("allow")),
         ("glob", "default", Some("allow")),
         ("grep", "default", Some("allow")),
-        ("webfetch", "default", Some("allow")),
+        // A fetch of a host name is never allowed on Decode's word (the agent resolves
+        // the name again): left to Claude Code's own confirmation.
+        ("webfetch", "default", None),
         ("write", "default", Some("ask")),
         ("write", "acceptEdits", Some("allow")),
         ("write", "plan", Some("deny")),
@@ -937,4 +939,28 @@ fn a_fetch_of_a_name_that_resolves_to_loopback_asks() {
     let (decision, reason) = claude(&hook(&env, "claude-code", &event, &[])).expect("a decision");
     assert_eq!(decision, "ask", "{reason}");
     assert!(reason.contains("loopback"), "{reason}");
+}
+
+/// Gemini CLI reads a URL's scheme in any case: `HTTP://…` in a prompt is judged
+/// like `http://…` (a deny rule holds, a metadata address asks).
+#[test]
+fn gemini_prompt_urls_are_judged_whatever_the_case_of_their_scheme() {
+    let env = project();
+    env.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["net(*.denied.example)"]}}"#,
+    );
+    for (url, want) in [
+        ("HTTP://x.denied.example/", "deny"),
+        ("Http://169.254.169.254/latest/meta-data/", "ask"),
+    ] {
+        let event = serde_json::json!({
+            "session_id": "s", "transcript_path": "/tmp/t", "cwd": env.project,
+            "hook_event_name": "BeforeTool", "timestamp": "2026-01-01T00:00:00Z",
+            "tool_name": "web_fetch",
+            "tool_input": {"prompt": format!("Summarise {url} please")}
+        });
+        let v = gemini(&hook(&env, "gemini-cli", &event.to_string(), &[]));
+        assert_eq!(v["decision"], want, "{url}: {v}");
+    }
 }

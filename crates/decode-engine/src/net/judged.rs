@@ -25,16 +25,23 @@ pub fn host_name(call: &Call) -> Option<String> {
     (bare.parse::<IpAddr>().is_err() && !bare.is_empty()).then_some(host)
 }
 
-/// Whether `host` (an address) or one of the addresses it resolved to is not public:
-/// an answer given for a host's public addresses never covers a private one (a name
-/// that rebinds to the host's loopback asks again).
-pub fn reaches_private(host: &str, addrs: &[IpAddr]) -> bool {
+/// What kind of non-public address `host` (an address) or one of the addresses it
+/// resolved to is — loopback, private, link-local, cloud metadata… — or `None` when
+/// all are public. An answer given for one kind never covers another: a name that
+/// rebinds from a public address to the host's loopback, or from loopback to the
+/// metadata address, asks again.
+pub fn private_kind_of(host: &str, addrs: &[IpAddr]) -> Option<&'static str> {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     bare.parse::<IpAddr>()
         .ok()
         .into_iter()
         .chain(addrs.iter().copied())
-        .any(|ip| decode_policy::net::private_kind(ip).is_some())
+        .find_map(decode_policy::net::private_kind)
+}
+
+/// Whether [`private_kind_of`] finds a non-public address.
+pub fn reaches_private(host: &str, addrs: &[IpAddr]) -> bool {
+    private_kind_of(host, addrs).is_some()
 }
 
 /// A call judged by name, then (when the name is allowed) by its addresses.

@@ -25,15 +25,20 @@ use super::ToolContext;
 /// the gate's decision, the rules the person kept and where they are saved.
 type AlwaysAnswer = (Call, decode_policy::Decision, Vec<String>, SaveTarget);
 
+/// A host, and the kind of non-public address an ask about it was about (none: its
+/// public addresses).
+type AnswerKey = (String, Option<&'static str>);
+
 /// Judges the connections of one command.
 pub(crate) struct CallJudge {
     ctx: ToolContext,
     command: String,
     cwd: PathBuf,
     /// Hosts the person answered for this command: allowed or refused (with why), by
-    /// host and whether the ask was about a private address (an answer for a host's
-    /// public addresses does not cover the loopback it may later resolve to).
-    answered: tokio::sync::Mutex<HashMap<(String, bool), Result<String, String>>>,
+    /// host and the kind of non-public address the ask was about, if any (an answer
+    /// for a host's public addresses does not cover the loopback it may later resolve
+    /// to, nor one for its loopback the metadata address).
+    answered: tokio::sync::Mutex<HashMap<AnswerKey, Result<String, String>>>,
     events: std::sync::Mutex<Vec<NetEvent>>,
     /// What the person answered, one note each, for the call's result.
     notes: std::sync::Mutex<Vec<String>>,
@@ -143,7 +148,8 @@ impl CallJudge {
         let target = format_host_port(host, port);
         let call = Call::new(Tool::Net, target.as_str()).with_addrs(addrs.to_vec());
         let d = self.ctx.active.decide(&call);
-        let private = crate::net::reaches_private(host, addrs);
+        let kind = crate::net::private_kind_of(host, addrs);
+        let private = kind.is_some();
         let early = match d.verdict {
             Verdict::Allow => Some(NetVerdict::Allow),
             Verdict::Deny => Some(NetVerdict::Refuse(d.reason.clone())),
@@ -162,7 +168,7 @@ impl CallJudge {
         }
         // One ask per host for this command; other connections to it wait.
         let mut answered = self.answered.lock().await;
-        let key = (host.to_string(), private);
+        let key = (host.to_string(), kind);
         if let Some(a) = answered.get(&key) {
             let v = match a {
                 Ok(_) => NetVerdict::Allow,
