@@ -200,15 +200,7 @@ async fn window_bench() -> anyhow::Result<()> {
     );
     let fake = FakeOpenAi::start(script).await?;
     let project = TempProject::new()?;
-    let args = vec![
-        project.path().display().to_string(),
-        "--provider".into(),
-        "openai".into(),
-        "--base-url".into(),
-        fake.base_url.clone(),
-        "--model".into(),
-        "gpt-e2e".into(),
-    ];
+    let args = fake.app_args(project.path());
 
     // 1 + 2: streaming. First the frames of the idle window: this machine's floor.
     let app = open(&project, &args).await?;

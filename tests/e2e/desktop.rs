@@ -47,15 +47,7 @@ async fn the_app_lives_in_the_tray_asks_natively_and_keeps_one_instance() -> any
     let _bus = session_bus(&project)?;
     let _tray = tray_host()?;
     let fake = FakeOpenAi::start(script()).await?;
-    let args = vec![
-        project.path().display().to_string(),
-        "--provider".into(),
-        "openai".into(),
-        "--base-url".into(),
-        fake.base_url.clone(),
-        "--model".into(),
-        "gpt-e2e".into(),
-    ];
+    let args = fake.app_args(project.path());
     let app = App::start(&project, &args).await?;
     let result = flows(&app, &project).await;
     if result.is_err() {

@@ -409,19 +409,6 @@ fn trust(project: &TempProject) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The app's arguments for `project` with the fake model server as its provider.
-pub(crate) fn fake_model_args(project: &TempProject, fake: &FakeOpenAi) -> Vec<String> {
-    vec![
-        project.path().display().to_string(),
-        "--provider".into(),
-        "openai".into(),
-        "--base-url".into(),
-        fake.base_url.clone(),
-        "--model".into(),
-        "gpt-e2e".into(),
-    ]
-}
-
 /// The flows here ask about ordinary shell commands (`echo`, `sleep`): the person
 /// turned read-only commands off in their own settings, so every command asks in
 /// default mode.
@@ -443,7 +430,7 @@ async fn the_window_runs_the_agent() -> anyhow::Result<()> {
     std::fs::write(outside.join("outside-b.txt"), "b\n")?;
     trust(&project)?;
     let fake = FakeOpenAi::start(script()).await?;
-    let app = App::start(&project, &fake_model_args(&project, &fake)).await?;
+    let app = App::start(&project, &fake.app_args(project.path())).await?;
     let result = flows(&app, &project, &fake).await;
     if result.is_err() {
         let _ = app.shot("failure").await;
@@ -1164,7 +1151,7 @@ async fn every_dialog_is_reachable_at_a_real_200_percent_scale() -> anyhow::Resu
         vec![bash("c-scale-1", "echo scale-e2e"), Turn::text("Scaled.")],
     );
     let fake = FakeOpenAi::start(script).await?;
-    let args = fake_model_args(&project, &fake);
+    let args = fake.app_args(project.path());
     let app = App::start_with_env(&project, &args, &[("GDK_SCALE", "2")]).await?;
     let result = async {
         let ratio = app.js("return window.devicePixelRatio;").await?;
@@ -1261,15 +1248,7 @@ async fn until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) -> a
 /// Starts the app on `project` against `fake`, runs `sleep 30 & sleep 31` approved
 /// once (so outside the sandbox) and returns once both sleeps run.
 async fn approved_sleeps(project: &TempProject, fake: &FakeOpenAi) -> anyhow::Result<App> {
-    let args = vec![
-        project.path().display().to_string(),
-        "--provider".into(),
-        "openai".into(),
-        "--base-url".into(),
-        fake.base_url.clone(),
-        "--model".into(),
-        "gpt-e2e".into(),
-    ];
+    let args = fake.app_args(project.path());
     let app = App::start(project, &args).await?;
     app.send("flow-orphan go").await?;
     app.wait("approval-dialog", LONG).await?;

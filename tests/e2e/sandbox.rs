@@ -20,7 +20,7 @@ use super::{bash, reachable_when_small, settle, tool_cards, trust, wait_assistan
 
 /// The arguments that start the window on `project` in auto mode against `fake`.
 fn auto_args(project: &TempProject, fake: &FakeOpenAi) -> Vec<String> {
-    let mut args = super::fake_model_args(project, fake);
+    let mut args = fake.app_args(project.path());
     args.splice(1..1, ["--mode".to_string(), "auto".to_string()]);
     args
 }

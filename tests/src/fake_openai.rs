@@ -123,6 +123,20 @@ impl Drop for FakeOpenAi {
 }
 
 impl FakeOpenAi {
+    /// The app's arguments to open `project` with this server as its model provider
+    /// (`openai`, model `gpt-e2e`).
+    pub fn app_args(&self, project: &std::path::Path) -> Vec<String> {
+        vec![
+            project.display().to_string(),
+            "--provider".into(),
+            "openai".into(),
+            "--base-url".into(),
+            self.base_url.clone(),
+            "--model".into(),
+            "gpt-e2e".into(),
+        ]
+    }
+
     /// Starts the server on a free port of 127.0.0.1.
     pub async fn start(script: Script) -> std::io::Result<FakeOpenAi> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
