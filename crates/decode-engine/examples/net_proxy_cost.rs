@@ -20,6 +20,8 @@ use tokio::net::{TcpListener, TcpStream};
 
 const ROUNDS: usize = 7;
 const OPENS: usize = 200;
+/// A fast link (8 Gbit/s), slower than the loopback of a small machine.
+const PACE: f64 = 1000.0;
 const LOCAL: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -27,8 +29,9 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// A server that writes `size` bytes to every connection, after reading one line.
-async fn server(size: usize) -> u16 {
+/// A server that writes `size` bytes to every connection, after reading one line;
+/// no faster than `pace` MB/s when one is given (a link of that speed).
+async fn server(size: usize, pace: Option<f64>) -> u16 {
     let l = TcpListener::bind((LOCAL, 0)).await.unwrap();
     let port = l.local_addr().unwrap().port();
     tokio::spawn(async move {
@@ -44,6 +47,7 @@ async fn server(size: usize) -> u16 {
                     return;
                 }
                 let mut s = r.into_inner();
+                let start = tokio::time::Instant::now();
                 let mut left = size;
                 while left > 0 {
                     let n = left.min(chunk.len());
@@ -51,6 +55,11 @@ async fn server(size: usize) -> u16 {
                         return;
                     }
                     left -= n;
+                    if let Some(mb_s) = pace {
+                        let sent = (size - left) as f64 / (1024.0 * 1024.0);
+                        let due = start + std::time::Duration::from_secs_f64(sent / mb_s);
+                        tokio::time::sleep_until(due).await;
+                    }
                 }
             });
         }
@@ -86,6 +95,21 @@ async fn open(server: u16, proxy: Option<u16>) -> TcpStream {
             s
         }
     }
+}
+
+/// The machine's busy CPU time so far, in clock ticks (every core, every kind of
+/// work but idle and waiting: interrupts and the kernel's network work count).
+fn busy_ticks() -> u64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let cpu = stat.lines().next().unwrap_or_default();
+    cpu.split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse::<u64>().ok())
+        .enumerate()
+        // user nice system idle iowait irq softirq steal
+        .filter(|(i, _)| !matches!(i, 3 | 4) && *i < 8)
+        .map(|(_, t)| t)
+        .sum()
 }
 
 /// Seconds to read `size` bytes.
@@ -129,22 +153,46 @@ async fn main() {
     let l = TcpListener::bind((LOCAL, 0)).await.unwrap();
     let proxy_port = l.local_addr().unwrap().port();
     tokio::spawn(proxy.serve_tcp(l));
-    let port = server(size).await;
+    let port = server(size, None).await;
 
     let (mut direct, mut proxied) = (Vec::new(), Vec::new());
+    let (mut direct_cpu, mut proxied_cpu) = (0u64, 0u64);
     download(port, None, size).await;
     download(port, Some(proxy_port), size).await;
     for _ in 0..ROUNDS {
+        let t = busy_ticks();
         direct.push(mb as f64 / download(port, None, size).await);
+        let u = busy_ticks();
         proxied.push(mb as f64 / download(port, Some(proxy_port), size).await);
+        direct_cpu += u - t;
+        proxied_cpu += busy_ticks() - u;
     }
     let (d, p) = (median(direct), median(proxied));
+    let tick_ms = 1000.0 / 100.0; // USER_HZ
+    let per_mb = |ticks: u64| ticks as f64 * tick_ms / (ROUNDS * mb) as f64;
     println!("download of {mb} MB from 127.0.0.1, median of {ROUNDS}:");
-    println!("  direct        {d:>9.0} MB/s");
-    println!("  through proxy {p:>9.0} MB/s");
+    println!("  direct        {d:>9.0} MB/s   {:.3} ms of CPU per MB", per_mb(direct_cpu));
+    println!("  through proxy {p:>9.0} MB/s   {:.3} ms of CPU per MB", per_mb(proxied_cpu));
     println!("  ratio         {:>9.1} %", 100.0 * p / d);
+    println!(
+        "  CPU per MB through the proxy: {:.2}x direct",
+        proxied_cpu as f64 / direct_cpu.max(1) as f64
+    );
 
-    let small = server(1).await;
+    // A link slower than the machine's loopback: the proxy should keep up with it.
+    let paced = server(size, Some(PACE)).await;
+    let (mut pd, mut pp) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        pd.push(mb as f64 / download(paced, None, size).await);
+        pp.push(mb as f64 / download(paced, Some(proxy_port), size).await);
+    }
+    let (pd, pp) = (median(pd), median(pp));
+    println!("the same from a server paced at {PACE} MB/s, median of 3:");
+    println!("  direct        {pd:>9.0} MB/s");
+    println!("  through proxy {pp:>9.0} MB/s");
+    println!("  ratio         {:>9.1} %", 100.0 * pp / pd);
+
+    let small = server(1, None).await;
     let (mut od, mut op) = (Vec::new(), Vec::new());
     for _ in 0..OPENS {
         for (proxy, out) in [(None, &mut od), (Some(proxy_port), &mut op)] {
