@@ -69,7 +69,10 @@ pub fn answer_channel(
 ) -> decode_engine::channel::ChannelSubscription {
     let weak = Arc::downgrade(channel);
     channel.subscribe(Box::new(move |event| {
-        let decode_engine::channel::ChannelEvent::Pending { id, request, agent } = event else {
+        let decode_engine::channel::ChannelEvent::Pending {
+            id, request, agent, ..
+        } = event
+        else {
             return;
         };
         let (id, request, agent, surface, weak) = (
