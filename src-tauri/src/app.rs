@@ -18,7 +18,7 @@ use decode_engine::workbench::{Workbench, WorkbenchEvent};
 use decode_protocol::ChannelEvent;
 use tauri::{AppHandle, Emitter, Manager, WebviewUrl, WebviewWindowBuilder, WindowEvent};
 
-use crate::native::dialog_for;
+use crate::native::dialog_offering;
 use crate::state::{exe, AppState, MAIN};
 use crate::tray::{Tray, TrayItem, TrayModel};
 
@@ -175,7 +175,11 @@ fn native_for_current(app: &AppHandle) {
         return;
     };
     let id = current.id;
-    let mut dialog = dialog_for(&current.request, &project.active.snapshot().project);
+    let mut dialog = dialog_offering(
+        &current.request,
+        &current.offered,
+        &project.active.snapshot().project,
+    );
     // A subagent's ask says whose it is (docs/agents.md, "Subagents").
     if let Some(agent) = &current.agent {
         dialog.body = format!(

@@ -2,8 +2,9 @@
 //! window is hidden, minimised or unfocused (docs/window.md, "Native dialogs").
 //!
 //! A native message box has at most three buttons, so a permission ask offers
-//! Allow once, Always allow (where it is offered) and Deny; a question or a
-//! plan shows its text with "Open Decode" and "Later". Each dialog runs in a
+//! Allow once, Always allow and Deny, each where the request offers it (what the
+//! channel's event carries: `DecisionRequest::offered`); a question or a plan shows
+//! its text with "Open Decode" and "Later". Each dialog runs in a
 //! child process (`decode-window native-dialog`, the same binary) so that it can be
 //! closed from outside: when another surface answers first, the child is
 //! killed and its dialog disappears. The decision channel takes the first
@@ -17,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use decode_core::display::{one_line, sanitize};
 use decode_engine::channel::DecisionChannel;
 use decode_policy::{Decision, Tool};
-use decode_protocol::{DecisionAnswer, DecisionId, DecisionRequest};
+use decode_protocol::{AnswerKind, DecisionAnswer, DecisionId, DecisionRequest, Offered, Withheld};
 use serde::{Deserialize, Serialize};
 use tokio::io::AsyncWriteExt;
 
@@ -107,9 +108,21 @@ impl DialogSpec {
     }
 }
 
-/// The dialog for a pending request in the project `project`. Every piece of
-/// text from the model or the project is shown with controls escaped.
+/// The dialog for a pending request in the project `project` (what it offers derived
+/// from it).
+#[cfg(test)]
 pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDialog {
+    dialog_offering(request, &request.offered(), project)
+}
+
+/// The dialog for a pending request that offers `offered`, in the project `project`:
+/// a button for each answer it offers that a dialog can give. Every piece of text
+/// from the model or the project is shown with controls escaped.
+pub(crate) fn dialog_offering(
+    request: &DecisionRequest,
+    offered: &Offered,
+    project: &str,
+) -> NativeDialog {
     let project = one_line(project);
     match request {
         DecisionRequest::Permission {
@@ -126,6 +139,7 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
             intent.as_deref(),
             decision,
             cwd.as_deref(),
+            offered,
         ),
         DecisionRequest::Question { question, options } => {
             question_dialog(&project, question, options)
@@ -136,44 +150,61 @@ pub(crate) fn dialog_for(request: &DecisionRequest, project: &str) -> NativeDial
             cwd,
             bound,
             ..
-        } => run_outside_dialog(&project, command, cwd, &bound.message),
+        } => run_outside_dialog(&project, command, cwd, &bound.message, offered),
         DecisionRequest::Network {
             host,
             port,
             command,
             cwd,
             decision,
-        } => network_dialog(&project, host, *port, command, cwd, decision),
+        } => network_dialog(&project, host, *port, command, cwd, decision, offered),
     }
 }
 
-/// "Allow once", "Always allow" where the decision offers it (the body then says
+/// "Allow once", "Always allow" where the request offers it (the body then says
 /// what it saves) and "Deny".
-fn allow_buttons(decision: &Decision, body: &mut String) -> Vec<Button> {
-    let mut buttons = vec![Button {
-        label: "Allow once",
-        choice: Choice::Answer(DecisionAnswer::AllowOnce),
-    }];
-    if !decision.capped && !decision.always_allow_rules.is_empty() {
+fn allow_buttons(decision: &Decision, offered: &Offered, body: &mut String) -> Vec<Button> {
+    allow_once_or_deny("Allow once", offered, |buttons| {
+        if offered.offers(AnswerKind::AlwaysAllow) {
+            buttons.push(Button {
+                label: "Always allow",
+                choice: Choice::Answer(DecisionAnswer::AlwaysAllow {
+                    target: None,
+                    rules: decision.always_allow_rules.clone(),
+                }),
+            });
+            body.push_str(&format!(
+                "\n\nAlways allow saves: {}",
+                cut(
+                    &one_line(&decision.always_allow_rules.join(", ")),
+                    MAX_LINE_CHARS
+                )
+            ));
+        }
+    })
+}
+
+/// `once` (allow once) and "Deny" where `offered` offers them, with the buttons
+/// `between` adds in the middle.
+fn allow_once_or_deny(
+    once: &'static str,
+    offered: &Offered,
+    between: impl FnOnce(&mut Vec<Button>),
+) -> Vec<Button> {
+    let mut buttons = Vec::new();
+    if offered.offers(AnswerKind::AllowOnce) {
         buttons.push(Button {
-            label: "Always allow",
-            choice: Choice::Answer(DecisionAnswer::AlwaysAllow {
-                target: None,
-                rules: decision.always_allow_rules.clone(),
-            }),
+            label: once,
+            choice: Choice::Answer(DecisionAnswer::AllowOnce),
         });
-        body.push_str(&format!(
-            "\n\nAlways allow saves: {}",
-            cut(
-                &one_line(&decision.always_allow_rules.join(", ")),
-                MAX_LINE_CHARS
-            )
-        ));
     }
-    buttons.push(Button {
-        label: "Deny",
-        choice: Choice::Answer(DecisionAnswer::Deny { feedback: None }),
-    });
+    between(&mut buttons);
+    if offered.offers(AnswerKind::Deny) {
+        buttons.push(Button {
+            label: "Deny",
+            choice: Choice::Answer(DecisionAnswer::Deny { feedback: None }),
+        });
+    }
     buttons
 }
 
@@ -184,6 +215,7 @@ fn permission_dialog(
     intent: Option<&str>,
     decision: &Decision,
     cwd: Option<&str>,
+    offered: &Offered,
 ) -> NativeDialog {
     let mut body = String::new();
     if decode_core::display::has_hidden(subject)
@@ -205,8 +237,8 @@ fn permission_dialog(
     if let Some(cwd) = cwd {
         body.push_str(&format!("\n\nin {}", one_line(cwd)));
     }
-    let buttons = allow_buttons(decision, &mut body);
-    if decision.capped {
+    let buttons = allow_buttons(decision, offered, &mut body);
+    if offered.withheld == Some(Withheld::CappedCall) {
         body.push_str("\n\nOnly \"Allow once\" is offered for this call.");
     }
     NativeDialog {
@@ -255,7 +287,13 @@ fn plan_dialog(project: &str, plan: &str) -> NativeDialog {
     }
 }
 
-fn run_outside_dialog(project: &str, command: &str, cwd: &str, bound: &str) -> NativeDialog {
+fn run_outside_dialog(
+    project: &str,
+    command: &str,
+    cwd: &str,
+    bound: &str,
+    offered: &Offered,
+) -> NativeDialog {
     NativeDialog {
         title: format!("Decode — {project}: run outside the sandbox?"),
         body: format!(
@@ -264,16 +302,7 @@ fn run_outside_dialog(project: &str, command: &str, cwd: &str, bound: &str) -> N
             one_line(bound),
             one_line(cwd)
         ),
-        buttons: vec![
-            Button {
-                label: "Run outside once",
-                choice: Choice::Answer(DecisionAnswer::AllowOnce),
-            },
-            Button {
-                label: "Deny",
-                choice: Choice::Answer(DecisionAnswer::Deny { feedback: None }),
-            },
-        ],
+        buttons: allow_once_or_deny("Run outside once", offered, |_| {}),
     }
 }
 
@@ -284,6 +313,7 @@ fn network_dialog(
     command: &str,
     cwd: &str,
     decision: &Decision,
+    offered: &Offered,
 ) -> NativeDialog {
     let mut body = format!(
         "A command wants to reach {}:{port}\n\nbash: {}\n\n{}\n\nin {}",
@@ -292,7 +322,7 @@ fn network_dialog(
         one_line(&decision.reason),
         one_line(cwd)
     );
-    let buttons = allow_buttons(decision, &mut body);
+    let buttons = allow_buttons(decision, offered, &mut body);
     NativeDialog {
         title: format!(
             "Decode — {project}: let a command reach {}?",
@@ -704,6 +734,87 @@ mod tests {
             d.choice("1"),
             Some(&Choice::Answer(DecisionAnswer::Deny { feedback: None }))
         );
+    }
+
+    /// The buttons are those of the answers the request offers, as the channel's event
+    /// carries them: the dialog does not judge again what is offered.
+    #[test]
+    fn the_buttons_follow_what_the_request_offers() {
+        let request = permission("npm test", decision(false, &["bash(npm test)"]));
+        let once_or_deny = Offered {
+            answers: vec![AnswerKind::AllowOnce, AnswerKind::Deny],
+            modes: Vec::new(),
+            withheld: Some(Withheld::NoRule),
+        };
+        let d = dialog_offering(&request, &once_or_deny, "p");
+        assert_eq!(labels(&d), ["Allow once", "Deny"]);
+        assert!(!d.body.contains("Always allow saves"), "{}", d.body);
+        assert!(!d.body.contains("Only \"Allow once\""), "{}", d.body);
+        assert_eq!(
+            dialog_offering(&request, &request.offered(), "p"),
+            dialog_for(&request, "p")
+        );
+    }
+
+    #[test]
+    fn an_ask_without_a_rule_to_keep_offers_allow_once_and_deny() {
+        let d = dialog_for(&permission("echo", decision(false, &[])), "p");
+        assert_eq!(labels(&d), ["Allow once", "Deny"]);
+        assert!(!d.body.contains("Only"), "{}", d.body);
+    }
+
+    #[test]
+    fn a_capped_network_ask_offers_only_allow_once_and_deny() {
+        let d = dialog_for(
+            &DecisionRequest::Network {
+                host: "example.org".into(),
+                port: 443,
+                command: "curl https://example.org".into(),
+                cwd: "/work/p".into(),
+                decision: decision(true, &[]),
+            },
+            "p",
+        );
+        assert_eq!(labels(&d), ["Allow once", "Deny"]);
+        assert!(!d.body.contains("Always allow saves"), "{}", d.body);
+    }
+
+    /// Every button that answers gives an answer its request takes.
+    #[test]
+    fn every_button_answer_fits_its_request() {
+        let requests = [
+            permission("npm test", decision(false, &["bash(npm test)"])),
+            permission("git push", decision(true, &[])),
+            permission("echo", decision(false, &[])),
+            DecisionRequest::Network {
+                host: "example.org".into(),
+                port: 443,
+                command: "curl https://example.org".into(),
+                cwd: "/work/p".into(),
+                decision: decision(false, &["net(domain:example.org)"]),
+            },
+            DecisionRequest::RunOutside {
+                command: "touch ~/x".into(),
+                cwd: "/work/p".into(),
+                bound: decode_protocol::SandboxBound {
+                    kind: decode_protocol::BoundKind::Write,
+                    path: None,
+                    host: None,
+                    message: "a write outside".into(),
+                    may_run_outside: true,
+                },
+                output: String::new(),
+            },
+        ];
+        for request in requests {
+            let d = dialog_for(&request, "p");
+            assert!(d.buttons.len() <= 3, "{:?}", labels(&d));
+            for b in &d.buttons {
+                if let Choice::Answer(answer) = &b.choice {
+                    assert_eq!(request.misfit(answer), None, "{}", b.label);
+                }
+            }
+        }
     }
 
     #[test]

@@ -80,14 +80,26 @@ impl AppState {
 /// A decision event as the page receives it: long texts cut (decode-protocol page.rs).
 pub(crate) fn page_event(event: &ChannelEvent) -> ChannelEvent {
     match event {
-        ChannelEvent::Pending { id, request, agent } => ChannelEvent::Pending {
+        ChannelEvent::Pending {
+            id,
+            request,
+            offered,
+            agent,
+        } => ChannelEvent::Pending {
             id: *id,
             request: request.for_page(),
+            offered: offered.clone(),
             agent: agent.clone(),
         },
-        ChannelEvent::Queued { id, request, agent } => ChannelEvent::Queued {
+        ChannelEvent::Queued {
+            id,
+            request,
+            offered,
+            agent,
+        } => ChannelEvent::Queued {
             id: *id,
             request: request.for_page(),
+            offered: offered.clone(),
             agent: agent.clone(),
         },
         ChannelEvent::Resolved { id, by, answer } => ChannelEvent::Resolved {

@@ -8,6 +8,7 @@ import type {
   DecisionRequest,
   LoopEvent,
   Mode,
+  Offered,
   ProjectOpened,
   Snapshot,
   StreamEvent,
@@ -116,6 +117,24 @@ function permission(command = 'npm test', over: Partial<Decision> = {}): Decisio
     decision: decision(over),
     cwd: '/home/ada/projects/engine',
   };
+}
+
+/** What the backend says these requests offer (decode-protocol, `DecisionRequest::offered`). */
+const OFFERS = {
+  /** A command with a rule to keep. */
+  bash: { answers: ['allow_once', 'allow_for_session', 'always_allow', 'edit_command', 'deny'] },
+  /** A capped command: only once, or an edit. */
+  cappedBash: { answers: ['allow_once', 'edit_command', 'deny'], withheld: 'capped_call' },
+  /** Any other tool with a rule to keep. */
+  tool: { answers: ['allow_once', 'allow_for_session', 'always_allow', 'deny'] },
+  question: { answers: ['answer', 'deny'] },
+  runOutside: { answers: ['allow_once', 'deny'] },
+  network: { answers: ['allow_once', 'allow_for_session', 'always_allow', 'deny'] },
+  cappedNetwork: { answers: ['allow_once', 'deny'], withheld: 'capped_connection' },
+} satisfies Record<string, Offered>;
+
+function planOffers(modes: Mode[]): Offered {
+  return { answers: ['plan_approved', 'plan_rejected', 'deny'], modes };
 }
 
 /** The fake backend's state and the listeners the app registered. */
@@ -510,9 +529,9 @@ describe('streaming', () => {
 });
 
 describe('approval dialog', () => {
-  async function ask(request: DecisionRequest = permission(), id = 1) {
+  async function ask(request: DecisionRequest = permission(), id = 1, offered: Offered = OFFERS.bash) {
     const r = await renderApp();
-    emitDecision({ kind: 'pending', id, request });
+    emitDecision({ kind: 'pending', id, request, offered });
     await screen.findByTestId('approval-dialog');
     return r;
   }
@@ -529,8 +548,8 @@ describe('approval dialog', () => {
     expect(dialog.querySelector('[data-state="uncovered"]')).toHaveTextContent('npm test');
     expect(dialog.querySelector('[data-state="covered"]')).toHaveTextContent('git status');
     expect(screen.queryByTestId('approval-queue')).toBeNull();
-    emitDecision({ kind: 'queued', id: 2, request: permission('ls') });
-    emitDecision({ kind: 'queued', id: 3, request: permission('pwd') });
+    emitDecision({ kind: 'queued', id: 2, request: permission('ls'), offered: OFFERS.bash });
+    emitDecision({ kind: 'queued', id: 3, request: permission('pwd'), offered: OFFERS.bash });
     await waitFor(() => expect(screen.getByTestId('approval-queue')).toHaveTextContent('1 of 3'));
   });
 
@@ -542,7 +561,7 @@ describe('approval dialog', () => {
       input: { target: 'tmp' },
       decision: decision(),
       mcp: { name: 'mcp__h__wipe', server: 'h', tool: 'wipe', title: '<b>Wipe</b>', read_only_hint: true },
-    });
+    }, 1, OFFERS.tool);
     const dialog = screen.getByTestId('approval-dialog');
     expect(dialog).toHaveTextContent('Allow mcp__h__wipe?');
     expect(screen.getByTestId('approval-mcp')).toHaveTextContent('<b>Wipe</b>');
@@ -553,7 +572,7 @@ describe('approval dialog', () => {
 
   it('answers in queue order; a request resolved elsewhere closes', async () => {
     const { user } = await ask();
-    emitDecision({ kind: 'queued', id: 2, request: { kind: 'question', question: 'Which one?', options: ['A'] } });
+    emitDecision({ kind: 'queued', id: 2, request: { kind: 'question', question: 'Which one?', options: ['A'] }, offered: OFFERS.question });
     await pastGuard();
     await user.click(screen.getByTestId('approve-once'));
     expect(backend.answerDecision).toHaveBeenCalledWith(1, { kind: 'allow_once' });
@@ -574,7 +593,7 @@ describe('approval dialog', () => {
 
   it('a double-click answers one request, never the next one in the queue too', async () => {
     const { user } = await ask(permission('cat ~/other.txt'));
-    emitDecision({ kind: 'queued', id: 2, request: permission('cat ~/secret.txt') });
+    emitDecision({ kind: 'queued', id: 2, request: permission('cat ~/secret.txt'), offered: OFFERS.bash });
     await pastGuard();
     await user.dblClick(screen.getByTestId('approve-once'));
     await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledTimes(1));
@@ -596,7 +615,7 @@ describe('approval dialog', () => {
       input: { path: 'src/auth.rs' },
       decision: decision({ always_allow_rules: ['edit(src/auth.rs)'] }),
       diff: '--- a/src/auth.rs\n+++ b/src/auth.rs\n@@ -1 +1 @@\n-if admin {\n+if admin \u202e{ /* ok */\n',
-    });
+    }, 1, OFFERS.tool);
     const dialog = screen.getByTestId('approval-dialog');
     const warning = screen.getByTestId('hidden-warning');
     expect(dialog.querySelector('.content')?.firstElementChild).toBe(warning);
@@ -646,7 +665,7 @@ describe('approval dialog', () => {
   it('keys typed in the composer never answer a dialog, and the draft survives it', async () => {
     const { user } = await renderApp();
     await user.type(input(), 'half-written draft');
-    emitDecision({ kind: 'pending', id: 1, request: permission() });
+    emitDecision({ kind: 'pending', id: 1, request: permission(), offered: OFFERS.bash });
     await screen.findByTestId('approval-dialog');
     await pastGuard();
     await fireEvent.keyDown(input(), { key: 'y' });
@@ -666,7 +685,7 @@ describe('approval dialog', () => {
     await user.click(input());
     const typing = typer.keyboard('also add some tests, yes');
     await new Promise((r) => setTimeout(r, 300));
-    emitDecision({ kind: 'pending', id: 1, request: permission('curl example.com') });
+    emitDecision({ kind: 'pending', id: 1, request: permission('curl example.com'), offered: OFFERS.bash });
     await typing;
     // Every letter came less than 400 ms after the one before it: none answered.
     expect(backend.answerDecision).not.toHaveBeenCalled();
@@ -750,7 +769,7 @@ describe('approval dialog', () => {
   });
 
   it('a capped call offers only Allow once and says why', async () => {
-    await ask(permission('git push', { capped: true, always_allow_rules: [], reason: 'external effect: git push asks' }));
+    await ask(permission('git push', { capped: true, always_allow_rules: [], reason: 'external effect: git push asks' }), 1, OFFERS.cappedBash);
     expect(screen.getByTestId('approval-capped')).toHaveTextContent('Only “Allow once” is offered');
     expect(screen.queryByTestId('approve-always')).toBeNull();
     expect(screen.queryByTestId('approve-session')).toBeNull();
@@ -766,7 +785,7 @@ describe('approval dialog', () => {
       input: { path: 'NOTES.md', content: 'hi\n' },
       decision: decision({ reason: 'default mode asks before editing files', always_allow_rules: ['write(NOTES.md)'] }),
       diff: '--- /dev/null\n+++ b/NOTES.md\n@@ -0,0 +1 @@\n+hi\n',
-    });
+    }, 1, OFFERS.tool);
     expect(screen.getByTestId('diff')).toHaveTextContent('+hi');
     expect(screen.queryByTestId('approval-command')).toBeNull();
   });
@@ -775,13 +794,18 @@ describe('approval dialog', () => {
 describe('ask_user and plan dialogs', () => {
   it('an option answers the question; free text works too', async () => {
     const { user } = await renderApp();
-    emitDecision({ kind: 'pending', id: 7, request: { kind: 'question', question: 'Which **db**?', options: ['Postgres', 'SQLite'] } });
+    emitDecision({
+      kind: 'pending',
+      id: 7,
+      request: { kind: 'question', question: 'Which **db**?', options: ['Postgres', 'SQLite'] },
+      offered: OFFERS.question,
+    });
     const dialog = await screen.findByTestId('ask-user-dialog');
     expect(dialog.querySelector('strong')).toHaveTextContent('db');
     await pastGuard();
     await user.click(screen.getAllByTestId('ask-user-option')[1]);
     await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(7, { kind: 'answer', text: 'SQLite' }));
-    emitDecision({ kind: 'pending', id: 8, request: { kind: 'question', question: 'Name?', options: [] } });
+    emitDecision({ kind: 'pending', id: 8, request: { kind: 'question', question: 'Name?', options: [] }, offered: OFFERS.question });
     await waitFor(() => expect(screen.getByTestId('ask-user-dialog')).toHaveTextContent('Name?'));
     await pastGuard();
     await user.type(screen.getByTestId('ask-user-answer'), 'decode');
@@ -791,7 +815,12 @@ describe('ask_user and plan dialogs', () => {
 
   it('the plan is approved into the chosen mode, or sent back with feedback', async () => {
     const { user } = await renderApp();
-    emitDecision({ kind: 'pending', id: 3, request: { kind: 'plan_approval', plan: '# Plan\n\n1. Test', modes: ['edit', 'auto', 'default'] } });
+    emitDecision({
+      kind: 'pending',
+      id: 3,
+      request: { kind: 'plan_approval', plan: '# Plan\n\n1. Test', modes: ['edit', 'auto', 'default'] },
+      offered: planOffers(['edit', 'auto', 'default']),
+    });
     const dialog = await screen.findByTestId('plan-dialog');
     expect(dialog.querySelector('h1')).toHaveTextContent('Plan');
     expect(screen.getByTestId('plan-approve-mode')).toHaveValue('edit');
@@ -801,7 +830,12 @@ describe('ask_user and plan dialogs', () => {
     await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(3, { kind: 'plan_approved', mode: 'auto' }));
 
     // Only the modes the request offers can be chosen (auto disabled here).
-    emitDecision({ kind: 'pending', id: 4, request: { kind: 'plan_approval', plan: 'Plan B', modes: ['edit', 'default'] } });
+    emitDecision({
+      kind: 'pending',
+      id: 4,
+      request: { kind: 'plan_approval', plan: 'Plan B', modes: ['edit', 'default'] },
+      offered: planOffers(['edit', 'default']),
+    });
     await waitFor(() => expect(screen.getByTestId('plan-dialog')).toHaveTextContent('Plan B'));
     const offered = Array.from(screen.getByTestId('plan-approve-mode').querySelectorAll('option')).map((o) => o.value);
     expect(offered).toEqual(['edit', 'default']);
@@ -1023,7 +1057,7 @@ describe('trust, first run and the screens around the chat', () => {
         { type: 'user_prompt', text: 'an earlier question' },
         { type: 'assistant_message', text: 'an earlier answer', tool_calls: [] },
       ],
-      pending: [{ id: 9, request: permission('npm test') }],
+      pending: [{ id: 9, request: permission('npm test'), offered: OFFERS.bash }],
     });
     await waitFor(() => expect(screen.getByTestId('status-agent').textContent).toBe('plan'));
     expect(screen.getByTestId('project-path')).toHaveTextContent('/home/ada/site');
@@ -1061,7 +1095,7 @@ describe('sandbox ask: run a command again outside the sandbox', () => {
 
   it('is the approval dialog of kind "sandbox", naming the bound and the path; only once or no', async () => {
     const { user } = await renderApp();
-    emitDecision({ kind: 'pending', id: 7, request: runOutside() });
+    emitDecision({ kind: 'pending', id: 7, request: runOutside(), offered: OFFERS.runOutside });
     const dialog = await screen.findByTestId('approval-dialog');
     expect(dialog).toHaveAttribute('data-kind', 'sandbox');
     const ask = screen.getByTestId('run-outside');
@@ -1081,7 +1115,7 @@ describe('sandbox ask: run a command again outside the sandbox', () => {
 
   it('n says no, with the feedback for the model; a permission ask has no sandbox kind', async () => {
     const { user } = await renderApp();
-    emitDecision({ kind: 'pending', id: 8, request: runOutside() });
+    emitDecision({ kind: 'pending', id: 8, request: runOutside(), offered: OFFERS.runOutside });
     await screen.findByTestId('approval-dialog');
     await pastGuard();
     await user.type(screen.getByTestId('deny-feedback'), 'use the project folder');
@@ -1092,7 +1126,7 @@ describe('sandbox ask: run a command again outside the sandbox', () => {
       expect(backend.answerDecision).toHaveBeenCalledWith(8, { kind: 'deny', feedback: 'use the project folder' }),
     );
     emitDecision({ kind: 'resolved', id: 8, by: 'window', answer: { kind: 'deny', feedback: null } });
-    emitDecision({ kind: 'pending', id: 9, request: permission() });
+    emitDecision({ kind: 'pending', id: 9, request: permission(), offered: OFFERS.bash });
     await waitFor(() => expect(screen.getByTestId('approval-dialog')).not.toHaveAttribute('data-kind'));
     expect(screen.queryByTestId('run-outside')).toBeNull();
   });
@@ -1117,7 +1151,7 @@ describe('network ask: a command wants to reach a host', () => {
 
   it('is the approval dialog of kind "network", naming the host and the command; always saves a net rule', async () => {
     const { user } = await renderApp();
-    emitDecision({ kind: 'pending', id: 11, request: network() });
+    emitDecision({ kind: 'pending', id: 11, request: network(), offered: OFFERS.network });
     const dialog = await screen.findByTestId('approval-dialog');
     expect(dialog).toHaveAttribute('data-kind', 'network');
     expect(screen.getByTestId('net-host')).toHaveTextContent('example.org');
@@ -1131,7 +1165,7 @@ describe('network ask: a command wants to reach a host', () => {
 
   it('n denies with feedback; a capped host offers only once', async () => {
     const { user } = await renderApp();
-    emitDecision({ kind: 'pending', id: 12, request: network() });
+    emitDecision({ kind: 'pending', id: 12, request: network(), offered: OFFERS.network });
     await screen.findByTestId('approval-dialog');
     await pastGuard();
     await user.type(screen.getByTestId('deny-feedback'), 'no uploads');
@@ -1139,7 +1173,7 @@ describe('network ask: a command wants to reach a host', () => {
     await fireEvent.keyDown(screen.getByTestId('approval-dialog'), { key: 'n' });
     await waitFor(() => expect(backend.answerDecision).toHaveBeenCalledWith(12, { kind: 'deny', feedback: 'no uploads' }));
     emitDecision({ kind: 'resolved', id: 12, by: 'window', answer: { kind: 'deny', feedback: null } });
-    emitDecision({ kind: 'pending', id: 13, request: network({ capped: true }) });
+    emitDecision({ kind: 'pending', id: 13, request: network({ capped: true }), offered: OFFERS.cappedNetwork });
     await waitFor(() => expect(screen.getByTestId('approval-capped')).toBeInTheDocument());
     expect(screen.queryByTestId('approve-session')).toBeNull();
     expect(screen.queryByTestId('approve-always')).toBeNull();

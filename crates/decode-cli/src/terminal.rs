@@ -3,6 +3,9 @@
 //!
 //! [`TerminalSurface::for_cli`] gives this surface when stdin and stderr are both
 //! terminals, and otherwise a [`NoSurface`] that denies every ask with a clear reason.
+//!
+//! The keys shown are those of the answers the request offers
+//! ([`DecisionRequest::offered`]), and only those are taken.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::{Arc, Mutex};
@@ -12,6 +15,7 @@ use decode_policy::{Decision, Mode};
 
 use decode_core::decision::{DecisionAnswer, DecisionRequest, DecisionSurface, NoSurface};
 use decode_core::display::{one_line, sanitize};
+use decode_protocol::{AnswerKind, Offered, Withheld};
 
 /// Why nobody can answer when there is no terminal.
 pub const NO_TERMINAL_REASON: &str =
@@ -69,7 +73,10 @@ pub fn answer_channel(
 ) -> decode_engine::channel::ChannelSubscription {
     let weak = Arc::downgrade(channel);
     channel.subscribe(Box::new(move |event| {
-        let decode_engine::channel::ChannelEvent::Pending { id, request, agent } = event else {
+        let decode_engine::channel::ChannelEvent::Pending {
+            id, request, agent, ..
+        } = event
+        else {
             return;
         };
         let (id, request, agent, surface, weak) = (
@@ -144,6 +151,7 @@ fn feedback(io: &mut TerminalIo) -> std::io::Result<Option<String>> {
 }
 
 fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<DecisionAnswer> {
+    let offered = request.offered();
     match request {
         DecisionRequest::Permission {
             tool,
@@ -151,22 +159,29 @@ fn prompt(io: &mut TerminalIo, request: &DecisionRequest) -> std::io::Result<Dec
             intent,
             decision,
             ..
-        } => ask_permission(io, tool.name(), subject, intent.as_deref(), decision),
+        } => ask_permission(
+            io,
+            tool.name(),
+            subject,
+            intent.as_deref(),
+            decision,
+            &offered,
+        ),
         DecisionRequest::RunOutside {
             command,
             cwd,
             bound,
             output,
-        } => ask_run_outside(io, command, cwd, &bound.message, output),
+        } => ask_run_outside(io, command, cwd, &bound.message, output, &offered),
         DecisionRequest::Network {
             host,
             port,
             command,
             cwd,
             decision,
-        } => ask_network(io, host, *port, command, cwd, decision),
+        } => ask_network(io, host, *port, command, cwd, decision, &offered),
         DecisionRequest::Question { question, options } => ask_question(io, question, options),
-        DecisionRequest::PlanApproval { plan, modes } => ask_plan_approval(io, plan, modes),
+        DecisionRequest::PlanApproval { plan, .. } => ask_plan_approval(io, plan, &offered),
     }
 }
 
@@ -178,21 +193,91 @@ fn write_behind_gutter(io: &mut TerminalIo, text: &str, gutter: &str) -> std::io
     Ok(())
 }
 
-/// Writes why the policy asks and what "always allow" would save; true when
-/// "always allow" is offered.
-fn write_decision(io: &mut TerminalIo, decision: &Decision) -> std::io::Result<bool> {
+/// Writes why the policy asks, and what "always allow" would save or why it is not
+/// offered.
+fn write_decision(
+    io: &mut TerminalIo,
+    decision: &Decision,
+    offered: &Offered,
+) -> std::io::Result<()> {
     writeln!(io.output, "  why: {}", one_line(&decision.reason))?;
-    let can_always = !decision.capped && !decision.always_allow_rules.is_empty();
-    if decision.capped {
-        writeln!(io.output, "  capped: only \"allow once\" is offered")?;
-    } else if can_always {
-        writeln!(
+    match offered.withheld {
+        Some(Withheld::CappedCall | Withheld::CappedConnection) => {
+            writeln!(io.output, "  capped: only \"allow once\" is offered")?;
+        }
+        // Nothing "always allow" could save: nothing to say.
+        Some(Withheld::NoRule) => {}
+        None if offered.offers(AnswerKind::AlwaysAllow) => writeln!(
             io.output,
             "  always allow would save: {}",
             one_line(&decision.always_allow_rules.join(", "))
-        )?;
+        )?,
+        None => {}
     }
-    Ok(can_always)
+    Ok(())
+}
+
+/// The keys of the answers `offered` offers, among `keys`, as the prompt lists them.
+fn choices(offered: &Offered, keys: &[(AnswerKind, &str)]) -> String {
+    keys.iter()
+        .filter(|(kind, _)| offered.offers(*kind))
+        .map(|(_, key)| *key)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The kind of answer a typed word names, among the allow prompts' keys.
+fn allow_kind(word: &str) -> Option<AnswerKind> {
+    Some(match word {
+        "y" | "yes" | "o" | "once" => AnswerKind::AllowOnce,
+        "s" | "session" => AnswerKind::AllowForSession,
+        "a" | "always" => AnswerKind::AlwaysAllow,
+        "n" | "no" | "d" | "deny" => AnswerKind::Deny,
+        _ => return None,
+    })
+}
+
+/// Asks `question` until one of `keys` that `offered` offers is typed (at most five
+/// times); "for this session" and "always allow" keep `rules`.
+fn ask_allow(
+    io: &mut TerminalIo,
+    question: &str,
+    keys: &[(AnswerKind, &str)],
+    offered: &Offered,
+    rules: &[String],
+) -> std::io::Result<DecisionAnswer> {
+    let choices = choices(offered, keys);
+    for _ in 0..5 {
+        write!(io.output, "{question} {choices}: ")?;
+        let Some(answer) = read_line(io)? else {
+            return Ok(unavailable_eof());
+        };
+        let kind = allow_kind(&answer.to_ascii_lowercase())
+            .filter(|k| offered.offers(*k) && keys.iter().any(|(key, _)| key == k));
+        match kind {
+            Some(AnswerKind::AllowOnce) => return Ok(DecisionAnswer::AllowOnce),
+            Some(AnswerKind::AllowForSession) => {
+                return Ok(DecisionAnswer::AllowForSession {
+                    rules: rules.to_vec(),
+                })
+            }
+            Some(AnswerKind::AlwaysAllow) => {
+                return Ok(DecisionAnswer::AlwaysAllow {
+                    target: None,
+                    rules: rules.to_vec(),
+                })
+            }
+            Some(AnswerKind::Deny) => {
+                return Ok(DecisionAnswer::Deny {
+                    feedback: feedback(io)?,
+                })
+            }
+            _ => writeln!(io.output, "  please answer {choices}")?,
+        }
+    }
+    Ok(DecisionAnswer::Deny {
+        feedback: no_valid_answer(),
+    })
 }
 
 /// What the person answers when five answers in a row were not understood.
@@ -206,6 +291,7 @@ fn ask_permission(
     subject: &str,
     intent: Option<&str>,
     decision: &Decision,
+    offered: &Offered,
 ) -> std::io::Result<DecisionAnswer> {
     // The subject comes from the model: escaped, and every line of it
     // behind a gutter, so it can never redraw this prompt.
@@ -214,36 +300,13 @@ fn ask_permission(
         writeln!(io.output, "  the agent: {}", one_line(intent))?;
     }
     write_behind_gutter(io, subject, "│")?;
-    let can_always = write_decision(io, decision)?;
-    let choices = if can_always {
-        "[y] allow once, [a] always allow, [n] deny"
-    } else {
-        "[y] allow once, [n] deny"
-    };
-    for _ in 0..5 {
-        write!(io.output, "Allow? {choices}: ")?;
-        let Some(answer) = read_line(io)? else {
-            return Ok(unavailable_eof());
-        };
-        match answer.to_ascii_lowercase().as_str() {
-            "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
-            "a" | "always" if can_always => {
-                return Ok(DecisionAnswer::AlwaysAllow {
-                    target: None,
-                    rules: decision.always_allow_rules.clone(),
-                })
-            }
-            "n" | "no" | "d" | "deny" => {
-                return Ok(DecisionAnswer::Deny {
-                    feedback: feedback(io)?,
-                })
-            }
-            _ => writeln!(io.output, "  please answer {choices}")?,
-        }
-    }
-    Ok(DecisionAnswer::Deny {
-        feedback: no_valid_answer(),
-    })
+    write_decision(io, decision, offered)?;
+    let keys = [
+        (AnswerKind::AllowOnce, "[y] allow once"),
+        (AnswerKind::AlwaysAllow, "[a] always allow"),
+        (AnswerKind::Deny, "[n] deny"),
+    ];
+    ask_allow(io, "Allow?", &keys, offered, &decision.always_allow_rules)
 }
 
 fn ask_run_outside(
@@ -252,6 +315,7 @@ fn ask_run_outside(
     cwd: &str,
     bound: &str,
     output: &str,
+    offered: &Offered,
 ) -> std::io::Result<DecisionAnswer> {
     writeln!(io.output, "\ndecode: a command hit a bound of the sandbox:")?;
     write_behind_gutter(io, command, "│")?;
@@ -261,25 +325,14 @@ fn ask_run_outside(
         writeln!(io.output, "  it printed (the end):")?;
         write_behind_gutter(io, output, "┆")?;
     }
-    let choices = "[y] run it again outside the sandbox, once, [n] no";
-    for _ in 0..5 {
-        write!(io.output, "Run it outside the sandbox? {choices}: ")?;
-        let Some(answer) = read_line(io)? else {
-            return Ok(unavailable_eof());
-        };
-        match answer.to_ascii_lowercase().as_str() {
-            "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
-            "n" | "no" | "d" | "deny" => {
-                return Ok(DecisionAnswer::Deny {
-                    feedback: feedback(io)?,
-                })
-            }
-            _ => writeln!(io.output, "  please answer {choices}")?,
-        }
-    }
-    Ok(DecisionAnswer::Deny {
-        feedback: no_valid_answer(),
-    })
+    let keys = [
+        (
+            AnswerKind::AllowOnce,
+            "[y] run it again outside the sandbox, once",
+        ),
+        (AnswerKind::Deny, "[n] no"),
+    ];
+    ask_allow(io, "Run it outside the sandbox?", &keys, offered, &[])
 }
 
 fn ask_network(
@@ -289,6 +342,7 @@ fn ask_network(
     command: &str,
     cwd: &str,
     decision: &Decision,
+    offered: &Offered,
 ) -> std::io::Result<DecisionAnswer> {
     // The host and the command come from the command: escaped, behind a
     // gutter.
@@ -299,41 +353,20 @@ fn ask_network(
     )?;
     write_behind_gutter(io, command, "│")?;
     writeln!(io.output, "  in: {}", one_line(cwd))?;
-    let can_always = write_decision(io, decision)?;
-    let choices = if can_always {
-        "[y] allow once, [s] for this session, [a] always allow, [n] deny"
-    } else {
-        "[y] allow once, [n] deny"
-    };
-    for _ in 0..5 {
-        write!(io.output, "Let it connect? {choices}: ")?;
-        let Some(answer) = read_line(io)? else {
-            return Ok(unavailable_eof());
-        };
-        match answer.to_ascii_lowercase().as_str() {
-            "y" | "yes" | "o" | "once" => return Ok(DecisionAnswer::AllowOnce),
-            "s" | "session" if can_always => {
-                return Ok(DecisionAnswer::AllowForSession {
-                    rules: decision.always_allow_rules.clone(),
-                })
-            }
-            "a" | "always" if can_always => {
-                return Ok(DecisionAnswer::AlwaysAllow {
-                    target: None,
-                    rules: decision.always_allow_rules.clone(),
-                })
-            }
-            "n" | "no" | "d" | "deny" => {
-                return Ok(DecisionAnswer::Deny {
-                    feedback: feedback(io)?,
-                })
-            }
-            _ => writeln!(io.output, "  please answer {choices}")?,
-        }
-    }
-    Ok(DecisionAnswer::Deny {
-        feedback: no_valid_answer(),
-    })
+    write_decision(io, decision, offered)?;
+    let keys = [
+        (AnswerKind::AllowOnce, "[y] allow once"),
+        (AnswerKind::AllowForSession, "[s] for this session"),
+        (AnswerKind::AlwaysAllow, "[a] always allow"),
+        (AnswerKind::Deny, "[n] deny"),
+    ];
+    ask_allow(
+        io,
+        "Let it connect?",
+        &keys,
+        offered,
+        &decision.always_allow_rules,
+    )
 }
 
 fn ask_question(
@@ -366,14 +399,27 @@ fn ask_question(
     }
 }
 
+/// The plan prompt's keys for the modes a plan may be approved into.
+const PLAN_KEYS: [(Mode, &str); 3] = [
+    (Mode::Edit, "[y] approve (edit mode)"),
+    (Mode::Auto, "[a] approve in auto mode"),
+    (Mode::Default, "[d] approve in default mode"),
+];
+
 fn ask_plan_approval(
     io: &mut TerminalIo,
     plan: &str,
-    modes: &[Mode],
+    offered: &Offered,
 ) -> std::io::Result<DecisionAnswer> {
     writeln!(io.output, "\ndecode: the agent presents a plan:\n")?;
     write_behind_gutter(io, plan, "│")?;
-    let choices = "[y] approve (edit mode), [a] approve in auto mode, [d] approve in default mode, [n] reject";
+    let choices = PLAN_KEYS
+        .iter()
+        .filter(|(mode, _)| offered.modes.contains(mode))
+        .map(|(_, key)| *key)
+        .chain(["[n] reject"])
+        .collect::<Vec<_>>()
+        .join(", ");
     for _ in 0..5 {
         write!(io.output, "\nApprove the plan? {choices}: ")?;
         let Some(answer) = read_line(io)? else {
@@ -393,11 +439,12 @@ fn ask_plan_approval(
                 continue;
             }
         };
-        if !modes.contains(&mode) {
+        let answer = DecisionAnswer::PlanApproved { mode };
+        if !offered.accepts(&answer) {
             writeln!(io.output, "  {mode} mode is not offered here; {choices}")?;
             continue;
         }
-        return Ok(DecisionAnswer::PlanApproved { mode });
+        return Ok(answer);
     }
     Ok(DecisionAnswer::PlanRejected {
         feedback: no_valid_answer(),

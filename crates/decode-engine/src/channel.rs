@@ -7,7 +7,9 @@
 //! others are told with [`ChannelEvent::Resolved`] and a late answer gets
 //! [`AlreadyAnswered`]. Then the next request becomes current. A request that joins
 //! the queue behind the current one is announced with [`ChannelEvent::Queued`], so a
-//! surface can say "1 of 3".
+//! surface can say "1 of 3". Both carry what the request offers
+//! ([`DecisionRequest::offered`], derived once when it is asked): every surface shows
+//! those answers and no other.
 //!
 //! Only the current request can be answered: one that waits behind it has not been
 //! shown to the person as the thing to decide, so an answer for it is refused
@@ -65,6 +67,8 @@ type Listener = Arc<dyn Fn(&ChannelEvent) + Send + Sync>;
 struct Pending {
     id: DecisionId,
     request: DecisionRequest,
+    /// What it offers, derived once when it was asked.
+    offered: decode_protocol::Offered,
     /// The subagent that asks, if any.
     agent: Option<String>,
     reply: oneshot::Sender<DecisionAnswer>,
@@ -129,6 +133,7 @@ impl DecisionChannel {
             inner.queue.front().map(|p| ChannelEvent::Pending {
                 id: p.id,
                 request: p.request.clone(),
+                offered: p.offered.clone(),
                 agent: p.agent.clone(),
             })
         };
@@ -173,6 +178,7 @@ impl DecisionChannel {
             .map(|p| decode_protocol::PendingDecision {
                 id: p.id,
                 request: p.request.clone(),
+                offered: p.offered.clone(),
                 agent: p.agent.clone(),
             })
             .collect()
@@ -304,6 +310,7 @@ fn queue_next(inner: &mut Inner) {
         let event = ChannelEvent::Pending {
             id: next.id,
             request: next.request.clone(),
+            offered: next.offered.clone(),
             agent: next.agent.clone(),
         };
         inner.outbox.push_back(event);
@@ -350,16 +357,29 @@ impl DecisionSurface for DecisionChannel {
                 };
             }
             let becomes_current = inner.queue.is_empty();
+            // What the request offers is derived here, once: every surface is told.
+            let offered = request.offered();
             inner.queue.push_back(Pending {
                 id,
                 request: request.clone(),
+                offered: offered.clone(),
                 agent: agent.clone(),
                 reply: tx,
             });
             let event = if becomes_current {
-                ChannelEvent::Pending { id, request, agent }
+                ChannelEvent::Pending {
+                    id,
+                    request,
+                    offered,
+                    agent,
+                }
             } else {
-                ChannelEvent::Queued { id, request, agent }
+                ChannelEvent::Queued {
+                    id,
+                    request,
+                    offered,
+                    agent,
+                }
             };
             inner.outbox.push_back(event);
         }

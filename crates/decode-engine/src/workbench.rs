@@ -86,6 +86,9 @@ pub struct Target {
 }
 
 /// What a surface is told about the project open now.
+// A decision event is the largest (the request and what it offers), and there are a
+// handful per turn: boxing it would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum WorkbenchEvent {
     /// The mode, agent, agents or trust changed.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::offered::Offered;
 use crate::policy_ts::{DecisionTs, ModeTs, ToolTs};
 
 /// Identifies one request in the decision channel.
@@ -170,42 +171,6 @@ impl DecisionRequest {
             modes: plan_modes(),
         }
     }
-
-    /// Why `answer` cannot answer this request, if it cannot: each answer is bound to
-    /// the kind of request it answers and to what that request offered (a capped call
-    /// offers only "allow once"; a plan offers its `modes`; only a command can be
-    /// edited).
-    pub fn misfit(&self, answer: &DecisionAnswer) -> Option<String> {
-        use DecisionAnswer as A;
-        match (self, answer) {
-            (_, A::Unavailable { .. }) => None,
-            (DecisionRequest::Permission { .. }, A::AllowOnce | A::Deny { .. }) => None,
-            (
-                DecisionRequest::Permission { decision, .. },
-                A::AllowForSession { .. } | A::AlwaysAllow { .. },
-            ) => decision
-                .capped
-                .then(|| "this call is capped: only \"allow once\" is offered".to_string()),
-            (DecisionRequest::Permission { tool, .. }, A::EditCommand { .. }) => (*tool
-                != Tool::Bash)
-                .then(|| format!("only a command can be edited, not a {tool} call")),
-            (DecisionRequest::Question { .. }, A::Answer { .. } | A::Deny { .. }) => None,
-            (DecisionRequest::PlanApproval { modes, .. }, A::PlanApproved { mode }) => (!modes
-                .contains(mode))
-            .then(|| format!("the plan approval does not offer {mode} mode")),
-            (DecisionRequest::PlanApproval { .. }, A::PlanRejected { .. } | A::Deny { .. }) => None,
-            // Running a command outside the sandbox: only once, or not at all.
-            (DecisionRequest::RunOutside { .. }, A::AllowOnce | A::Deny { .. }) => None,
-            (DecisionRequest::Network { .. }, A::AllowOnce | A::Deny { .. }) => None,
-            (
-                DecisionRequest::Network { decision, .. },
-                A::AllowForSession { .. } | A::AlwaysAllow { .. },
-            ) => decision
-                .capped
-                .then(|| "this connection is capped: only \"allow once\" is offered".to_string()),
-            _ => Some("this answer does not fit the request it was given for".to_string()),
-        }
-    }
 }
 
 /// Where "always allow" saves its rules (docs/permissions.md, "Answers").
@@ -277,6 +242,8 @@ pub enum ChannelEvent {
     Pending {
         id: DecisionId,
         request: DecisionRequest,
+        /// What it offers (`request.offered()`, derived once when it was asked).
+        offered: Offered,
         /// The subagent that asks (docs/agents.md, "Subagents"); none for the agent
         /// the person talks to.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -287,6 +254,8 @@ pub enum ChannelEvent {
     Queued {
         id: DecisionId,
         request: DecisionRequest,
+        /// What it offers (`request.offered()`, derived once when it was asked).
+        offered: Offered,
         /// The subagent that asks; none for the agent the person talks to.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
@@ -306,6 +275,8 @@ pub enum ChannelEvent {
 pub struct PendingDecision {
     pub id: DecisionId,
     pub request: DecisionRequest,
+    /// What it offers (`request.offered()`, derived once when it was asked).
+    pub offered: Offered,
     /// The subagent that asks; none for the agent the person talks to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]

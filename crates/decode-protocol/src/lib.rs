@@ -1,7 +1,7 @@
 //! The types that cross Decode's boundaries — between the engine (`decode-core`) and
 //! every surface (the window, `decode run --json`, the transcripts): loop events and
-//! outcomes, messages, tool calls and outputs, usage, decision requests and answers,
-//! the status snapshot, the chat status, and the error kinds.
+//! outcomes, messages, tool calls and outputs, usage, decision requests (what each
+//! offers) and answers, the status snapshot, the chat status, and the error kinds.
 //!
 //! This crate depends on the gate (`decode-policy`, for `Mode`, `Tool` and `Decision`)
 //! and on nothing of the engine: the engine imports these types, never the reverse.
@@ -16,6 +16,7 @@ pub mod decision;
 pub mod error;
 pub mod events;
 pub mod messages;
+pub mod offered;
 pub mod page;
 pub mod policy_ts;
 pub mod status;
@@ -34,6 +35,7 @@ pub use decision::{
 pub use error::{ErrorKind, IpcError};
 pub use events::{LoopEvent, Outcome, ProgressStream, StreamEvent};
 pub use messages::{Message, StopReason, ToolCall, ToolOutput, Usage};
+pub use offered::{AnswerKind, Offered, Withheld};
 pub use status::{AgentSummary, ChatStatus, SandboxGap, Snapshot, Todo, TodoState};
 pub use workspace::{
     AgentGrant, CallCheck, DirectoryGrant, HookGrant, KeyStatus, McpGrant, McpServerView,
@@ -96,6 +98,9 @@ pub fn typescript_files() -> Vec<(&'static str, String)> {
         decl::<DecisionRequest>(&cfg),
         decl::<SaveTarget>(&cfg),
         decl::<DecisionAnswer>(&cfg),
+        decl::<AnswerKind>(&cfg),
+        decl::<Withheld>(&cfg),
+        decl::<Offered>(&cfg),
         decl::<ChannelEvent>(&cfg),
         decl::<PendingDecision>(&cfg),
         decl::<RuleCheck>(&cfg),

@@ -1,7 +1,8 @@
 /**
  * The queue of decisions waiting for the person, as the decision channel reports it:
  * the current request (shown in a dialog) and those queued behind it ("1 of 3").
- * Each is answered once; a request resolved elsewhere (another surface, a stopped
+ * Each carries what it offers (derived once by the backend: the dialogs show those
+ * answers and no other) and is answered once; a request resolved elsewhere (another surface, a stopped
  * run) leaves the queue and its dialog closes.
  */
 import type { ChannelEvent, PendingDecision } from './gen/protocol';
@@ -24,11 +25,12 @@ export class DecisionQueue {
       case 'pending': {
         // The channel's current one goes first; it may already be known as queued.
         const rest = this.items.filter((p) => p.id !== event.id);
-        this.items = [{ id: event.id, request: event.request, agent: event.agent }, ...rest];
+        this.items = [{ id: event.id, request: event.request, offered: event.offered, agent: event.agent }, ...rest];
         return;
       }
       case 'queued':
-        if (!this.items.some((p) => p.id === event.id)) this.items.push({ id: event.id, request: event.request, agent: event.agent });
+        if (!this.items.some((p) => p.id === event.id))
+          this.items.push({ id: event.id, request: event.request, offered: event.offered, agent: event.agent });
         return;
       case 'resolved':
         this.items = this.items.filter((p) => p.id !== event.id);

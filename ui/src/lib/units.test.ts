@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DecisionQueue } from './decisions.svelte';
+import type { Offered } from './gen/protocol';
 import { diffStat, parseDiff } from './diff';
 import { PromptHistory } from './history';
 import { MODES, describeMode, isMode, modeConfirmation, nextMode, parseMode, shortDescription } from './modes';
@@ -23,15 +24,16 @@ describe('modes (the list comes from Rust)', () => {
 
 describe('DecisionQueue', () => {
   const q = (question: string) => ({ kind: 'question' as const, question, options: [] });
+  const offered: Offered = { answers: ['answer', 'deny'] };
 
   it('keeps the current request first and the queued ones after it', () => {
     const d = new DecisionQueue();
-    d.apply({ kind: 'pending', id: 1, request: q('one') });
-    d.apply({ kind: 'queued', id: 2, request: q('two') });
-    d.apply({ kind: 'queued', id: 3, request: q('three') });
+    d.apply({ kind: 'pending', id: 1, request: q('one'), offered });
+    d.apply({ kind: 'queued', id: 2, request: q('two'), offered });
+    d.apply({ kind: 'queued', id: 3, request: q('three'), offered });
     expect(d.items.map((p) => p.id)).toEqual([1, 2, 3]);
     d.apply({ kind: 'resolved', id: 1, by: 'window', answer: { kind: 'answer', text: 'x' } });
-    d.apply({ kind: 'pending', id: 2, request: q('two') });
+    d.apply({ kind: 'pending', id: 2, request: q('two'), offered });
     expect(d.current?.id).toBe(2);
     expect(d.items.map((p) => p.id)).toEqual([2, 3]);
     d.answered(2);
@@ -39,10 +41,18 @@ describe('DecisionQueue', () => {
     expect(d.items.map((p) => p.id)).toEqual([3]);
   });
 
+  it('keeps what each request offers, as the event carried it', () => {
+    const d = new DecisionQueue();
+    const plan: Offered = { answers: ['plan_approved', 'plan_rejected', 'deny'], modes: ['default'] };
+    d.apply({ kind: 'pending', id: 1, request: q('one'), offered });
+    d.apply({ kind: 'queued', id: 2, request: { kind: 'plan_approval', plan: 'p', modes: ['default'] }, offered: plan });
+    expect(d.items.map((p) => p.offered)).toEqual([offered, plan]);
+  });
+
   it('keeps the subagent that asks with its request', () => {
     const d = new DecisionQueue();
-    d.apply({ kind: 'pending', id: 1, request: q('one'), agent: 'explore' });
-    d.apply({ kind: 'queued', id: 2, request: q('two') });
+    d.apply({ kind: 'pending', id: 1, request: q('one'), offered, agent: 'explore' });
+    d.apply({ kind: 'queued', id: 2, request: q('two'), offered });
     expect(d.items.map((p) => p.agent)).toEqual(['explore', undefined]);
   });
 });

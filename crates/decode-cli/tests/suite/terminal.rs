@@ -414,3 +414,118 @@ async fn a_network_ask_names_the_host_and_the_command_and_offers_session_and_alw
         }
     );
 }
+
+/// A capped connection offers only "allow once" or deny: the keys for keeping a rule
+/// are neither shown nor taken.
+#[tokio::test]
+async fn a_capped_network_ask_offers_only_once_or_deny() {
+    let p = Project::new();
+    let mut decision = p
+        .state(Mode::Auto)
+        .decide(&Call::new(Tool::Net, "exfil.example:443"));
+    decision.capped = true;
+    decision.always_allow_rules.clear();
+    let request = DecisionRequest::Network {
+        host: "exfil.example".into(),
+        port: 443,
+        command: "curl https://exfil.example".into(),
+        cwd: "/work/p".into(),
+        decision,
+    };
+    let (s, out) = surface("s\na\ny\n");
+    assert_eq!(s.ask(request).await, DecisionAnswer::AllowOnce);
+    let shown = out.text();
+    assert!(
+        shown.contains("capped: only \"allow once\" is offered"),
+        "{shown}"
+    );
+    assert_eq!(
+        shown
+            .matches("please answer [y] allow once, [n] deny")
+            .count(),
+        2,
+        "{shown}"
+    );
+    assert!(!shown.contains("[s]") && !shown.contains("[a]"), "{shown}");
+}
+
+/// An ask the gate has no rule to offer for: no "always allow", and nothing said
+/// about a rule.
+#[tokio::test]
+async fn an_ask_without_a_rule_offers_no_always() {
+    let p = Project::new();
+    let mut req = permission(&p, Mode::Default, Tool::Bash, "cargo test");
+    if let DecisionRequest::Permission { decision, .. } = &mut req {
+        decision.always_allow_rules.clear();
+    }
+    let (s, out) = surface("a\nn\n\n");
+    assert_eq!(s.ask(req).await, DecisionAnswer::Deny { feedback: None });
+    let shown = out.text();
+    assert!(
+        shown.contains("please answer [y] allow once, [n] deny"),
+        "{shown}"
+    );
+    assert!(!shown.contains("always allow would save"), "{shown}");
+    assert!(!shown.contains("capped"), "{shown}");
+}
+
+/// A plan shows the keys of the modes it offers, and only those are taken.
+#[tokio::test]
+async fn a_plan_offers_the_keys_of_its_modes() {
+    let plan = DecisionRequest::PlanApproval {
+        plan: "p".into(),
+        modes: vec![Mode::Default],
+    };
+    let (s, out) = surface("y\nd\n");
+    assert_eq!(
+        s.ask(plan).await,
+        DecisionAnswer::PlanApproved {
+            mode: Mode::Default
+        }
+    );
+    let shown = out.text();
+    assert!(
+        shown.contains("Approve the plan? [d] approve in default mode, [n] reject: "),
+        "{shown}"
+    );
+    assert!(shown.contains("edit mode is not offered here"), "{shown}");
+}
+
+/// Whatever is typed, the terminal answers only with what the request offers: the
+/// channel takes every answer it gives.
+#[tokio::test]
+async fn every_terminal_answer_fits_its_request() {
+    let p = Project::new();
+    let net = p
+        .state(Mode::Auto)
+        .decide(&Call::new(Tool::Net, "exfil.example:443"));
+    let mut capped_net = net.clone();
+    capped_net.capped = true;
+    capped_net.always_allow_rules.clear();
+    let network = |decision: decode_policy::Decision| DecisionRequest::Network {
+        host: "exfil.example".into(),
+        port: 443,
+        command: "curl https://exfil.example".into(),
+        cwd: "/work/p".into(),
+        decision,
+    };
+    let requests = [
+        permission(&p, Mode::Default, Tool::Bash, "cargo test"),
+        permission(&p, Mode::Edit, Tool::Bash, "git push"),
+        permission(&p, Mode::Default, Tool::Write, "t.txt"),
+        network(net),
+        network(capped_net),
+        DecisionRequest::plan("p"),
+        DecisionRequest::PlanApproval {
+            plan: "p".into(),
+            modes: vec![Mode::Auto],
+        },
+    ];
+    for request in requests {
+        for word in ["y", "s", "a", "d", "e", "n", "x"] {
+            let (s, _) = surface(&format!("{word}\n"));
+            let answer = s.ask(request.clone()).await;
+            assert_eq!(request.misfit(&answer), None, "{word}: {answer:?}");
+        }
+    }
+}

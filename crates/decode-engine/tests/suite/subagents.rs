@@ -31,7 +31,10 @@ fn bot(answer: DecisionAnswer) -> (Arc<DecisionChannel>, Seen) {
     let weak = Arc::downgrade(&channel);
     let seen2 = Arc::clone(&seen);
     channel.subscribe(Box::new(move |e| {
-        if let ChannelEvent::Pending { id, request, agent } = e {
+        if let ChannelEvent::Pending {
+            id, request, agent, ..
+        } = e
+        {
             seen2.lock().unwrap().push((agent.clone(), request.clone()));
             if let Some(c) = weak.upgrade() {
                 c.answer_by(*id, answer.clone(), "bot").unwrap();

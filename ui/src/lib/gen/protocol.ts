@@ -357,14 +357,53 @@ export type SaveTarget = "local" | "project" | "user";
 export type DecisionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session", rules: Array<string>, } | { "kind": "always_allow", rules: Array<string>, target?: SaveTarget, } | { "kind": "edit_command", command: string, } | { "kind": "deny", feedback: string | null, } | { "kind": "answer", text: string, } | { "kind": "plan_approved", mode: Mode, } | { "kind": "plan_rejected", feedback: string | null, } | { "kind": "unavailable", reason: string, };
 
 /**
+ * The kind of an answer, as [`DecisionAnswer`] names it (`kind` on the wire).
+ * `unavailable` is not among them: it is what is given when nobody can answer,
+ * and it fits every request.
+ */
+export type AnswerKind = "allow_once" | "allow_for_session" | "always_allow" | "edit_command" | "deny" | "answer" | "plan_approved" | "plan_rejected";
+
+/**
+ * Why a request withholds "for this session" and "always allow", which a
+ * permission or network ask otherwise offers.
+ */
+export type Withheld = "capped_call" | "capped_connection" | "no_rule";
+
+/**
+ * The answers a request offers (docs/window.md, "Every answer is bound to its
+ * request").
+ */
+export type Offered = { 
+/**
+ * The kinds of answer it accepts, in the order the surfaces offer them.
+ */
+answers: Array<AnswerKind>, 
+/**
+ * A plan approval: the modes it may be approved into, the default first.
+ */
+modes?: Array<Mode>, 
+/**
+ * Why "for this session" and "always allow" are withheld, when they are.
+ */
+withheld?: Withheld, };
+
+/**
  * What the decision channel tells the surfaces.
  */
 export type ChannelEvent = { "kind": "pending", id: number, request: DecisionRequest, 
+/**
+ * What it offers (`request.offered()`, derived once when it was asked).
+ */
+offered: Offered, 
 /**
  * The subagent that asks (docs/agents.md, "Subagents"); none for the agent
  * the person talks to.
  */
 agent?: string, } | { "kind": "queued", id: number, request: DecisionRequest, 
+/**
+ * What it offers (`request.offered()`, derived once when it was asked).
+ */
+offered: Offered, 
 /**
  * The subagent that asks; none for the agent the person talks to.
  */
@@ -374,6 +413,10 @@ agent?: string, } | { "kind": "resolved", id: number, by: string, answer: Decisi
  * A request waiting in the channel (current first).
  */
 export type PendingDecision = { id: number, request: DecisionRequest, 
+/**
+ * What it offers (`request.offered()`, derived once when it was asked).
+ */
+offered: Offered, 
 /**
  * The subagent that asks; none for the agent the person talks to.
  */
