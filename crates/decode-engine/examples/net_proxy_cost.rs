@@ -171,8 +171,14 @@ async fn main() {
     let tick_ms = 1000.0 / 100.0; // USER_HZ
     let per_mb = |ticks: u64| ticks as f64 * tick_ms / (ROUNDS * mb) as f64;
     println!("download of {mb} MB from 127.0.0.1, median of {ROUNDS}:");
-    println!("  direct        {d:>9.0} MB/s   {:.3} ms of CPU per MB", per_mb(direct_cpu));
-    println!("  through proxy {p:>9.0} MB/s   {:.3} ms of CPU per MB", per_mb(proxied_cpu));
+    println!(
+        "  direct        {d:>9.0} MB/s   {:.3} ms of CPU per MB",
+        per_mb(direct_cpu)
+    );
+    println!(
+        "  through proxy {p:>9.0} MB/s   {:.3} ms of CPU per MB",
+        per_mb(proxied_cpu)
+    );
     println!("  ratio         {:>9.1} %", 100.0 * p / d);
     println!(
         "  CPU per MB through the proxy: {:.2}x direct",

@@ -168,11 +168,31 @@ pub(crate) fn intersect(a: &str, b: &str) -> bool {
 }
 
 fn intersect_toks(a: &[Tok], b: &[Tok]) -> bool {
-    // A literal first character that differs settles it at once.
-    if let (Some(Tok::Lit(x)), Some(Tok::Lit(y))) = (a.first(), b.first()) {
+    // A literal matches exactly one character: where both start (or end) with
+    // literals they must be the same ones, and the rest decides. A literal that
+    // differs settles it at once, and most pairs of path globs part in their
+    // literal folders before any wildcard.
+    let (mut a, mut b) = (a, b);
+    while let (Some(Tok::Lit(x)), Some(Tok::Lit(y))) = (a.first(), b.first()) {
         if x != y {
             return false;
         }
+        (a, b) = (&a[1..], &b[1..]);
+    }
+    while let (Some(Tok::Lit(x)), Some(Tok::Lit(y))) = (a.last(), b.last()) {
+        if x != y {
+            return false;
+        }
+        (a, b) = (&a[..a.len() - 1], &b[..b.len() - 1]);
+    }
+    if a.is_empty() || b.is_empty() {
+        // One side matches only the empty string now: so must the other.
+        return a.iter().chain(b).all(|t| *t == Tok::Any);
+    }
+    // A side of wildcards only matches every string, and the other side matches
+    // some string (every glob does).
+    if a.iter().all(|t| *t == Tok::Any) || b.iter().all(|t| *t == Tok::Any) {
+        return true;
     }
     // Cells visited: a dense grid when it fits the budget (no hashing),
     // else a set that stops at the budget.
@@ -247,6 +267,26 @@ pub(crate) fn build_glob(
 #[cfg(test)]
 mod tests {
     use super::intersect;
+
+    #[test]
+    fn literal_starts_and_ends_settle_it_or_are_set_aside() {
+        assert!(!intersect("src/a*", "src/b*"));
+        assert!(!intersect("*.rs", "*.md"));
+        assert!(!intersect("a*b", "a*c"));
+        assert!(!intersect("abc", "ab"));
+        assert!(!intersect("", "a"));
+        assert!(intersect("ab", "a*"));
+        assert!(intersect("ab", "ab*"));
+        assert!(intersect("src/module5/**", "src/*"));
+        assert!(intersect("/p/src/*", "/p/src/x/y"));
+        assert!(intersect("a", "a"));
+        assert!(intersect("", "*"));
+        assert!(intersect("", "**"));
+        assert!(intersect("a?c", "abc"));
+        assert!(!intersect("a?c", "abd"));
+        assert!(intersect("x*y*z", "x*z"));
+        assert!(!intersect("x*y", "x*z"));
+    }
 
     #[test]
     fn intersections() {

@@ -2,7 +2,7 @@
 //! one `is_match` per list and form, never a loop over every rule.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use globset::{GlobSet, GlobSetBuilder};
 
@@ -108,7 +108,71 @@ struct ToolRules {
     /// Path patterns as globs (`true`: absolute), for "could some path under
     /// this folder match?" (another agent's search, whose results Decode cannot
     /// filter).
-    path_globs: Vec<(crate::globx::Compiled, usize, bool, String)>,
+    path_globs: Vec<PathGlob>,
+}
+
+/// A path pattern as a glob, for "could some path under this folder match?".
+#[derive(Debug)]
+struct PathGlob {
+    glob: crate::globx::Compiled,
+    /// The rule's index.
+    rule: usize,
+    /// An absolute pattern (else relative to the project root).
+    absolute: bool,
+    /// Its literal leading folders (those before the first component with a
+    /// wildcard), as written; `None` when it starts with a wildcard.
+    folder: Option<PathBuf>,
+}
+
+/// The paths under a folder that a glob relative to it matches, as globs of the
+/// folder's absolute form and of its project-relative one (`.` for the root),
+/// compiled once for every list a search is judged against.
+pub(crate) struct Under {
+    abs: crate::globx::Compiled,
+    rel: Option<crate::globx::Compiled>,
+}
+
+impl Under {
+    /// Under the folder `p`, what `tail` matches (`*`: anything).
+    pub(crate) fn new(p: &PathForms<'_>, tail: &str) -> Under {
+        let tail = tail.trim_start_matches("./");
+        let tail = if tail.is_empty() { "*" } else { tail };
+        let under = |folder: &str| -> crate::globx::Compiled {
+            let base = crate::rules::escape_glob(folder);
+            crate::globx::Compiled::new(&format!("{}/{tail}", base.trim_end_matches('/')))
+        };
+        Under {
+            abs: under(p.abs),
+            rel: p.rel.map(|r| {
+                if r == "." || r.is_empty() {
+                    crate::globx::Compiled::new(tail)
+                } else {
+                    under(r)
+                }
+            }),
+        }
+    }
+}
+
+impl PathGlob {
+    fn new(raw: &str, rule: usize, absolute: bool) -> PathGlob {
+        let literal: Vec<&str> = raw
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .take_while(|part| !part.contains(['*', '?', '[', ']', '{', '}', '\\']))
+            .collect();
+        let folder = (!literal.is_empty()).then(|| {
+            let mut f = PathBuf::from(if absolute { "/" } else { "" });
+            f.extend(literal);
+            f
+        });
+        PathGlob {
+            glob: crate::globx::Compiled::new(raw),
+            rule,
+            absolute,
+            folder,
+        }
+    }
 }
 
 /// The host rules of one list (docs/network.md): `net(…)` rules and the
@@ -366,11 +430,8 @@ impl RuleIndex {
                 tr.globs
                     .extend(raw.iter().map(|g| (crate::globx::Compiled::new(g), idx)));
             }
-            tr.path_globs.extend(
-                path_raw
-                    .iter()
-                    .map(|(g, abs)| (crate::globx::Compiled::new(g), idx, *abs, g.clone())),
-            );
+            tr.path_globs
+                .extend(path_raw.iter().map(|(g, abs)| PathGlob::new(g, idx, *abs)));
         }
         Ok(())
     }
@@ -571,56 +632,41 @@ impl RuleIndex {
         }
     }
 
-    /// The first rule of a list that could match some path under the folder `p`
-    /// (its absolute form, and its project-relative one when inside: `.` for the
-    /// root) that `tail` (a glob relative to the folder; `*`: anything) matches.
-    /// `may_exist(glob, absolute)` tells whether some file could match the rule's
-    /// glob now (a rule whose literal folder is not there matches nothing yet).
+    /// The first rule of a list that could match some path in `area` (a folder
+    /// and a glob under it, [`Under::new`]). `may_exist(key, folder, absolute)`
+    /// tells whether the literal folder of a rule's glob exists now (`key` is the
+    /// same for the same glob): a rule whose literal folder is not there matches
+    /// nothing yet.
     pub(crate) fn match_under(
         &self,
         list: RuleList,
         tool: Tool,
-        p: &PathForms<'_>,
-        tail: &str,
-        may_exist: &dyn Fn(&str, bool) -> bool,
+        area: &Under,
+        may_exist: &dyn Fn(usize, &Path, bool) -> bool,
     ) -> Option<usize> {
         let t = &self.list(list).tools[tool.index()];
         if let Some(b) = t.bare {
             return Some(b);
         }
-        if t.path_globs.is_empty() {
-            return None;
-        }
-        let tail = tail.trim_start_matches("./");
-        let tail = if tail.is_empty() { "*" } else { tail };
-        let under = |folder: &str| -> crate::globx::Compiled {
-            let base = crate::rules::escape_glob(folder);
-            crate::globx::Compiled::new(&format!("{}/{tail}", base.trim_end_matches('/')))
-        };
-        let abs = under(p.abs);
-        let rel = p.rel.map(|r| {
-            if r == "." || r.is_empty() {
-                crate::globx::Compiled::new(tail)
-            } else {
-                under(r)
-            }
-        });
         t.path_globs
             .iter()
-            .filter(|(g, _, is_abs, raw)| {
-                let meets = if *is_abs {
-                    g.intersects(&abs)
+            .filter(|g| {
+                let meets = if g.absolute {
+                    g.glob.intersects(&area.abs)
                 } else {
-                    rel.as_ref().is_some_and(|r| g.intersects(r))
+                    area.rel.as_ref().is_some_and(|r| g.glob.intersects(r))
                 };
-                meets && may_exist(raw, *is_abs)
+                // The glob's address in the index names it while the index lives.
+                meets
+                    && g.folder.as_deref().is_none_or(|folder| {
+                        may_exist(std::ptr::from_ref(g) as usize, folder, g.absolute)
+                    })
             })
             // The globs stand in the order their rules were added (indices
             // grow): the first that meets is the rule of the lowest index.
-            .map(|&(_, i, _, _)| i)
+            .map(|g| g.rule)
             .next()
     }
-
     /// An anchored allow rule names this path (lifts the path scope).
     pub(crate) fn anchored_allow(&self, tool: Tool, abs: &str) -> Option<usize> {
         self.allow.tools[tool.index()].abs.first(abs)

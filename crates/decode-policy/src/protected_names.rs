@@ -143,6 +143,12 @@ const ALSO_MENTIONED: &[&str] = &["hooks", "authorized_keys", "settings.json", "
 /// Whether one component of a name in [`ANY_DEPTH`] (`*` matches any run
 /// of characters) is `name`.
 pub(crate) fn name_is(pattern: &str, name: &str) -> bool {
+    // Most names part at their first character (every name here has a literal one).
+    if let (Some(&p), Some(&n)) = (pattern.as_bytes().first(), name.as_bytes().first()) {
+        if p != b'*' && p != n {
+            return false;
+        }
+    }
     match pattern.split_once('*') {
         Some((head, tail)) => {
             name.len() >= head.len() + tail.len() && name.starts_with(head) && name.ends_with(tail)

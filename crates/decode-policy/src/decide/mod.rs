@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::input::{AgentPolicy, Call, PolicyInput};
-use crate::matcher::{PathForms, RuleIndex, Source};
+use crate::matcher::{PathForms, RuleIndex, Source, Under};
 use crate::mode::Mode;
 use crate::paths::{self, expand_home, is_harmless_device, lexical, within};
 use crate::rules::{escape_glob, Rule, RuleList, RuleLists};
@@ -25,8 +25,10 @@ use crate::trace::{
 
 mod bash;
 mod compile;
+mod exists;
 mod files;
 mod mcp;
+mod memo;
 mod net;
 mod places;
 mod protected;
@@ -389,49 +391,38 @@ impl Gate {
         }
         let given = lexical(&self.root, root);
         let resolved = self.resolve(&given);
-        let forms = self.search_forms(&given, &resolved);
-        for (list, verdict) in [
-            (RuleList::Deny, Verdict::Deny),
-            (RuleList::Ask, Verdict::Ask),
-        ] {
-            for (abs, rel) in &forms {
+        let areas: Vec<Under> = self
+            .search_forms(&given, &resolved)
+            .iter()
+            .map(|(abs, rel)| {
                 let f = PathForms {
                     abs,
                     rel: rel.as_deref(),
                 };
-                if let Some(i) =
-                    self.index
-                        .match_under(list, Tool::Read, &f, pattern, &|glob, abs| {
-                            self.glob_may_exist(glob, abs)
-                        })
-                {
+                Under::new(&f, pattern)
+            })
+            .collect();
+        let existence = exists::Existence::default();
+        let may_exist = |key: usize, folder: &Path, abs: bool| {
+            existence.at(key, || {
+                if abs {
+                    folder.to_path_buf()
+                } else {
+                    self.root.join(folder)
+                }
+            })
+        };
+        for (list, verdict) in [
+            (RuleList::Deny, Verdict::Deny),
+            (RuleList::Ask, Verdict::Ask),
+        ] {
+            for area in &areas {
+                if let Some(i) = self.index.match_under(list, Tool::Read, area, &may_exist) {
                     return Some((verdict, self.index.refs[i].describe()));
                 }
             }
         }
         None
-    }
-
-    /// Whether some file could match a rule's path glob now: its literal leading
-    /// folders (those before the first component with a wildcard; relative ones
-    /// under the project root) exist. A glob that starts with a wildcard may match.
-    fn glob_may_exist(&self, glob: &str, absolute: bool) -> bool {
-        let mut literal = PathBuf::from(if absolute { "/" } else { "" });
-        for part in glob.split('/').filter(|c| !c.is_empty()) {
-            if part.contains(['*', '?', '[', ']', '{', '}', '\\']) {
-                break;
-            }
-            literal.push(part);
-        }
-        if literal.as_os_str().is_empty() || literal == Path::new("/") {
-            return true;
-        }
-        let at = if absolute {
-            literal
-        } else {
-            self.root.join(literal)
-        };
-        std::fs::symlink_metadata(&at).is_ok()
     }
 
     /// Judges one call in `mode` (docs/permissions.md, "The stages"), a shell command as run from the
@@ -477,6 +468,7 @@ impl Gate {
     }
 
     fn decide_with(&self, call: &Call, mode: Mode, cwd: Option<&Path>, offered: bool) -> Decision {
+        let _once = memo::OneJudgement::begin(&self.root);
         let mut run = Run::new();
         let tool = call.tool;
         if tool == Tool::Net {

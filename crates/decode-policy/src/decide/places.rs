@@ -2,6 +2,7 @@
 //! scope or not, protected or critical.
 
 use super::*;
+use crate::decide::memo;
 
 impl Gate {
     pub(super) fn rel(&self, p: &Path) -> Option<String> {
@@ -15,8 +16,11 @@ impl Gate {
         })
     }
 
+    /// `p` resolved through links (relative to the project root). Within one
+    /// judgement a path is resolved once: a command's folder is asked about by
+    /// several stages, and each would walk the file system again.
     pub(super) fn resolve(&self, p: &Path) -> PathBuf {
-        paths::resolve_under(&self.root, p)
+        memo::resolved(&self.root, p, || paths::resolve_under(&self.root, p))
     }
 
     /// A glob path: its literal prefix (the components before the first one
@@ -79,14 +83,21 @@ impl Gate {
         within(resolved, &self.root) || self.extra_dirs.iter().any(|d| within(resolved, d))
     }
 
+    /// What `p` is protected as, if it is (the never-automatic set, then the
+    /// names protected wherever they stand); asked about once per judgement.
     pub(super) fn protected_label(&self, p: &Path) -> Option<&'static str> {
+        memo::label(&self.root, p, || self.protected_label_now(p))
+    }
+
+    fn protected_label_now(&self, p: &Path) -> Option<&'static str> {
         self.protected
             .iter()
             .find(|e| {
                 if e.dir {
                     within(p, &e.path)
                 } else {
-                    p.as_os_str().len() == e.path.as_os_str().len() && p == e.path
+                    // Both are folded lexically: the same path is the same bytes.
+                    p.as_os_str() == e.path.as_os_str()
                 }
             })
             .map(|e| e.kind.label())

@@ -126,21 +126,26 @@ pub(super) fn linked_entries(dir: &Path) -> Vec<PathBuf> {
 /// Whether the components `comps` hold the entry `e` in a row, ending at
 /// the last component (or anywhere, for a folder entry); `is` compares a
 /// component with one of the entry's names.
-fn holds(comps: &[String], e: &AnyDepth, is: impl Fn(&str, &str) -> bool) -> bool {
+fn holds<S: AsRef<str>>(comps: &[S], e: &AnyDepth, is: impl Fn(&str, &str) -> bool) -> bool {
     let n = e.names.len();
     if comps.len() < n {
         return false;
     }
     (0..=comps.len() - n).any(|k| {
         (e.beneath || k + n == comps.len())
-            && e.names.iter().zip(&comps[k..k + n]).all(|(p, c)| is(p, c))
+            && e.names
+                .iter()
+                .zip(&comps[k..k + n])
+                .all(|(p, c)| is(p, c.as_ref()))
     })
 }
 
-fn components(p: &Path) -> Vec<String> {
+/// The names in `p`, borrowed where they are UTF-8 (a path is judged on every
+/// call: copying each name would cost more than the checks).
+fn components(p: &Path) -> Vec<std::borrow::Cow<'_, str>> {
     p.components()
         .filter(|c| matches!(c, std::path::Component::Normal(_)))
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .map(|c| c.as_os_str().to_string_lossy())
         .collect()
 }
 
