@@ -81,7 +81,7 @@ impl Gate {
         let shell = shell::ShellConfig::load(&root, &home, git_dir.as_deref());
         let remote_hosts = git_dir
             .as_deref()
-            .map(crate::net::git_remote_hosts)
+            .map(crate::net::git_remotes)
             .unwrap_or_default();
         let mut mcp_patterns = |texts: &[String], source: String| {
             let mut out = Vec::new();
