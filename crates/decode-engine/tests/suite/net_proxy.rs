@@ -418,3 +418,58 @@ async fn a_name_the_policy_refuses_or_asks_about_is_never_resolved() {
     ));
     assert!(reaches_private("[::1]", &[]));
 }
+
+/// A surface that connects nowhere (`decode check`, the hooks) resolves a name only
+/// when its addresses could change the verdict: in bypass mode with no deny or ask
+/// rule that could match an address, nothing is looked up; with one, the name is
+/// resolved (and the rule refuses what resolves to its address).
+#[tokio::test]
+async fn a_check_in_bypass_mode_resolves_nothing_unless_a_rule_names_an_address() {
+    use decode_engine::net::decide_host_if;
+    use decode_policy::{Call, Tool, Verdict};
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["net(*.denied.example)"], "ask": ["net(domain:ask.example)"]}}"#,
+    );
+    let state = p.state(Mode::Bypass);
+    let gate = state.gate();
+    assert!(!gate.addresses_matter(Mode::Bypass));
+    // This resolver knows no name: a lookup of a made-up one comes back an error.
+    let resolver = Resolver::default();
+    for (subject, verdict) in [
+        ("byp1.attacker.example:443", Verdict::Allow),
+        ("x.denied.example:443", Verdict::Deny),
+        ("ask.example:443", Verdict::Ask),
+    ] {
+        let j = decide_host_if(
+            &|c| gate.decide(c, Mode::Bypass),
+            Call::new(Tool::Net, subject),
+            &resolver,
+            gate.addresses_matter(Mode::Bypass),
+        )
+        .await;
+        assert_eq!(
+            j.decision.verdict, verdict,
+            "{subject}: {}",
+            j.decision.reason
+        );
+        assert!(j.resolved.is_none(), "{subject} was looked up");
+    }
+    // A deny rule naming an address: the name is resolved, in bypass mode too.
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["net(domain:203.0.113.7)"]}}"#,
+    );
+    let state = p.state(Mode::Bypass);
+    let gate = state.gate();
+    assert!(gate.addresses_matter(Mode::Bypass));
+    let j = decide_host_if(
+        &|c| gate.decide(c, Mode::Bypass),
+        Call::new(Tool::Net, "byp2.attacker.example:443"),
+        &resolver,
+        gate.addresses_matter(Mode::Bypass),
+    )
+    .await;
+    assert!(j.resolved.is_some(), "not looked up");
+}

@@ -84,6 +84,17 @@ impl Gate {
         Some((ports, what))
     }
 
+    /// Whether the addresses a host resolves to could change the verdict on a
+    /// `net` or `web_fetch` call in `mode`: in every mode but bypass (a private
+    /// address asks), and in bypass only when a deny or an ask rule could match an
+    /// address (`net(domain:203.0.113.7)` refuses the names that resolve to it). A
+    /// surface that connects nowhere (`decode check`) resolves a name only then.
+    pub fn addresses_matter(&self, mode: Mode) -> bool {
+        mode != Mode::Bypass
+            || self.index.host_rules_may_name_an_address(RuleList::Deny)
+            || self.index.host_rules_may_name_an_address(RuleList::Ask)
+    }
+
     /// The first rule of `list` that matches `host` or one of `addrs`.
     fn host_rule(&self, list: RuleList, host: &str, addrs: &[IpAddr], bare: bool) -> Option<usize> {
         self.index.match_host(list, host, bare).or_else(|| {

@@ -421,6 +421,41 @@ fn the_exact_rule_that_lifts_a_private_address_is_the_one_named() {
     );
 }
 
+/// In bypass mode only a deny or an ask rule that could match an address reads the
+/// addresses a name resolves to: without one, `decode check` need not resolve.
+#[test]
+fn addresses_matter_in_bypass_only_for_rules_that_name_addresses() {
+    let p = Proj::new();
+    let g = p.gate(
+        &["net(domain:10.9.9.9)"],
+        &["net(domain:ask.example)"],
+        &["net(*.denied.example)", "web_fetch(domain:evil.example)"],
+    );
+    assert!(!g.addresses_matter(Mode::Bypass));
+    for mode in [Mode::Default, Mode::Edit, Mode::Plan, Mode::Auto] {
+        assert!(g.addresses_matter(mode), "{mode}");
+    }
+    for (ask, deny) in [
+        (vec![], vec!["net(domain:203.0.113.7)"]),
+        (vec!["net(domain:fd00::1)"], vec![]),
+        (vec![], vec!["net(10.*)"]),
+        (vec![], vec!["web_fetch(domain:203.0.113.7)"]),
+    ] {
+        let g = p.gate(&[], &ask, &deny);
+        assert!(g.addresses_matter(Mode::Bypass), "{ask:?} {deny:?}");
+        // …as the verdict shows: the address decides.
+        let d = g.decide(
+            &Call::new(Tool::Net, "innocent.example:443").with_addrs(vec![
+                ip("203.0.113.7"),
+                ip("fd00::1"),
+                ip("10.1.1.1"),
+            ]),
+            Mode::Bypass,
+        );
+        assert_ne!(d.verdict, Verdict::Allow, "{ask:?} {deny:?}: {}", d.reason);
+    }
+}
+
 #[test]
 fn net_is_no_tool_of_an_agent() {
     assert!(!Tool::ALL.contains(&Tool::Net));
