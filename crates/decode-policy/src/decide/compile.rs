@@ -82,7 +82,10 @@ impl Gate {
         let remote_hosts = git_dir
             .as_deref()
             .map(crate::net::git_remotes)
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| (r.host, r.port))
+            .collect();
         let mut mcp_patterns = |texts: &[String], source: String| {
             let mut out = Vec::new();
             for t in texts {

@@ -40,9 +40,9 @@ impl Gate {
     /// project's git remotes (each on its own ports: [`Gate::default_ports`]).
     pub fn default_hosts(&self) -> Vec<String> {
         let mut out: Vec<String> = DEFAULT_HOSTS.iter().map(|h| h.to_string()).collect();
-        for r in &self.remote_hosts {
-            if !out.contains(&r.host) {
-                out.push(r.host.clone());
+        for (host, _) in &self.remote_hosts {
+            if !out.contains(host) {
+                out.push(host.clone());
             }
         }
         out
@@ -52,10 +52,11 @@ impl Gate {
     /// registry, a git remote of the project), or `None` for a host not on the
     /// default allow-list.
     pub fn default_ports(&self, host: &str) -> Option<(Vec<u16>, &'static str)> {
-        let remote: Vec<&crate::net::GitRemote> = self
+        let remote: Vec<Option<u16>> = self
             .remote_hosts
             .iter()
-            .filter(|r| r.host == host)
+            .filter(|(h, _)| h == host)
+            .map(|(_, port)| *port)
             .collect();
         let registry = DEFAULT_HOSTS.contains(&host);
         if !registry && remote.is_empty() {
@@ -69,7 +70,7 @@ impl Gate {
             for p in GIT_REMOTE_PORTS
                 .iter()
                 .copied()
-                .chain(remote.iter().filter_map(|r| r.port))
+                .chain(remote.iter().flatten().copied())
             {
                 if !ports.contains(&p) {
                     ports.push(p);
@@ -148,6 +149,76 @@ impl Gate {
         }
     }
 
+    /// The private-address stage of `net` and `web_fetch` (after bypass): a host or
+    /// an address that is not public asks unless an allow rule names it exactly,
+    /// and then that rule is what allows it (named in the reason and the trace; a
+    /// wildcard that also matches cannot lift it). `Err` with the decision when the
+    /// stage decides, `Ok` with the run to go on. `about` starts an ask's reason
+    /// (`connection to HOST:PORT`), `allowed` an allow's (`None`: "allowed by rule…").
+    pub(super) fn private_stage(
+        &self,
+        host: &str,
+        addrs: &[IpAddr],
+        mode: Mode,
+        mut run: Run,
+        about: &str,
+        allowed: Option<&str>,
+    ) -> Result<Run, Decision> {
+        match self.private_reach(host, addrs) {
+            Reach::Public => Ok(run),
+            Reach::Private(hit) => {
+                if let Some(f) = run.frags.get_mut(0) {
+                    f.cap = Some(CapKind::Network);
+                }
+                run.step(
+                    Stage::Caps,
+                    format!("network: {} is a {} address", hit.what, hit.kind),
+                );
+                Err(run.finish(
+                    Verdict::Ask,
+                    format!(
+                        "{about}: {} is a {} address; no rule names it",
+                        hit.what, hit.kind
+                    ),
+                    false,
+                    None,
+                    vec![format!("net(domain:{})", escape_glob(host))],
+                ))
+            }
+            Reach::Named(i, hit) => {
+                let r = &self.index.refs[i];
+                run.mark(0, Verdict::Allow, Some(r.text.clone()));
+                run.step(
+                    Stage::AllowRules,
+                    format!(
+                        "matches {}, which names {} exactly ({} address)",
+                        r.text, hit.what, hit.kind
+                    ),
+                );
+                run.step(Stage::Caps, "no cap applies");
+                let lead = allowed
+                    .map(|a| format!("{a} allowed"))
+                    .unwrap_or_else(|| "allowed".into());
+                Err(run.finish(
+                    Verdict::Allow,
+                    format!(
+                        "{lead} by rule {} ({} is a {} address the rule names exactly)",
+                        r.describe(),
+                        hit.what,
+                        hit.kind
+                    ),
+                    false,
+                    Some(if mode == Mode::Auto {
+                        Origin::Wildcard
+                    } else {
+                        Origin::Rule
+                    }),
+                    Vec::new(),
+                ))
+            }
+        }
+    }
+
     /// Stages for a `net` subject.
     pub(super) fn decide_net(&self, call: &Call, mode: Mode, mut run: Run) -> Decision {
         let subject = call.subject.trim();
@@ -206,57 +277,16 @@ impl Gate {
             );
         }
         let always = vec![format!("net(domain:{})", escape_glob(&host))];
-        let auto = mode == Mode::Auto;
-        let origin = if auto { Origin::Wildcard } else { Origin::Rule };
-        let named = match self.private_reach(&host, addrs) {
-            Reach::Private(hit) => {
-                if let Some(f) = run.frags.get_mut(0) {
-                    f.cap = Some(CapKind::Network);
-                }
-                run.step(
-                    Stage::Caps,
-                    format!("network: {} is a {} address", hit.what, hit.kind),
-                );
-                return run.finish(
-                    Verdict::Ask,
-                    format!(
-                        "connection to {shown}: {} is a {} address; no rule names it",
-                        hit.what, hit.kind
-                    ),
-                    false,
-                    None,
-                    always,
-                );
-            }
-            // Only a rule naming the host or the address exactly lifts the ask: that
-            // rule decided, not a wildcard that also matches the name.
-            Reach::Named(i, hit) => Some((i, hit)),
-            Reach::Public => None,
+        let origin = if mode == Mode::Auto {
+            Origin::Wildcard
+        } else {
+            Origin::Rule
         };
-        if let Some((i, hit)) = named {
-            let r = &self.index.refs[i];
-            run.mark(0, Verdict::Allow, Some(r.text.clone()));
-            run.step(
-                Stage::AllowRules,
-                format!(
-                    "matches {}, which names {} exactly ({} address)",
-                    r.text, hit.what, hit.kind
-                ),
-            );
-            run.step(Stage::Caps, "no cap applies");
-            return run.finish(
-                Verdict::Allow,
-                format!(
-                    "connection to {shown} allowed by rule {} ({} is a {} address the rule names exactly)",
-                    r.describe(),
-                    hit.what,
-                    hit.kind
-                ),
-                false,
-                Some(origin),
-                Vec::new(),
-            );
-        }
+        let about = format!("connection to {shown}");
+        let mut run = match self.private_stage(&host, addrs, mode, run, &about, Some(&about)) {
+            Ok(run) => run,
+            Err(decided) => return decided,
+        };
         if let Some(i) = self.host_rule(RuleList::Allow, &host, addrs, true) {
             let r = &self.index.refs[i];
             run.mark(0, Verdict::Allow, Some(r.text.clone()));

@@ -1,7 +1,6 @@
 //! The stages for the tools whose subject is text, not a path (`web_fetch`'s
 //! URL, `todo_write`).
 
-use super::net::Reach;
 use super::*;
 use crate::urls::{url_host, url_loose_forms, url_normal};
 
@@ -94,58 +93,13 @@ impl Gate {
                 Vec::new(),
             );
         }
-        let reach = host.as_deref().map(|h| self.private_reach(h, &call.addrs));
         let auto = mode == Mode::Auto;
-        match reach {
-            Some(Reach::Private(hit)) => {
-                let h = host.as_deref().unwrap_or_default();
-                if let Some(f) = run.frags.get_mut(0) {
-                    f.cap = Some(CapKind::Network);
-                }
-                run.step(
-                    Stage::Caps,
-                    format!("network: {} is a {} address", hit.what, hit.kind),
-                );
-                return run.finish(
-                    Verdict::Ask,
-                    format!(
-                        "web_fetch of {}: {} is a {} address; no rule names it",
-                        quote(subject),
-                        hit.what,
-                        hit.kind
-                    ),
-                    false,
-                    None,
-                    vec![format!("net(domain:{})", escape_glob(h))],
-                );
-            }
-            // Only a rule naming the host or the address exactly lifts the ask: that
-            // rule decided, not a wildcard or URL pattern that also matches.
-            Some(Reach::Named(i, hit)) => {
-                let r = &self.index.refs[i];
-                run.mark(0, Verdict::Allow, Some(r.text.clone()));
-                run.step(
-                    Stage::AllowRules,
-                    format!(
-                        "matches {}, which names {} exactly ({} address)",
-                        r.text, hit.what, hit.kind
-                    ),
-                );
-                run.step(Stage::Caps, "no cap applies");
-                return run.finish(
-                    Verdict::Allow,
-                    format!(
-                        "allowed by rule {} ({} is a {} address the rule names exactly)",
-                        r.describe(),
-                        hit.what,
-                        hit.kind
-                    ),
-                    false,
-                    Some(if auto { Origin::Wildcard } else { Origin::Rule }),
-                    Vec::new(),
-                );
-            }
-            Some(Reach::Public) | None => {}
+        if let Some(h) = host.as_deref() {
+            let about = format!("web_fetch of {}", quote(subject));
+            run = match self.private_stage(h, &call.addrs, mode, run, &about, None) {
+                Ok(run) => run,
+                Err(decided) => return decided,
+            };
         }
         let (origin, reason) = match matcher(RuleList::Allow) {
             Some(i) => {
