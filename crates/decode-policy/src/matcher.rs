@@ -185,6 +185,23 @@ struct HostRules {
     set: Set,
     /// Host patterns without wildcards, unescaped: they name a host exactly.
     literal: HashMap<String, usize>,
+    /// Whether some host pattern could match an address as written
+    /// (`203.0.113.7`, `10.*`, `fd00::1`): then the addresses a name resolves to
+    /// can meet this list.
+    may_name_an_address: bool,
+}
+
+/// Whether a host glob could match an address as hosts write them (IPv4 dotted
+/// decimal, IPv6 in hex with colons): every character it requires is a hex digit,
+/// `.` or `:`. A class or an alternation is taken to match one (fail closed).
+fn may_match_an_address(pattern: &str) -> bool {
+    if pattern.contains(['[', '{']) {
+        return true;
+    }
+    pattern
+        .chars()
+        .filter(|c| !matches!(c, '*' | '?' | '\\'))
+        .all(|c| c.is_ascii_hexdigit() || c == '.' || c == ':')
 }
 
 /// One list (allow, ask or deny) for every tool.
@@ -404,6 +421,7 @@ impl RuleIndex {
         if let Some(h) = host {
             let glob = build_glob(&h, true).map_err(|e| e.to_string())?;
             l.hosts.set.add(glob, idx);
+            l.hosts.may_name_an_address |= may_match_an_address(&h);
             if !has_glob_meta(&h) {
                 l.hosts.literal.entry(unescape_glob(&h)).or_insert(idx);
             }
@@ -584,6 +602,12 @@ impl RuleIndex {
         h.set.first(host)
     }
 
+    /// Whether a host rule of `list` could match an address (a bare `net` rule
+    /// matches every host by name already).
+    pub(crate) fn host_rules_may_name_an_address(&self, list: RuleList) -> bool {
+        self.list(list).hosts.may_name_an_address
+    }
+
     /// A host rule of `list` that names `host` exactly (no wildcard).
     pub(crate) fn literal_host(&self, list: RuleList, host: &str) -> Option<usize> {
         self.list(list).hosts.literal.get(host).copied()
@@ -693,4 +717,34 @@ enum Slot {
 /// A path used as a glob prefix: metacharacters escaped.
 fn escape_path(p: &Path) -> String {
     crate::rules::escape_glob(&p.to_string_lossy())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_match_an_address;
+
+    #[test]
+    fn host_patterns_that_could_match_an_address() {
+        for p in [
+            "203.0.113.7",
+            "10.*",
+            "*",
+            "fd00:ec2::254",
+            "*.*.*.1",
+            "cafe.de",
+            "[a-z]*.example",
+            "{a,b}.example",
+        ] {
+            assert!(may_match_an_address(p), "{p}");
+        }
+        for p in [
+            "denied.example",
+            "*.loop.test",
+            "localhost",
+            "*.io",
+            "x?.org",
+        ] {
+            assert!(!may_match_an_address(p), "{p}");
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! The host policy's fixed parts (docs/network.md): which addresses are not
-//! public, the default allow-list of package registries, the hosts of a
-//! repository's git remotes, and how a `net` subject (`HOST`, `HOST:PORT`) is read.
+//! public, the default allow-list of package registries and the ports it covers,
+//! the hosts (and ports) of a repository's git remotes, and how a `net` subject
+//! (`HOST`, `HOST:PORT`) is read.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::Path;
@@ -36,6 +37,26 @@ pub const DEFAULT_HOSTS: &[&str] = &[
     "auth.docker.io",
     "production.cloudflare.docker.com",
 ];
+
+/// The ports a package registry of [`DEFAULT_HOSTS`] is allowed on without a rule:
+/// HTTPS and HTTP. Another port asks like a host no rule allows (a rule
+/// `net(domain:HOST)` covers every port).
+pub const REGISTRY_PORTS: &[u16] = &[443, 80];
+
+/// The ports a host of the project's git remotes is allowed on without a rule:
+/// HTTPS, HTTP, ssh and git's own protocol — and the port a remote's URL names
+/// (`ssh://git@host:2222/…`), see [`GitRemote`].
+pub const GIT_REMOTE_PORTS: &[u16] = &[443, 80, 22, 9418];
+
+/// `443, 80 and 22`: ports as a reason lists them.
+pub fn ports_text(ports: &[u16]) -> String {
+    let words: Vec<String> = ports.iter().map(u16::to_string).collect();
+    match words.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
 
 /// Why an address is not public, or `None` for a public address. Loopback,
 /// private (RFC 1918, unique-local), shared (CGNAT), link-local, cloud metadata,
@@ -166,17 +187,38 @@ fn bare_host(h: &str) -> String {
         .to_string()
 }
 
+/// A host of the project's git remotes and the port its URL names, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitRemote {
+    pub host: String,
+    /// The port written in the URL (`ssh://git@host:2222/…`), or the URL scheme's
+    /// known port (`https:` 443); `None` for scp-like `user@host:path`, `ssh://`
+    /// and `git://` without one.
+    pub port: Option<u16>,
+}
+
 /// The hosts of the remotes in a repository's git config (`url = …` of every
 /// `[remote "…"]` section): `https://host/…`, `ssh://user@host:port/…`,
 /// `git://host/…` and scp-like `user@host:path`. Local paths and `file://`
 /// remotes have no host.
 pub fn git_remote_hosts(git_dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in git_remotes(git_dir) {
+        if !out.contains(&r.host) {
+            out.push(r.host);
+        }
+    }
+    out
+}
+
+/// [`git_remote_hosts`] with the port each remote URL names.
+pub fn git_remotes(git_dir: &Path) -> Vec<GitRemote> {
     let mut configs = vec![git_dir.join("config")];
     // A linked worktree's folder names the repository's common folder.
     if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
         configs.push(git_dir.join(common.trim()).join("config"));
     }
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<GitRemote> = Vec::new();
     for c in configs {
         let Ok(md) = std::fs::metadata(&c) else {
             continue;
@@ -203,9 +245,10 @@ pub fn git_remote_hosts(git_dir: &Path) -> Vec<String> {
             if !key.trim().eq_ignore_ascii_case("url") {
                 continue;
             }
-            if let Some(h) = remote_host(value.trim().trim_matches('"')) {
-                if !out.contains(&h) {
-                    out.push(h);
+            if let Some((host, port)) = remote_target(value.trim().trim_matches('"')) {
+                let r = GitRemote { host, port };
+                if !out.contains(&r) {
+                    out.push(r);
                 }
             }
         }
@@ -215,11 +258,16 @@ pub fn git_remote_hosts(git_dir: &Path) -> Vec<String> {
 
 /// The host of one remote URL.
 pub fn remote_host(url: &str) -> Option<String> {
+    remote_target(url).map(|(h, _)| h)
+}
+
+/// The host of one remote URL and the port it names (see [`GitRemote::port`]).
+fn remote_target(url: &str) -> Option<(String, Option<u16>)> {
     if url.contains("://") {
         if url.starts_with("file:") {
             return None;
         }
-        return parse_target(url).map(|(h, _)| h);
+        return parse_target(url);
     }
     // scp-like: [user@]host:path (a colon before any slash).
     let colon = url.find(':')?;
@@ -230,7 +278,7 @@ pub fn remote_host(url: &str) -> Option<String> {
     if host.is_empty() {
         return None;
     }
-    parse_target(host).map(|(h, _)| h)
+    parse_target(host).map(|(h, _)| (h, None))
 }
 
 #[cfg(test)]
@@ -340,5 +388,32 @@ mod tests {
                 "mirror.example.net".to_string()
             ]
         );
+        // The port a remote's URL names is kept (the default ports are added by
+        // the gate).
+        std::fs::write(
+            d.path().join("config"),
+            "[remote \"a\"]\n\turl = ssh://git@git.example.org:2222/r\n[remote \"b\"]\n\turl = git@git.example.org:o/r.git\n[remote \"c\"]\n\turl = https://tok@mirror.example.net:8443/r\n[remote \"d\"]\n\turl = git://plain.example/r\n",
+        )
+        .unwrap();
+        let remote = |host: &str, port: Option<u16>| GitRemote {
+            host: host.to_string(),
+            port,
+        };
+        assert_eq!(
+            git_remotes(d.path()),
+            vec![
+                remote("git.example.org", Some(2222)),
+                remote("git.example.org", None),
+                remote("mirror.example.net", Some(8443)),
+                remote("plain.example", None),
+            ]
+        );
+    }
+
+    #[test]
+    fn ports_read_as_a_list() {
+        assert_eq!(ports_text(&[443]), "443");
+        assert_eq!(ports_text(REGISTRY_PORTS), "443 and 80");
+        assert_eq!(ports_text(GIT_REMOTE_PORTS), "443, 80, 22 and 9418");
     }
 }

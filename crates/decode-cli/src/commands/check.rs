@@ -34,8 +34,12 @@ pub fn run(args: CheckArgs, dirs: &Dirs) -> ExitCode {
             args.select.mode.is_some(),
         );
     };
-    // A host is judged by name, then by what it resolves to (docs/network.md).
-    let judged = decode_engine::net::decide_host_blocking(&|c| state.decide(c), call);
+    // A host is judged by name, then by what it resolves to (docs/network.md) when
+    // that could change the verdict (not in bypass mode without a rule naming an
+    // address: nothing is looked up).
+    let addresses_matter = state.gate().addresses_matter(state.mode());
+    let judged =
+        decode_engine::net::decide_host_blocking(&|c| state.decide(c), call, addresses_matter);
     let (call, decision) = (judged.call, judged.decision);
     if args.explain {
         output::out(&explain(&decision));
@@ -364,8 +368,12 @@ fn judge_all(jobs: &[&Job]) -> Vec<String> {
     let one = |job: &&Job| -> String {
         let answer = match *job {
             Ok((gate, mode, call)) => serde_json::to_string(
-                &decode_engine::net::decide_host_blocking(&|c| gate.decide(c, *mode), call.clone())
-                    .decision,
+                &decode_engine::net::decide_host_blocking(
+                    &|c| gate.decide(c, *mode),
+                    call.clone(),
+                    gate.addresses_matter(*mode),
+                )
+                .decision,
             ),
             Err(message) => serde_json::to_string(&serde_json::json!({ "error": message })),
         };

@@ -214,6 +214,7 @@ fn judge_one(c: &HookCall, state: &ActiveState) -> (Verdict, String) {
     let d = decode_engine::net::decide_host_blocking(
         &|call| state.decide_in(call, &c.cwd),
         c.call.clone(),
+        state.gate().addresses_matter(state.mode()),
     )
     .decision;
     let explained = explain(&d);

@@ -424,7 +424,7 @@ fn batch_judges_every_line_and_names_bad_ones() {
 }
 
 /// `decode check net HOST` judges a host the way the proxy would
-/// (docs/network.md): registries allowed, a deny rule over a registry, an unknown
+/// (docs/network.md): registries allowed on their ports, a deny rule over a registry, an unknown
 /// host asking in auto mode too, private addresses and names that resolve to one
 /// asking, bypass allowing.
 #[test]
@@ -441,6 +441,23 @@ fn check_net_judges_hosts() {
     };
     let v = verdict(&["check", "--json", "net", "static.crates.io:443"]);
     assert_eq!(v["verdict"], "allow", "{v}");
+    // A registry on another port than its service's asks like an unruled host.
+    let o = env.run(&["check", "net", "static.crates.io:25"]);
+    assert!(
+        stdout(&o).starts_with(
+            "ask: connection to static.crates.io:25: a package registry is allowed by default on ports 443 and 80 only; no rule allows port 25"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let o = env.run(&["check", "net", "static.crates.io:443"]);
+    assert!(
+        stdout(&o).starts_with(
+            "allow: connection to static.crates.io:443: a package registry, allowed by default (ports 443 and 80)"
+        ),
+        "{}",
+        stdout(&o)
+    );
     let v = verdict(&["check", "--json", "net", "registry.npmjs.org"]);
     assert_eq!(v["verdict"], "deny", "{v}");
     let v = verdict(&[

@@ -92,19 +92,41 @@ pub async fn decide_host_with(
     }
 }
 
-/// [`decide_host_with`] for a surface with no runtime of its own (`decode check`, the
-/// hooks). The resolver bounds its own lookup (a few seconds); a name that does not
-/// resolve is judged by name alone.
+/// [`decide_host_with`] for a surface that connects nowhere (`decode check`, the
+/// hooks): the name is resolved only when `addresses_matter` — what it resolves to
+/// could change the verdict (`Gate::addresses_matter`: not in bypass mode without a
+/// deny or ask rule that could match an address) — and judged by name alone
+/// otherwise, nothing looked up.
+pub async fn decide_host_if(
+    decide: &(dyn Fn(&Call) -> Decision + Sync),
+    call: Call,
+    resolver: &Resolver,
+    addresses_matter: bool,
+) -> HostJudgement {
+    if !addresses_matter {
+        return HostJudgement {
+            decision: decide(&call),
+            call,
+            resolved: None,
+        };
+    }
+    decide_host_with(decide, call, resolver).await
+}
+
+/// [`decide_host_if`] for a surface with no runtime of its own (`decode check`, the
+/// hooks), with the system resolver. The resolver bounds its own lookup (a few
+/// seconds); a name that does not resolve is judged by name alone.
 pub fn decide_host_blocking(
     decide: &(dyn Fn(&Call) -> Decision + Sync),
     call: Call,
+    addresses_matter: bool,
 ) -> HostJudgement {
     let by_name = |call: Call, resolved| HostJudgement {
         decision: decide(&call),
         call,
         resolved,
     };
-    if host_name(&call).is_none() {
+    if host_name(&call).is_none() || !addresses_matter {
         return by_name(call, None);
     }
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -114,5 +136,5 @@ pub fn decide_host_blocking(
         return by_name(call, None);
     };
     let resolver = Resolver::system();
-    rt.block_on(decide_host_with(decide, call, &resolver))
+    rt.block_on(decide_host_if(decide, call, &resolver, addresses_matter))
 }

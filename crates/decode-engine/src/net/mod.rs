@@ -12,8 +12,8 @@ mod resolve;
 mod splice;
 
 pub use judged::{
-    decide_host, decide_host_blocking, decide_host_with, host_name, private_kind_of,
-    reaches_private, HostJudgement,
+    decide_host, decide_host_blocking, decide_host_if, decide_host_with, host_name,
+    private_kind_of, reaches_private, HostJudgement,
 };
 pub use proxy::{GateJudge, Judge, NetEvent, NetVerdict, Proxy};
 pub use resolve::{Pins, Resolved, Resolver, TEST_HOSTS_VAR};

@@ -70,10 +70,15 @@ struct Target {
 
 impl Target {
     fn shown(&self) -> String {
-        if self.host.contains(':') {
-            format!("[{}]:{}", self.host, self.port)
-        } else {
-            format!("{}:{}", self.host, self.port)
+        format_host_port(&self.host, self.port)
+    }
+
+    /// As a `Host` header names it (the port left out when it is HTTP's).
+    fn authority(&self) -> String {
+        match (self.port, self.host.contains(':')) {
+            (80, true) => format!("[{}]", self.host),
+            (80, false) => self.host.clone(),
+            _ => self.shown(),
         }
     }
 }
@@ -141,8 +146,9 @@ impl Proxy {
             }
         }
         let mut last = String::from("no address");
+        let port = self.resolver.connect_port(&t.host, t.port);
         for ip in &resolved.addrs {
-            let addr = SocketAddr::new(*ip, t.port);
+            let addr = SocketAddr::new(*ip, port);
             match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr)).await {
                 Ok(Ok(s)) => {
                     let _ = s.set_nodelay(true);
@@ -171,16 +177,30 @@ impl Proxy {
             Err(_) => return Ok(()),
         };
         let text = String::from_utf8_lossy(&head).into_owned();
-        let mut lines = text.split("\r\n");
-        let request_line = lines.next().unwrap_or_default();
-        let mut parts = request_line.split(' ');
-        let (method, target, version) = match (parts.next(), parts.next(), parts.next()) {
-            (Some(m), Some(t), Some(v)) if v.starts_with("HTTP/") => (m, t, v),
+        // Lines end with CRLF or a bare LF; a CR anywhere else could end a line for
+        // the server where it did not for the proxy, so the head is refused.
+        let lines: Vec<&str> = text
+            .split('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .collect();
+        if lines.iter().any(|l| l.contains('\r')) {
+            respond(reader.get_mut(), 400, "a bare CR in the request head").await?;
+            return Ok(());
+        }
+        let request_line = lines.first().copied().unwrap_or_default();
+        let parts: Vec<&str> = request_line.split(' ').collect();
+        let (method, target, version) = match parts[..] {
+            [m, t, v] if (v == "HTTP/1.1" || v == "HTTP/1.0") && !m.is_empty() => (m, t, v),
             _ => {
                 respond(reader.get_mut(), 400, "not an HTTP proxy request").await?;
                 return Ok(());
             }
         };
+        let headers: Vec<&str> = lines[1..]
+            .iter()
+            .copied()
+            .filter(|l| !l.is_empty())
+            .collect();
         if method.eq_ignore_ascii_case("CONNECT") {
             let Some((host, port)) = host_port(target, None) else {
                 respond(reader.get_mut(), 400, "CONNECT needs HOST:PORT").await?;
@@ -206,29 +226,24 @@ impl Proxy {
             relay(reader.into_inner(), upstream).await?;
             return Ok(());
         }
-        // A plain HTTP request in absolute form: `GET http://host[:port]/path HTTP/1.1`.
-        let Some(rest) = target
-            .strip_prefix("http://")
-            .or_else(|| target.strip_prefix("HTTP://"))
-        else {
-            respond(
-                reader.get_mut(),
-                400,
-                "the proxy forwards http:// URLs; use CONNECT for https",
-            )
-            .await?;
-            return Ok(());
+        // A plain HTTP request in absolute form: `GET http://host[:port]/path HTTP/1.1`,
+        // whose `Host` header must name the same host and port (refused before
+        // anything is judged, resolved or connected).
+        let (t, path) = match absolute_form(target) {
+            Ok(x) => x,
+            Err(why) => {
+                respond(reader.get_mut(), 400, &why).await?;
+                return Ok(());
+            }
         };
-        let (authority, path) = match rest.find(['/', '?']) {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/"),
+        let has_host = match host_header(&headers, &t) {
+            Ok(has) => has,
+            Err(why) => {
+                tracing::info!(target = %t.shown(), %why, "network proxy: refused");
+                respond(reader.get_mut(), 400, &why).await?;
+                return Ok(());
+            }
         };
-        let authority = authority.rsplit('@').next().unwrap_or(authority);
-        let Some((host, port)) = host_port(authority, Some(80)) else {
-            respond(reader.get_mut(), 400, "the URL has no host").await?;
-            return Ok(());
-        };
-        let t = Target { host, port };
         let mut upstream = match self.open(&t).await {
             Ok(s) => s,
             Err((kind, reason)) => {
@@ -236,18 +251,13 @@ impl Proxy {
                 return Ok(());
             }
         };
-        let path = if path.starts_with('?') {
-            format!("/{path}")
-        } else {
-            path.to_string()
-        };
         // One request per connection: a client that reuses it for another host
         // would reach this one, so the server is told to close after answering.
         let mut out = format!("{method} {path} {version}\r\n");
-        for line in lines {
-            if line.is_empty() {
-                continue;
-            }
+        if !has_host {
+            out.push_str(&format!("Host: {}\r\n", t.authority()));
+        }
+        for line in headers {
             let name = line.split(':').next().unwrap_or("").trim();
             if name.eq_ignore_ascii_case("proxy-connection")
                 || name.eq_ignore_ascii_case("proxy-authorization")
@@ -494,6 +504,92 @@ impl Refusal {
     }
 }
 
+/// An absolute-form request target (`http://host[:port]/path?query`) read the way
+/// the host policy reads URLs, and the path to send in origin form. Refused (the
+/// reason): another scheme, and anything two parsers could read as different hosts
+/// — credentials (`user@`), a fragment (`#`), a backslash, spaces, control or
+/// non-ASCII characters.
+fn absolute_form(target: &str) -> Result<(Target, String), String> {
+    let scheme = target.get(..7).unwrap_or_default();
+    if !scheme.eq_ignore_ascii_case("http://") {
+        return Err("the proxy forwards http:// URLs; use CONNECT for https".into());
+    }
+    let rest = &target[7..];
+    if target.chars().any(|c| !c.is_ascii_graphic()) {
+        return Err("the URL holds a space, a control or a non-ASCII character".into());
+    }
+    if target.contains('#') {
+        return Err("the URL holds a fragment (`#`), which a request never sends".into());
+    }
+    if target.contains('\\') {
+        return Err("the URL holds a backslash".into());
+    }
+    let (authority, path) = match rest.find(['/', '?']) {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    if authority.contains('@') {
+        return Err(
+            "the URL holds credentials (`user@host`); the proxy takes none (send them in a header)"
+                .into(),
+        );
+    }
+    let Some((host, port)) = host_port(authority, Some(80)) else {
+        return Err("the URL has no host".into());
+    };
+    // The whole URL, read as the gate reads URLs, names the same host and port.
+    match decode_policy::net::parse_target(target) {
+        Some((h, p)) if h == host && p.unwrap_or(80) == port => {}
+        _ => return Err("the URL's host reads differently to different parsers".into()),
+    }
+    let path = if path.starts_with('?') {
+        format!("/{path}")
+    } else {
+        path.to_string()
+    };
+    Ok((Target { host, port }, path))
+}
+
+/// Whether a plain HTTP request's headers carry a `Host` header, which must name
+/// the request's target (host and port): a server behind a shared front (a CDN)
+/// picks the site by `Host`, so another one would reach a host the policy never
+/// judged (domain fronting). Refused (the reason): another host or port, more
+/// than one `Host`, a header line folded onto the one before, a line that is not
+/// `NAME: VALUE`.
+fn host_header(headers: &[&str], t: &Target) -> Result<bool, String> {
+    let mut seen = false;
+    for line in headers {
+        if line.starts_with([' ', '\t']) {
+            return Err("a header line folded onto the one before".into());
+        }
+        let Some((name, value)) = line.split_once(':') else {
+            return Err("a header line without a colon".into());
+        };
+        if name.is_empty() || name.contains(|c: char| !c.is_ascii_graphic()) {
+            return Err("a header name that is not a token".into());
+        }
+        if !name.eq_ignore_ascii_case("host") {
+            continue;
+        }
+        if seen {
+            return Err("more than one Host header".into());
+        }
+        seen = true;
+        let value = value.trim_matches([' ', '\t']);
+        let named = (!value.contains(['@', '/', '?', '#', '\\']))
+            .then(|| host_port(value, Some(80)))
+            .flatten();
+        if named.as_ref() != Some(&(t.host.clone(), t.port)) {
+            let one_line: String = value.chars().take(100).collect();
+            return Err(format!(
+                "the Host header names `{one_line}`, not the request's target {} (the Host of a request must name the host it goes to)",
+                t.shown()
+            ));
+        }
+    }
+    Ok(seen)
+}
+
 /// `HOST:PORT` (or `[V6]:PORT`, or a bare host with `default` port) normalised
 /// the way rules see hosts; `None` without a usable host or port.
 fn host_port(s: &str, default: Option<u16>) -> Option<(String, u16)> {
@@ -576,5 +672,92 @@ mod tests {
         assert_eq!(host_port("[::1]:22", None), Some(("::1".into(), 22)));
         assert_eq!(host_port("example.com:0", None), None);
         assert_eq!(host_port("a b:80", None), None);
+    }
+
+    fn target(host: &str, port: u16) -> Target {
+        Target {
+            host: host.into(),
+            port,
+        }
+    }
+
+    #[test]
+    fn absolute_form_targets_read_as_the_gate_reads_them() {
+        let ok = |u: &str| absolute_form(u).map(|(t, path)| (t.host, t.port, path));
+        assert_eq!(
+            ok("http://Pypi.ORG./simple/x?y=1"),
+            Ok(("pypi.org".into(), 80, "/simple/x?y=1".into()))
+        );
+        assert_eq!(
+            ok("HTTP://[::1]:8080?q"),
+            Ok(("::1".into(), 8080, "/?q".into()))
+        );
+        assert_eq!(
+            ok("http://2130706433/"),
+            Ok(("127.0.0.1".into(), 80, "/".into()))
+        );
+        for (bad, why) in [
+            (
+                "http://127.0.0.1:8001#@r14.rebind.test:8001/abs6",
+                "fragment",
+            ),
+            ("http://a.test/x#y", "fragment"),
+            (
+                "http://c20.pub.test:8001@c20b.attacker.example/",
+                "credentials",
+            ),
+            ("http://u:p@a.test/", "credentials"),
+            ("http://a.test\\@b.test/", "backslash"),
+            ("http://a.test/\u{7f}", "control"),
+            ("http://ａ.test/", "non-ASCII"),
+            ("https://a.test/", "CONNECT"),
+            ("ftp://a.test/", "http://"),
+            ("/origin-form", "http://"),
+            ("http:///x", "no host"),
+            ("http://a.test:99999/", "no host"),
+        ] {
+            let got = absolute_form(bad).map(|(t, _)| t.shown());
+            assert!(matches!(&got, Err(e) if e.contains(why)), "{bad}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn the_host_header_must_name_the_target() {
+        let t = target("pypi.org", 80);
+        assert_eq!(host_header(&["Accept: */*"], &t), Ok(false));
+        assert_eq!(host_header(&["Host: pypi.org"], &t), Ok(true));
+        assert_eq!(host_header(&["host:PyPI.org.:80"], &t), Ok(true));
+        let t8 = target("a.test", 8001);
+        assert_eq!(host_header(&["HOST: a.test:8001"], &t8), Ok(true));
+        let v6 = target("::1", 8080);
+        assert_eq!(host_header(&["Host: [::1]:8080"], &v6), Ok(true));
+        for (headers, why) in [
+            (vec!["Host: files.example"], "names `files.example`"),
+            (
+                vec!["Host: 127.0.0.1:8001"],
+                "not the request's target pypi.org:80",
+            ),
+            (vec!["Host: pypi.org:8080"], "Host header"),
+            (
+                vec!["Host: pypi.org", "Host: evil.example"],
+                "more than one",
+            ),
+            (vec!["Host: pypi.org", "host: pypi.org"], "more than one"),
+            (vec!["Host: pypi.org@evil.example"], "Host header"),
+            (vec!["Host: evil.example/pypi.org"], "Host header"),
+            (vec!["Host:"], "Host header"),
+            (vec!["Host: pypi.org", " evil.example"], "folded"),
+            (vec!["Host pypi.org"], "colon"),
+            (vec!["Host : evil.example"], "token"),
+        ] {
+            let got = host_header(&headers, &t);
+            assert!(
+                matches!(&got, Err(e) if e.contains(why)),
+                "{headers:?}: {got:?}"
+            );
+        }
+        assert_eq!(target("pypi.org", 80).authority(), "pypi.org");
+        assert_eq!(target("::1", 80).authority(), "[::1]");
+        assert_eq!(target("a.test", 8001).authority(), "a.test:8001");
     }
 }

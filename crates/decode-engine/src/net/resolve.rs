@@ -4,7 +4,9 @@
 //! [`Resolver`] resolves a host with the system resolver. For tests on one
 //! machine it can be told that a name is a *public* host at a local address
 //! ([`Resolver::with_public`]): the gate then judges that name without its
-//! addresses, so a fake server on 127.0.0.1 stands for a registry or a web site.
+//! addresses, so a fake server on 127.0.0.1 stands for a registry or a web site;
+//! and that one port of such a name is served on another local port
+//! ([`Resolver::with_public_port`]), so a fake stands for a registry on port 80.
 //! In debug builds only, the variable `DECODE_NET_TEST_HOSTS`
 //! (`name=ip[,name=ip…]`) does the same for a whole process (the command-line
 //! tests); release builds never read it.
@@ -34,6 +36,8 @@ pub struct Resolved {
 #[derive(Debug, Default)]
 pub struct Resolver {
     public: HashMap<String, Vec<IpAddr>>,
+    /// Tests: `(name, port)` of a public name served on another local port.
+    ports: HashMap<(String, u16), u16>,
 }
 
 impl Resolver {
@@ -65,6 +69,35 @@ impl Resolver {
             .or_default()
             .push(ip);
         self
+    }
+
+    /// The same resolver with `name` a public host at `ip` whose `port` is served
+    /// on `local_port` of that address (tests: a fake registry on an unprivileged
+    /// port stands for `name:80`; the policy judges `name:port`).
+    pub fn with_public_port(
+        mut self,
+        name: &str,
+        port: u16,
+        ip: IpAddr,
+        local_port: u16,
+    ) -> Resolver {
+        let name = name.to_ascii_lowercase();
+        self.ports.insert((name.clone(), port), local_port);
+        let at = self.public.entry(name).or_default();
+        if !at.contains(&ip) {
+            at.push(ip);
+        }
+        self
+    }
+
+    /// The port to connect to for `host:port`: `port`, but for a name that
+    /// [`Resolver::with_public_port`] serves elsewhere.
+    pub fn connect_port(&self, host: &str, port: u16) -> u16 {
+        if self.ports.is_empty() {
+            return port;
+        }
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        self.ports.get(&(host, port)).copied().unwrap_or(port)
     }
 
     /// Resolves `host` (a name, or an address, which is itself). An error is one
@@ -164,5 +197,10 @@ mod tests {
         assert!(!got.judged.is_empty());
         assert!(got.judged.iter().all(|a| a.is_loopback()), "{got:?}");
         assert!(r.resolve("no-such-host.invalid").await.is_err());
+        let r = r.with_public_port("Registry.Test", 80, "127.0.0.1".parse().unwrap(), 8123);
+        assert_eq!(r.connect_port("registry.test.", 80), 8123);
+        assert_eq!(r.connect_port("registry.test", 443), 443);
+        assert_eq!(r.connect_port("fake.test", 80), 80);
+        assert!(r.resolve("registry.test").await.unwrap().judged.is_empty());
     }
 }

@@ -1,8 +1,10 @@
 //! The network proxy (docs/network.md) against local fakes: curl through HTTP
 //! (plain and `CONNECT`) and SOCKS5, the host policy deciding each destination —
-//! a registry allowed by default, a deny rule over it, an unknown host and a
-//! loopback address refused without a connection, a made-up name resolved by the
-//! proxy (nothing leaves), SOCKS5 UDP refused.
+//! a registry allowed by default on its ports only, a deny rule over it, an
+//! unknown host and a loopback address refused without a connection, a made-up
+//! name resolved by the proxy (nothing leaves), SOCKS5 UDP refused; a plain HTTP
+//! request whose `Host` header names another host refused before anything is
+//! judged or connected.
 
 use crate::tools_support;
 
@@ -22,10 +24,18 @@ const LOCAL: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 /// A proxy on 127.0.0.1 for `p` (settings as written), where `registry.npmjs.org`
 /// and `exfil.test` are public hosts at 127.0.0.1.
 async fn proxy(p: &Project) -> (u16, Arc<GateJudge>) {
+    proxy_with(
+        p,
+        Resolver::default()
+            .with_public("registry.npmjs.org", LOCAL)
+            .with_public("exfil.test", LOCAL),
+    )
+    .await
+}
+
+/// A proxy on 127.0.0.1 for `p` with `resolver`.
+async fn proxy_with(p: &Project, resolver: Resolver) -> (u16, Arc<GateJudge>) {
     let judge = Arc::new(GateJudge::new(p.state(Mode::Auto)));
-    let resolver = Resolver::default()
-        .with_public("registry.npmjs.org", LOCAL)
-        .with_public("exfil.test", LOCAL);
     let proxy = Arc::new(Proxy::new(Arc::new(resolver), judge.clone()));
     let listener = TcpListener::bind((LOCAL, 0)).await.unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -61,12 +71,19 @@ async fn curl(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// A registry on its default port (80: the fake listens elsewhere and the test
+/// resolver sends `registry.npmjs.org:80` there) through each protocol; on another
+/// port it is refused like a host no rule allows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_registry_is_reached_through_every_protocol() {
+async fn a_registry_is_reached_through_every_protocol_on_its_ports_only() {
     let p = Project::new();
-    let (port, judge) = proxy(&p).await;
     let up = upstream("package index").await;
-    let url = format!("http://registry.npmjs.org:{}/pkg", up.address().port());
+    let (port, judge) = proxy_with(
+        &p,
+        Resolver::default().with_public_port("registry.npmjs.org", 80, LOCAL, up.address().port()),
+    )
+    .await;
+    let url = "http://registry.npmjs.org/pkg".to_string();
     let via = format!("http://127.0.0.1:{port}");
     let socks = format!("socks5h://127.0.0.1:{port}");
     for args in [
@@ -82,6 +99,126 @@ async fn a_registry_is_reached_through_every_protocol() {
     assert_eq!(events.len(), 3, "{events:?}");
     assert!(events.iter().all(|e| e.verdict == NetVerdict::Allow));
     assert_eq!(up.received_requests().await.unwrap().len(), 3);
+    // The same registry on the fake's own port: not a port the default covers.
+    let other = format!("http://registry.npmjs.org:{}/pkg", up.address().port());
+    for args in [
+        vec!["-x", via.as_str(), other.as_str()],
+        vec!["-p", "-x", via.as_str(), other.as_str()],
+        vec!["-x", socks.as_str(), other.as_str()],
+    ] {
+        let (code, out, err) = curl(&args).await;
+        assert!(!out.contains("package index"), "{args:?}: {out}");
+        assert!(
+            code != 0 || out.contains("Decode's network proxy"),
+            "{args:?}: {err}"
+        );
+    }
+    let events = judge.take_events();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert!(
+        events.iter().all(|e| matches!(&e.verdict,
+            NetVerdict::Refuse(r) if r.contains("allowed by default on ports 443 and 80 only"))),
+        "{events:?}"
+    );
+    assert_eq!(up.received_requests().await.unwrap().len(), 3);
+}
+
+/// Sends `request` to the proxy at `port` as it is; what came back.
+async fn raw(port: u16, request: &str) -> String {
+    let mut s = TcpStream::connect((LOCAL, port)).await.unwrap();
+    s.write_all(request.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), s.read_to_end(&mut out)).await;
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Domain fronting over plain HTTP: a request in absolute form whose `Host` header
+/// names another host (or port) than its target is refused before anything is
+/// judged, resolved or connected (a server behind a shared front picks the site by
+/// `Host`); a missing `Host` is set to the target's, a matching one passes; URLs
+/// two parsers could read as different hosts are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_header_naming_another_host_is_refused() {
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["net(domain:exfil.test)"]}}"#,
+    );
+    let (port, judge) = proxy(&p).await;
+    let up = upstream("tenant").await;
+    let up_port = up.address().port();
+    for (request, why) in [
+        (
+            format!("GET http://exfil.test:{up_port}/a HTTP/1.1\r\nHost: 127.0.0.1:{up_port}\r\n\r\n"),
+            "the Host header names `127.0.0.1:",
+        ),
+        (
+            format!("GET http://exfil.test:{up_port}/a HTTP/1.1\r\nHost: other-tenant.example\r\n\r\n"),
+            "not the request's target exfil.test:",
+        ),
+        (
+            format!("GET http://exfil.test:{up_port}/a HTTP/1.1\r\nHost: exfil.test\r\n\r\n"),
+            "Host header",
+        ),
+        (
+            format!("GET http://exfil.test:{up_port}/a HTTP/1.1\r\nHost: exfil.test:{up_port}\r\nHost: other.example\r\n\r\n"),
+            "more than one Host",
+        ),
+        // A bare LF ends a line for many servers: it does for the proxy too.
+        (
+            format!("GET http://exfil.test:{up_port}/a HTTP/1.1\nHost: other.example\n\n"),
+            "Host header",
+        ),
+        (
+            format!("GET http://exfil.test:{up_port}/a HTTP/1.1\r\nHost: exfil.test:{up_port}\r\n other.example\r\n\r\n"),
+            "folded",
+        ),
+        (
+            format!("GET http://exfil.test:{up_port}/a HTTP/1.1\rHost: other.example\r\n\r\n"),
+            "bare CR",
+        ),
+        (
+            format!("GET http://127.0.0.1:{up_port}#@exfil.test:{up_port}/abs6 HTTP/1.1\r\n\r\n"),
+            "fragment",
+        ),
+        (
+            format!("GET http://127.0.0.1:{up_port}@exfil.test:{up_port}/ HTTP/1.1\r\n\r\n"),
+            "credentials",
+        ),
+    ] {
+        let got = raw(port, &request).await;
+        assert!(got.starts_with("HTTP/1.1 400 "), "{request:?}: {got}");
+        assert!(got.contains(why), "{request:?}: {got}");
+    }
+    assert!(up.received_requests().await.unwrap().is_empty());
+    assert!(judge.take_events().is_empty(), "refused before judging");
+    // No Host: the target's is sent. The same host written otherwise passes.
+    let got = raw(
+        port,
+        &format!("GET http://exfil.test:{up_port}/none HTTP/1.1\r\nAccept: */*\r\n\r\n"),
+    )
+    .await;
+    assert!(got.starts_with("HTTP/1.1 200"), "{got}");
+    assert!(got.ends_with("tenant"), "{got}");
+    let got = raw(
+        port,
+        &format!(
+            "GET http://exfil.test:{up_port}/same HTTP/1.1\r\nhost: EXFIL.test.:{up_port}\r\n\r\n"
+        ),
+    )
+    .await;
+    assert!(got.starts_with("HTTP/1.1 200"), "{got}");
+    let seen = up.received_requests().await.unwrap();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0].url.path(), "/none");
+    assert_eq!(
+        seen[0]
+            .headers
+            .get("host")
+            .map(|h| h.to_str().unwrap().to_string()),
+        Some(format!("exfil.test:{up_port}"))
+    );
+    assert_eq!(seen[1].url.path(), "/same");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -280,4 +417,59 @@ async fn a_name_the_policy_refuses_or_asks_about_is_never_resolved() {
         &["93.184.216.34".parse().unwrap()]
     ));
     assert!(reaches_private("[::1]", &[]));
+}
+
+/// A surface that connects nowhere (`decode check`, the hooks) resolves a name only
+/// when its addresses could change the verdict: in bypass mode with no deny or ask
+/// rule that could match an address, nothing is looked up; with one, the name is
+/// resolved (and the rule refuses what resolves to its address).
+#[tokio::test]
+async fn a_check_in_bypass_mode_resolves_nothing_unless_a_rule_names_an_address() {
+    use decode_engine::net::decide_host_if;
+    use decode_policy::{Call, Tool, Verdict};
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["net(*.denied.example)"], "ask": ["net(domain:ask.example)"]}}"#,
+    );
+    let state = p.state(Mode::Bypass);
+    let gate = state.gate();
+    assert!(!gate.addresses_matter(Mode::Bypass));
+    // This resolver knows no name: a lookup of a made-up one comes back an error.
+    let resolver = Resolver::default();
+    for (subject, verdict) in [
+        ("byp1.attacker.example:443", Verdict::Allow),
+        ("x.denied.example:443", Verdict::Deny),
+        ("ask.example:443", Verdict::Ask),
+    ] {
+        let j = decide_host_if(
+            &|c| gate.decide(c, Mode::Bypass),
+            Call::new(Tool::Net, subject),
+            &resolver,
+            gate.addresses_matter(Mode::Bypass),
+        )
+        .await;
+        assert_eq!(
+            j.decision.verdict, verdict,
+            "{subject}: {}",
+            j.decision.reason
+        );
+        assert!(j.resolved.is_none(), "{subject} was looked up");
+    }
+    // A deny rule naming an address: the name is resolved, in bypass mode too.
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"deny": ["net(domain:203.0.113.7)"]}}"#,
+    );
+    let state = p.state(Mode::Bypass);
+    let gate = state.gate();
+    assert!(gate.addresses_matter(Mode::Bypass));
+    let j = decide_host_if(
+        &|c| gate.decide(c, Mode::Bypass),
+        Call::new(Tool::Net, "byp2.attacker.example:443"),
+        &resolver,
+        gate.addresses_matter(Mode::Bypass),
+    )
+    .await;
+    assert!(j.resolved.is_some(), "not looked up");
 }

@@ -41,14 +41,28 @@ fn enforced() {
 /// A context for `p` in `mode` whose resolver calls `web.test`, `exfil.test`,
 /// `ssh.test`, `registry.npmjs.org` and `pypi.org` public hosts at 127.0.0.1.
 fn ctx(p: &Project, mode: Mode, surface: Arc<Scripted>) -> ToolContext {
-    ToolContext::new(p.state(mode), surface).with_resolver(Arc::new(
-        Resolver::default()
-            .with_public("web.test", LOCAL)
-            .with_public("exfil.test", LOCAL)
-            .with_public("ssh.test", LOCAL)
-            .with_public("registry.npmjs.org", LOCAL)
-            .with_public("pypi.org", LOCAL),
-    ))
+    ctx_serving(p, mode, surface, &[])
+}
+
+/// [`ctx`] where each `(name, local_port)` of `serving` is that host's port 80
+/// (a registry is allowed by default on its usual ports only; the fake listens on
+/// `local_port` of 127.0.0.1).
+fn ctx_serving(
+    p: &Project,
+    mode: Mode,
+    surface: Arc<Scripted>,
+    serving: &[(&str, u16)],
+) -> ToolContext {
+    let mut resolver = Resolver::default()
+        .with_public("web.test", LOCAL)
+        .with_public("exfil.test", LOCAL)
+        .with_public("ssh.test", LOCAL)
+        .with_public("registry.npmjs.org", LOCAL)
+        .with_public("pypi.org", LOCAL);
+    for (name, local_port) in serving {
+        resolver = resolver.with_public_port(name, 80, LOCAL, *local_port);
+    }
+    ToolContext::new(p.state(mode), surface).with_resolver(Arc::new(resolver))
 }
 
 async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
@@ -447,12 +461,14 @@ async fn inner_a_net_deny_rule_beats_a_registry_default() {
     }
     enforced();
     let s = upstream("{\"name\":\"left-pad\"}").await;
-    let url = format!("http://registry.npmjs.org:{}/left-pad", port(&s));
+    // The registry's port 80 (served by the fake on its own port).
+    let url = "http://registry.npmjs.org/left-pad";
+    let serving = [("registry.npmjs.org", port(&s))];
     // Allowed by default.
     let p = Project::new();
     let surface = Scripted::new(vec![]);
     let r = bash(
-        &ctx(&p, Mode::Auto, surface.clone()),
+        &ctx_serving(&p, Mode::Auto, surface.clone(), &serving),
         &format!("curl -sS --max-time 20 {url}"),
     )
     .await;
@@ -465,7 +481,7 @@ async fn inner_a_net_deny_rule_beats_a_registry_default() {
     );
     let before = s.received_requests().await.unwrap().len();
     let r = bash(
-        &ctx(&p, Mode::Bypass, surface.clone()),
+        &ctx_serving(&p, Mode::Bypass, surface.clone(), &serving),
         &format!("curl -sfS --max-time 20 {url}"),
     )
     .await;
@@ -647,7 +663,6 @@ async fn inner_pip_download_and_npm_view_reach_local_registries_through_the_prox
     // `pypi.org` and `registry.npmjs.org` at 127.0.0.1 for the proxy's resolver).
     let p = Project::new();
     let surface = Scripted::new(vec![]);
-    let c = ctx(&p, Mode::Auto, surface.clone());
     let pip = std::process::Command::new("python3")
         .args(["-m", "pip", "--version"])
         .output()
@@ -675,13 +690,12 @@ open("simple/fakepkg/index.html", "w").write('<html><body><a href="../../files/%
             .unwrap();
         assert!(made.success());
         let (mut server, port) = serve_folder(served.path());
+        let c = ctx_serving(&p, Mode::Auto, surface.clone(), &[("pypi.org", port)]);
         let r = bash(
             &c,
-            &format!(
-                "python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check \
-                 --index-url http://pypi.org:{port}/simple/ --trusted-host pypi.org \
-                 -d dl fakepkg==1.0 && ls dl"
-            ),
+            "python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check \
+             --index-url http://pypi.org/simple/ --trusted-host pypi.org \
+             -d dl fakepkg==1.0 && ls dl",
         )
         .await;
         let _ = server.kill();
@@ -706,7 +720,7 @@ open("simple/fakepkg/index.html", "w").write('<html><body><a href="../../files/%
             "versions": {"1.2.3": {
                 "name": "fakepkg",
                 "version": "1.2.3",
-                "dist": {"tarball": format!("http://registry.npmjs.org:{}/fakepkg/-/fakepkg-1.2.3.tgz", port(&s)), "shasum": "0"}
+                "dist": {"tarball": "http://registry.npmjs.org/fakepkg/-/fakepkg-1.2.3.tgz", "shasum": "0"}
             }},
             "time": {"created": "2020-01-01T00:00:00.000Z", "modified": "2020-01-01T00:00:00.000Z", "1.2.3": "2020-01-01T00:00:00.000Z"}
         });
@@ -716,13 +730,16 @@ open("simple/fakepkg/index.html", "w").write('<html><body><a href="../../files/%
             )
             .mount(&s)
             .await;
+        let c = ctx_serving(
+            &p,
+            Mode::Auto,
+            surface.clone(),
+            &[("registry.npmjs.org", port(&s))],
+        );
         let r = bash(
             &c,
-            &format!(
-                "npm view fakepkg version --registry http://registry.npmjs.org:{}/ \
-                 --cache \"$PWD/.npm-cache\" --no-update-notifier",
-                port(&s)
-            ),
+            "npm view fakepkg version --registry http://registry.npmjs.org/ \
+             --cache \"$PWD/.npm-cache\" --no-update-notifier",
         )
         .await;
         assert!(!r.is_error, "{}", r.content);

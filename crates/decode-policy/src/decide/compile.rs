@@ -81,8 +81,11 @@ impl Gate {
         let shell = shell::ShellConfig::load(&root, &home, git_dir.as_deref());
         let remote_hosts = git_dir
             .as_deref()
-            .map(crate::net::git_remote_hosts)
-            .unwrap_or_default();
+            .map(crate::net::git_remotes)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| (r.host, r.port))
+            .collect();
         let mut mcp_patterns = |texts: &[String], source: String| {
             let mut out = Vec::new();
             for t in texts {

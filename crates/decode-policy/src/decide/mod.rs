@@ -77,8 +77,9 @@ pub struct Gate {
     mcp_offered: Vec<crate::mcp::McpPattern>,
     /// The MCP tools the person marked read-only in their own settings.
     mcp_read_only: Vec<crate::mcp::McpPattern>,
-    /// The hosts of the project's git remotes (allowed without a rule).
-    remote_hosts: Vec<String>,
+    /// The hosts of the project's git remotes and the port each URL names (allowed
+    /// without a rule on that port and on git's usual ones).
+    remote_hosts: Vec<(String, Option<u16>)>,
     /// Read-only bash commands run like `read` (settings `readOnlyCommands`).
     read_only_commands: bool,
 }

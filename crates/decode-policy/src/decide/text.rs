@@ -93,32 +93,14 @@ impl Gate {
                 Vec::new(),
             );
         }
-        if let Some(hit) = host
-            .as_deref()
-            .and_then(|h| self.private_hit(h, &call.addrs))
-        {
-            let h = host.as_deref().unwrap_or_default();
-            if let Some(f) = run.frags.get_mut(0) {
-                f.cap = Some(CapKind::Network);
-            }
-            run.step(
-                Stage::Caps,
-                format!("network: {} is a {} address", hit.what, hit.kind),
-            );
-            return run.finish(
-                Verdict::Ask,
-                format!(
-                    "web_fetch of {}: {} is a {} address; no rule names it",
-                    quote(subject),
-                    hit.what,
-                    hit.kind
-                ),
-                false,
-                None,
-                vec![format!("net(domain:{})", escape_glob(h))],
-            );
-        }
         let auto = mode == Mode::Auto;
+        if let Some(h) = host.as_deref() {
+            let about = format!("web_fetch of {}", quote(subject));
+            run = match self.private_stage(h, &call.addrs, mode, run, &about, None) {
+                Ok(run) => run,
+                Err(decided) => return decided,
+            };
+        }
         let (origin, reason) = match matcher(RuleList::Allow) {
             Some(i) => {
                 let r = &self.index.refs[i];

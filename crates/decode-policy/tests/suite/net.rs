@@ -6,7 +6,8 @@ use std::net::IpAddr;
 
 use decode_policy::{Call, CapKind, Mode, Tool, Verdict};
 
-use crate::common::{run, Proj};
+use crate::common::{run, strings, Proj};
+use decode_policy::{Level, LevelRules, RuleLists};
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
@@ -249,12 +250,210 @@ fn git_remote_hosts_are_allowed_by_default() {
     assert_eq!(d.verdict, Verdict::Allow, "{}", d.reason);
     assert!(d.reason.contains("git remote"), "{}", d.reason);
     assert!(g.default_hosts().contains(&"git.example.org".to_string()));
+    // On the ports of git's transports only (https, http, ssh, git://).
+    for port in [443, 80, 22, 9418] {
+        let d = g.decide(
+            &Call::new(Tool::Net, format!("git.example.org:{port}")),
+            Mode::Auto,
+        );
+        assert_eq!(d.verdict, Verdict::Allow, "{port}: {}", d.reason);
+    }
+    let d = g.decide(&Call::new(Tool::Net, "git.example.org:8443"), Mode::Auto);
+    assert_eq!(d.verdict, Verdict::Ask, "{}", d.reason);
+    assert!(
+        d.reason
+            .contains("a git remote of the project is allowed by default on ports 443, 80, 22 and 9418 only; no rule allows port 8443"),
+        "{}",
+        d.reason
+    );
+    assert_eq!(d.always_allow_rules, vec!["net(domain:git.example.org)"]);
     // …but not when it resolves to a private address.
     let d = g.decide(
         &Call::new(Tool::Net, "git.example.org:22").with_addrs(vec![ip("192.168.1.5")]),
         Mode::Auto,
     );
     assert_eq!(d.verdict, Verdict::Ask);
+}
+
+/// The default allow-list covers the ports its services use: a registry on 443 and
+/// 80, a git remote host on 443, 80, 22, 9418 and the port its URL names. Another
+/// port asks like a host no rule allows; a person's `net(domain:HOST)` rule covers
+/// every port of HOST.
+#[test]
+fn default_hosts_are_allowed_on_their_ports_only() {
+    let p = Proj::with_git("main");
+    std::fs::write(
+        p.root.join(".git/config"),
+        "[remote \"origin\"]\n\turl = ssh://git@git.example.org:2222/team/repo.git\n",
+    )
+    .unwrap();
+    let g = p.gate(&["net(domain:files.pythonhosted.org)"], &[], &[]);
+    let n = run(
+        &p,
+        &g,
+        &[
+            ("auto", "net", "static.crates.io:443", "allow:ports 443 and 80"),
+            ("default", "net", "pypi.org:80", "allow:a package registry"),
+            ("auto", "net", "pypi.org", "allow:ports 443 and 80"),
+            (
+                "auto",
+                "net",
+                "static.crates.io:25",
+                "ask:a package registry is allowed by default on ports 443 and 80 only; no rule allows port 25",
+            ),
+            ("default", "net", "pypi.org:8001", "ask:port 8001"),
+            ("edit", "net", "registry.npmjs.org:8443", "ask"),
+            ("plan", "net", "[::ffff:1.2.3.4]:25", "ask"),
+            ("bypass", "net", "pypi.org:8001", "allow"),
+            // A rule naming the host covers every port.
+            (
+                "auto",
+                "net",
+                "files.pythonhosted.org:8001",
+                "allow:net(domain:files.pythonhosted.org)",
+            ),
+            // The git remote: the port its URL names, and git's usual ports.
+            ("auto", "net", "git.example.org:2222", "allow:git remote"),
+            ("auto", "net", "git.example.org:9418", "allow"),
+            ("auto", "net", "git.example.org:8001", "ask:port 8001"),
+        ],
+    );
+    assert_eq!(n, 12);
+    let d = g.decide(&Call::new(Tool::Net, "pypi.org:8001"), Mode::Auto);
+    assert_eq!(d.always_allow_rules, vec!["net(domain:pypi.org)"]);
+    assert_eq!(d.fragments[0].cap, Some(CapKind::Network));
+    assert_eq!(
+        g.default_ports("git.example.org"),
+        Some((vec![443, 80, 22, 9418, 2222], "a git remote of the project"))
+    );
+    assert_eq!(g.default_ports("example.org"), None);
+}
+
+fn level(level: Level, file: &str, allow: &[&str]) -> LevelRules {
+    LevelRules {
+        level,
+        file: file.into(),
+        rules: RuleLists {
+            allow: strings(allow),
+            ask: Vec::new(),
+            deny: Vec::new(),
+        },
+        external_caps: Vec::new(),
+        saved_allow: Vec::new(),
+    }
+}
+
+/// A wildcard cannot lift the private-address ask, so when an exact rule does, the
+/// reason and the trace name that rule and its level — not a wildcard of another
+/// level that also matches the name.
+#[test]
+fn the_exact_rule_that_lifts_a_private_address_is_the_one_named() {
+    let p = Proj::new();
+    let g = p.gate_with(|i| {
+        i.trusted = true;
+        i.levels = vec![level(
+            Level::User,
+            "~/.config/decode/settings.json",
+            &["net(*.loop.test)", "net(*.example.com)"],
+        )];
+        i.project_rules.allow = strings(&["net(domain:a.loop.test)", "net(domain:10.9.9.9)"]);
+    });
+    let loopback = vec![ip("127.0.0.1")];
+    for (tool, subject) in [
+        (Tool::Net, "a.loop.test:8001"),
+        (Tool::WebFetch, "http://a.loop.test:8001/x"),
+    ] {
+        let d = g.decide(
+            &Call::new(tool, subject).with_addrs(loopback.clone()),
+            Mode::Auto,
+        );
+        assert_eq!(d.verdict, Verdict::Allow, "{subject}: {}", d.reason);
+        assert!(
+            d.reason.contains(
+                "allowed by rule net(domain:a.loop.test) from .decode/settings.json (project)"
+            ),
+            "{subject}: {}",
+            d.reason
+        );
+        assert!(!d.reason.contains("*.loop.test"), "{}", d.reason);
+        assert!(
+            d.trace
+                .iter()
+                .any(|t| t.result.starts_with("matches net(domain:a.loop.test)")),
+            "{:?}",
+            d.trace
+        );
+        assert_eq!(
+            d.fragments[0].rule.as_deref(),
+            Some("net(domain:a.loop.test)")
+        );
+    }
+    // Without the exact rule the wildcard does not lift it.
+    let d = g.decide(
+        &Call::new(Tool::Net, "b.loop.test:8001").with_addrs(loopback.clone()),
+        Mode::Auto,
+    );
+    assert_eq!(d.verdict, Verdict::Ask, "{}", d.reason);
+    // A rule naming the address lifts it, and is the one named.
+    let d = g.decide(
+        &Call::new(Tool::Net, "db.example.com:5432").with_addrs(vec![ip("10.9.9.9")]),
+        Mode::Auto,
+    );
+    assert_eq!(d.verdict, Verdict::Allow, "{}", d.reason);
+    assert!(
+        d.reason
+            .contains("rule net(domain:10.9.9.9) from .decode/settings.json (project)"),
+        "{}",
+        d.reason
+    );
+    // A public address: the first rule that matches decides, as before (here the
+    // user's wildcard, which comes first).
+    let d = g.decide(
+        &Call::new(Tool::Net, "a.loop.test:443").with_addrs(vec![ip("93.184.216.34")]),
+        Mode::Auto,
+    );
+    assert_eq!(d.verdict, Verdict::Allow, "{}", d.reason);
+    assert!(
+        d.reason
+            .contains("net(*.loop.test) from ~/.config/decode/settings.json (user)"),
+        "{}",
+        d.reason
+    );
+}
+
+/// In bypass mode only a deny or an ask rule that could match an address reads the
+/// addresses a name resolves to: without one, `decode check` need not resolve.
+#[test]
+fn addresses_matter_in_bypass_only_for_rules_that_name_addresses() {
+    let p = Proj::new();
+    let g = p.gate(
+        &["net(domain:10.9.9.9)"],
+        &["net(domain:ask.example)"],
+        &["net(*.denied.example)", "web_fetch(domain:evil.example)"],
+    );
+    assert!(!g.addresses_matter(Mode::Bypass));
+    for mode in [Mode::Default, Mode::Edit, Mode::Plan, Mode::Auto] {
+        assert!(g.addresses_matter(mode), "{mode}");
+    }
+    for (ask, deny) in [
+        (vec![], vec!["net(domain:203.0.113.7)"]),
+        (vec!["net(domain:fd00::1)"], vec![]),
+        (vec![], vec!["net(10.*)"]),
+        (vec![], vec!["web_fetch(domain:203.0.113.7)"]),
+    ] {
+        let g = p.gate(&[], &ask, &deny);
+        assert!(g.addresses_matter(Mode::Bypass), "{ask:?} {deny:?}");
+        // …as the verdict shows: the address decides.
+        let d = g.decide(
+            &Call::new(Tool::Net, "innocent.example:443").with_addrs(vec![
+                ip("203.0.113.7"),
+                ip("fd00::1"),
+                ip("10.1.1.1"),
+            ]),
+            Mode::Bypass,
+        );
+        assert_ne!(d.verdict, Verdict::Allow, "{ask:?} {deny:?}: {}", d.reason);
+    }
 }
 
 #[test]
