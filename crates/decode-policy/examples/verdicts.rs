@@ -15,7 +15,13 @@ fn main() {
     let base = std::fs::canonicalize(dir.path()).expect("canonical");
     let root = base.join("proj");
     let home = base.join("home");
-    for d in [".git/refs/heads", ".git/hooks", "src/secret", ".decode/agents", "docs/private"] {
+    for d in [
+        ".git/refs/heads",
+        ".git/hooks",
+        "src/secret",
+        ".decode/agents",
+        "docs/private",
+    ] {
         std::fs::create_dir_all(root.join(d)).expect("mkdir");
     }
     std::fs::create_dir_all(home.join(".ssh")).expect("mkdir");
@@ -50,7 +56,11 @@ fn main() {
             "paths",
             rules(
                 &["bash(make *)", "read(src/**)"],
-                &["read(src/**/*.key)", "read(docs/private/**)", "read(~/.aws/**)"],
+                &[
+                    "read(src/**/*.key)",
+                    "read(docs/private/**)",
+                    "read(~/.aws/**)",
+                ],
                 &[
                     "read(src/secret/**)",
                     "read(/etc/shadow)",

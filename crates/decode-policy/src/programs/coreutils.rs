@@ -275,7 +275,8 @@ pub(crate) const PROGRAMS: &[Program] = &[
             options: SORT,
             effect: Effect::ReadOnly,
             writes: &[Writes::OptionValue(&["-o", "--output"])],
-            reads: Reads::unless(&["-o", "--output", "--compress-program"]),
+            // `--files0-from FILE`: the files it reads are named in FILE.
+            reads: Reads::unless(&["-o", "--output", "--compress-program", "--files0-from"]),
             ..Node::NONE
         },
         generic_verbs: false,
@@ -427,10 +428,21 @@ pub(crate) const PROGRAMS: &[Program] = &[
                 see: Some(find),
                 ..Hooks::NONE
             },
-            // `-L`, `-H` and `-follow` follow links out of the folder.
+            // `-L`, `-H` and `-follow` follow links out of the folder;
+            // `-files0-from FILE` reads its starting points from a file (which
+            // files it then reads is not in the command).
             reads: Reads::here(&[
-                "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls", "-L", "-H",
+                "-exec",
+                "-execdir",
+                "-ok",
+                "-okdir",
+                "-delete",
+                "-fprint",
+                "-fls",
+                "-L",
+                "-H",
                 "-follow",
+                "-files0-from",
             ]),
             ..Node::NONE
         },
@@ -600,7 +612,6 @@ pub(crate) const PROGRAMS: &[Program] = &[
             "cat",
             "head",
             "tail",
-            "wc",
             "stat",
             "df",
             "cmp",
@@ -634,17 +645,36 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ],
         &[("cat upload", "read-only")],
     ),
+    // `--files0-from FILE`: the files it reads are named in FILE, not in the
+    // command, so nothing proves them readable.
     reader_with(
-        &["ls", "du"],
+        &["wc"],
+        Reads::unless(&["--files0-from"]),
+        &[("wc -l x", "read-only"), ("wc --files0-from=list", "plain")],
+    ),
+    reader_with(
+        &["ls"],
         // `-L` follows links out of the folder.
         Reads::here(&["-L", "--dereference"]),
         &[("ls -la deploy", "read-only")],
     ),
-    // `tree -o FILE` writes, `-R` writes an HTML page per folder.
+    reader_with(
+        &["du"],
+        Reads::here(&["-L", "--dereference", "--files0-from"]),
+        &[
+            ("du -sh src", "read-only"),
+            ("du --files0-from list", "plain"),
+        ],
+    ),
+    // `tree -o FILE` writes, `-R` writes an HTML page per folder, `--fromfile`
+    // reads the listing from files instead of the folders.
     reader_with(
         &["tree"],
-        Reads::here(&["-o", "-R", "-l"]),
-        &[("tree -L 2 src", "read-only")],
+        Reads::here(&["-o", "-R", "-l", "--fromfile"]),
+        &[
+            ("tree -L 2 src", "read-only"),
+            ("tree --fromfile list", "plain"),
+        ],
     ),
     // `file -C` compiles a magic file; `-z` may run decompressors.
     reader_with(

@@ -61,7 +61,9 @@ impl Walker<'_> {
             Some(t) => {
                 let dynamic = frag.core_dyn[k] && !self.is_static_var(t);
                 match self.expand_static(t) {
-                    Some(Some(e)) if !dynamic => self.cwd.as_ref().map(|c| paths::lexical(c, &e)),
+                    Some(Some(e)) if !dynamic => {
+                        self.cwd.as_ref().and_then(|c| self.cd_place(c, &e))
+                    }
                     _ => None,
                 }
             }
@@ -83,6 +85,27 @@ impl Walker<'_> {
             self.cwd_any = Some(None);
         }
         self.cwd = placed;
+    }
+
+    /// Where `cd TARGET` from `cwd` lands, when that is certain. bash folds `..`
+    /// by the text (`cd -L`), but goes where the links lead instead when the
+    /// folded folder is not there, and always with `cd -P`, `set -P` or `shopt
+    /// -s physical`: through a link (`up -> ..`), `up/../x` is then another
+    /// folder. A target with `..` is placed only where both readings agree and
+    /// the command made no link before it.
+    fn cd_place(&self, cwd: &std::path::Path, target: &std::path::Path) -> Option<PathBuf> {
+        let folded = paths::lexical(cwd, target);
+        let climbs = target
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir));
+        if !climbs {
+            return Some(folded);
+        }
+        if !self.links.as_ref().is_some_and(|l| l.is_empty()) {
+            return None;
+        }
+        let physical = paths::resolve(&cwd.join(target));
+        (physical == paths::resolve(&folded)).then_some(folded)
     }
 
     /// `let EXPR…`, and the NAME arguments of `declare`, `read`, `printf -v`,

@@ -119,6 +119,43 @@ fn f01_cd_that_bash_never_performs() {
     run(&p, &g, &cases);
 }
 
+/// `cd` with `..` through a link (outside attack, round 6): bash folds `..` by
+/// the text, but follows the links instead when the folded folder is not there
+/// (and always with `cd -P`, `set -P`): `sub/up -> ..` makes `sub/up/../home`
+/// the home folder, not `sub/home`. Where the two readings differ, or the
+/// command made a link first, the folder is unknown.
+#[test]
+fn cd_with_dot_dot_through_a_link_is_not_placed_by_its_text() {
+    let p = Proj::new();
+    std::fs::create_dir_all(p.root.join("sub/deep")).unwrap();
+    std::os::unix::fs::symlink("..", p.root.join("sub/up")).unwrap();
+    let g = p.gate(&[], &[], &[]);
+    let home = p.home.file_name().unwrap().to_string_lossy().into_owned();
+    let mut cases = Vec::new();
+    for c in [
+        format!("cd sub/up/../{home} && echo x >> .bashrc"),
+        format!("cd -P sub/up/../{home} && echo x >> .bashrc"),
+        format!("set -P; cd sub/up/../{home} && echo x >> .bashrc"),
+        format!("cd sub/up/../../{home}/.ssh && echo k >> authorized_keys"),
+        format!("ln -s .. sub/deep/l && cd sub/deep/l/../{home} && echo x >> .bashrc"),
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    // Guards: `..` with no link on the way still places what follows.
+    for c in [
+        "cd sub/deep/.. && echo hi > notes.txt".to_string(),
+        "cd sub/../sub/deep && echo hi > notes.txt".to_string(),
+        "cd sub && cd .. && echo hi > notes.txt".to_string(),
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    let cases: Vec<(&str, &str, &str, &str)> = cases
+        .iter()
+        .map(|(m, t, c, v)| (*m, *t, c.as_str(), *v))
+        .collect();
+    run(&p, &g, &cases);
+}
+
 /// F13: a redirection after a here-document's start is a write target like
 /// any other, in every mode.
 #[test]
