@@ -59,19 +59,36 @@ impl Gate {
         if parsed.fragments.is_empty() {
             return ReadOnly::No("no command".into());
         }
-        let mut uses = Vec::with_capacity(parsed.fragments.len());
-        for f in &parsed.fragments {
-            match self.fragment_reads_only(f) {
-                Ok(here) => uses.push(here),
-                Err(why) => return ReadOnly::No(format!("{}: {why}", quote(&f.text))),
-            }
-        }
+        // Every fragment that only reads is judged like `read`, whatever the
+        // others do: `touch x && git show HEAD:.env` reads a denied file as
+        // surely as `git show HEAD:.env` alone.
+        let uses: Vec<Result<bool, String>> = parsed
+            .fragments
+            .iter()
+            .map(|f| self.fragment_reads_only(f))
+            .collect();
+        let mut not = parsed.fragments.iter().zip(&uses).find_map(|(f, u)| {
+            u.as_ref()
+                .err()
+                .map(|why| format!("{}: {why}", quote(&f.text)))
+        });
+        let words_not_read_only = not.is_some();
         let paths: usize = parsed.fragments.iter().map(|f| f.paths.len()).sum();
         if paths > MAX_PATHS {
             return ReadOnly::No(format!("it names {paths} paths, over {MAX_PATHS}"));
         }
-        let mut not = None;
-        for (i, (f, &here)) in parsed.fragments.iter().zip(&uses).enumerate() {
+        for (i, (f, here)) in parsed.fragments.iter().zip(&uses).enumerate() {
+            let Ok(here) = *here else {
+                continue;
+            };
+            // Beside a command that does more than read, a test of whether a
+            // file is there (`test -f .env || cp .env.example .env`) reads
+            // nothing of it.
+            if words_not_read_only
+                && matches!(f.core.first().map(String::as_str), Some("test" | "["))
+            {
+                continue;
+            }
             let computed;
             let paths = match infos.and_then(|all| all.get(i)) {
                 Some(p) => p.as_slice(),

@@ -156,6 +156,38 @@ fn cd_with_dot_dot_through_a_link_is_not_placed_by_its_text() {
     run(&p, &g, &cases);
 }
 
+/// A fragment that only reads is judged like `read` whatever the other
+/// fragments do (outside attack, round 6: a `touch` in front of a read of a
+/// denied file turned the read deny rule off).
+#[test]
+fn a_read_of_a_denied_file_is_denied_beside_a_command_that_writes() {
+    let p = Proj::new();
+    std::fs::write(p.root.join(".env"), "K=1").unwrap();
+    let g = p.gate(
+        &[
+            "bash(echo *)",
+            "bash(touch *)",
+            "bash(cat *)",
+            "bash(head *)",
+        ],
+        &[],
+        &["read(.env)"],
+    );
+    let mut cases = Vec::new();
+    for mode in ["default", "auto"] {
+        for c in [
+            "touch q && cat .env",
+            "touch q; cat .env | head -1",
+            "echo x > notes.txt; cat ./.env",
+        ] {
+            cases.push((mode, "bash", c, "deny"));
+        }
+        // Guard: the same writes beside a harmless read stay allowed.
+        cases.push((mode, "bash", "touch q && cat README", "allow"));
+    }
+    run(&p, &g, &cases);
+}
+
 /// F13: a redirection after a here-document's start is a write target like
 /// any other, in every mode.
 #[test]
