@@ -5,8 +5,10 @@
 //!
 //! Every destination is resolved by the proxy, once ([`Resolver`]); the host and
 //! the addresses are judged by a [`Judge`] (the host policy); an allowed connection
-//! goes to exactly the judged addresses and the bytes are then copied both ways
-//! untouched. A refused one gets the protocol's refusal with the reason (HTTP 403
+//! goes to exactly the judged addresses; a tunnel's bytes are then copied both
+//! ways untouched, and a plain HTTP request is forwarded alone — its head and
+//! exactly its body, one request per upstream connection, so every request the
+//! server gets was judged. A refused one gets the protocol's refusal with the reason (HTTP 403
 //! with the reason in the body and an `X-Decode-Refused` header; SOCKS5 reply 2,
 //! "not allowed by ruleset") and nothing is connected. SOCKS5 `BIND` and
 //! `UDP ASSOCIATE` are refused: the proxy carries TCP streams only.
@@ -244,15 +246,25 @@ impl Proxy {
                 return Ok(());
             }
         };
-        let mut upstream = match self.open(&t).await {
+        let body = match body_framing(&headers) {
+            Ok(b) => b,
+            Err(why) => {
+                tracing::info!(target = %t.shown(), %why, "network proxy: refused");
+                respond(reader.get_mut(), 400, &why).await?;
+                return Ok(());
+            }
+        };
+        let upstream = match self.open(&t).await {
             Ok(s) => s,
             Err((kind, reason)) => {
                 respond(reader.get_mut(), kind.http_status(), &reason).await?;
                 return Ok(());
             }
         };
-        // One request per connection: a client that reuses it for another host
-        // would reach this one, so the server is told to close after answering.
+        // Exactly one request per upstream connection: the head, then exactly its
+        // body as its framing says, with `Connection: close`. Nothing else the
+        // client sends goes upstream (a pipelined next request was never judged:
+        // the client opens a new connection for it, which is judged again).
         let mut out = format!("{method} {path} {version}\r\n");
         if !has_host {
             out.push_str(&format!("Host: {}\r\n", t.authority()));
@@ -270,12 +282,37 @@ impl Proxy {
             out.push_str("\r\n");
         }
         out.push_str("Connection: close\r\n\r\n");
-        upstream.write_all(out.as_bytes()).await?;
-        let early = reader.buffer().to_vec();
-        if !early.is_empty() {
-            upstream.write_all(&early).await?;
-        }
-        relay(reader.into_inner(), upstream).await
+        let (up_read, mut up_write) = upstream.into_split();
+        up_write.write_all(out.as_bytes()).await?;
+        let (client_read, mut client_write) = tokio::io::split(reader);
+        let mut client_read = BufReader::new(client_read);
+        // The body goes up while the response comes back (a client that sent
+        // `Expect: 100-continue` waits for the server before sending its body);
+        // the response is relayed until the server closes.
+        let send = async {
+            forward_body(&mut client_read, &mut up_write, body).await?;
+            up_write.flush().await?;
+            std::future::pending::<io::Result<()>>().await
+        };
+        let back = async {
+            let mut up_read = BufReader::with_capacity(COPY_BUF, up_read);
+            tokio::io::copy_buf(&mut up_read, &mut client_write).await?;
+            client_write.flush().await?;
+            client_write.shutdown().await
+        };
+        let r = tokio::select! {
+            r = send => r,
+            r = back => r,
+        };
+        // What the client sent after its request is read and dropped (closing a
+        // connection with unread bytes would reset it, and the client could lose
+        // the end of the response).
+        let mut sink = [0u8; 8192];
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            while matches!(client_read.read(&mut sink).await, Ok(n) if n > 0) {}
+        })
+        .await;
+        r
     }
 
     async fn socks5<S>(&self, mut reader: BufReader<S>) -> io::Result<()>
@@ -590,6 +627,162 @@ fn host_header(headers: &[&str], t: &Target) -> Result<bool, String> {
     Ok(seen)
 }
 
+/// How a plain HTTP request's body is framed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    /// No body.
+    None,
+    /// `Content-Length: N`.
+    Length(u64),
+    /// `Transfer-Encoding: chunked`.
+    Chunked,
+}
+
+/// The body framing of a plain HTTP request, read from headers that
+/// [`host_header`] has passed. Refused (the reason) is any framing a server could
+/// read otherwise than the proxy — the way a second request is smuggled past it:
+/// `Transfer-Encoding` with `Content-Length`, more than one of either, a length
+/// that is not plain digits, a transfer coding other than `chunked`.
+fn body_framing(headers: &[&str]) -> Result<Body, String> {
+    let mut length = None;
+    let mut chunked = false;
+    for line in headers {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim_matches([' ', '\t']);
+        if name.eq_ignore_ascii_case("content-length") {
+            if length.is_some() {
+                return Err("more than one Content-Length header".into());
+            }
+            let n = (!value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| value.parse::<u64>().ok())
+                .flatten()
+                .ok_or_else(|| {
+                    let one_line: String = value.chars().take(40).collect();
+                    format!("a Content-Length that is not a number of bytes: `{one_line}`")
+                })?;
+            length = Some(n);
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            if chunked {
+                return Err("more than one Transfer-Encoding header".into());
+            }
+            if !value.eq_ignore_ascii_case("chunked") {
+                let one_line: String = value.chars().take(40).collect();
+                return Err(format!(
+                    "a Transfer-Encoding other than `chunked`: `{one_line}`"
+                ));
+            }
+            chunked = true;
+        }
+    }
+    match (length, chunked) {
+        (Some(_), true) => Err(
+            "both Content-Length and Transfer-Encoding (a server could read the body otherwise than the proxy)"
+                .into(),
+        ),
+        (Some(n), false) => Ok(Body::Length(n)),
+        (None, true) => Ok(Body::Chunked),
+        (None, false) => Ok(Body::None),
+    }
+}
+
+/// The longest chunk-size or trailer line of a chunked body.
+const MAX_CHUNK_LINE: usize = 8 * 1024;
+
+/// Copies exactly the body `body` frames from `from` to `to`, and nothing after
+/// it. A chunked body is read by its framing — each `SIZE[;ext]` line, its bytes
+/// and CRLF, the last (zero) chunk and the trailers up to the empty line; a
+/// malformed one is an error (the connection is dropped, the request unfinished).
+async fn forward_body<R, W>(from: &mut R, to: &mut W, body: Body) -> io::Result<()>
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_string());
+    match body {
+        Body::None => Ok(()),
+        Body::Length(n) => copy_exactly(from, to, n).await,
+        Body::Chunked => {
+            loop {
+                let line = read_line(from).await?;
+                let size = line.split(';').next().unwrap_or_default();
+                let size = size.trim_end_matches([' ', '\t']);
+                if size.is_empty()
+                    || size.len() > 16
+                    || !size.bytes().all(|b| b.is_ascii_hexdigit())
+                    || line.bytes().any(|b| b.is_ascii_control() && b != b'\t')
+                {
+                    return Err(bad("a malformed chunk size line"));
+                }
+                let n = u64::from_str_radix(size, 16).map_err(|_| bad("a chunk too large"))?;
+                to.write_all(line.as_bytes()).await?;
+                to.write_all(b"\r\n").await?;
+                if n == 0 {
+                    break;
+                }
+                copy_exactly(from, to, n).await?;
+                let mut crlf = [0u8; 2];
+                from.read_exact(&mut crlf).await?;
+                if &crlf != b"\r\n" {
+                    return Err(bad("a chunk not followed by CRLF"));
+                }
+                to.write_all(b"\r\n").await?;
+            }
+            // Trailers, up to the empty line.
+            let mut total = 0;
+            loop {
+                let line = read_line(from).await?;
+                total += line.len();
+                if total > MAX_HEAD
+                    || line.bytes().any(|b| b.is_ascii_control() && b != b'\t')
+                    || (!line.is_empty() && !line.contains(':'))
+                {
+                    return Err(bad("malformed trailers"));
+                }
+                to.write_all(line.as_bytes()).await?;
+                to.write_all(b"\r\n").await?;
+                if line.is_empty() {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// One line of a chunked body, which must end with CRLF (without it).
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(from: &mut R) -> io::Result<String> {
+    let mut line = Vec::new();
+    (&mut *from)
+        .take(MAX_CHUNK_LINE as u64)
+        .read_until(b'\n', &mut line)
+        .await?;
+    match line.strip_suffix(b"\r\n") {
+        Some(l) if !l.contains(&b'\r') => String::from_utf8(l.to_vec())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "a non-UTF-8 chunk line")),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "a chunk line that does not end with CRLF",
+        )),
+    }
+}
+
+/// Copies exactly `n` bytes from `from` to `to`; an early end is an error.
+async fn copy_exactly<R, W>(from: &mut R, to: &mut W, n: u64) -> io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let copied = tokio::io::copy(&mut (&mut *from).take(n), to).await?;
+    if copied < n {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the request body ended early",
+        ));
+    }
+    Ok(())
+}
+
 /// `HOST:PORT` (or `[V6]:PORT`, or a bare host with `default` port) normalised
 /// the way rules see hosts; `None` without a usable host or port.
 fn host_port(s: &str, default: Option<u16>) -> Option<(String, u16)> {
@@ -759,5 +952,94 @@ mod tests {
         assert_eq!(target("pypi.org", 80).authority(), "pypi.org");
         assert_eq!(target("::1", 80).authority(), "[::1]");
         assert_eq!(target("a.test", 8001).authority(), "a.test:8001");
+    }
+
+    #[test]
+    fn a_body_is_framed_one_way_or_refused() {
+        assert_eq!(body_framing(&["Accept: */*"]), Ok(Body::None));
+        assert_eq!(body_framing(&["Content-Length: 12"]), Ok(Body::Length(12)));
+        assert_eq!(
+            body_framing(&["transfer-encoding:  Chunked "]),
+            Ok(Body::Chunked)
+        );
+        for (headers, why) in [
+            (
+                vec!["Content-Length: 5", "Transfer-Encoding: chunked"],
+                "both",
+            ),
+            (
+                vec!["Transfer-Encoding: chunked", "Content-Length: 5"],
+                "both",
+            ),
+            (
+                vec!["Content-Length: 5", "Content-Length: 5"],
+                "more than one",
+            ),
+            (
+                vec!["Content-Length: 5", "content-length: 6"],
+                "more than one",
+            ),
+            (vec!["Content-Length: 5, 5"], "not a number"),
+            (vec!["Content-Length: +5"], "not a number"),
+            (vec!["Content-Length: 0x5"], "not a number"),
+            (vec!["Content-Length:"], "not a number"),
+            (
+                vec!["Content-Length: 99999999999999999999999"],
+                "not a number",
+            ),
+            (vec!["Transfer-Encoding: gzip, chunked"], "other than"),
+            (vec!["Transfer-Encoding: identity"], "other than"),
+            (
+                vec!["Transfer-Encoding: chunked", "Transfer-Encoding: chunked"],
+                "more than one",
+            ),
+        ] {
+            let got = body_framing(&headers);
+            assert!(
+                matches!(&got, Err(e) if e.contains(why)),
+                "{headers:?}: {got:?}"
+            );
+        }
+    }
+
+    async fn forwarded(input: &[u8], body: Body) -> (io::Result<()>, Vec<u8>, Vec<u8>) {
+        let mut from = BufReader::new(input);
+        let mut to = Vec::new();
+        let r = forward_body(&mut from, &mut to, body).await;
+        let mut rest = Vec::new();
+        from.read_to_end(&mut rest).await.unwrap();
+        (r, to, rest)
+    }
+
+    #[tokio::test]
+    async fn exactly_the_body_is_forwarded_and_nothing_after_it() {
+        let next = b"GET http://evil.example/ HTTP/1.1\r\n\r\n";
+        let (r, to, rest) = forwarded(&[b"hello".as_slice(), next].concat(), Body::Length(5)).await;
+        assert!(r.is_ok());
+        assert_eq!(to, b"hello");
+        assert_eq!(rest, next);
+        let (r, to, rest) = forwarded(next, Body::None).await;
+        assert!(r.is_ok());
+        assert!(to.is_empty());
+        assert_eq!(rest, next);
+        let chunked =
+            b"5;ext=1\r\nhello\r\n1a\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nX-Sum: 1\r\n\r\n";
+        let (r, to, rest) = forwarded(&[chunked.as_slice(), next].concat(), Body::Chunked).await;
+        assert!(r.is_ok());
+        assert_eq!(to, chunked);
+        assert_eq!(rest, next);
+        // Short or malformed bodies are errors (the connection is dropped).
+        for (input, body) in [
+            (b"hel".as_slice(), Body::Length(5)),
+            (b"5\r\nhelloX\r\n0\r\n\r\n", Body::Chunked),
+            (b"5\nhello\r\n0\r\n\r\n", Body::Chunked),
+            (b"-5\r\nhello\r\n0\r\n\r\n", Body::Chunked),
+            (b"\r\n", Body::Chunked),
+            (b"0\r\nnot a trailer\r\n\r\n", Body::Chunked),
+            (b"0\r\n", Body::Chunked),
+        ] {
+            let (r, _, _) = forwarded(input, body).await;
+            assert!(r.is_err(), "{:?}", String::from_utf8_lossy(input));
+        }
     }
 }

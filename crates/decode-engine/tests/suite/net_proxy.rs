@@ -4,7 +4,8 @@
 //! unknown host and a loopback address refused without a connection, a made-up
 //! name resolved by the proxy (nothing leaves), SOCKS5 UDP refused; a plain HTTP
 //! request whose `Host` header names another host refused before anything is
-//! judged or connected.
+//! judged or connected; exactly one judged request (and its body) forwarded per
+//! upstream connection, and framing that could smuggle another refused.
 
 use crate::tools_support;
 
@@ -219,6 +220,240 @@ async fn a_host_header_naming_another_host_is_refused() {
         Some(format!("exfil.test:{up_port}"))
     );
     assert_eq!(seen[1].url.path(), "/same");
+}
+
+/// A fake HTTP server on 127.0.0.1 that records every byte each connection sends
+/// it: it reads one request (its head and a `Content-Length` or chunked body), answers
+/// `got N bytes` and closes its side, then keeps reading (and recording) until the
+/// other side closes.
+struct RawUpstream {
+    port: u16,
+    seen: Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+}
+
+impl RawUpstream {
+    async fn start() -> RawUpstream {
+        let listener = TcpListener::bind((LOCAL, 0)).await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let all = seen.clone();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                let all = all.clone();
+                tokio::spawn(async move {
+                    let i = {
+                        let mut all = all.lock().unwrap();
+                        all.push(Vec::new());
+                        all.len() - 1
+                    };
+                    let mut got = Vec::new();
+                    let mut buf = [0u8; 64 * 1024];
+                    let mut answered = false;
+                    loop {
+                        let n = match tokio::time::timeout(
+                            std::time::Duration::from_secs(10),
+                            s.read(&mut buf),
+                        )
+                        .await
+                        {
+                            Ok(Ok(n)) if n > 0 => n,
+                            _ => break,
+                        };
+                        got.extend_from_slice(&buf[..n]);
+                        all.lock().unwrap()[i] = got.clone();
+                        if answered {
+                            continue;
+                        }
+                        let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") else {
+                            continue;
+                        };
+                        let head = String::from_utf8_lossy(&got[..end]).to_lowercase();
+                        let length: usize = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length:"))
+                            .map(|v| v.trim().parse().unwrap())
+                            .unwrap_or(0);
+                        let body = got.len() - end - 4;
+                        let chunked = head.contains("transfer-encoding: chunked");
+                        if (chunked && got[end + 4..].ends_with(b"\r\n\r\n"))
+                            || (!chunked && body >= length)
+                        {
+                            let text = format!("got {body} bytes");
+                            let answer = format!(
+                                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                                text.len()
+                            );
+                            s.write_all(answer.as_bytes()).await.unwrap();
+                            let _ = s.shutdown().await;
+                            answered = true;
+                        }
+                    }
+                });
+            }
+        });
+        RawUpstream { port, seen }
+    }
+
+    /// What each connection sent, in the order they came.
+    fn seen(&self) -> Vec<String> {
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect()
+    }
+}
+
+/// Request smuggling over plain HTTP: the proxy judges and checks every request it
+/// forwards, so it forwards exactly one per upstream connection — the head, then
+/// exactly its body, with `Connection: close` — and nothing the client sends after
+/// it (a pipelined second request naming another host never reaches the server).
+/// A body two readers could frame differently (`Content-Length` with
+/// `Transfer-Encoding`, two lengths) is refused before anything is judged or
+/// connected.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_judged_request_reaches_the_server() {
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["net(domain:exfil.test)"]}}"#,
+    );
+    let (port, judge) = proxy(&p).await;
+    let up = RawUpstream::start().await;
+    let at = format!("exfil.test:{}", up.port);
+    let smuggled = "GET /steal HTTP/1.1\r\nHost: evil.example\r\n\r\n";
+    // Pipelined: a second request (absolute or origin form, another Host) behind
+    // the first on a keep-alive connection.
+    for second in [
+        "GET http://evil.example/steal HTTP/1.1\r\nHost: evil.example\r\n\r\n".to_string(),
+        smuggled.to_string(),
+    ] {
+        let got = raw(
+            port,
+            &format!(
+                "GET http://{at}/a HTTP/1.1\r\nHost: {at}\r\nConnection: keep-alive\r\nProxy-Connection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n{second}"
+            ),
+        )
+        .await;
+        assert!(got.starts_with("HTTP/1.1 200 OK"), "{got}");
+        assert!(got.ends_with("got 0 bytes"), "{got}");
+    }
+    // A request with a body, then one smuggled behind it.
+    let got = raw(
+        port,
+        &format!(
+            "POST http://{at}/b HTTP/1.1\r\nHost: {at}\r\nContent-Length: 5\r\n\r\nhello{smuggled}"
+        ),
+    )
+    .await;
+    assert!(got.ends_with("got 5 bytes"), "{got}");
+    let seen = up.seen();
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    for s in &seen {
+        assert!(!s.contains("steal") && !s.contains("evil"), "{s}");
+        assert_eq!(s.matches(" HTTP/1.1\r\n").count(), 1, "{s}");
+        assert!(s.contains("\r\nConnection: close\r\n\r\n"), "{s}");
+        assert!(!s.to_lowercase().contains("keep-alive"), "{s}");
+    }
+    assert!(seen[0].starts_with("GET /a HTTP/1.1\r\n"), "{}", seen[0]);
+    assert!(seen[2].starts_with("POST /b HTTP/1.1\r\n"), "{}", seen[2]);
+    assert!(seen[2].ends_with("\r\n\r\nhello"), "{}", seen[2]);
+    judge.take_events();
+
+    // Framing a server could read otherwise than the proxy: refused, nothing
+    // judged or connected.
+    for (headers, why) in [
+        (
+            "Content-Length: 44\r\nTransfer-Encoding: chunked",
+            "both Content-Length and Transfer-Encoding",
+        ),
+        (
+            "Transfer-Encoding: chunked\r\nContent-Length: 5",
+            "both Content-Length and Transfer-Encoding",
+        ),
+        (
+            "Content-Length: 5\r\nContent-Length: 44",
+            "more than one Content-Length",
+        ),
+        (
+            "Content-Length: 5\r\nContent-Length: 5",
+            "more than one Content-Length",
+        ),
+        ("Content-Length: 5, 44", "not a number of bytes"),
+        ("Transfer-Encoding: xchunked", "other than `chunked`"),
+        (
+            "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked",
+            "more than one Transfer-Encoding",
+        ),
+    ] {
+        let request = format!(
+            "POST http://{at}/c HTTP/1.1\r\nHost: {at}\r\n{headers}\r\n\r\n0\r\n\r\n{smuggled}"
+        );
+        let got = raw(port, &request).await;
+        assert!(got.starts_with("HTTP/1.1 400 "), "{request:?}: {got}");
+        assert!(got.contains(why), "{request:?}: {got}");
+    }
+    assert_eq!(up.seen().len(), 3, "nothing connected");
+    assert!(judge.take_events().is_empty(), "refused before judging");
+
+    // A chunked body goes up by its framing, and nothing after it.
+    let chunked = "5;x=y\r\nhello\r\n6\r\n world\r\n0\r\nX-Sum: 1\r\n\r\n";
+    let got = raw(
+        port,
+        &format!(
+            "POST http://{at}/d HTTP/1.1\r\nHost: {at}\r\nTransfer-Encoding: chunked\r\n\r\n{chunked}{smuggled}"
+        ),
+    )
+    .await;
+    assert!(got.starts_with("HTTP/1.1 200 OK"), "{got}");
+    let seen = up.seen();
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert!(
+        seen[3].ends_with(&format!("\r\n\r\n{chunked}")),
+        "{}",
+        seen[3]
+    );
+}
+
+/// A large body arrives whole and the answer comes back — from a raw client and
+/// from curl (which may wait for `100 Continue` before sending it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_body_arrives_whole() {
+    let p = Project::new();
+    p.write(
+        ".decode/settings.json",
+        r#"{"permissions": {"allow": ["net(domain:exfil.test)"]}}"#,
+    );
+    let (port, _judge) = proxy(&p).await;
+    let up = RawUpstream::start().await;
+    let at = format!("exfil.test:{}", up.port);
+    let body = "0123456789".repeat(300_000);
+    let got = raw(
+        port,
+        &format!(
+            "PUT http://{at}/up HTTP/1.1\r\nHost: {at}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+    .await;
+    assert!(got.ends_with("got 3000000 bytes"), "{got}");
+    let file = p.write("body.bin", &body);
+    let via = format!("http://127.0.0.1:{port}");
+    let (code, out, err) = curl(&[
+        "-x",
+        &via,
+        "--data-binary",
+        &format!("@{}", file.display()),
+        &format!("http://{at}/curl"),
+    ])
+    .await;
+    assert_eq!((code, out.as_str()), (0, "got 3000000 bytes"), "{err}");
+    let seen = up.seen();
+    assert_eq!(seen.len(), 2);
+    for s in seen {
+        assert!(s.ends_with(&format!("\r\n\r\n{body}")), "{}", s.len());
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
