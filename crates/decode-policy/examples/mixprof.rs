@@ -1,35 +1,11 @@
 #![allow(clippy::print_stdout)]
-use decode_policy::{Call, Gate, Mode, PolicyInput, Tool};
+use decode_policy::{Call, Mode, Tool};
+
+#[path = "../benches/support/mod.rs"]
+mod support;
+
 fn main() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("proj");
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    let mut input = PolicyInput::new(&root, dir.path().join("home"));
-    let tools = [
-        "git", "npm", "cargo", "make", "docker", "kubectl", "python3", "node", "go", "rustc", "ls",
-        "cat", "grep", "sed", "awk", "curl", "wget", "tar", "zip", "jq",
-    ];
-    for i in 0..1000 {
-        let t = tools[i % tools.len()];
-        let r = match i % 10 {
-            0 => format!("bash({t} sub{i} *)"),
-            1 => format!("bash({t} --flag-{i}*)"),
-            2 => format!("read(src/module{i}/**)"),
-            3 => format!("edit(docs/page{i}.md)"),
-            4 => format!("bash({t} run task{i}:*)"),
-            5 => format!("read(/opt/data{i}/*)"),
-            6 => format!("web_fetch(domain:host{i}.example.com)"),
-            7 => format!("bash(./scripts/tool{i}.sh *)"),
-            8 => format!("edit(gen/**/file{i}.rs)"),
-            _ => format!("bash({t} exact command {i})"),
-        };
-        match i % 7 {
-            0 => input.project_rules.deny.push(r),
-            1 => input.project_rules.ask.push(r),
-            _ => input.project_rules.allow.push(r),
-        }
-    }
-    let (gate, _) = Gate::new(input);
+    let (_dir, gate) = support::gate();
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/agent_commands.jsonl"
