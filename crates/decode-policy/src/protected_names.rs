@@ -131,6 +131,18 @@ pub(crate) const IN_HOME: &[(&str, bool, ProtectedKind)] = &[
     // and cargo's installed programs (`cargo NAME` runs `cargo-NAME`).
     (".local/lib", true, ProtectedKind::HomeConfig),
     (".cargo/bin", true, ProtectedKind::HomeConfig),
+    // Package managers' own settings, which can name programs they run, indexes
+    // they fetch from and scripts they run (outside attack, round 6).
+    (".cargo/config.toml", false, ProtectedKind::HomeConfig),
+    (".cargo/config", false, ProtectedKind::HomeConfig),
+    (".npmrc", false, ProtectedKind::HomeConfig),
+    (".yarnrc", false, ProtectedKind::HomeConfig),
+    (".yarnrc.yml", false, ProtectedKind::HomeConfig),
+    (".config/pip", true, ProtectedKind::HomeConfig),
+    (".pip", true, ProtectedKind::HomeConfig),
+    (".pydistutils.cfg", false, ProtectedKind::HomeConfig),
+    // Folders of start-up files many `.bashrc`s read one by one.
+    (".bashrc.d", true, ProtectedKind::ShellStartup),
 ];
 
 /// Decode's system-wide folder (managed settings), never automatic.

@@ -65,7 +65,7 @@ impl Gate {
         let uses: Vec<Result<bool, String>> = parsed
             .fragments
             .iter()
-            .map(|f| self.fragment_reads_only(f))
+            .map(|f| self.fragment_reads_only(f, false))
             .collect();
         let mut not = parsed.fragments.iter().zip(&uses).find_map(|(f, u)| {
             u.as_ref()
@@ -73,6 +73,14 @@ impl Gate {
                 .map(|why| format!("{}: {why}", quote(&f.text)))
         });
         let words_not_read_only = not.is_some();
+        // A fragment that reads and also writes (`git show HEAD:.env > out`) is
+        // no read-only command, but what it reads is judged all the same.
+        let uses: Vec<Result<bool, String>> = parsed
+            .fragments
+            .iter()
+            .zip(uses)
+            .map(|(f, u)| u.or_else(|_| self.fragment_reads_only(f, true)))
+            .collect();
         let paths: usize = parsed.fragments.iter().map(|f| f.paths.len()).sum();
         if paths > MAX_PATHS {
             return ReadOnly::No(format!("it names {paths} paths, over {MAX_PATHS}"));
@@ -110,7 +118,9 @@ impl Gate {
 
     /// Whether the fragment only reads, by its words alone: `Ok(here)`,
     /// `here` when it also reads the folder it runs in.
-    fn fragment_reads_only(&self, f: &Fragment) -> Result<bool, String> {
+    /// `but_writes`: whether it reads only what its words say, its
+    /// redirections to files aside.
+    fn fragment_reads_only(&self, f: &Fragment, but_writes: bool) -> Result<bool, String> {
         let Some(program) = f.words.first() else {
             return Err("no program".into());
         };
@@ -136,6 +146,7 @@ impl Gate {
             .writes
             .iter()
             .find(|t| t.dynamic || t.link || !is_harmless_device(Path::new(&t.raw)))
+            .filter(|_| !but_writes)
         {
             return Err(format!("writes {}", t.raw));
         }
@@ -167,7 +178,9 @@ impl Gate {
             };
         }
         let mut not = None;
-        for p in infos {
+        // What it writes (a redirection to a file) is not read.
+        let written = |p: &PathInfo| f.writes.iter().any(|t| t.raw == p.raw);
+        for p in infos.iter().filter(|p| !written(p)) {
             let (Some(given), Some(resolved)) = (&p.given, &p.resolved) else {
                 return ReadOnly::No(format!("{} is in an unknown folder", p.raw));
             };

@@ -188,6 +188,42 @@ fn a_read_of_a_denied_file_is_denied_beside_a_command_that_writes() {
     run(&p, &g, &cases);
 }
 
+/// The package managers' own settings in the home folder and the folder of
+/// start-up files `.bashrc` reads (outside attack, round 6) are never automatic,
+/// and a reading command that writes a file still has its reads judged.
+#[test]
+fn home_settings_of_package_managers_and_reads_beside_a_redirect() {
+    let p = Proj::new();
+    std::fs::write(p.root.join(".env"), "K=1").unwrap();
+    let g = p.gate(&["bash(git *)", "bash(echo *)"], &[], &["read(.env)"]);
+    let mut cases = Vec::new();
+    for target in [
+        "~/.npmrc",
+        "~/.cargo/config.toml",
+        "~/.config/pip/pip.conf",
+        "~/.pip/pip.conf",
+        "~/.bashrc.d/x.sh",
+        "~/.yarnrc",
+    ] {
+        cases.push(("auto", "write", target.to_string(), "ask"));
+        cases.push(("auto", "bash", format!("echo x >> {target}"), "ask"));
+    }
+    cases.push(("auto", "bash", "cat .env > out.txt".to_string(), "deny"));
+    cases.push((
+        "auto",
+        "bash",
+        "head -1 .env >> notes.txt".to_string(),
+        "deny",
+    ));
+    // Guard: writing the denied file is no read of it.
+    cases.push(("auto", "bash", "echo K=2 > .env".to_string(), "allow"));
+    let cases: Vec<(&str, &str, &str, &str)> = cases
+        .iter()
+        .map(|(m, t, c, v)| (*m, *t, c.as_str(), *v))
+        .collect();
+    run(&p, &g, &cases);
+}
+
 /// F13: a redirection after a here-document's start is a write target like
 /// any other, in every mode.
 #[test]
