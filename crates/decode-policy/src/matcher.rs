@@ -230,6 +230,10 @@ pub(crate) struct RuleIndex {
     deny: ListIndex,
     external: Set,
     external_globs: Vec<(crate::globx::Compiled, usize)>,
+    /// The project root relative path patterns stand in: a deny or ask
+    /// rule whose literal folder leads through a link there also matches
+    /// the folder's real name.
+    pub links_root: Option<PathBuf>,
 }
 
 /// Where a path-rule match stands.
@@ -260,6 +264,7 @@ impl RuleIndex {
             deny: mk(),
             external: Set::default(),
             external_globs: Vec::new(),
+            links_root: None,
         }
     }
 
@@ -361,53 +366,19 @@ impl RuleIndex {
                     }
                 },
                 Tool::Read | Tool::Glob | Tool::Grep | Tool::Write | Tool::Edit => {
-                    let home_rest = if p == "~" {
-                        Some("")
-                    } else {
-                        p.strip_prefix("~/")
-                            .or_else(|| p.strip_prefix("$HOME/"))
-                            .or_else(|| p.strip_prefix("${HOME}/"))
-                    };
-                    if let Some(rest) = home_rest {
-                        for h in homes {
-                            let base = escape_path(h);
-                            let pat = if rest.is_empty() {
-                                base
-                            } else {
-                                format!("{}/{}", base.trim_end_matches('/'), rest)
-                            };
-                            let glob = build_glob(&pat, false).map_err(|e| e.to_string())?;
-                            staged.push((Slot::Abs, glob));
-                            path_raw.push((pat, true));
-                        }
-                    } else if p.starts_with('/') {
-                        let pat = match p.strip_prefix('/') {
-                            Some(rest) if rest.starts_with('/') => rest,
-                            _ => p,
-                        };
-                        let glob = build_glob(pat, false).map_err(|e| e.to_string())?;
-                        staged.push((Slot::Abs, glob));
-                        path_raw.push((pat.to_string(), true));
-                    } else if anchors.is_empty() {
-                        let pat = p.strip_prefix("./").unwrap_or(p);
-                        let glob = build_glob(pat, false).map_err(|e| e.to_string())?;
-                        staged.push((Slot::Rel, glob));
-                        path_raw.push((pat.to_string(), false));
-                    } else {
-                        let rest = p.strip_prefix("./").unwrap_or(p);
-                        for a in anchors {
-                            let base = escape_path(a);
-                            let pat = format!("{}/{}", base.trim_end_matches('/'), rest);
-                            let glob = build_glob(&pat, false).map_err(|e| e.to_string())?;
-                            staged.push((Slot::Abs, glob));
-                            path_raw.push((pat, true));
-                        }
-                    }
+                    self.path_patterns(p, homes, anchors, &mut staged, &mut path_raw)?;
                 }
                 _ => {
                     let glob = build_glob(p, false).map_err(|e| e.to_string())?;
                     staged.push((Slot::Text, glob));
                 }
+            }
+        }
+        if list != RuleList::Allow {
+            for (pat, abs) in self.linked_variants(&path_raw) {
+                let glob = build_glob(&pat, false).map_err(|e| e.to_string())?;
+                staged.push((if abs { Slot::Abs } else { Slot::Rel }, glob));
+                path_raw.push((pat, abs));
             }
         }
         self.refs.push(RuleRef {
@@ -450,6 +421,71 @@ impl RuleIndex {
             }
             tr.path_globs
                 .extend(path_raw.iter().map(|(g, abs)| PathGlob::new(g, idx, *abs)));
+        }
+        Ok(())
+    }
+
+    /// The globs a path rule's pattern `p` stands for: folded, `~` and
+    /// `$HOME` expanded for each home, placed under each anchor folder.
+    fn path_patterns(
+        &self,
+        p: &str,
+        homes: &[&Path],
+        anchors: &[&Path],
+        staged: &mut Vec<(Slot, globset::Glob)>,
+        path_raw: &mut Vec<(String, bool)>,
+    ) -> Result<(), String> {
+        let mut folded = fold_path_pattern(p)?;
+        if folded == ".." || folded.starts_with("../") {
+            // Above the folder it stands in: placed from there.
+            let base = anchors.first().copied().or(self.links_root.as_deref());
+            let Some(base) = base else {
+                return Err(format!("`{p}` reaches above the project"));
+            };
+            folded = fold_path_pattern(&format!("{}/{folded}", escape_path(base)))?;
+        }
+        let p = folded.as_str();
+        let home_rest = if p == "~" {
+            Some("")
+        } else {
+            p.strip_prefix("~/")
+                .or_else(|| p.strip_prefix("$HOME/"))
+                .or_else(|| p.strip_prefix("${HOME}/"))
+        };
+        if let Some(rest) = home_rest {
+            for h in homes {
+                let base = escape_path(h);
+                let pat = if rest.is_empty() {
+                    base
+                } else {
+                    format!("{}/{}", base.trim_end_matches('/'), rest)
+                };
+                let glob = build_glob(&pat, false).map_err(|e| e.to_string())?;
+                staged.push((Slot::Abs, glob));
+                path_raw.push((pat, true));
+            }
+        } else if p.starts_with('/') {
+            let pat = match p.strip_prefix('/') {
+                Some(rest) if rest.starts_with('/') => rest,
+                _ => p,
+            };
+            let glob = build_glob(pat, false).map_err(|e| e.to_string())?;
+            staged.push((Slot::Abs, glob));
+            path_raw.push((pat.to_string(), true));
+        } else if anchors.is_empty() {
+            let pat = p.strip_prefix("./").unwrap_or(p);
+            let glob = build_glob(pat, false).map_err(|e| e.to_string())?;
+            staged.push((Slot::Rel, glob));
+            path_raw.push((pat.to_string(), false));
+        } else {
+            let rest = p.strip_prefix("./").unwrap_or(p);
+            for a in anchors {
+                let base = escape_path(a);
+                let pat = format!("{}/{}", base.trim_end_matches('/'), rest);
+                let glob = build_glob(&pat, false).map_err(|e| e.to_string())?;
+                staged.push((Slot::Abs, glob));
+                path_raw.push((pat, true));
+            }
         }
         Ok(())
     }
@@ -715,13 +751,131 @@ enum Slot {
 }
 
 /// A path used as a glob prefix: metacharacters escaped.
+impl RuleIndex {
+    /// For path patterns whose literal folder leads through a link: the
+    /// same pattern under the folder's real name (absolute, or relative
+    /// when it stays in the project).
+    fn linked_variants(&self, pats: &[(String, bool)]) -> Vec<(String, bool)> {
+        let mut out = Vec::new();
+        for (pat, abs) in pats {
+            let comps: Vec<&str> = pat.split('/').collect();
+            let lit = comps
+                .iter()
+                .position(|c| crate::rules::has_glob_meta(c))
+                .unwrap_or(comps.len());
+            // The folder part: the last component may be the file itself.
+            let folder_end = lit.min(comps.len().saturating_sub(1));
+            if folder_end == 0 || (*abs && folder_end == 1) {
+                continue;
+            }
+            let folder = crate::rules::unescape_glob(&comps[..folder_end].join("/"));
+            let given = if *abs {
+                PathBuf::from(&folder)
+            } else {
+                match &self.links_root {
+                    Some(r) => r.join(&folder),
+                    None => continue,
+                }
+            };
+            let real = crate::paths::resolve(&given);
+            if real == given {
+                continue;
+            }
+            let rest = comps[folder_end..].join("/");
+            let inside = self
+                .links_root
+                .as_deref()
+                .filter(|_| !*abs)
+                .and_then(|r| crate::paths::strip_within(&real, r));
+            let (base, is_abs) = match inside {
+                Some(rel) if !rel.as_os_str().is_empty() => (escape_path(rel), false),
+                _ => (escape_path(&real), true),
+            };
+            let variant = format!("{}/{rest}", base.trim_end_matches('/'));
+            if !out.iter().any(|(v, _)| *v == variant) && variant != *pat {
+                out.push((variant, is_abs));
+            }
+        }
+        out
+    }
+}
+
+/// A path pattern with its spelling folded the way paths are before they
+/// are matched: repeated slashes and `.` components dropped, `NAME/..`
+/// folded; a relative pattern's leading `..` kept (the caller places it).
+/// A `..` after a wildcard, or above `~`, is an error: the rule could match
+/// nothing.
+pub(crate) fn fold_path_pattern(p: &str) -> Result<String, String> {
+    let (lead, body) = match p.strip_prefix('/') {
+        Some(rest) => ("/", rest),
+        None => ("", p),
+    };
+    let trailing = body.ends_with('/') && body.len() > 1;
+    let mut out: Vec<&str> = Vec::new();
+    for c in body.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => match out.last() {
+                Some(last) if crate::rules::has_glob_meta(last) => {
+                    return Err(format!(
+                        "`..` after the wildcard `{last}` in `{p}` cannot be placed; write the path without it"
+                    ));
+                }
+                Some(&"..") => out.push(".."),
+                Some(last) if *last == "~" || last.starts_with('$') => {
+                    return Err(format!(
+                        "`..` above the home folder in `{p}`; write the absolute path"
+                    ));
+                }
+                Some(_) => {
+                    out.pop();
+                }
+                None if lead == "/" => {}
+                None => out.push(".."),
+            },
+            c => out.push(c),
+        }
+    }
+    let mut folded = format!("{lead}{}", out.join("/"));
+    if trailing && !folded.ends_with('/') {
+        folded.push('/');
+    }
+    if folded.is_empty() {
+        folded.push('.');
+    }
+    Ok(folded)
+}
+
 fn escape_path(p: &Path) -> String {
     crate::rules::escape_glob(&p.to_string_lossy())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::may_match_an_address;
+    use super::{fold_path_pattern, may_match_an_address};
+
+    #[test]
+    fn path_patterns_are_folded_like_paths() {
+        for (p, want) in [
+            ("x/../b/**", "b/**"),
+            ("c//**", "c/**"),
+            ("./d/./k", "d/k"),
+            ("/etc//x/../hosts", "/etc/hosts"),
+            ("//etc/hosts", "/etc/hosts"),
+            ("/..", "/"),
+            ("secrets/", "secrets/"),
+            ("../sib/**", "../sib/**"),
+            ("a/../../b", "../b"),
+            (".", "."),
+            ("~/.ssh//id_*", "~/.ssh/id_*"),
+            ("**/.env", "**/.env"),
+        ] {
+            assert_eq!(fold_path_pattern(p).as_deref(), Ok(want), "{p}");
+        }
+        for p in ["src/**/../k", "*/../x", "~/../etc", "$HOME/../x"] {
+            assert!(fold_path_pattern(p).is_err(), "{p}");
+        }
+    }
 
     #[test]
     fn host_patterns_that_could_match_an_address() {

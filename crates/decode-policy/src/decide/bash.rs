@@ -2,6 +2,7 @@
 //! rules, the mode and the caps; a command the gate cannot see through asks.
 
 use super::read_only::ReadOnly;
+use super::stored::StoredVerdict;
 use super::*;
 
 /// Which fragments allow rules cover: `cover[i]` the rule for fragment
@@ -168,6 +169,19 @@ impl Gate {
                 Vec::new(),
             );
         }
+        // What git prints from its store is judged like `read` of the files
+        // it holds (the sandbox cannot hide them).
+        let stored = self.stored_reads_verdict(frags);
+        if let Some(StoredVerdict::Deny(why)) = &stored {
+            run.step(Stage::DenyRules, why.clone());
+            return run.finish(
+                Verdict::Deny,
+                format!("denied: {why}"),
+                true,
+                None,
+                Vec::new(),
+            );
+        }
         let read_only = read_only == ReadOnly::Yes;
         // 2. plan and 3. opaque come between deny and ask rules.
         if mode == Mode::Plan && !read_only {
@@ -195,6 +209,12 @@ impl Gate {
         // 4. ask rules.
         if let Some(d) = self.bash_rules(RuleList::Ask, raw, &parsed, &extra_forms, &mut run) {
             return d;
+        }
+        if let Some(StoredVerdict::Ask { why, rule }) = stored {
+            if rule || mode != Mode::Bypass {
+                run.step(Stage::AskRules, why.clone());
+                return run.finish(Verdict::Ask, why, true, None, Vec::new());
+            }
         }
         // A program the gate does not know, with a command a deny rule, an
         // ask rule or a cap names among its later words: it may run it.

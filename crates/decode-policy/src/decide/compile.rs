@@ -110,6 +110,7 @@ impl Gate {
         );
         let gate = Gate {
             read_only_commands: input.read_only_commands,
+            index_memo: Default::default(),
             remote_hosts,
             mcp_offered,
             mcp_read_only,
@@ -144,6 +145,7 @@ fn compile_rules(
     let mut broken = Vec::new();
     let trusted = input.trusted;
     let mut index = RuleIndex::new();
+    index.links_root = Some(paths::resolve(&lexical(cwd, &input.project_root)));
     let homes: Vec<&Path> = if home == home_canon {
         vec![home]
     } else {
@@ -169,9 +171,16 @@ fn compile_rules(
                 continue;
             }
             for text in texts {
-                let result = Rule::parse(text)
-                    .map_err(|e| e.to_string())
-                    .and_then(|r| index.add(list, &r, source.clone(), &homes, anchors));
+                let result = Rule::parse(text).map_err(|e| e.to_string()).and_then(|r| {
+                    if let Some(message) = backslash_hint(&r) {
+                        warnings.push(PolicyWarning {
+                            rule: text.clone(),
+                            source: source.describe(),
+                            message,
+                        });
+                    }
+                    index.add(list, &r, source.clone(), &homes, anchors)
+                });
                 if let Err(message) = result {
                     if list != RuleList::Allow {
                         broken.push(BrokenRule::new(text, list, &source.describe(), &message));
@@ -249,6 +258,35 @@ fn compile_rules(
     add_external_caps(input, &mut index, &mut warnings, &mut broken);
     index.finish();
     (index, warnings, broken)
+}
+
+/// A path rule with a backslash before a character that is no wildcard
+/// (`read(secrets\\key)`): in a rule `\\` escapes the next character, and
+/// paths are separated by `/`, so it is almost surely a mistake.
+fn backslash_hint(rule: &Rule) -> Option<String> {
+    let p = rule.pattern.as_deref()?;
+    if !matches!(
+        rule.tool,
+        Tool::Read | Tool::Glob | Tool::Grep | Tool::Write | Tool::Edit
+    ) {
+        return None;
+    }
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some(n) if "*?[]{}\\!".contains(n) => {}
+                n => {
+                    return Some(format!(
+                        "`\\{}` in a path rule escapes the character after it (paths use `/`): the rule matches only `{}`",
+                        n.map(String::from).unwrap_or_default(),
+                        crate::rules::unescape_glob(p)
+                    ))
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Every level's, the project's and the enclosing folders' `caps.external`

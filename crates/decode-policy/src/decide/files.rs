@@ -88,6 +88,12 @@ impl Gate {
             );
         }
         run.step(Stage::AskRules, "no ask rule matches");
+        if mode != Mode::Bypass {
+            if let Some(why) = self.other_names(tool, &p.resolved) {
+                run.step(Stage::AskRules, why.clone());
+                return run.finish(Verdict::Ask, why, true, None, Vec::new());
+            }
+        }
 
         // 5. bypass: no file cap survives bypass.
         if mode == Mode::Bypass {
@@ -153,6 +159,26 @@ impl Gate {
             alt_rel,
             probes,
         }
+    }
+
+    /// Why reading a file with other names (hard links) asks, if it does:
+    /// a read rule may cover another name of the same file (`notes.txt`
+    /// made a name of `.env`). The file tools write by replacing the name,
+    /// so a write leaves the other names alone.
+    fn other_names(&self, tool: Tool, resolved: &Path) -> Option<String> {
+        use std::os::unix::fs::MetadataExt;
+        if tool.kind() != ToolKind::ReadOnly || !self.filters_searches() {
+            return None;
+        }
+        let meta = std::fs::symlink_metadata(resolved).ok()?;
+        if !meta.is_file() || meta.nlink() < 2 {
+            return None;
+        }
+        Some(format!(
+            "asks: {} has {} names (hard links), and a read rule may cover another of them",
+            resolved.display(),
+            meta.nlink()
+        ))
     }
 
     /// The first rule of `list` matching the path in any of its forms.

@@ -33,6 +33,7 @@ mod net;
 mod places;
 mod protected;
 mod read_only;
+mod stored;
 mod text;
 mod writes;
 
@@ -82,6 +83,8 @@ pub struct Gate {
     remote_hosts: Vec<(String, Option<u16>)>,
     /// Read-only bash commands run like `read` (settings `readOnlyCommands`).
     read_only_commands: bool,
+    /// The files git's index holds that read rules cover, as last read.
+    index_memo: crate::git_index::IndexMemo,
 }
 
 /// A deny or ask rule that did not parse. What it meant cannot be known, so
@@ -361,7 +364,11 @@ impl Gate {
                 }
             }
         }
-        None
+        // Another name of the file may be one a rule covers (a hard link).
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(&resolved)
+            .is_ok_and(|m| m.is_file() && m.nlink() > 1)
+            .then_some(Verdict::Ask)
     }
 
     /// The forms a search is judged in: the folder as given and as resolved

@@ -187,11 +187,16 @@ impl Gate {
             if is_harmless_device(given) {
                 continue;
             }
-            let verdict = if p.glob {
+            let mut verdict = if p.glob {
                 self.glob_read(given)
             } else {
                 self.path_read(given, resolved)
             };
+            if verdict == ReadOnly::Yes && p.alt.is_some() && !p.glob {
+                // `..` after a link: the kernel reads where the link leads
+                // and then up, not the folded name.
+                verdict = self.read_verdict(resolved);
+            }
             match verdict {
                 ReadOnly::Denied(why) => return ReadOnly::Denied(why),
                 ReadOnly::No(why) => {
@@ -200,22 +205,23 @@ impl Gate {
                 ReadOnly::Yes => {}
             }
         }
-        // `git show REV:PATH` reads PATH as the repository holds it.
-        if f.core[0] == "git" {
-            for w in f.core[1..].iter().filter(|w| !w.starts_with('-')) {
-                let Some((_, rel)) = w.split_once(':') else {
-                    continue;
-                };
-                let rel = rel.trim_start_matches("./");
-                if rel.is_empty() {
-                    continue;
-                }
-                match self.read_verdict(&lexical(&self.root, Path::new(rel))) {
-                    ReadOnly::Yes => {}
-                    ReadOnly::Denied(why) => return ReadOnly::Denied(why),
-                    ReadOnly::No(why) => {
-                        not.get_or_insert(why);
-                    }
+        // What git names in its store (`git show HEAD:PATH`) is read too.
+        let stored = crate::programs::stored_reads(&f.core).map(|s| s.named);
+        for (path, relative) in stored.iter().flatten() {
+            let base = if *relative {
+                f.cwd.as_deref()
+            } else {
+                Some(self.root.as_path())
+            };
+            let Some(base) = base else {
+                not.get_or_insert(format!("{path} is in an unknown folder"));
+                continue;
+            };
+            match self.read_verdict(&lexical(base, Path::new(path))) {
+                ReadOnly::Yes => {}
+                ReadOnly::Denied(why) => return ReadOnly::Denied(why),
+                ReadOnly::No(why) => {
+                    not.get_or_insert(why);
                 }
             }
         }

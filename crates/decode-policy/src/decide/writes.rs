@@ -95,6 +95,15 @@ impl Gate {
                     }
                 }
             }
+            if let Some(n) = other_names(&given) {
+                // `.git/config` under another name (a hard link made before):
+                // the write lands in every name.
+                return Some(format!(
+                    "{} writes {}, a file with {n} names (hard links), one of which may be a protected file: never automatic",
+                    quote(&f.text),
+                    t.raw
+                ));
+            }
             if t.contents && self.holds_protected(&given) {
                 return Some(format!(
                     "{} puts files whose names are only known when it runs into {} (they may land on a protected file): never automatic",
@@ -485,4 +494,13 @@ impl Gate {
         }
         None
     }
+}
+
+/// How many names the regular file at `p` has, when it has more than one.
+fn other_names(p: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p)
+        .ok()
+        .filter(|m| m.is_file() && m.nlink() > 1)
+        .map(|m| m.nlink())
 }

@@ -21,6 +21,7 @@ mod cloud;
 mod coreutils;
 mod effects;
 mod forges;
+mod git_stored;
 mod launchers;
 mod net;
 mod node;
@@ -41,6 +42,7 @@ mod writes;
 
 pub(crate) use cloud::container_removal;
 pub(crate) use effects::{external_effect, knows_program, might_cap};
+pub(crate) use git_stored::{stored_reads, StoredReads};
 pub(crate) use read_only::read_only;
 pub(crate) use see::{analyse, runs_its_arguments};
 pub(crate) use vcs::{git_config_write, git_subcommand, git_tree_sub};

@@ -75,7 +75,7 @@ fn words_read(r: &Reads, args: &[String]) -> bool {
 /// Whether the word `a` gives the option `opt` (see [`Reads::unless`]):
 /// `--output`, `--output=x` and `--out` give `--output`; `-uo` gives `-o`;
 /// `-fprint0` gives `-fprint`.
-fn names_option(a: &str, opt: &str) -> bool {
+pub(super) fn names_option(a: &str, opt: &str) -> bool {
     if let Some(long) = opt.strip_prefix("--") {
         let Some(body) = a.strip_prefix("--") else {
             return false;

@@ -18,4 +18,6 @@ mod round4;
 mod round5;
 mod round6;
 mod round7;
+mod rule_spelling;
 mod spec;
+mod stored;
