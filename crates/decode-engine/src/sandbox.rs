@@ -376,6 +376,7 @@ pub fn scan_all(root: &Path, extra: &[PathBuf], deny: Option<&ReadDeny>) -> Scan
         out.denied_reads.extend(found.hidden);
         out.deny_unenforced = found.unenforced;
     }
+    other_names(root, &mut out);
     for v in [
         &mut out.git_dirs,
         &mut out.git_files,
@@ -389,6 +390,62 @@ pub fn scan_all(root: &Path, extra: &[PathBuf], deny: Option<&ReadDeny>) -> Scan
         v.dedup();
     }
     out
+}
+
+/// Other names (hard links made before) in the project of a hidden file or of a
+/// protected file (a git folder's `config` and hooks, the project's permission
+/// files): the kernel bounds a name, and another name reaches the same file. So
+/// each other name is hidden, or read-only, too. Looked for only when such a file
+/// has other names (a second walk, statting the project's files).
+fn other_names(root: &Path, out: &mut Scan) {
+    use std::collections::HashSet;
+    use std::os::unix::fs::MetadataExt;
+    let key = |p: &Path| {
+        std::fs::symlink_metadata(p)
+            .ok()
+            .filter(|m| m.is_file() && m.nlink() > 1)
+            .map(|m| (m.dev(), m.ino()))
+    };
+    let hidden: HashSet<(u64, u64)> = out.denied_reads.iter().filter_map(|p| key(p)).collect();
+    let mut guarded: Vec<PathBuf> = Vec::new();
+    for g in &out.git_dirs {
+        guarded.push(g.join("config"));
+        if let Ok(rd) = std::fs::read_dir(g.join("hooks")) {
+            guarded.extend(rd.flatten().map(|e| e.path()));
+        }
+    }
+    if let Ok(rd) = std::fs::read_dir(root.join(".decode")) {
+        guarded.extend(rd.flatten().map(|e| e.path()));
+    }
+    let guarded: HashSet<(u64, u64)> = guarded.iter().filter_map(|p| key(p)).collect();
+    if hidden.is_empty() && guarded.is_empty() {
+        return;
+    }
+    let mut stack = vec![root.to_path_buf()];
+    let mut read = 0usize;
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            read += 1;
+            if read > MAX_SCAN_ENTRIES {
+                return;
+            }
+            let (Ok(ft), path) = (e.file_type(), e.path()) else {
+                continue;
+            };
+            if ft.is_dir() && e.file_name() != ".git" && !out.denied_reads.contains(&path) {
+                stack.push(path);
+            } else if ft.is_file() {
+                match key(&path) {
+                    Some(k) if hidden.contains(&k) => out.denied_reads.push(path),
+                    Some(k) if guarded.contains(&k) => out.others.push(path),
+                    _ => {}
+                }
+            }
+        }
+    }
 }
 
 /// Walks `root` (not following links, not descending into what it finds) into
@@ -475,6 +532,33 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hard links made before Decode ran: another name of a hidden file is
+    /// hidden, another name of `.git/config` is read-only (outside attack,
+    /// round 6, C3 and C5).
+    #[test]
+    fn other_names_of_hidden_and_protected_files_are_bounded_too() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        std::fs::write(root.join(".env"), "K=1").unwrap();
+        std::fs::write(root.join("plain.txt"), "x").unwrap();
+        std::fs::hard_link(root.join(".env"), root.join("docs/notes.txt")).unwrap();
+        std::fs::hard_link(root.join(".git/config"), root.join("cfg")).unwrap();
+        let mut input = decode_policy::PolicyInput::new(&root, root.join("home"));
+        input.project_rules.deny = vec!["read(.env)".into()];
+        let deny = ReadDeny {
+            rules: vec!["read(.env)".into()],
+            gate: std::sync::Arc::new(decode_policy::Gate::new(input).0),
+            homes: Vec::new(),
+        };
+        let s = scan_with(&root, Some(&deny));
+        assert_eq!(s.denied_reads, [root.join(".env"), root.join("docs/notes.txt")]);
+        assert!(s.others.contains(&root.join("cfg")), "{:?}", s.others);
+        assert!(!s.others.contains(&root.join("plain.txt")));
+    }
 
     #[test]
     fn a_scan_finds_protected_names_at_any_depth_without_entering_them() {

@@ -104,7 +104,8 @@ impl Gate {
                     t.raw
                 ));
             }
-            if t.contents && self.holds_protected(&given) {
+            let in_project = within(&given, &self.root) || within(&given, &self.root_given);
+            if t.contents && self.holds_protected(&given) && !(t.archive && in_project) {
                 return Some(format!(
                     "{} puts files whose names are only known when it runs into {} (they may land on a protected file): never automatic",
                     quote(&f.text),

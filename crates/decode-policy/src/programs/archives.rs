@@ -160,6 +160,25 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ..Program::BASE
     },
     Program {
+        names: &["cpio", "bsdcpio", "pax", "ar"],
+        node: Node {
+            hooks: Hooks {
+                writes: Some(unpack_writes),
+                ..Hooks::NONE
+            },
+            ..Node::NONE
+        },
+        examples: &[
+            ("cpio -idm -D ~/x", "writes ~/x"),
+            ("cpio -pdm /srv/out", "writes /srv/out"),
+            ("cpio -o", "plain"),
+            ("pax -r -f a.pax", "writes ."),
+            ("ar x lib.a --output=objs", "writes objs"),
+            ("ar t lib.a", "plain"),
+        ],
+        ..Program::BASE
+    },
+    Program {
         names: &["7z", "7za", "7zr", "7zz"],
         node: Node {
             hooks: Hooks {
@@ -358,8 +377,14 @@ fn extract_targets(v: &Argv<'_>, out: &mut Vec<Target>) {
             .collect(),
         _ => tar_dirs(args),
     };
+    let destination = |d: &str, dynamic: bool| {
+        let mut t = Target::new(d, dynamic);
+        t.contents = true;
+        t.archive = true;
+        t
+    };
     if dirs.is_empty() {
-        out.push(Target::new(".", false));
+        out.push(destination(".", false));
     }
     let members: Vec<usize> = match name {
         "unzip" => options::operands(args, &UNZIP)
@@ -380,7 +405,7 @@ fn extract_targets(v: &Argv<'_>, out: &mut Vec<Target>) {
         }
     };
     for (k, d) in &dirs {
-        out.push(Target::new(d, v.dyn_arg(*k)));
+        out.push(destination(d, v.dyn_arg(*k)));
     }
     // `tar -P` keeps absolute names: anywhere.
     if name != "unzip" && options::flagged(args, &TAR, &["-P", "--absolute-names"]) {
@@ -398,6 +423,64 @@ fn extract_targets(v: &Argv<'_>, out: &mut Vec<Target>) {
             let member = args[m].trim_start_matches("./");
             out.push(Target::new(&format!("{d}/{member}"), *dd || v.dyn_arg(m)));
         }
+    }
+}
+
+/// Where `cpio -i|-p`, `pax -r` and `ar x` put the files of an archive
+/// (names the gate cannot know): `cpio -D DIR` or `--directory`, the
+/// pass-through folder (`cpio -p DIR`, `pax -rw … DIR`), `ar --output`, else
+/// the folder they run in.
+fn unpack_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
+    let (name, args) = (v.name(), v.args());
+    let short = |c: char| {
+        args.iter()
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(c))
+    };
+    let (extracts, passes) = match name {
+        "ar" => {
+            let first = args.iter().find(|a| !a.starts_with("--"));
+            (first.is_some_and(|a| a.trim_start_matches('-').contains('x')), false)
+        }
+        "pax" => (short('r'), short('r') && short('w')),
+        _ => (
+            short('i') || args.iter().any(|a| a == "--extract"),
+            short('p') || args.iter().any(|a| a == "--pass-through"),
+        ),
+    };
+    if !extracts && !passes {
+        return;
+    }
+    let mut dirs: Vec<(String, bool)> = Vec::new();
+    for (k, a) in args.iter().enumerate() {
+        let value = |opt: &str| -> Option<(String, bool)> {
+            if a == opt {
+                return args.get(k + 1).map(|d| (d.clone(), v.dyn_arg(k + 1)));
+            }
+            let glued = a.strip_prefix(opt)?;
+            let glued = glued.strip_prefix('=').unwrap_or(glued);
+            (!glued.is_empty() && (opt.len() == 2 || a.contains('=')))
+                .then(|| (glued.to_string(), v.dyn_arg(k)))
+        };
+        let found = match name {
+            "ar" => value("--output"),
+            "pax" => None,
+            _ => value("-D").or_else(|| value("--directory")),
+        };
+        dirs.extend(found);
+    }
+    if passes {
+        if let Some(k) = args.iter().rposition(|a| !a.starts_with('-')) {
+            dirs.push((args[k].clone(), v.dyn_arg(k)));
+        }
+    }
+    if dirs.is_empty() {
+        dirs.push((".".to_string(), false));
+    }
+    for (d, dynamic) in dirs {
+        let mut t = Target::new(&d, dynamic);
+        t.contents = true;
+        t.archive = true;
+        out.push(t);
     }
 }
 

@@ -233,6 +233,10 @@ pub(crate) struct Target {
     /// Files whose names the gate cannot know land inside `raw` (an
     /// archive extracted, a folder's contents copied: `cp -r x/. .`).
     pub contents: bool,
+    /// Where an archive extracts (with `contents`): in the project that is
+    /// the project's own business (the sandbox keeps its protected paths);
+    /// elsewhere, the files may land on the home folder's.
+    pub archive: bool,
 }
 
 impl Target {
@@ -243,6 +247,7 @@ impl Target {
             from: None,
             link: false,
             contents: false,
+            archive: false,
         }
     }
 }

@@ -192,3 +192,42 @@ fn git_config_of_the_home_files() {
     }
     run(&p, &g, &cases);
 }
+
+/// An archive extracted where the home folder's files live puts files the
+/// gate cannot name there (`~/.bashrc` among them): never automatic. Into
+/// the project, or a folder that holds no protected file, it runs (outside
+/// attack, round 6, M3).
+#[test]
+fn archives_extracted_into_the_home_folder_are_never_automatic() {
+    let p = common::Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "tar -C ~ -xf x.tar",
+        "tar -xzf x.tgz --directory=$HOME",
+        "cd ~ && tar xf /tmp/x.tar",
+        "env -C ~ tar xf /tmp/x.tar",
+        "bsdtar -C ~/.config -xf x.tar",
+        "unzip -o x.zip -d ~",
+        "7z x x.7z -o$HOME",
+        "cpio -idm -D ~ < x.cpio",
+        "cd ~ && cpio -i < x.cpio",
+        "cd ~ && ar x lib.a",
+        "cd ~ && pax -r -f a.pax",
+        "find . | cpio -pdm ~",
+    ] {
+        cases.push(("auto", "bash", c, "ask:protected file"));
+    }
+    for c in [
+        "tar xzf x.tgz",
+        "tar -C build -xf x.tar",
+        "unzip x.zip -d /tmp/out",
+        "unzip x.zip",
+        "cpio -idm < x.cpio",
+        "cpio -o < list > x.cpio",
+        "ar t lib.a",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    common::run(&p, &g, &cases);
+}
