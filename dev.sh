@@ -73,7 +73,7 @@ run_app() {
 }
 
 fuzz_smoke() {
-  local secs=${FUZZ_SECONDS:-60}
+  local secs=${FUZZ_SECONDS:-30}
   # cargo fuzz needs nightly flags: use a nightly toolchain when the machine has one,
   # else let the stable compiler accept them.
   local toolchain=()

@@ -534,8 +534,8 @@ mod tests {
     use super::*;
 
     /// Hard links made before Decode ran: another name of a hidden file is
-    /// hidden, another name of `.git/config` is read-only (outside attack,
-    /// round 6, C3 and C5).
+    /// hidden, another name of `.git/config` is read-only; a link to a hidden
+    /// file hides its target (outside attack, round 6, C3, C5 and L2).
     #[test]
     fn other_names_of_hidden_and_protected_files_are_bounded_too() {
         let d = tempfile::tempdir().unwrap();
@@ -547,6 +547,9 @@ mod tests {
         std::fs::write(root.join("plain.txt"), "x").unwrap();
         std::fs::hard_link(root.join(".env"), root.join("docs/notes.txt")).unwrap();
         std::fs::hard_link(root.join(".git/config"), root.join("cfg")).unwrap();
+        // A link to a hidden file: what it leads to is hidden, never the link
+        // (a mount over a link would stop every command from starting).
+        std::os::unix::fs::symlink("../.env", root.join("docs/env-link")).unwrap();
         let mut input = decode_policy::PolicyInput::new(&root, root.join("home"));
         input.project_rules.deny = vec!["read(.env)".into()];
         let deny = ReadDeny {
@@ -555,7 +558,10 @@ mod tests {
             homes: Vec::new(),
         };
         let s = scan_with(&root, Some(&deny));
-        assert_eq!(s.denied_reads, [root.join(".env"), root.join("docs/notes.txt")]);
+        assert_eq!(
+            s.denied_reads,
+            [root.join(".env"), root.join("docs/notes.txt")]
+        );
         assert!(s.others.contains(&root.join("cfg")), "{:?}", s.others);
         assert!(!s.others.contains(&root.join("plain.txt")));
     }

@@ -114,7 +114,8 @@ pub const SSH_PROXY_VAR: &str = "DECODE_SSH_PROXY";
 /// The tunnel: an HTTP `CONNECT` to `$1` (`host:port`) through the proxy with bash
 /// alone. bash reads a socket a byte at a time, so reading the proxy's answer line
 /// by line loses nothing of the tunnel; it fails unless the answer is `200`, then
-/// copies both ways.
+/// copies both ways. When the far end closes, the copy towards it is stopped too:
+/// ssh sees the end at once, not when it next writes.
 fn ssh_tunnel_script() -> String {
     format!(
         r#"exec 3<>/dev/tcp/127.0.0.1/{PROXY_HTTP_PORT} || exit 1
@@ -122,8 +123,9 @@ printf 'CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n' "$1" "$1" >&3
 IFS= read -r status <&3
 case "$status" in "HTTP/1."?" 200"*) ;; *) echo "decode proxy: ${{status%$'\r'}}" >&2; exit 1;; esac
 while IFS= read -r line <&3; do [ -z "${{line%$'\r'}}" ] && break; done
-cat <&3 & cat >&3
-wait
+cat <&0 >&3 & w=$!
+cat <&3
+kill "$w" 2>/dev/null
 "#
     )
 }

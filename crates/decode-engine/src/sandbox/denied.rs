@@ -144,7 +144,20 @@ pub(crate) fn judge(deny: &ReadDeny, path: &Path, is_dir: bool, out: &mut Vec<Pa
         return false;
     }
     if deny.denies(path) || (is_dir && deny.denies_all_in(path)) {
-        out.push(path.to_path_buf());
+        // A link is not mounted over (a mount follows it, and one that cannot
+        // be followed would stop every command from starting): what it leads
+        // to is hidden, wherever that is.
+        let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        match is_link {
+            false => out.push(path.to_path_buf()),
+            true => {
+                if let Ok(real) = std::fs::canonicalize(path) {
+                    if !critical(&real) {
+                        out.push(real);
+                    }
+                }
+            }
+        }
         return true;
     }
     false

@@ -439,7 +439,10 @@ fn unpack_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
     let (extracts, passes) = match name {
         "ar" => {
             let first = args.iter().find(|a| !a.starts_with("--"));
-            (first.is_some_and(|a| a.trim_start_matches('-').contains('x')), false)
+            (
+                first.is_some_and(|a| a.trim_start_matches('-').contains('x')),
+                false,
+            )
         }
         "pax" => (short('r'), short('r') && short('w')),
         _ => (
