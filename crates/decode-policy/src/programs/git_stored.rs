@@ -90,7 +90,7 @@ const STORED: &[Stored] = &[
         ],
     },
     Stored {
-        names: &["diff", "diff-index", "diff-files"],
+        names: &["diff", "diff-index", "diff-files", "difftool"],
         whole: Whole::Unless(NAMES_ONLY),
         operands_are_paths: false,
         examples: &[
@@ -140,6 +140,8 @@ const STORED: &[Stored] = &[
             "fast-export",
             "bundle",
             "range-diff",
+            "merge-tree",
+            "pack-objects",
         ],
         whole: Whole::Always,
         operands_are_paths: false,

@@ -270,15 +270,26 @@ pub(crate) fn plain_words(text: &str) -> bool {
     })
 }
 
-/// `>&-` or `<&-` with no blank or operator after it.
+/// `>&-` or `<&-` with no blank or operator after it, or `<& -WORD` (bash
+/// closes the descriptor and reads `WORD` as a word of its own).
 pub(super) fn closes_into_word(text: &str) -> bool {
     let b = text.as_bytes();
-    (0..b.len().saturating_sub(3)).any(|i| {
-        matches!(&b[i..i + 3], b">&-" | b"<&-")
-            && !matches!(
-                b[i + 3],
-                b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b')' | b'(' | b'<' | b'>'
-            )
+    (0..b.len().saturating_sub(1)).any(|i| {
+        if !matches!(&b[i..i + 2], b">&" | b"<&") {
+            return false;
+        }
+        // `<& -push` too: bash reads the word after the blanks the same way.
+        let mut j = i + 2;
+        while j < b.len() && matches!(b[j], b' ' | b'\t') {
+            j += 1;
+        }
+        b.get(j) == Some(&b'-')
+            && b.get(j + 1).is_some_and(|c| {
+                !matches!(
+                    c,
+                    b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b')' | b'(' | b'<' | b'>'
+                )
+            })
     })
 }
 

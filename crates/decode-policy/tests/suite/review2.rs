@@ -88,6 +88,11 @@ fn r02_static_scripts_fed_to_a_shell_through_stdin_files() {
             ("bypass", "bash", "bash /dev/fd/3 3<<< 'rm -rf ~'", "ask"),
             // `>&-` glued to a word: bash reads the word apart.
             ("auto", "bash", "git 2>&-push", "ask"),
+            // and after blanks (bash oracle fuzz): `<& -push` runs `git push`.
+            ("auto", "bash", "git <& -push", "ask"),
+            ("bypass", "bash", "git<& -push", "ask"),
+            ("auto", "bash", "git 3>&\t-push", "ask"),
+            ("auto", "bash", "git status 2>&-", "allow"),
             ("auto", "bash", "bash /dev/stdin <<< 'echo hi'", "allow"),
         ],
     );
