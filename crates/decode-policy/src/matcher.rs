@@ -351,8 +351,14 @@ impl RuleIndex {
                 Tool::WebFetch => match domain_pattern(p) {
                     Some(d) => {
                         let glob = build_glob(&d, true).map_err(|e| e.to_string())?;
-                        staged.push((Slot::Domain, glob));
-                        host = Some(host_pattern(p));
+                        let h = host_pattern(p);
+                        // The host rules hold the same glob for the same rule: a
+                        // host is matched there once. Only a glob that differs
+                        // (`domain:[…]`) is kept apart.
+                        if d != h {
+                            staged.push((Slot::Domain, glob));
+                        }
+                        host = Some(h);
                     }
                     None => {
                         let url = crate::urls::normal_url_pattern(p);
@@ -613,20 +619,29 @@ impl RuleIndex {
         self.list(list).hosts.literal.get(host).copied()
     }
 
-    /// A URL against a list: `domain:` rules (and `net` rules) on its host,
-    /// other patterns on the URL.
-    pub(crate) fn match_url(&self, list: RuleList, url: &str, host: Option<&str>) -> Option<usize> {
+    /// A URL's host against a list: the `domain:` rules of `web_fetch` and the
+    /// `net` rules (one host set holds both), the first rule that matches.
+    pub(crate) fn match_url_host(&self, list: RuleList, host: &str) -> Option<usize> {
+        let t = &self.list(list).tools[Tool::WebFetch.index()];
+        match (t.domain.first(host), self.match_host(list, host, false)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// A URL against a list: other patterns on the URL, and `by_host`, what
+    /// [`RuleIndex::match_url_host`] says of its host (the same for every
+    /// spelling of one URL, so matched once).
+    pub(crate) fn match_url(
+        &self,
+        list: RuleList,
+        url: &str,
+        by_host: Option<usize>,
+    ) -> Option<usize> {
         let t = &self.list(list).tools[Tool::WebFetch.index()];
         if let Some(b) = t.bare {
             return Some(b);
         }
-        let by_host =
-            host.and_then(
-                |h| match (t.domain.first(h), self.match_host(list, h, false)) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                },
-            );
         let by_url = t.text.first(url);
         match (by_host, by_url) {
             (Some(a), Some(b)) => Some(a.min(b)),
