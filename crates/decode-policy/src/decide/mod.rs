@@ -37,7 +37,9 @@ mod text;
 mod writes;
 
 use crate::protected_names::{IN_HOME, SYSTEM_DIRS};
-use protected::{anywhere_label, glob_anywhere, glob_can_name, glob_dir, linked_entries};
+use protected::{
+    anywhere_label, glob_anywhere, glob_can_name, glob_components, glob_dir, linked_entries,
+};
 pub use protected::{protected_anywhere, ProtectedKind, ProtectedPath};
 
 /// A path the agent must never change on its own.
