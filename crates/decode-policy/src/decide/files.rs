@@ -187,11 +187,14 @@ impl Gate {
         mode: Mode,
         mut run: Run,
     ) -> Decision {
-        let always = vec![format!(
-            "{}({})",
-            tool.name(),
-            escape_glob(&p.r_rel.clone().unwrap_or_else(|| p.rs.clone()))
-        )];
+        // The rule "always allow" offers, only made for an ask.
+        let always = || {
+            vec![format!(
+                "{}({})",
+                tool.name(),
+                escape_glob(p.r_rel.as_deref().unwrap_or(&p.rs))
+            )]
+        };
         let auto = mode == Mode::Auto;
         let rf = PathForms {
             abs: &p.rs,
@@ -228,7 +231,7 @@ impl Gate {
                         run.step(Stage::Mode, "auto mode: wildcard allow");
                         (Origin::Wildcard, "auto mode allows it".to_string())
                     }
-                    _ => return self.path_mode_ask(tool, p, mode, always, run),
+                    _ => return self.path_mode_ask(tool, p, mode, always(), run),
                 }
             }
         };
@@ -239,7 +242,13 @@ impl Gate {
             run.mark(0, Verdict::Ask, None);
             run.step(Stage::Caps, format!("{}: {}", c.kind, c.reason));
             let capped = c.kind != CapKind::Scope;
-            return run.finish(Verdict::Ask, c.reason.clone(), capped, Some(origin), always);
+            return run.finish(
+                Verdict::Ask,
+                c.reason.clone(),
+                capped,
+                Some(origin),
+                always(),
+            );
         }
         run.step(Stage::Caps, "no cap applies");
         run.finish(Verdict::Allow, reason, false, Some(origin), Vec::new())
