@@ -137,10 +137,7 @@ impl Under {
     pub(crate) fn new(p: &PathForms<'_>, tail: &str) -> Under {
         let tail = tail.trim_start_matches("./");
         let tail = if tail.is_empty() { "*" } else { tail };
-        let under = |folder: &str| -> crate::globx::Compiled {
-            let base = crate::rules::escape_glob(folder);
-            crate::globx::Compiled::new(&format!("{}/{tail}", base.trim_end_matches('/')))
-        };
+        let under = |folder: &str| crate::globx::Compiled::under(folder, tail);
         Under {
             abs: under(p.abs),
             rel: p.rel.map(|r| {

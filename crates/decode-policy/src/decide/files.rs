@@ -172,10 +172,20 @@ impl Gate {
                 },
             )
         };
+        // The resolved path is judged too when it differs (the same strings
+        // would match the same rules).
+        let resolved_differs = p.rs != p.gs || p.r_rel != p.g_rel;
         form(&p.gs, &p.g_rel)
-            .or_else(|| form(&p.rs, &p.r_rel))
+            .or_else(|| resolved_differs.then(|| form(&p.rs, &p.r_rel)).flatten())
             .or_else(|| p.alt_s.as_ref().and_then(|a| form(a, &p.alt_rel)))
-            .or_else(|| p.probes.iter().find_map(|(a, r)| form(a, r)))
+            .or_else(|| {
+                p.probes
+                    .iter()
+                    .enumerate()
+                    // A probe the same as the one before it matches the same.
+                    .filter(|&(i, pr)| i == 0 || p.probes[i - 1] != *pr)
+                    .find_map(|(_, (a, r))| form(a, r))
+            })
     }
 
     /// Stages 6 (allow rules, then the mode) and 7 (caps) for a file tool.
