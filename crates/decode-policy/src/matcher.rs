@@ -26,13 +26,27 @@ pub(crate) enum Source {
 
 impl Source {
     pub(crate) fn describe(&self) -> String {
+        let mut s = String::new();
+        self.describe_into(&mut s);
+        s
+    }
+
+    /// [`Source::describe`], written at the end of `s`.
+    fn describe_into(&self, s: &mut String) {
+        use std::fmt::Write;
+        // Writing to a String cannot fail.
         match self {
-            Source::Project => ".decode/settings.json (project)".to_string(),
-            Source::Agent(name) => format!("agent {name}"),
-            Source::Enclosing(root) => {
-                format!("{}/.decode/settings.json", root.display())
+            Source::Project => s.push_str(".decode/settings.json (project)"),
+            Source::Agent(name) => {
+                s.push_str("agent ");
+                s.push_str(name);
             }
-            Source::Level(level, file) => format!("{} ({level})", file.display()),
+            Source::Enclosing(root) => {
+                let _ = write!(s, "{}/.decode/settings.json", root.display());
+            }
+            Source::Level(level, file) => {
+                let _ = write!(s, "{} ({level})", file.display());
+            }
         }
     }
 }
@@ -45,8 +59,13 @@ pub(crate) struct RuleRef {
 }
 
 impl RuleRef {
+    /// `TEXT from SOURCE`, written in one go.
     pub(crate) fn describe(&self) -> String {
-        format!("{} from {}", self.text, self.source.describe())
+        let mut s = String::with_capacity(self.text.len() + 48);
+        s.push_str(&self.text);
+        s.push_str(" from ");
+        self.source.describe_into(&mut s);
+        s
     }
 }
 
@@ -81,10 +100,15 @@ impl Set {
     /// The earliest rule matching `s`.
     fn first(&self, s: &str) -> Option<usize> {
         let set = self.set.as_ref()?;
-        if !set.is_match(s) {
+        // One candidate for both: made once (its parts are found each time).
+        let candidate = globset::Candidate::new(s);
+        if !set.is_match_candidate(&candidate) {
             return None;
         }
-        set.matches(s).into_iter().map(|i| self.map[i]).min()
+        set.matches_candidate(&candidate)
+            .into_iter()
+            .map(|i| self.map[i])
+            .min()
     }
 }
 

@@ -19,6 +19,8 @@ impl Gate {
         } else {
             None
         };
+        // The URL's looser spellings, made once for the deny and the ask rules.
+        let loose = std::cell::OnceCell::new();
         let matcher = |list: RuleList| -> Option<usize> {
             if tool == Tool::WebFetch {
                 // The host's rules, once for every spelling of the URL.
@@ -42,7 +44,8 @@ impl Gate {
                             .and_then(|n| self.index.match_url(list, n, by_host))
                     })
                     .or_else(|| {
-                        url_loose_forms(subject)
+                        loose
+                            .get_or_init(|| url_loose_forms(subject))
                             .iter()
                             .find_map(|n| self.index.match_url(list, n, by_host))
                     })
@@ -99,7 +102,7 @@ impl Gate {
         }
         let auto = mode == Mode::Auto;
         if let Some(h) = host.as_deref() {
-            let about = format!("web_fetch of {}", quote(subject));
+            let about = || format!("web_fetch of {}", quote(subject));
             run = match self.private_stage(h, &call.addrs, mode, run, &about, None) {
                 Ok(run) => run,
                 Err(decided) => return decided,
