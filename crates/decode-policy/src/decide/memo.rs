@@ -6,12 +6,17 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
+use super::read_only::ReadOnly;
+
 /// Paths resolved and labelled during the judgement running on this thread. A
 /// handful per judgement: found by their bytes, without hashing.
 struct Memo {
     root: PathBuf,
     resolved: Vec<(PathBuf, PathBuf)>,
     labels: Vec<(PathBuf, Option<&'static str>)>,
+    /// What `read` would say of a path (the read-only proof asks about a
+    /// command's folder for `cd` and again for what runs there).
+    reads: Vec<(PathBuf, ReadOnly)>,
 }
 
 thread_local! {
@@ -35,6 +40,7 @@ impl OneJudgement {
                 root: root.to_path_buf(),
                 resolved: Vec::new(),
                 labels: Vec::new(),
+                reads: Vec::new(),
             });
             OneJudgement { owner: true }
         })
@@ -91,6 +97,30 @@ pub(super) fn label(
         m.labels.push((p.to_path_buf(), l));
         l
     })
+}
+
+/// What `read` would say of `p` ([`ReadOnly`]), by `judge` the first time in a
+/// judgement.
+pub(super) fn read(root: &Path, p: &Path, judge: impl FnOnce() -> ReadOnly) -> ReadOnly {
+    let known = MEMO.with(|memo| {
+        let memo = memo.borrow();
+        let m = memo.as_ref().filter(|m| m.root == root)?;
+        m.reads
+            .iter()
+            .find(|(q, _)| q.as_os_str() == p.as_os_str())
+            .map(|(_, r)| r.clone())
+    });
+    if let Some(r) = known {
+        return r;
+    }
+    // Judged with the memo free: the judgement uses it too.
+    let r = judge();
+    MEMO.with(|memo| {
+        if let Some(m) = memo.borrow_mut().as_mut().filter(|m| m.root == root) {
+            m.reads.push((p.to_path_buf(), r.clone()));
+        }
+    });
+    r
 }
 
 #[cfg(test)]

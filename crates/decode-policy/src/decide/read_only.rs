@@ -380,6 +380,11 @@ impl Gate {
 
     /// What `read` of `path` would say in default mode.
     fn read_verdict(&self, path: &Path) -> ReadOnly {
+        super::memo::read(&self.root, path, || self.read_verdict_now(path))
+    }
+
+    /// [`Gate::read_verdict`], judged now.
+    fn read_verdict_now(&self, path: &Path) -> ReadOnly {
         let call = Call::new(Tool::Read, path.to_string_lossy());
         let d = self.decide_path(&call, Mode::Default, Run::new());
         match d.verdict {
