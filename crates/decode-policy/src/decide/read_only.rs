@@ -25,6 +25,10 @@ pub(super) enum ReadOnly {
     Denied(String),
 }
 
+/// What a fragment's words say: `Ok(here)` — it only reads (`here`: the folder
+/// it runs in too) — or why not.
+type Reads = Result<bool, String>;
+
 /// The most paths a command may read and still be proven read-only: each
 /// is judged like a `read` (bounded work).
 const MAX_PATHS: usize = 64;
@@ -82,7 +86,7 @@ impl Gate {
         // surely as `git show HEAD:.env` alone.
         // A fragment that reads and also writes (`git show HEAD:.env > out`) is
         // no read-only command, but what it reads is judged all the same.
-        let (strict, uses): (Vec<Result<bool, String>>, Vec<Result<bool, String>>) = parsed
+        let (strict, uses): (Vec<Reads>, Vec<Reads>) = parsed
             .fragments
             .iter()
             .map(|f| self.fragment_reads_only(f))
@@ -136,7 +140,7 @@ impl Gate {
     /// `here` when it also reads the folder it runs in. Two answers: with its
     /// redirections to files (a write: no read-only command), and with them
     /// left aside (what it reads, judged all the same).
-    fn fragment_reads_only(&self, f: &Fragment) -> (Result<bool, String>, Result<bool, String>) {
+    fn fragment_reads_only(&self, f: &Fragment) -> (Reads, Reads) {
         if let Err(why) = self.fragment_run_plainly(f) {
             return (Err(why.clone()), Err(why));
         }
@@ -180,7 +184,7 @@ impl Gate {
 
     /// Whether the program and its options only read (`Ok(here)`, see
     /// [`Gate::fragment_reads_only`]).
-    fn fragment_program_reads(&self, f: &Fragment) -> Result<bool, String> {
+    fn fragment_program_reads(&self, f: &Fragment) -> Reads {
         let Some(use_) = crate::programs::read_only(&f.core) else {
             return Err("not a program and options the gate knows as read-only".into());
         };
