@@ -3,10 +3,9 @@
 //! again (and might, were it changing, get another answer). The next judgement
 //! reads the file system again.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-
-use super::read_only::ReadOnly;
 
 /// Paths resolved and labelled during the judgement running on this thread. A
 /// handful per judgement: found by their bytes, without hashing.
@@ -14,9 +13,10 @@ struct Memo {
     root: PathBuf,
     resolved: Vec<(PathBuf, PathBuf)>,
     labels: Vec<(PathBuf, Option<&'static str>)>,
-    /// What `read` would say of a path (the read-only proof asks about a
-    /// command's folder for `cd` and again for what runs there).
-    reads: Vec<(PathBuf, ReadOnly)>,
+    /// Other answers about a path, each of the type its stage keeps (what `read`
+    /// would say of it: the read-only proof asks about a command's folder for
+    /// `cd` and again for what runs there).
+    answers: Vec<(PathBuf, Box<dyn Any>)>,
 }
 
 thread_local! {
@@ -40,7 +40,7 @@ impl OneJudgement {
                 root: root.to_path_buf(),
                 resolved: Vec::new(),
                 labels: Vec::new(),
-                reads: Vec::new(),
+                answers: Vec::new(),
             });
             OneJudgement { owner: true }
         })
@@ -99,33 +99,57 @@ pub(super) fn label(
     })
 }
 
-/// What `read` would say of `p` ([`ReadOnly`]), by `judge` the first time in a
-/// judgement.
-pub(super) fn read(root: &Path, p: &Path, judge: impl FnOnce() -> ReadOnly) -> ReadOnly {
+/// An answer of type `T` about `p`, by `judge` the first time in a judgement.
+pub(super) fn answer<T: Clone + 'static>(root: &Path, p: &Path, judge: impl FnOnce() -> T) -> T {
     let known = MEMO.with(|memo| {
         let memo = memo.borrow();
         let m = memo.as_ref().filter(|m| m.root == root)?;
-        m.reads
+        m.answers
             .iter()
-            .find(|(q, _)| q.as_os_str() == p.as_os_str())
-            .map(|(_, r)| r.clone())
+            .filter(|(q, _)| q.as_os_str() == p.as_os_str())
+            .find_map(|(_, a)| a.downcast_ref::<T>())
+            .cloned()
     });
-    if let Some(r) = known {
-        return r;
+    if let Some(a) = known {
+        return a;
     }
     // Judged with the memo free: the judgement uses it too.
-    let r = judge();
+    let a = judge();
     MEMO.with(|memo| {
         if let Some(m) = memo.borrow_mut().as_mut().filter(|m| m.root == root) {
-            m.reads.push((p.to_path_buf(), r.clone()));
+            m.answers.push((p.to_path_buf(), Box::new(a.clone())));
         }
     });
-    r
+    a
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_is_judged_once_per_judgement_and_kept_by_its_type() {
+        let root = Path::new("/p");
+        let p = Path::new("/p/src");
+        let asked = std::cell::Cell::new(0);
+        let judge = || {
+            asked.set(asked.get() + 1);
+            7u8
+        };
+        {
+            let _one = OneJudgement::begin(root);
+            assert_eq!(answer(root, p, judge), 7);
+            assert_eq!(answer(root, p, judge), 7);
+            assert_eq!(asked.get(), 1);
+            // Another type of answer about the same path is its own.
+            assert_eq!(answer(root, p, || "x".to_string()), "x");
+            assert_eq!(answer(root, p, judge), 7);
+            assert_eq!(asked.get(), 1);
+        }
+        let _next = OneJudgement::begin(root);
+        answer(root, p, judge);
+        assert_eq!(asked.get(), 2, "the next judgement asks again");
+    }
 
     #[test]
     fn a_judgement_asks_once_and_the_next_asks_again() {

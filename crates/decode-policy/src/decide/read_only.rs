@@ -384,7 +384,7 @@ impl Gate {
 
     /// What `read` of `path` would say in default mode.
     fn read_verdict(&self, path: &Path) -> ReadOnly {
-        super::memo::read(&self.root, path, || self.read_verdict_now(path))
+        super::memo::answer(&self.root, path, || self.read_verdict_now(path))
     }
 
     /// [`Gate::read_verdict`], judged now.
