@@ -149,6 +149,24 @@ impl Compiled {
         Compiled { alts, any }
     }
 
+    /// The glob `F/tail`, where `F` is `folder` with its glob metacharacters
+    /// escaped and its trailing slashes left out: the same as compiling that
+    /// text, without writing it out (an escaped character only ever reads as
+    /// itself, and leaves the reading of `tail` as it is alone).
+    pub(crate) fn under(folder: &str, tail: &str) -> Compiled {
+        let mut c = Compiled::new(tail);
+        let prefix: Vec<Tok> = folder
+            .trim_end_matches('/')
+            .chars()
+            .chain(std::iter::once('/'))
+            .map(Tok::Lit)
+            .collect();
+        for alt in &mut c.alts {
+            alt.splice(0..0, prefix.iter().cloned());
+        }
+        c
+    }
+
     /// Whether some string matches both.
     pub(crate) fn intersects(&self, other: &Compiled) -> bool {
         if self.any || other.any {
@@ -266,7 +284,36 @@ pub(crate) fn build_glob(
 
 #[cfg(test)]
 mod tests {
-    use super::intersect;
+    use super::{intersect, Compiled};
+
+    #[test]
+    fn a_glob_under_a_folder_reads_as_the_escaped_folder_written_out() {
+        for folder in [
+            "/",
+            "/p/src",
+            "/p/src/",
+            "src",
+            "a*b/[x]/{c,d}/e\\f/(g)",
+            "/tmp/.tmpX/proj",
+        ] {
+            for tail in [
+                "*",
+                "*.rs",
+                "**/x",
+                "{a,b}/*",
+                "[ab]?",
+                "x\\*",
+                "a{b,{c,d}}",
+                "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}",
+            ] {
+                let base = crate::rules::escape_glob(folder);
+                let written = Compiled::new(&format!("{}/{tail}", base.trim_end_matches('/')));
+                let under = Compiled::under(folder, tail);
+                assert_eq!(under.alts, written.alts, "{folder} {tail}");
+                assert_eq!(under.any, written.any, "{folder} {tail}");
+            }
+        }
+    }
 
     #[test]
     fn literal_starts_and_ends_settle_it_or_are_set_aside() {

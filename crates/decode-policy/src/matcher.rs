@@ -26,13 +26,27 @@ pub(crate) enum Source {
 
 impl Source {
     pub(crate) fn describe(&self) -> String {
+        let mut s = String::new();
+        self.describe_into(&mut s);
+        s
+    }
+
+    /// [`Source::describe`], written at the end of `s`.
+    fn describe_into(&self, s: &mut String) {
+        use std::fmt::Write;
+        // Writing to a String cannot fail.
         match self {
-            Source::Project => ".decode/settings.json (project)".to_string(),
-            Source::Agent(name) => format!("agent {name}"),
-            Source::Enclosing(root) => {
-                format!("{}/.decode/settings.json", root.display())
+            Source::Project => s.push_str(".decode/settings.json (project)"),
+            Source::Agent(name) => {
+                s.push_str("agent ");
+                s.push_str(name);
             }
-            Source::Level(level, file) => format!("{} ({level})", file.display()),
+            Source::Enclosing(root) => {
+                let _ = write!(s, "{}/.decode/settings.json", root.display());
+            }
+            Source::Level(level, file) => {
+                let _ = write!(s, "{} ({level})", file.display());
+            }
         }
     }
 }
@@ -45,8 +59,13 @@ pub(crate) struct RuleRef {
 }
 
 impl RuleRef {
+    /// `TEXT from SOURCE`, written in one go.
     pub(crate) fn describe(&self) -> String {
-        format!("{} from {}", self.text, self.source.describe())
+        let mut s = String::with_capacity(self.text.len() + 48);
+        s.push_str(&self.text);
+        s.push_str(" from ");
+        self.source.describe_into(&mut s);
+        s
     }
 }
 
@@ -81,10 +100,15 @@ impl Set {
     /// The earliest rule matching `s`.
     fn first(&self, s: &str) -> Option<usize> {
         let set = self.set.as_ref()?;
-        if !set.is_match(s) {
+        // One candidate for both: made once (its parts are found each time).
+        let candidate = globset::Candidate::new(s);
+        if !set.is_match_candidate(&candidate) {
             return None;
         }
-        set.matches(s).into_iter().map(|i| self.map[i]).min()
+        set.matches_candidate(&candidate)
+            .into_iter()
+            .map(|i| self.map[i])
+            .min()
     }
 }
 
@@ -137,10 +161,7 @@ impl Under {
     pub(crate) fn new(p: &PathForms<'_>, tail: &str) -> Under {
         let tail = tail.trim_start_matches("./");
         let tail = if tail.is_empty() { "*" } else { tail };
-        let under = |folder: &str| -> crate::globx::Compiled {
-            let base = crate::rules::escape_glob(folder);
-            crate::globx::Compiled::new(&format!("{}/{tail}", base.trim_end_matches('/')))
-        };
+        let under = |folder: &str| crate::globx::Compiled::under(folder, tail);
         Under {
             abs: under(p.abs),
             rel: p.rel.map(|r| {
@@ -356,8 +377,14 @@ impl RuleIndex {
                 Tool::WebFetch => match domain_pattern(p) {
                     Some(d) => {
                         let glob = build_glob(&d, true).map_err(|e| e.to_string())?;
-                        staged.push((Slot::Domain, glob));
-                        host = Some(host_pattern(p));
+                        let h = host_pattern(p);
+                        // The host rules hold the same glob for the same rule: a
+                        // host is matched there once. Only a glob that differs
+                        // (`domain:[…]`) is kept apart.
+                        if d != h {
+                            staged.push((Slot::Domain, glob));
+                        }
+                        host = Some(h);
                     }
                     None => {
                         let url = crate::urls::normal_url_pattern(p);
@@ -649,20 +676,29 @@ impl RuleIndex {
         self.list(list).hosts.literal.get(host).copied()
     }
 
-    /// A URL against a list: `domain:` rules (and `net` rules) on its host,
-    /// other patterns on the URL.
-    pub(crate) fn match_url(&self, list: RuleList, url: &str, host: Option<&str>) -> Option<usize> {
+    /// A URL's host against a list: the `domain:` rules of `web_fetch` and the
+    /// `net` rules (one host set holds both), the first rule that matches.
+    pub(crate) fn match_url_host(&self, list: RuleList, host: &str) -> Option<usize> {
+        let t = &self.list(list).tools[Tool::WebFetch.index()];
+        match (t.domain.first(host), self.match_host(list, host, false)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// A URL against a list: other patterns on the URL, and `by_host`, what
+    /// [`RuleIndex::match_url_host`] says of its host (the same for every
+    /// spelling of one URL, so matched once).
+    pub(crate) fn match_url(
+        &self,
+        list: RuleList,
+        url: &str,
+        by_host: Option<usize>,
+    ) -> Option<usize> {
         let t = &self.list(list).tools[Tool::WebFetch.index()];
         if let Some(b) = t.bare {
             return Some(b);
         }
-        let by_host =
-            host.and_then(
-                |h| match (t.domain.first(h), self.match_host(list, h, false)) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                },
-            );
         let by_url = t.text.first(url);
         match (by_host, by_url) {
             (Some(a), Some(b)) => Some(a.min(b)),

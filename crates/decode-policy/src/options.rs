@@ -349,9 +349,10 @@ fn walk<'a, S: AsRef<str>>(
 pub(crate) fn candidates<S: AsRef<str>>(args: &[S], spec: &OptionSpec<'_>) -> Vec<usize> {
     let mut out = Vec::new();
     let mut at: Vec<usize> = vec![0];
-    let mut seen = std::collections::HashSet::new();
+    // The indexes read already (a plain list: hashing costs more).
+    let mut seen = vec![false; args.len()];
     while let Some(i) = at.pop() {
-        if i >= args.len() || !seen.insert(i) || out.len() >= 8 {
+        if i >= args.len() || std::mem::replace(&mut seen[i], true) || out.len() >= 8 {
             continue;
         }
         let next = match spec.step(args[i].as_ref()) {

@@ -304,7 +304,9 @@ pub fn lexical(base: &Path, p: &Path) -> PathBuf {
         joined = base.join(p);
         &joined
     };
-    let mut out = PathBuf::from("/");
+    // Never longer than `p` (and its root): one allocation.
+    let mut out = PathBuf::with_capacity(p.as_os_str().len() + 1);
+    out.push("/");
     for c in p.components() {
         match c {
             Component::RootDir | Component::Prefix(_) | Component::CurDir => {}

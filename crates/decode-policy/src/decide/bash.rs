@@ -1,7 +1,7 @@
 //! The stages for `bash`: the command is cut into fragments, each judged by the
 //! rules, the mode and the caps; a command the gate cannot see through asks.
 
-use super::read_only::ReadOnly;
+use super::read_only::{Proof, ReadOnly};
 use super::stored::StoredVerdict;
 use super::*;
 
@@ -72,13 +72,12 @@ impl Gate {
         if infos.is_empty() || f.core.is_empty() {
             return Vec::new();
         }
-        let plain = f.core.join(" ");
+        let mut plain: Option<String> = None;
         let mut out = Vec::new();
         // The physical resolution, then the lexical one when it differs.
         for use_alt in [false, true] {
-            let mut abs_words = f.core.clone();
-            let mut rel_words = f.core.clone();
-            let mut any = false;
+            // The words replaced: their place, absolute form and relative form.
+            let mut replaced: Vec<(usize, String, Option<String>)> = Vec::new();
             for (wi, w) in f.core.iter().enumerate().skip(1) {
                 let Some(info) = infos.iter().find(|p| &p.raw == w) else {
                     continue;
@@ -91,17 +90,22 @@ impl Gate {
                 let Some(r) = r else {
                     continue;
                 };
-                any = true;
-                abs_words[wi] = r.to_string_lossy().into_owned();
-                if let Some(rel) = self.rel(r) {
-                    rel_words[wi] = rel;
-                }
+                replaced.push((wi, r.to_string_lossy().into_owned(), self.rel(r)));
             }
-            if !any {
+            if replaced.is_empty() {
                 continue;
             }
+            let mut abs_words = f.core.clone();
+            let mut rel_words = f.core.clone();
+            for (wi, abs, rel) in replaced {
+                if let Some(rel) = rel {
+                    rel_words[wi] = rel;
+                }
+                abs_words[wi] = abs;
+            }
+            let plain = plain.get_or_insert_with(|| f.core.join(" "));
             for form in [abs_words.join(" "), rel_words.join(" ")] {
-                if form != plain && !out.contains(&form) {
+                if form != *plain && !out.contains(&form) {
                     out.push(form);
                 }
             }
@@ -158,7 +162,9 @@ impl Gate {
         // A command proven read-only is judged like `read`: a path a read
         // deny rule covers denies it; it runs in plan mode.
         let known = (infos.len() == frags.len()).then_some(infos.as_slice());
-        let read_only = self.read_only_command(raw, &parsed, known);
+        let cover = self.allow_cover(frags);
+        let proof = read_only_proof(frags, &cover, mode);
+        let read_only = self.read_only_command(raw, &parsed, known, proof);
         if let ReadOnly::Denied(why) = &read_only {
             run.step(Stage::DenyRules, format!("read-only command: {why}"));
             return run.finish(
@@ -243,7 +249,22 @@ impl Gate {
                 Vec::new(),
             );
         }
-        self.bash_allow(frags, &infos, mode, read_only, run)
+        self.bash_allow(frags, &infos, &cover, mode, read_only, run)
+    }
+
+    /// The allow rule covering each fragment that needs one (stage 6).
+    fn allow_cover(&self, frags: &[Fragment]) -> Vec<Option<usize>> {
+        frags
+            .iter()
+            .map(|f| {
+                if f.role == Role::Full {
+                    self.index
+                        .match_forms(RuleList::Allow, Tool::Bash, &f.allow_forms)
+                } else {
+                    None
+                }
+            })
+            .collect()
     }
 
     /// Stage 1 (deny) or 4 (ask) for a command: the whole command, then every
@@ -325,24 +346,19 @@ impl Gate {
     }
 
     /// Stage 6 (allow rules and the mode) and 7 (caps).
+    /// `cover`: [`Gate::allow_cover`].
     fn bash_allow(
         &self,
         frags: &[Fragment],
         infos: &[Vec<PathInfo>],
+        cover: &[Option<usize>],
         mode: Mode,
         read_only: bool,
         mut run: Run,
     ) -> Decision {
-        let tool = Tool::Bash;
         let needed: Vec<usize> = (0..frags.len())
             .filter(|&i| frags[i].role == Role::Full)
             .collect();
-        let mut cover: Vec<Option<usize>> = vec![None; frags.len()];
-        for &i in &needed {
-            cover[i] = self
-                .index
-                .match_forms(RuleList::Allow, tool, &frags[i].allow_forms);
-        }
         let covered: Vec<usize> = needed
             .iter()
             .copied()
@@ -370,7 +386,7 @@ impl Gate {
             })
             .collect();
         let coverage = Coverage {
-            cover: &cover,
+            cover,
             needed: &needed,
             covered: &covered,
             uncovered: &uncovered,
@@ -717,5 +733,22 @@ impl Gate {
         }
         out.sort_by_key(|c| c.kind);
         out
+    }
+}
+
+/// How much of the read-only proof the rest of the judgement uses: whether the
+/// command is read-only only matters in plan mode, and where the mode decides
+/// for fragments no allow rule covers (not in auto or bypass mode).
+fn read_only_proof(frags: &[Fragment], cover: &[Option<usize>], mode: Mode) -> Proof {
+    let needed = frags
+        .iter()
+        .zip(cover)
+        .filter(|(f, _)| f.role == Role::Full);
+    let every_covered = needed.clone().next().is_some() && needed.clone().all(|(_, c)| c.is_some());
+    let mode_decides = !matches!(mode, Mode::Auto | Mode::Bypass);
+    if mode == Mode::Plan || (mode_decides && !every_covered) {
+        Proof::Full
+    } else {
+        Proof::DenyOnly
     }
 }

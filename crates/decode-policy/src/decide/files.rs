@@ -198,10 +198,20 @@ impl Gate {
                 },
             )
         };
+        // The resolved path is judged too when it differs (the same strings
+        // would match the same rules).
+        let resolved_differs = p.rs != p.gs || p.r_rel != p.g_rel;
         form(&p.gs, &p.g_rel)
-            .or_else(|| form(&p.rs, &p.r_rel))
+            .or_else(|| resolved_differs.then(|| form(&p.rs, &p.r_rel)).flatten())
             .or_else(|| p.alt_s.as_ref().and_then(|a| form(a, &p.alt_rel)))
-            .or_else(|| p.probes.iter().find_map(|(a, r)| form(a, r)))
+            .or_else(|| {
+                p.probes
+                    .iter()
+                    .enumerate()
+                    // A probe the same as the one before it matches the same.
+                    .filter(|&(i, pr)| i == 0 || p.probes[i - 1] != *pr)
+                    .find_map(|(_, (a, r))| form(a, r))
+            })
     }
 
     /// Stages 6 (allow rules, then the mode) and 7 (caps) for a file tool.
@@ -213,11 +223,14 @@ impl Gate {
         mode: Mode,
         mut run: Run,
     ) -> Decision {
-        let always = vec![format!(
-            "{}({})",
-            tool.name(),
-            escape_glob(&p.r_rel.clone().unwrap_or_else(|| p.rs.clone()))
-        )];
+        // The rule "always allow" offers, only made for an ask.
+        let always = || {
+            vec![format!(
+                "{}({})",
+                tool.name(),
+                escape_glob(p.r_rel.as_deref().unwrap_or(&p.rs))
+            )]
+        };
         let auto = mode == Mode::Auto;
         let rf = PathForms {
             abs: &p.rs,
@@ -254,7 +267,7 @@ impl Gate {
                         run.step(Stage::Mode, "auto mode: wildcard allow");
                         (Origin::Wildcard, "auto mode allows it".to_string())
                     }
-                    _ => return self.path_mode_ask(tool, p, mode, always, run),
+                    _ => return self.path_mode_ask(tool, p, mode, always(), run),
                 }
             }
         };
@@ -265,7 +278,13 @@ impl Gate {
             run.mark(0, Verdict::Ask, None);
             run.step(Stage::Caps, format!("{}: {}", c.kind, c.reason));
             let capped = c.kind != CapKind::Scope;
-            return run.finish(Verdict::Ask, c.reason.clone(), capped, Some(origin), always);
+            return run.finish(
+                Verdict::Ask,
+                c.reason.clone(),
+                capped,
+                Some(origin),
+                always(),
+            );
         }
         run.step(Stage::Caps, "no cap applies");
         run.finish(Verdict::Allow, reason, false, Some(origin), Vec::new())

@@ -3,6 +3,7 @@
 //! again (and might, were it changing, get another answer). The next judgement
 //! reads the file system again.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
@@ -12,6 +13,10 @@ struct Memo {
     root: PathBuf,
     resolved: Vec<(PathBuf, PathBuf)>,
     labels: Vec<(PathBuf, Option<&'static str>)>,
+    /// Other answers about a path, each of the type its stage keeps (what `read`
+    /// would say of it: the read-only proof asks about a command's folder for
+    /// `cd` and again for what runs there).
+    answers: Vec<(PathBuf, Box<dyn Any>)>,
 }
 
 thread_local! {
@@ -35,6 +40,7 @@ impl OneJudgement {
                 root: root.to_path_buf(),
                 resolved: Vec::new(),
                 labels: Vec::new(),
+                answers: Vec::new(),
             });
             OneJudgement { owner: true }
         })
@@ -93,9 +99,57 @@ pub(super) fn label(
     })
 }
 
+/// An answer of type `T` about `p`, by `judge` the first time in a judgement.
+pub(super) fn answer<T: Clone + 'static>(root: &Path, p: &Path, judge: impl FnOnce() -> T) -> T {
+    let known = MEMO.with(|memo| {
+        let memo = memo.borrow();
+        let m = memo.as_ref().filter(|m| m.root == root)?;
+        m.answers
+            .iter()
+            .filter(|(q, _)| q.as_os_str() == p.as_os_str())
+            .find_map(|(_, a)| a.downcast_ref::<T>())
+            .cloned()
+    });
+    if let Some(a) = known {
+        return a;
+    }
+    // Judged with the memo free: the judgement uses it too.
+    let a = judge();
+    MEMO.with(|memo| {
+        if let Some(m) = memo.borrow_mut().as_mut().filter(|m| m.root == root) {
+            m.answers.push((p.to_path_buf(), Box::new(a.clone())));
+        }
+    });
+    a
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_is_judged_once_per_judgement_and_kept_by_its_type() {
+        let root = Path::new("/p");
+        let p = Path::new("/p/src");
+        let asked = std::cell::Cell::new(0);
+        let judge = || {
+            asked.set(asked.get() + 1);
+            7u8
+        };
+        {
+            let _one = OneJudgement::begin(root);
+            assert_eq!(answer(root, p, judge), 7);
+            assert_eq!(answer(root, p, judge), 7);
+            assert_eq!(asked.get(), 1);
+            // Another type of answer about the same path is its own.
+            assert_eq!(answer(root, p, || "x".to_string()), "x");
+            assert_eq!(answer(root, p, judge), 7);
+            assert_eq!(asked.get(), 1);
+        }
+        let _next = OneJudgement::begin(root);
+        answer(root, p, judge);
+        assert_eq!(asked.get(), 2, "the next judgement asks again");
+    }
 
     #[test]
     fn a_judgement_asks_once_and_the_next_asks_again() {

@@ -38,7 +38,9 @@ mod text;
 mod writes;
 
 use crate::protected_names::{IN_HOME, SYSTEM_DIRS};
-use protected::{anywhere_label, glob_anywhere, glob_can_name, glob_dir, linked_entries};
+use protected::{
+    anywhere_label, glob_anywhere, glob_can_name, glob_components, glob_dir, linked_entries,
+};
 pub use protected::{protected_anywhere, ProtectedKind, ProtectedPath};
 
 /// A path the agent must never change on its own.
@@ -224,11 +226,19 @@ impl Run {
 }
 
 fn quote(s: &str) -> String {
-    let mut t: String = s.chars().take(120).collect();
-    if t.len() < s.len() {
+    // The first 120 characters, `…` when there are more.
+    let (shown, more) = match s.char_indices().nth(120) {
+        Some((end, _)) => (&s[..end], true),
+        None => (s, false),
+    };
+    let mut t = String::with_capacity(shown.len() + 5);
+    t.push('`');
+    t.push_str(shown);
+    if more {
         t.push('…');
     }
-    format!("`{t}`")
+    t.push('`');
+    t
 }
 
 fn plan_reason(tool: Tool) -> String {
@@ -394,6 +404,16 @@ impl Gate {
     /// there the search itself is refused or asked. The folder is judged as given and
     /// as resolved through links.
     pub fn search_could_reach(&self, root: &Path, pattern: &str) -> Option<(Verdict, String)> {
+        self.search_could_reach_in(root, pattern, &[RuleList::Deny, RuleList::Ask])
+    }
+
+    /// [`Gate::search_could_reach`] for the rules of `lists` (deny, ask), in order.
+    fn search_could_reach_in(
+        &self,
+        root: &Path,
+        pattern: &str,
+        lists: &[RuleList],
+    ) -> Option<(Verdict, String)> {
         if !self.filters_searches() {
             return None;
         }
@@ -420,10 +440,11 @@ impl Gate {
                 }
             })
         };
-        for (list, verdict) in [
-            (RuleList::Deny, Verdict::Deny),
-            (RuleList::Ask, Verdict::Ask),
-        ] {
+        for &list in lists {
+            let verdict = match list {
+                RuleList::Deny => Verdict::Deny,
+                _ => Verdict::Ask,
+            };
             for area in &areas {
                 if let Some(i) = self.index.match_under(list, Tool::Read, area, &may_exist) {
                     return Some((verdict, self.index.refs[i].describe()));

@@ -153,15 +153,16 @@ impl Gate {
     /// an address that is not public asks unless an allow rule names it exactly,
     /// and then that rule is what allows it (named in the reason and the trace; a
     /// wildcard that also matches cannot lift it). `Err` with the decision when the
-    /// stage decides, `Ok` with the run to go on. `about` starts an ask's reason
-    /// (`connection to HOST:PORT`), `allowed` an allow's (`None`: "allowed by rule…").
+    /// stage decides, `Ok` with the run to go on. `about` makes the start of an ask's
+    /// reason (`connection to HOST:PORT`; made only for one), `allowed` an allow's
+    /// (`None`: "allowed by rule…").
     pub(super) fn private_stage(
         &self,
         host: &str,
         addrs: &[IpAddr],
         mode: Mode,
         mut run: Run,
-        about: &str,
+        about: &dyn Fn() -> String,
         allowed: Option<&str>,
     ) -> Result<Run, Decision> {
         match self.private_reach(host, addrs) {
@@ -177,8 +178,10 @@ impl Gate {
                 Err(run.finish(
                     Verdict::Ask,
                     format!(
-                        "{about}: {} is a {} address; no rule names it",
-                        hit.what, hit.kind
+                        "{}: {} is a {} address; no rule names it",
+                        about(),
+                        hit.what,
+                        hit.kind
                     ),
                     false,
                     None,
@@ -283,10 +286,11 @@ impl Gate {
             Origin::Rule
         };
         let about = format!("connection to {shown}");
-        let mut run = match self.private_stage(&host, addrs, mode, run, &about, Some(&about)) {
-            Ok(run) => run,
-            Err(decided) => return decided,
-        };
+        let mut run =
+            match self.private_stage(&host, addrs, mode, run, &|| about.clone(), Some(&about)) {
+                Ok(run) => run,
+                Err(decided) => return decided,
+            };
         if let Some(i) = self.host_rule(RuleList::Allow, &host, addrs, true) {
             let r = &self.index.refs[i];
             run.mark(0, Verdict::Allow, Some(r.text.clone()));

@@ -50,12 +50,11 @@ impl Gate {
         // A system folder of Decode's is root-owned: a glob from the root
         // (`ls /*/*/*`) reaches it only with privileges, which ask anyway;
         // it counts when named.
-        if let Some(e) = self
-            .protected
-            .iter()
-            .filter(|e| !SYSTEM_DIRS.iter().any(|d| e.path.starts_with(d)))
-            .find(|e| glob_can_name(g, &e.path, e.dir, dotglob))
-        {
+        let comps = glob_components(g);
+        if let Some(e) = self.protected.iter().find(|e| {
+            glob_can_name(&comps, &e.path, e.dir, dotglob)
+                && !SYSTEM_DIRS.iter().any(|d| e.path.starts_with(d))
+        }) {
             return Some(e.kind.label());
         }
         if let Some(l) = glob_anywhere(g, dotglob) {
@@ -63,7 +62,7 @@ impl Gate {
         }
         self.protected_parents
             .iter()
-            .any(|pp| glob_can_name(g, pp, false, dotglob))
+            .any(|pp| glob_can_name(&comps, pp, false, dotglob))
             .then_some(ProtectedKind::PermissionFolder.label())
     }
 

@@ -186,17 +186,35 @@ pub(super) fn glob_anywhere(g: &Path, dotglob: bool) -> Option<&'static str> {
         .map(|e| e.kind.label())
 }
 
-/// Whether the glob path `pattern` (absolute, lexically folded) can name
-/// `target` (or, when `dir`, something inside it).
-pub(super) fn glob_can_name(pattern: &Path, target: &Path, dir: bool, dotglob: bool) -> bool {
-    let (np, nt) = (pattern.components().count(), target.components().count());
-    let enough = if dir { np >= nt } else { np == nt };
-    enough
-        && target.components().zip(pattern.components()).all(|(t, p)| {
-            component_matches(
-                &p.as_os_str().to_string_lossy(),
-                &t.as_os_str().to_string_lossy(),
-                dotglob,
-            )
-        })
+/// The components of a glob path, as [`glob_can_name`] reads them (split once
+/// for every path it is compared with).
+pub(super) fn glob_components(pattern: &Path) -> Vec<std::borrow::Cow<'_, str>> {
+    pattern
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect()
+}
+
+/// Whether the glob path whose components are `pattern` ([`glob_components`]
+/// of an absolute, lexically folded path) can name `target` (or, when `dir`,
+/// something inside it).
+pub(super) fn glob_can_name(
+    pattern: &[std::borrow::Cow<'_, str>],
+    target: &Path,
+    dir: bool,
+    dotglob: bool,
+) -> bool {
+    let mut p = pattern.iter();
+    for t in target.components() {
+        // A pattern with fewer components names neither the target nor
+        // anything inside it.
+        let Some(p) = p.next() else {
+            return false;
+        };
+        if !component_matches(p, &t.as_os_str().to_string_lossy(), dotglob) {
+            return false;
+        }
+    }
+    // As many components (the target), or more (something inside it).
+    dir || p.next().is_none()
 }

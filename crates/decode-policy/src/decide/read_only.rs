@@ -25,9 +25,25 @@ pub(super) enum ReadOnly {
     Denied(String),
 }
 
+/// What a fragment's words say: `Ok(here)` — it only reads (`here`: the folder
+/// it runs in too) — or why not.
+type Reads = Result<bool, String>;
+
 /// The most paths a command may read and still be proven read-only: each
 /// is judged like a `read` (bounded work).
 const MAX_PATHS: usize = 64;
+
+/// How much of the proof the caller needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Proof {
+    /// Whether the command is read-only, and whether a read deny rule covers
+    /// a path it reads.
+    Full,
+    /// Only whether a read deny rule covers a path it reads (every fragment an
+    /// allow rule covers, or the mode decides): the work that can only show it
+    /// is not read-only is left out, and the answer is never `Yes`.
+    DenyOnly,
+}
 
 /// A name no file is expected to have: a folder whose every entry a rule
 /// covers (`read(secrets/**)`) covers it too.
@@ -41,13 +57,19 @@ impl Gate {
         raw: &str,
         parsed: &Parsed,
         infos: Option<&[Vec<PathInfo>]>,
+        proof: Proof,
     ) -> ReadOnly {
         if !self.read_only_commands {
             return ReadOnly::No("read-only commands are off (readOnlyCommands: false)".into());
         }
         // A substitution anywhere — in a here-document's body too — is an
         // expansion whose text is only known when it runs.
-        if ["$(", "`", "<(", ">("].iter().any(|s| raw.contains(s)) {
+        if raw.contains('`')
+            || raw
+                .as_bytes()
+                .windows(2)
+                .any(|w| matches!(w, [b'$' | b'<' | b'>', b'(']))
+        {
             return ReadOnly::No("it holds a substitution".into());
         }
         if let Some(b) = self.broken_rules.iter().find(|b| b.covers(Tool::Read)) {
@@ -62,25 +84,23 @@ impl Gate {
         // Every fragment that only reads is judged like `read`, whatever the
         // others do: `touch x && git show HEAD:.env` reads a denied file as
         // surely as `git show HEAD:.env` alone.
-        let uses: Vec<Result<bool, String>> = parsed
-            .fragments
-            .iter()
-            .map(|f| self.fragment_reads_only(f, false))
-            .collect();
-        let mut not = parsed.fragments.iter().zip(&uses).find_map(|(f, u)| {
-            u.as_ref()
-                .err()
-                .map(|why| format!("{}: {why}", quote(&f.text)))
-        });
-        let words_not_read_only = not.is_some();
         // A fragment that reads and also writes (`git show HEAD:.env > out`) is
         // no read-only command, but what it reads is judged all the same.
-        let uses: Vec<Result<bool, String>> = parsed
+        let (strict, uses): (Vec<Reads>, Vec<Reads>) = parsed
             .fragments
             .iter()
-            .zip(uses)
-            .map(|(f, u)| u.or_else(|_| self.fragment_reads_only(f, true)))
-            .collect();
+            .map(|f| self.fragment_reads_only(f))
+            .unzip();
+        let words_not_read_only = strict.iter().any(Result::is_err);
+        let mut not = if proof == Proof::Full {
+            parsed.fragments.iter().zip(&strict).find_map(|(f, u)| {
+                u.as_ref()
+                    .err()
+                    .map(|why| format!("{}: {why}", quote(&f.text)))
+            })
+        } else {
+            Some("only a read deny rule was looked for".to_string())
+        };
         let paths: usize = parsed.fragments.iter().map(|f| f.paths.len()).sum();
         if paths > MAX_PATHS {
             return ReadOnly::No(format!("it names {paths} paths, over {MAX_PATHS}"));
@@ -105,7 +125,7 @@ impl Gate {
                     computed.as_slice()
                 }
             };
-            match self.fragment_reads_allowed(f, paths, here) {
+            match self.fragment_reads_allowed(f, paths, here, proof) {
                 ReadOnly::Yes => {}
                 ReadOnly::Denied(why) => return ReadOnly::Denied(why),
                 ReadOnly::No(why) => {
@@ -117,10 +137,27 @@ impl Gate {
     }
 
     /// Whether the fragment only reads, by its words alone: `Ok(here)`,
-    /// `here` when it also reads the folder it runs in.
-    /// `but_writes`: whether it reads only what its words say, its
-    /// redirections to files aside.
-    fn fragment_reads_only(&self, f: &Fragment, but_writes: bool) -> Result<bool, String> {
+    /// `here` when it also reads the folder it runs in. Two answers: with its
+    /// redirections to files (a write: no read-only command), and with them
+    /// left aside (what it reads, judged all the same).
+    fn fragment_reads_only(&self, f: &Fragment) -> (Reads, Reads) {
+        if let Err(why) = self.fragment_run_plainly(f) {
+            return (Err(why.clone()), Err(why));
+        }
+        let reads = self.fragment_program_reads(f);
+        match f
+            .writes
+            .iter()
+            .find(|t| t.dynamic || t.link || !is_harmless_device(Path::new(&t.raw)))
+        {
+            Some(t) => (Err(format!("writes {}", t.raw)), reads),
+            None => (reads.clone(), reads),
+        }
+    }
+
+    /// Whether the fragment's program is run plainly: by its name, with words
+    /// the gate knows before it runs.
+    fn fragment_run_plainly(&self, f: &Fragment) -> Result<(), String> {
         let Some(program) = f.words.first() else {
             return Err("no program".into());
         };
@@ -142,14 +179,12 @@ impl Gate {
         if f.links.is_none() || f.links.as_ref().is_some_and(|l| !l.is_empty()) {
             return Err("a link made earlier in the command".into());
         }
-        if let Some(t) = f
-            .writes
-            .iter()
-            .find(|t| t.dynamic || t.link || !is_harmless_device(Path::new(&t.raw)))
-            .filter(|_| !but_writes)
-        {
-            return Err(format!("writes {}", t.raw));
-        }
+        Ok(())
+    }
+
+    /// Whether the program and its options only read (`Ok(here)`, see
+    /// [`Gate::fragment_reads_only`]).
+    fn fragment_program_reads(&self, f: &Fragment) -> Reads {
         let Some(use_) = crate::programs::read_only(&f.core) else {
             return Err("not a program and options the gate knows as read-only".into());
         };
@@ -165,7 +200,19 @@ impl Gate {
     }
 
     /// Whether every path the fragment reads is allowed for `read`.
-    fn fragment_reads_allowed(&self, f: &Fragment, infos: &[PathInfo], here: bool) -> ReadOnly {
+    /// [`Proof::DenyOnly`]: what can only show it is not allowed (a folder or glob
+    /// holding files a rule covers, the folder it runs in) is not looked at.
+    fn fragment_reads_allowed(
+        &self,
+        f: &Fragment,
+        infos: &[PathInfo],
+        here: bool,
+        proof: Proof,
+    ) -> ReadOnly {
+        if f.core[0] == "cd" && proof == Proof::DenyOnly {
+            // Never a deny (below).
+            return ReadOnly::No("cd".into());
+        }
         if f.core[0] == "cd" {
             // It reads nothing: where it goes must be a folder `read` may see
             // (what runs there is judged with its own paths).
@@ -188,9 +235,9 @@ impl Gate {
                 continue;
             }
             let mut verdict = if p.glob {
-                self.glob_read(given)
+                self.glob_read(given, proof)
             } else {
-                self.path_read(given, resolved)
+                self.path_read(given, resolved, proof)
             };
             if verdict == ReadOnly::Yes && p.alt.is_some() && !p.glob {
                 // `..` after a link: the kernel reads where the link leads
@@ -228,6 +275,10 @@ impl Gate {
         if let Some(why) = not {
             return ReadOnly::No(why);
         }
+        if proof == Proof::DenyOnly {
+            // The folder it runs in is never a deny (below).
+            return ReadOnly::Yes;
+        }
         // With an operand naming what exists, it reads that, not the
         // folder it runs in; git reads its repository whatever it names.
         let here = here
@@ -252,7 +303,7 @@ impl Gate {
     /// A path as `read` would judge it; a folder with everything beneath it. A
     /// file with other names (hard links) is no proof: a rule covers a name, and
     /// another name of `.env` reads `.env`.
-    fn path_read(&self, given: &Path, resolved: &Path) -> ReadOnly {
+    fn path_read(&self, given: &Path, resolved: &Path, proof: Proof) -> ReadOnly {
         let verdict = self.read_verdict(given);
         if verdict != ReadOnly::Yes {
             return verdict;
@@ -269,7 +320,7 @@ impl Gate {
         }
         if meta.is_ok_and(|m| m.is_dir()) {
             // `read` of the folder itself allows it (above).
-            return self.folder_beneath_read(given);
+            return self.folder_beneath_read(given, proof);
         }
         ReadOnly::Yes
     }
@@ -282,12 +333,17 @@ impl Gate {
         if verdict != ReadOnly::Yes {
             return verdict;
         }
-        self.folder_beneath_read(dir)
+        self.folder_beneath_read(dir, Proof::Full)
     }
 
     /// Every file beneath a folder `read` allows (see [`Gate::folder_read`]).
-    fn folder_beneath_read(&self, dir: &Path) -> ReadOnly {
-        match self.search_could_reach(dir, "*") {
+    /// [`Proof::DenyOnly`]: the ask rules are not looked at.
+    fn folder_beneath_read(&self, dir: &Path, proof: Proof) -> ReadOnly {
+        let lists: &[RuleList] = match proof {
+            Proof::Full => &[RuleList::Deny, RuleList::Ask],
+            Proof::DenyOnly => &[RuleList::Deny],
+        };
+        match self.search_could_reach_in(dir, "*", lists) {
             None => ReadOnly::Yes,
             Some((Verdict::Deny, rule)) => match self.read_verdict(&dir.join(PROBE)) {
                 ReadOnly::Denied(why) => ReadOnly::Denied(why),
@@ -303,8 +359,9 @@ impl Gate {
         }
     }
 
-    /// A glob: its literal folder, and every file the rest could match.
-    fn glob_read(&self, given: &Path) -> ReadOnly {
+    /// A glob: its literal folder, and every file the rest could match
+    /// ([`Proof::DenyOnly`]: its folder only; what it matches is never a deny).
+    fn glob_read(&self, given: &Path, proof: Proof) -> ReadOnly {
         let mut dir = PathBuf::new();
         let mut rest = Vec::new();
         for c in given.components() {
@@ -316,7 +373,7 @@ impl Gate {
             }
         }
         let verdict = self.read_verdict(&dir);
-        if verdict != ReadOnly::Yes {
+        if verdict != ReadOnly::Yes || proof == Proof::DenyOnly {
             return verdict;
         }
         if let Some(why) = glob_leaves(&dir, &rest) {
@@ -333,6 +390,11 @@ impl Gate {
 
     /// What `read` of `path` would say in default mode.
     fn read_verdict(&self, path: &Path) -> ReadOnly {
+        super::memo::answer(&self.root, path, || self.read_verdict_now(path))
+    }
+
+    /// [`Gate::read_verdict`], judged now.
+    fn read_verdict_now(&self, path: &Path) -> ReadOnly {
         let call = Call::new(Tool::Read, path.to_string_lossy());
         let d = self.decide_path(&call, Mode::Default, Run::new());
         match d.verdict {

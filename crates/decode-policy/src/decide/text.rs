@@ -19,28 +19,35 @@ impl Gate {
         } else {
             None
         };
+        // The URL's looser spellings, made once for the deny and the ask rules.
+        let loose = std::cell::OnceCell::new();
         let matcher = |list: RuleList| -> Option<usize> {
             if tool == Tool::WebFetch {
+                // The host's rules, once for every spelling of the URL.
+                let by_host = host
+                    .as_deref()
+                    .and_then(|h| self.index.match_url_host(list, h));
                 if list == RuleList::Allow {
                     // An unparsable URL (or one without a host) matches no
                     // allow rule; a parsed one is matched as it will be fetched.
                     host.as_ref()?;
                     let n = normal.as_deref()?;
-                    return self.index.match_url(list, n, host.as_deref());
+                    return self.index.match_url(list, n, by_host);
                 }
                 // Deny and ask: the raw string, the parsed form, and the
                 // forms many servers treat alike (`%73ecret`, `//secret`, `SECRET`).
                 self.index
-                    .match_url(list, subject, host.as_deref())
+                    .match_url(list, subject, by_host)
                     .or_else(|| {
                         normal
                             .as_deref()
-                            .and_then(|n| self.index.match_url(list, n, host.as_deref()))
+                            .and_then(|n| self.index.match_url(list, n, by_host))
                     })
                     .or_else(|| {
-                        url_loose_forms(subject)
+                        loose
+                            .get_or_init(|| url_loose_forms(subject))
                             .iter()
-                            .find_map(|n| self.index.match_url(list, n, host.as_deref()))
+                            .find_map(|n| self.index.match_url(list, n, by_host))
                     })
                     .or_else(|| {
                         // The addresses the host resolved to (`net(domain:ADDR)`).
@@ -95,7 +102,7 @@ impl Gate {
         }
         let auto = mode == Mode::Auto;
         if let Some(h) = host.as_deref() {
-            let about = format!("web_fetch of {}", quote(subject));
+            let about = || format!("web_fetch of {}", quote(subject));
             run = match self.private_stage(h, &call.addrs, mode, run, &about, None) {
                 Ok(run) => run,
                 Err(decided) => return decided,

@@ -2,6 +2,7 @@
 //! program"): the families' tables joined, looked up once per word.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use super::schema::Program;
@@ -33,8 +34,34 @@ pub(crate) fn all() -> impl Iterator<Item = &'static Program> {
     FAMILIES.iter().flat_map(|f| f.iter())
 }
 
+/// FNV-1a: program names are short and fixed (no one chooses them to collide),
+/// and every word of every command is looked up: the default hasher costs more
+/// than the lookup.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
 struct Index {
-    exact: HashMap<&'static str, &'static Program>,
+    exact: HashMap<&'static str, &'static Program, BuildHasherDefault<Fnv>>,
     /// Names ending in `*`: the prefix and the entry.
     prefixes: Vec<(&'static str, &'static Program)>,
 }
@@ -42,7 +69,7 @@ struct Index {
 fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut exact = HashMap::new();
+        let mut exact = HashMap::default();
         let mut prefixes = Vec::new();
         for p in all() {
             for n in p.names {

@@ -309,6 +309,10 @@ pub(super) fn changes_cd_state(text: &str) -> Option<&'static str> {
     if text.contains("cdable_vars") {
         return Some("`cdable_vars` lets `cd` follow a variable, so the folder is not known");
     }
+    // Every name is in capitals: most commands hold none.
+    if !text.bytes().any(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
     let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
     for name in ["HOME", "PWD", "TMPDIR", "CDPATH", "OLDPWD"] {
         let mut from = 0;

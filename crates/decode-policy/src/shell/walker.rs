@@ -343,11 +343,17 @@ impl Walker<'_> {
             // a word of its own; tree-sitter takes `-push` as the target.
             self.too_deep("`>&-` runs into the next word, which bash reads as a word of its own");
         }
-        self.dotglob |= text.contains("dotglob") || text.contains("GLOBIGNORE");
-        self.git_elsewhere |= text.contains("GIT_DIR")
-            || text.contains("GIT_WORK_TREE")
-            || text.contains("GIT_COMMON_DIR");
-        self.loose_globs |= text.contains("extglob") || text.contains("nocaseglob");
+        // Each name below holds `glob` or capitals: most commands hold neither.
+        let glob = text.contains("glob");
+        let capitals = text.bytes().any(|b| b.is_ascii_uppercase());
+        self.dotglob |=
+            (glob && text.contains("dotglob")) || (capitals && text.contains("GLOBIGNORE"));
+        self.git_elsewhere |= capitals
+            && text.contains("GIT_")
+            && (text.contains("GIT_DIR")
+                || text.contains("GIT_WORK_TREE")
+                || text.contains("GIT_COMMON_DIR"));
+        self.loose_globs |= glob && (text.contains("extglob") || text.contains("nocaseglob"));
         if let Some(why) = changes_cd_state(&text) {
             self.set_opaque(why.to_string());
             self.cd_unsure = true;
