@@ -7,7 +7,6 @@
 mod aliases;
 mod branches;
 pub mod decide;
-mod git_index;
 mod globx;
 pub mod hidden;
 pub mod input;

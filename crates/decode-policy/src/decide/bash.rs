@@ -165,21 +165,16 @@ impl Gate {
         let cover = self.allow_cover(frags);
         let proof = read_only_proof(frags, &cover, mode);
         let read_only = self.read_only_command(raw, &parsed, known, proof);
-        if let ReadOnly::Denied(why) = &read_only {
-            run.step(Stage::DenyRules, format!("read-only command: {why}"));
-            return run.finish(
-                Verdict::Deny,
-                format!("denied: {why}"),
-                true,
-                None,
-                Vec::new(),
-            );
-        }
         // What git prints from its store is judged like `read` of the files
         // it holds (the sandbox cannot hide them).
         let stored = self.stored_reads_verdict(frags);
-        if let Some(StoredVerdict::Deny(why)) = &stored {
-            run.step(Stage::DenyRules, why.clone());
+        let denied = match (&read_only, &stored) {
+            (ReadOnly::Denied(why), _) => Some((format!("read-only command: {why}"), why)),
+            (_, Some(StoredVerdict::Deny(why))) => Some((why.clone(), why)),
+            _ => None,
+        };
+        if let Some((step, why)) = denied {
+            run.step(Stage::DenyRules, step);
             return run.finish(
                 Verdict::Deny,
                 format!("denied: {why}"),

@@ -110,7 +110,6 @@ impl Gate {
         );
         let gate = Gate {
             read_only_commands: input.read_only_commands,
-            index_memo: Default::default(),
             remote_hosts,
             mcp_offered,
             mcp_read_only,

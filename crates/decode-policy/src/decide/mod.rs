@@ -85,8 +85,6 @@ pub struct Gate {
     remote_hosts: Vec<(String, Option<u16>)>,
     /// Read-only bash commands run like `read` (settings `readOnlyCommands`).
     read_only_commands: bool,
-    /// The files git's index holds that read rules cover, as last read.
-    index_memo: crate::git_index::IndexMemo,
 }
 
 /// A deny or ask rule that did not parse. What it meant cannot be known, so
@@ -414,6 +412,24 @@ impl Gate {
         pattern: &str,
         lists: &[RuleList],
     ) -> Option<(Verdict, String)> {
+        self.could_reach(root, pattern, lists, true)
+    }
+
+    /// Whether a read deny or ask rule could cover a file beneath the folder
+    /// `root`, whatever exists there now (what git's store holds need not).
+    fn rules_could_reach(&self, root: &Path) -> Option<(Verdict, String)> {
+        self.could_reach(root, "*", &[RuleList::Deny, RuleList::Ask], false)
+    }
+
+    /// [`Gate::search_could_reach_in`]; `existing`: a rule's literal folder
+    /// must exist to count.
+    fn could_reach(
+        &self,
+        root: &Path,
+        pattern: &str,
+        lists: &[RuleList],
+        existing: bool,
+    ) -> Option<(Verdict, String)> {
         if !self.filters_searches() {
             return None;
         }
@@ -432,13 +448,14 @@ impl Gate {
             .collect();
         let existence = exists::Existence::default();
         let may_exist = |key: usize, folder: &Path, abs: bool| {
-            existence.at(key, || {
-                if abs {
-                    folder.to_path_buf()
-                } else {
-                    self.root.join(folder)
-                }
-            })
+            !existing
+                || existence.at(key, || {
+                    if abs {
+                        folder.to_path_buf()
+                    } else {
+                        self.root.join(folder)
+                    }
+                })
         };
         for &list in lists {
             let verdict = match list {

@@ -1,16 +1,17 @@
 //! git's stored copies (docs/permissions.md, "git's stored copies"). The
 //! sandbox hides the files read deny rules cover, but not git's object
-//! store or index, which hold a copy of every file git tracks. So a git
-//! command is judged by what it prints from the store:
+//! store or index, which hold a copy of every file git ever tracked — in
+//! history and on other branches too. So a git command is judged by what it
+//! prints from the store:
 //! - a file it names (`git show HEAD:.env`, `git cat-file -p :0:.env`,
 //!   `git log -p -- .env`) is judged by the read rules like `read`: a deny
-//!   rule denies it, an ask rule asks;
+//!   rule denies it, an ask rule asks; a folder it names asks where a read
+//!   rule could cover a file beneath it;
 //! - stored content it prints whole (`git log -p`, `git show`, `git diff`,
-//!   `git grep x HEAD`, `git archive`) asks where the index holds a file a
-//!   read deny or ask rule covers (in every mode but bypass).
-//!
-//! A file committed once and since removed from the index stays in history
-//! where no index shows it: that gap is named in the docs.
+//!   `git grep x HEAD`, `git archive`, a pattern or a word only known when it
+//!   runs) asks where a read deny or ask rule could cover a file of the
+//!   repository or the project, whatever the folder holds now (in every mode
+//!   but bypass).
 
 use super::*;
 use crate::programs::StoredReads;
@@ -70,49 +71,44 @@ impl Gate {
         };
         // No repository: git reads nothing.
         let top = repository_top(cwd)?;
-        let mut whole = reads.whole
+        let whole = reads.whole
+            || f.has_dynamic()
             || reads
                 .revisions
                 .iter()
                 .any(|w| std::fs::symlink_metadata(lexical(cwd, Path::new(w))).is_err());
-        let mut prefixes = Vec::new();
+        let mut folders = Vec::new();
         for (path, relative) in &reads.named {
-            let abs = lexical(if *relative { cwd } else { &top }, Path::new(path));
-            if let Some(v) = self.stored_rule(&sub, &abs) {
-                return Some(v);
-            }
-            // A folder: every file git holds beneath it.
-            if self.search_could_reach(&abs, "*").is_some() {
-                whole = true;
-                prefixes.push(abs);
+            // Relative to the repository's top, and — for a copy of the
+            // project's store elsewhere — to the project's root.
+            let bases: &[&Path] = if *relative {
+                &[cwd]
+            } else {
+                &[&top, &self.root]
+            };
+            for base in bases {
+                let abs = lexical(base, Path::new(path));
+                if let Some(v) = self.stored_rule(&sub, &abs) {
+                    return Some(v);
+                }
+                // What is a file here is taken for one in the store too.
+                if !std::fs::metadata(&abs).is_ok_and(|m| m.is_file()) {
+                    folders.push(abs);
+                }
             }
         }
+        // A folder named: every file the store holds beneath it.
         if !whole {
-            return None;
+            let reach = folders.iter().find_map(|d| self.rules_could_reach(d));
+            return reach.map(|(_, rule)| stored_ask(&sub, &rule));
         }
-        let (file, verdict) = match self.tracked_covered(&top) {
-            Err(why) => {
-                return Some(StoredVerdict::Ask {
-                    why: format!("asks: `{sub}` prints git's stored copies, and {why}"),
-                    rule: false,
-                })
-            }
-            Ok(covered) => covered.into_iter().find(|(p, _)| {
-                let abs = top.join(p);
-                reads.named.is_empty() || prefixes.iter().any(|d| abs.starts_with(d))
-            })?,
-        };
-        let how = if verdict == Verdict::Deny {
-            "denies reading"
-        } else {
-            "asks before reading"
-        };
-        Some(StoredVerdict::Ask {
-            why: format!(
-                "asks: `{sub}` prints git's stored copies, and git holds {file}, which a read rule {how}; the sandbox cannot hide the store"
-            ),
-            rule: false,
-        })
+        // Whole: what the store holds is not what the folder holds now (a file
+        // since removed, another branch), so any read rule that could cover a
+        // file of the repository or of the project counts.
+        let reach = self
+            .rules_could_reach(&top)
+            .or_else(|| self.rules_could_reach(&self.root));
+        reach.map(|(_, rule)| stored_ask(&sub, &rule))
     }
 
     /// A read deny or ask rule on the file `abs` names in the store.
@@ -144,41 +140,15 @@ impl Gate {
         }
         None
     }
+}
 
-    /// The files git's index (of the repository whose top is `top`) holds
-    /// that a read deny or ask rule covers, read once per change of the
-    /// index. An index the gate cannot read is an error (the caller asks).
-    fn tracked_covered(&self, top: &Path) -> Result<Vec<(String, Verdict)>, String> {
-        let Some(dir) = git_dir(top) else {
-            return Err(format!(
-                "the gate cannot find the git folder of {}",
-                top.display()
-            ));
-        };
-        self.index_memo
-            .covered(&dir, |path| self.tracked_verdict(top, path))
-    }
-
-    /// What the read rules say of a file the index holds (a sparse index's
-    /// folder, ending in `/`: of any file beneath it).
-    fn tracked_verdict(&self, top: &Path, p: &str) -> Option<Verdict> {
-        let abs = top.join(p);
-        if p.ends_with('/') {
-            return self.search_could_reach(&abs, "*").map(|(v, _)| v);
-        }
-        let a = abs.to_string_lossy();
-        let rel = self.rel(&abs);
-        let f = PathForms {
-            abs: &a,
-            rel: rel.as_deref(),
-        };
-        [
-            (RuleList::Deny, Verdict::Deny),
-            (RuleList::Ask, Verdict::Ask),
-        ]
-        .into_iter()
-        .find(|(list, _)| self.index.match_path(*list, Tool::Read, &f).is_some())
-        .map(|(_, v)| v)
+/// The ask for stored content a read rule may cover.
+fn stored_ask(sub: &str, rule: &str) -> StoredVerdict {
+    StoredVerdict::Ask {
+        why: format!(
+            "asks: `{sub}` prints git's stored copies (history and other branches too), which may hold files rule {rule} covers; the sandbox cannot hide git's store"
+        ),
+        rule: false,
     }
 }
 

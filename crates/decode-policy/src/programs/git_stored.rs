@@ -28,6 +28,9 @@ enum Whole {
     /// that may name one are left to the caller, who knows which name a
     /// file ([`StoredReads::revisions`]).
     Revision,
+    /// When it copies the store of a repository on this machine (`git clone
+    /// . /tmp/x`), not a server's.
+    LocalSource,
     /// Never: it names what it prints (`checkout`, `restore`).
     Never,
 }
@@ -148,6 +151,34 @@ const STORED: &[Stored] = &[
         examples: &[("git archive HEAD", true), ("git format-patch -3", true)],
     },
     Stored {
+        names: &[
+            "unpack-file",
+            "checkout-index",
+            "worktree",
+            "notes",
+            "read-tree",
+            "update-index",
+        ],
+        whole: Whole::Always,
+        operands_are_paths: false,
+        examples: &[
+            ("git unpack-file HEAD:x", false),
+            ("git checkout-index -a --prefix=/tmp/o/", true),
+            ("git worktree add /tmp/wt HEAD~1", true),
+        ],
+    },
+    Stored {
+        names: &["clone"],
+        whole: Whole::LocalSource,
+        operands_are_paths: false,
+        examples: &[
+            ("git clone . /tmp/x", true),
+            ("git clone file:///srv/proj x", true),
+            ("git clone https://example.com/r.git", false),
+            ("git clone git@example.com:o/r.git x", false),
+        ],
+    },
+    Stored {
         names: &["checkout", "restore", "blame", "annotate"],
         whole: Whole::Never,
         operands_are_paths: true,
@@ -204,23 +235,39 @@ pub(crate) fn stored_reads(core: &[String]) -> Option<StoredReads> {
         .collect();
     let narrowed = (all_named && pathspecs.is_empty()) || !pathspecs.is_empty();
     out.named.extend(pathspecs);
+    // A pattern, pathspec magic (`:(icase)`, `:!`) or a word only known when
+    // it runs names no file the rules can judge: read whole.
+    let wide = out
+        .named
+        .iter()
+        .any(|(p, _)| p.contains(['*', '?', '[', '$', '`']) || p.starts_with(':'));
     let has = |opts: &[&str]| {
         before
             .iter()
             .any(|a| opts.iter().any(|o| super::read_only::names_option(a, o)))
     };
-    out.whole = !narrowed
-        && match entry.whole {
-            Whole::Always => true,
-            Whole::Never => false,
-            Whole::Unless(opts) => !has(opts),
-            Whole::With(opts) => has(opts),
-            Whole::Revision => has(&["--cached"]),
-        };
+    let by_entry = match entry.whole {
+        Whole::Always => true,
+        Whole::Never => false,
+        Whole::Unless(opts) => !has(opts),
+        Whole::With(opts) => has(opts),
+        Whole::Revision => has(&["--cached"]),
+        Whole::LocalSource => operands.first().is_some_and(|w| !is_remote(w)),
+    };
+    // `--full-diff`: the patch of every file the commit changed, whatever
+    // the paths say.
+    out.whole = wide || (by_entry && (!narrowed || has(&["--full-diff"])));
     if matches!(entry.whole, Whole::Revision) && !narrowed {
         out.revisions = grep_operands(before);
     }
     Some(out)
+}
+
+/// Whether `w` names a repository on a server (`https://…`, `host:path`),
+/// not one on this machine (`.`, `/srv/r`, `../r`).
+fn is_remote(w: &str) -> bool {
+    let local = w.starts_with('.') || w.starts_with('/') || w.starts_with("file:");
+    !local && w.contains(':')
 }
 
 /// The options of `git grep` that take the next word as their value.

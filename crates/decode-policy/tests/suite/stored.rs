@@ -148,43 +148,84 @@ fn stored_content_printed_whole_asks_where_git_tracks_a_covered_file() {
     run(&p, &g, &cases);
 }
 
+/// What the store holds is not what the folder holds now: a file since
+/// removed, or only on another branch (outside attack, round 7, C0). So
+/// stored content printed whole asks wherever a read rule could cover a file
+/// of the repository, tracked now or not; patterns, pathspec magic and words
+/// only known when it runs name no file (C1).
 #[test]
-fn where_git_tracks_no_covered_file_whole_prints_run() {
+fn history_other_branches_and_wide_pathspecs_ask() {
     let p = repo(false);
-    let g = p.gate(&["bash(git *)"], ASK, DENY);
+    p.write("old/.env", "OLD=1\n");
+    git(&p.root, &["add", "-f", "old/.env"]);
+    git(&p.root, &["commit", "-qm", "secret"]);
+    git(&p.root, &["rm", "-q", "old/.env"]);
+    git(&p.root, &["commit", "-qm", "gone"]);
+    let g = p.gate(
+        &["bash(git *)"],
+        ASK,
+        &["read(**/.env)", "read(secrets/**)"],
+    );
     let mut cases = Vec::new();
+    for mode in ["default", "auto"] {
+        for c in [
+            "git log -p",
+            "git show HEAD~1",
+            "git diff HEAD~2 HEAD",
+            "git log -p --all",
+            "git cat-file -p $(git rev-parse HEAD~1:old/.env)",
+            "git log -p -- '*'",
+            "git log -p -- ':(icase)OLD/.ENV'",
+            "git log -p -- ':(exclude)src'",
+            "git log -p -- .e[n]v",
+            "git grep OLD HEAD~1 -- '*'",
+            "git archive HEAD~1 -- ':(exclude)src'",
+            "git log -p --full-diff -- src/main.rs",
+            "git log -p -- old",
+        ] {
+            cases.push((mode, "bash", c, "ask:stored copies"));
+        }
+        cases.push((mode, "bash", "git show HEAD~1:old/.env", "deny"));
+        cases.push((mode, "bash", "git show HEAD:$(echo old/.env)", "ask"));
+    }
+    // Plan mode runs only what is proven read-only: not these.
+    cases.push(("plan", "bash", "git log -p", "deny"));
+    cases.push(("plan", "bash", "git show HEAD~1", "deny"));
     for c in [
-        "git log -p",
-        "git show",
-        "git diff",
-        "git grep KEY HEAD",
-        "git archive HEAD",
+        "git checkout-index -a --prefix=/tmp/o/",
+        "git update-index --cacheinfo 100644,4b825dc,copy.txt",
+        "git clone . /tmp/x",
+        "git worktree add /tmp/wt HEAD~1",
+        "git notes add -m x HEAD",
+        "git read-tree -u HEAD~1",
+    ] {
+        cases.push(("auto", "bash", c, "ask:stored copies"));
+    }
+    for c in [
+        "git unpack-file HEAD~1:old/.env",
+        "git notes add -C HEAD~1:old/.env HEAD",
+    ] {
+        cases.push(("auto", "bash", c, "deny"));
+    }
+    // Guards: names only, the files no rule covers, a server's clone.
+    for c in [
+        "git log --oneline",
+        "git log -p -- src/main.rs",
+        "git show HEAD:src/main.rs",
+        "git clone https://example.com/r.git /tmp/r",
     ] {
         cases.push(("auto", "bash", c, "allow"));
     }
-    // A name still denies: git may hold it in another commit.
-    cases.push(("auto", "bash", "git show HEAD:.env", "deny"));
     run(&p, &g, &cases);
-    // Tracking a covered file later is seen at once (the index changed).
-    git(&p.root, &["add", "-f", ".env"]);
-    run(&p, &g, &[("auto", "bash", "git log -p", "ask:.env")]);
 }
 
 #[test]
-fn an_unreadable_index_asks() {
+fn without_read_rules_that_reach_the_repository_nothing_asks() {
     let p = repo(true);
-    std::fs::write(
-        p.root.join(".git/index"),
-        b"DIRC\0\0\0\x02\0\0\0\x09garbage",
-    )
-    .unwrap();
-    let g = p.gate(&["bash(git *)"], &[], DENY);
-    run(
-        &p,
-        &g,
-        &[
-            ("auto", "bash", "git log -p", "ask:cannot read"),
-            ("auto", "bash", "git status", "allow"),
-        ],
-    );
+    let g = p.gate(&["bash(git *)"], &[], &["read(~/.aws/**)"]);
+    let cases: Vec<_> = ["git log -p", "git show", "git diff", "git grep KEY HEAD"]
+        .into_iter()
+        .map(|c| ("auto", "bash", c, "allow"))
+        .collect();
+    run(&p, &g, &cases);
 }
