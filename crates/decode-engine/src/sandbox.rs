@@ -406,7 +406,32 @@ fn other_names(root: &Path, out: &mut Scan) {
             .filter(|m| m.is_file() && m.nlink() > 1)
             .map(|m| (m.dev(), m.ino()))
     };
-    let hidden: HashSet<(u64, u64)> = out.denied_reads.iter().filter_map(|p| key(p)).collect();
+    // The files of a hidden folder count too (at most 20,000 looked at).
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut dirs: Vec<PathBuf> = out
+        .denied_reads
+        .iter()
+        .filter(|p| p.is_dir())
+        .cloned()
+        .collect();
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if files.len() >= 20_000 {
+                break;
+            }
+            match e.file_type() {
+                Ok(t) if t.is_dir() => dirs.push(e.path()),
+                Ok(t) if t.is_file() => files.push(e.path()),
+                _ => {}
+            }
+        }
+    }
+    let hidden: HashSet<(u64, u64)> = out
+        .denied_reads
+        .iter()
+        .chain(&files)
+        .filter_map(|p| key(p))
+        .collect();
     let mut guarded: Vec<PathBuf> = Vec::new();
     for g in &out.git_dirs {
         guarded.push(g.join("config"));
@@ -460,6 +485,7 @@ fn walk(
 ) -> bool {
     let mut stack = vec![root.to_path_buf()];
     let mut read = 0usize;
+    let mut linked = std::collections::HashSet::new();
     while let Some(dir) = stack.pop() {
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
@@ -520,6 +546,14 @@ fn walk(
                 stack.push(path);
             } else if ft.is_symlink() && path.join(".git").is_dir() {
                 out.linked_repos.push(path);
+            } else if ft.is_symlink() && deny.is_some_and(|d| d.reaches_beneath(&path)) {
+                // A link to a folder some of whose files a rule covers: its
+                // files are judged by the names the rules see (once a target).
+                if let Ok(real) = std::fs::canonicalize(&path) {
+                    if real.is_dir() && linked.insert(real) {
+                        stack.push(path);
+                    }
+                }
             }
         }
         if bare == [true; 3] && dir.join("config").is_file() {
@@ -564,6 +598,59 @@ mod tests {
         );
         assert!(s.others.contains(&root.join("cfg")), "{:?}", s.others);
         assert!(!s.others.contains(&root.join("plain.txt")));
+    }
+
+    /// A folder rule over a link to a folder elsewhere hides the real folder;
+    /// a rule over some files of a linked folder hides them by their real
+    /// names; another name of a file in a hidden folder is hidden too (round
+    /// 7, C2 and C3).
+    #[test]
+    fn linked_folders_and_other_names_of_files_in_hidden_folders() {
+        let d = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(d.path()).unwrap();
+        let root = base.join("proj");
+        let real = base.join("real");
+        for dir in [
+            root.join("secrets"),
+            root.join("d1"),
+            real.join("sdir"),
+            real.join("keys"),
+        ] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(root.join("secrets/key.txt"), "k").unwrap();
+        std::fs::hard_link(root.join("secrets/key.txt"), root.join("d1/k")).unwrap();
+        std::fs::write(real.join("sdir/k"), "k").unwrap();
+        std::fs::write(real.join("keys/a.key"), "k").unwrap();
+        std::fs::write(real.join("keys/a.txt"), "t").unwrap();
+        std::os::unix::fs::symlink(real.join("sdir"), root.join("linked")).unwrap();
+        std::os::unix::fs::symlink(real.join("keys"), root.join("keys")).unwrap();
+        let rules = vec![
+            "read(secrets/**)".to_string(),
+            "read(linked/**)".to_string(),
+            "read(keys/*.key)".to_string(),
+        ];
+        let mut input = decode_policy::PolicyInput::new(&root, base.join("home"));
+        input.project_rules.deny = rules.clone();
+        let deny = ReadDeny {
+            rules,
+            gate: std::sync::Arc::new(decode_policy::Gate::new(input).0),
+            homes: Vec::new(),
+        };
+        let s = scan_with(&root, Some(&deny));
+        for want in [
+            root.join("secrets"),
+            root.join("d1/k"),
+            real.join("sdir"),
+            real.join("keys/a.key"),
+        ] {
+            assert!(
+                s.denied_reads.contains(&want),
+                "{want:?} in {:?}",
+                s.denied_reads
+            );
+        }
+        assert!(!s.denied_reads.contains(&real.join("keys/a.txt")));
     }
 
     #[test]

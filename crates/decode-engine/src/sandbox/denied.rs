@@ -71,6 +71,13 @@ impl ReadDeny {
         self.gate.search_filter(path) == Some(Verdict::Deny)
     }
 
+    /// Whether a rule could cover a file beneath `dir`.
+    pub fn reaches_beneath(&self, dir: &Path) -> bool {
+        self.gate
+            .search_could_reach(dir, "*")
+            .is_some_and(|(v, _)| v == Verdict::Deny)
+    }
+
     /// Whether every entry of the folder `dir` is denied (a made-up name is).
     pub fn denies_all_in(&self, dir: &Path) -> bool {
         self.denies(&dir.join("\u{1}decode-probe"))
@@ -143,13 +150,17 @@ pub(crate) fn judge(deny: &ReadDeny, path: &Path, is_dir: bool, out: &mut Vec<Pa
     if critical(path) {
         return false;
     }
+    // A link to a folder is judged as the folder (`secrets -> /elsewhere`
+    // under `read(secrets/**)`).
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let is_dir = is_dir || (is_link && std::fs::metadata(path).is_ok_and(|m| m.is_dir()));
     if deny.denies(path) || (is_dir && deny.denies_all_in(path)) {
         // A link is not mounted over (a mount follows it, and one that cannot
         // be followed would stop every command from starting): what it leads
         // to is hidden, wherever that is.
-        let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
         match is_link {
-            false => out.push(path.to_path_buf()),
+            // Found through a link to a folder: by its real name.
+            false => out.push(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())),
             true => {
                 if let Ok(real) = std::fs::canonicalize(path) {
                     if !critical(&real) {

@@ -253,8 +253,9 @@ impl Gate {
             }
         }
         // What git names in its store (`git show HEAD:PATH`) is read too.
-        let stored = crate::programs::stored_reads(&f.core).map(|s| s.named);
-        for (path, relative) in stored.iter().flatten() {
+        let stored = crate::programs::stored_reads(&f.core);
+        let named = stored.iter().flat_map(|s| s.named.iter().chain(&s.specs));
+        for (path, relative) in named {
             let base = if *relative {
                 f.cwd.as_deref()
             } else {

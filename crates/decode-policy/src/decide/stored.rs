@@ -53,7 +53,11 @@ impl Gate {
     }
 
     fn fragment_stored(&self, f: &Fragment, reads: &StoredReads) -> Option<StoredVerdict> {
-        if !reads.whole && reads.named.is_empty() && reads.revisions.is_empty() {
+        if !reads.whole
+            && reads.named.is_empty()
+            && reads.specs.is_empty()
+            && reads.revisions.is_empty()
+        {
             return None;
         }
         let sub = format!("git {}", reads.sub);
@@ -71,14 +75,38 @@ impl Gate {
         };
         // No repository: git reads nothing.
         let top = repository_top(cwd)?;
-        let whole = reads.whole
-            || f.has_dynamic()
-            || reads
-                .revisions
-                .iter()
-                .any(|w| std::fs::symlink_metadata(lexical(cwd, Path::new(w))).is_err());
+        // `git grep x HEAD`: a word that names no file here is a revision.
+        let revision = reads
+            .revisions
+            .iter()
+            .any(|w| std::fs::symlink_metadata(lexical(cwd, Path::new(w))).is_err());
+        let prints = reads.prints || revision;
+        // `git diff src/x.rs`: an operand that names a path here is one.
+        let here: Vec<(String, bool)> = reads
+            .loose
+            .iter()
+            .filter(|w| {
+                reads.narrowable && std::fs::symlink_metadata(lexical(cwd, Path::new(w))).is_ok()
+            })
+            .map(|w| (w.clone(), true))
+            .collect();
+        let narrowed = !here.is_empty();
+        let whole = prints
+            && ((reads.whole && !narrowed)
+                || reads.wide
+                || f.has_dynamic()
+                || (revision && reads.specs.is_empty()));
         let mut folders = Vec::new();
-        for (path, relative) in &reads.named {
+        // What it names is judged like `read` (`HEAD:PATH` always; the paths
+        // after `--` where it prints their content).
+        let named = reads.named.iter().map(|n| (n, false));
+        let specs = reads
+            .specs
+            .iter()
+            .chain(&here)
+            .filter(|_| prints)
+            .map(|n| (n, true));
+        for ((path, relative), spec) in named.chain(specs) {
             // Relative to the repository's top, and — for a copy of the
             // project's store elsewhere — to the project's root.
             let bases: &[&Path] = if *relative {
@@ -91,11 +119,20 @@ impl Gate {
                 if let Some(v) = self.stored_rule(&sub, &abs) {
                     return Some(v);
                 }
-                // What is a file here is taken for one in the store too.
-                if !std::fs::metadata(&abs).is_ok_and(|m| m.is_file()) {
+                // A folder here, or a path after `--` that is no file here
+                // (a folder since removed): every file beneath it.
+                let meta = std::fs::metadata(&abs);
+                let folder = match spec {
+                    true => !meta.is_ok_and(|m| m.is_file()),
+                    false => meta.is_ok_and(|m| m.is_dir()),
+                };
+                if folder {
                     folders.push(abs);
                 }
             }
+        }
+        if !prints {
+            return None;
         }
         // A folder named: every file the store holds beneath it.
         if !whole {

@@ -184,7 +184,18 @@ impl Gate {
         }
         if let Some(roots) = &f.find_roots {
             let name = f.core.first().map(String::as_str);
-            let removes = (name == Some("find") && f.core.iter().any(|a| a == "-delete"))
+            let find_removes = name == Some("find")
+                && f.core.iter().enumerate().any(|(k, a)| {
+                    a == "-delete"
+                        || (matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                            && f.core.get(k + 1).is_some_and(|p| {
+                                matches!(
+                                    p.rsplit('/').next(),
+                                    Some("rm" | "rmdir" | "unlink" | "shred")
+                                )
+                            }))
+                });
+            let removes = find_removes
                 || ((matches!(name, Some("rm" | "rmdir" | "unlink" | "shred")) || unknown_program)
                     && f.core.iter().any(|a| a.contains("{}")));
             if removes {
@@ -217,6 +228,9 @@ impl Gate {
                         }
                         Some(p) => {
                             let r = self.resolve(p);
+                            // With nothing that narrows what it matches, it
+                            // empties the project root too (`find . -delete`).
+                            let empties = find_removes && !find_narrows(&f.core);
                             [p, &r].iter().any(|q| {
                                 q.parent().is_none()
                                     || q.parent() == Some(Path::new("/"))
@@ -224,6 +238,7 @@ impl Gate {
                                     || *q == &self.home_canon
                                     || (*q != &self.root && within(&self.root, q))
                                     || (*q != &self.root_given && within(&self.root_given, q))
+                                    || (empties && (*q == &self.root || *q == &self.root_given))
                             })
                         }
                     };
@@ -504,4 +519,63 @@ fn other_names(p: &Path) -> Option<u64> {
         .ok()
         .filter(|m| m.is_file() && m.nlink() > 1)
         .map(|m| m.nlink())
+}
+
+/// Whether a `find` expression narrows what it matches: a test (`-name`,
+/// `-type`, `-newer`, …) that is not negated, and no alternative or group
+/// that could undo it.
+fn find_narrows(words: &[String]) -> bool {
+    const TESTS: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-type",
+        "-xtype",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-size",
+        "-empty",
+        "-user",
+        "-group",
+        "-perm",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-lname",
+        "-ilname",
+        "-used",
+        "-uid",
+        "-gid",
+        "-nouser",
+        "-nogroup",
+        "-context",
+    ];
+    // The find's own words (an `-exec` command's come after them).
+    let expr = words
+        .iter()
+        .map(String::as_str)
+        .take_while(|w| !matches!(*w, "-exec" | "-execdir" | "-ok" | "-okdir"));
+    // A test counts unless negated; an alternative or a group may undo any.
+    let mut narrows = false;
+    let mut negated = false;
+    for a in expr {
+        if matches!(a, "-o" | "-or" | "," | "(" | ")") {
+            return false;
+        }
+        narrows |= TESTS.contains(&a) && !negated;
+        negated = matches!(a, "-not" | "!");
+    }
+    narrows
 }

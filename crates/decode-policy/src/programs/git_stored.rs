@@ -159,12 +159,22 @@ const STORED: &[Stored] = &[
             "read-tree",
             "update-index",
         ],
-        whole: Whole::Always,
+        whole: Whole::Unless(&[
+            "list",
+            "prune",
+            "remove",
+            "lock",
+            "unlock",
+            "repair",
+            "--refresh",
+            "--really-refresh",
+        ]),
         operands_are_paths: false,
         examples: &[
             ("git unpack-file HEAD:x", false),
             ("git checkout-index -a --prefix=/tmp/o/", true),
             ("git worktree add /tmp/wt HEAD~1", true),
+            ("git worktree list", false),
         ],
     },
     Stored {
@@ -176,6 +186,10 @@ const STORED: &[Stored] = &[
             ("git clone file:///srv/proj x", true),
             ("git clone https://example.com/r.git", false),
             ("git clone git@example.com:o/r.git x", false),
+            (
+                "git clone --depth 1 https://example.com/r.git /tmp/r",
+                false,
+            ),
         ],
     },
     Stored {
@@ -196,11 +210,28 @@ pub(crate) struct StoredReads {
     /// (`HEAD:PATH`), or to the folder it runs in (`HEAD:./PATH`, a
     /// pathspec): `(path, relative to the folder it runs in)`.
     pub named: Vec<(String, bool)>,
+    /// The paths after `--` (`git log -p -- old`), the same way: each
+    /// surely a path, a file or a folder, there now or not.
+    pub specs: Vec<(String, bool)>,
     /// It prints stored content of files it does not name.
     pub whole: bool,
     /// Words that name a revision (so make it `whole`) unless they name a
     /// file where it runs (`git grep x HEAD` and `git grep x src`).
     pub revisions: Vec<String>,
+    /// It prints (or writes out) stored content at all: of what it names,
+    /// or whole (`git log -p -- x`, `git checkout HEAD -- x`; not `git log
+    /// --oneline -- x`).
+    pub prints: bool,
+    /// It names files by a pattern, pathspec magic or a word only known
+    /// when it runs: none the rules can judge.
+    pub wide: bool,
+    /// Operands that may name a revision or a path (`git diff HEAD~1
+    /// src/x.rs`): git takes one that names a file or folder where it runs
+    /// for a path.
+    pub loose: Vec<String>,
+    /// Read whole only for want of a path: a loose operand that is one
+    /// narrows it to that path.
+    pub narrowable: bool,
     /// The sub-command, for reasons.
     pub sub: String,
 }
@@ -225,7 +256,10 @@ pub(crate) fn stored_reads(core: &[String]) -> Option<StoredReads> {
         match stored_name(w) {
             Some(named) => out.named.push(named),
             None if entry.operands_are_paths => out.named.push((w.to_string(), true)),
-            None => all_named = false,
+            None => {
+                all_named = false;
+                out.loose.push(w.to_string());
+            }
         }
     }
     let pathspecs: Vec<(String, bool)> = after
@@ -234,12 +268,13 @@ pub(crate) fn stored_reads(core: &[String]) -> Option<StoredReads> {
         .map(|p| (p.to_string(), true))
         .collect();
     let narrowed = (all_named && pathspecs.is_empty()) || !pathspecs.is_empty();
-    out.named.extend(pathspecs);
+    out.specs = pathspecs;
     // A pattern, pathspec magic (`:(icase)`, `:!`) or a word only known when
     // it runs names no file the rules can judge: read whole.
     let wide = out
         .named
         .iter()
+        .chain(&out.specs)
         .any(|(p, _)| p.contains(['*', '?', '[', '$', '`']) || p.starts_with(':'));
     let has = |opts: &[&str]| {
         before
@@ -252,12 +287,16 @@ pub(crate) fn stored_reads(core: &[String]) -> Option<StoredReads> {
         Whole::Unless(opts) => !has(opts),
         Whole::With(opts) => has(opts),
         Whole::Revision => has(&["--cached"]),
-        Whole::LocalSource => operands.first().is_some_and(|w| !is_remote(w)),
+        Whole::LocalSource => !operands.is_empty() && !operands.iter().any(|w| is_remote(w)),
     };
+    out.prints = by_entry || matches!(entry.whole, Whole::Never);
+    out.wide = wide;
     // `--full-diff`: the patch of every file the commit changed, whatever
     // the paths say.
-    out.whole = wide || (by_entry && (!narrowed || has(&["--full-diff"])));
-    if matches!(entry.whole, Whole::Revision) && !narrowed {
+    let full = has(&["--full-diff"]);
+    out.whole = out.prints && (wide || (by_entry && (!narrowed || full)));
+    out.narrowable = out.whole && !wide && !full && !out.loose.is_empty();
+    if matches!(entry.whole, Whole::Revision) {
         out.revisions = grep_operands(before);
     }
     Some(out)
@@ -382,7 +421,7 @@ mod tests {
         assert_eq!(r.named, vec![("secret".to_string(), false)]);
         assert!(!r.whole);
         let r = stored_reads(&argv("git log -p -- .env src")).unwrap();
-        assert_eq!(r.named.len(), 2);
+        assert_eq!(r.specs.len(), 2);
         assert!(!r.whole);
         let r = stored_reads(&argv("git checkout .env")).unwrap();
         assert_eq!(r.named, vec![(".env".to_string(), true)]);

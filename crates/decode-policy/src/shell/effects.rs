@@ -32,15 +32,26 @@ impl Walker<'_> {
         }
         let core = &frag.core;
         let name = core[0].as_str();
-        // Options (`-L`, `-P`, `-e`, `-@`, pushd's `-n`), then the folder.
+        // Options (`-L`, `-P`, `-e`, `-@`, pushd's `-n`), then the folder. An
+        // option bash does not know, or a redirection that may fail (`cd src
+        // < /missing`), leaves the shell where it was or not: unknown.
         let mut k = 1;
         let mut no_move = false;
+        let mut unsure = self.redirect_may_fail(frag);
         while k < core.len() && core[k].len() > 1 && core[k].starts_with('-') {
             no_move |= name == "pushd" && !core[k].starts_with("--") && core[k].contains('n');
+            let known = if name == "pushd" { "n" } else { "LPe@" };
+            unsure |= core[k] != "--"
+                && !(pushd_rotates(name, &core[k])
+                    || core[k][1..].chars().all(|c| known.contains(c)));
             k += 1;
             if core[k - 1] == "--" {
                 break;
             }
+        }
+        if unsure {
+            self.cwd = None;
+            return;
         }
         if no_move {
             return;
@@ -371,4 +382,35 @@ impl Walker<'_> {
     pub(super) fn is_static_var(&self, t: &str) -> bool {
         matches!(self.expand_static(t), Some(Some(_)))
     }
+}
+
+impl Walker<'_> {
+    /// Whether a redirection of the fragment may fail, so that bash does not
+    /// run it: reading a file that is not there, writing into a folder that
+    /// is not there.
+    fn redirect_may_fail(&self, frag: &Fragment) -> bool {
+        let Some(cwd) = self.cwd.as_deref() else {
+            return true;
+        };
+        let missing = |raw: &str, whole: bool| {
+            let p = paths::lexical(cwd, std::path::Path::new(raw));
+            let p = if whole { Some(p.as_path()) } else { p.parent() };
+            p.is_none_or(|p| std::fs::symlink_metadata(p).is_err())
+        };
+        let reads = frag
+            .text
+            .split(" < ")
+            .skip(1)
+            .filter_map(|r| r.split(' ').next());
+        frag.writes.iter().any(|t| {
+            t.dynamic
+                || (!paths::is_harmless_device(std::path::Path::new(&t.raw))
+                    && missing(&t.raw, false))
+        }) || reads.into_iter().any(|r| missing(r, true))
+    }
+}
+
+/// `pushd -N`, `pushd +N`: rotate the folder stack (no option).
+fn pushd_rotates(name: &str, word: &str) -> bool {
+    name == "pushd" && word.len() > 1 && word[1..].chars().all(|c| c.is_ascii_digit())
 }

@@ -555,3 +555,60 @@ fn spellings_the_outside_attack_found_ask() {
     ];
     run(&p, &g, &glued);
 }
+
+/// `find` over the project root with nothing that narrows what it matches
+/// empties the project: a critical removal, in bypass too (outside attack,
+/// round 7, C4). With a test (`-name`, `-type`) it stays the project's own
+/// business.
+#[test]
+fn find_emptying_the_project_root_is_critical() {
+    let p = Proj::new();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "find . -delete",
+        "find {root} -delete",
+        "find src/.. -delete",
+        "find . -mindepth 1 -delete",
+        "find . -depth -exec rm -rf {} +",
+        "find . -not -name zz -delete",
+        "find . -name '*.o' -o -delete",
+    ] {
+        cases.push(("bypass", "bash", c, "ask:critical"));
+    }
+    for c in [
+        "find . -name '*.o' -delete",
+        "find . -type f -name '*.tmp' -exec rm {} +",
+        "find build -delete",
+    ] {
+        cases.push(("bypass", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}
+
+/// A `cd` bash refuses (an option it does not know) or that a failed
+/// redirection stops leaves the folder unknown: a later relative write is
+/// never automatic (outside attack, round 7, H2).
+#[test]
+fn cd_that_may_fail_leaves_the_folder_unknown() {
+    let p = Proj::new();
+    std::fs::create_dir_all(p.root.join("src/deep")).unwrap();
+    let g = p.gate(&[], &[], &[]);
+    let mut cases = Vec::new();
+    for c in [
+        "cd -x src; echo x > ../home/.bashrc",
+        "cd src < /nonexistent; echo x > ../home/.bashrc",
+        "cd src 2>/missing/x; echo x > ../home/.bashrc",
+        "cd --bogus src; echo x > ../home/.bashrc",
+    ] {
+        cases.push(("auto", "bash", c, "ask"));
+    }
+    for c in [
+        "cd -P src && echo x > ../home/.bashrc",
+        "cd -- src && echo x > ../home/.bashrc",
+        "cd src; echo x > ../home/.bashrc",
+    ] {
+        cases.push(("auto", "bash", c, "allow"));
+    }
+    run(&p, &g, &cases);
+}

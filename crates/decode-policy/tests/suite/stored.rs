@@ -138,9 +138,15 @@ fn stored_content_printed_whole_asks_where_git_tracks_a_covered_file() {
             "git cat-file -t HEAD",
             "git checkout -b feature",
             "git blame src/main.rs",
+            // An operand that names a path here is one (git's own reading).
+            "git diff src/main.rs",
+            "git diff HEAD~1 src/main.rs",
+            "git log -p src",
         ] {
             cases.push((mode, "bash", c, "allow"));
         }
+        cases.push((mode, "bash", "git diff HEAD~1 .env", "deny"));
+        cases.push((mode, "bash", "git diff HEAD~1 .", "ask:stored copies"));
     }
     // Bypass runs what prints whole (it names no covered file).
     cases.push(("bypass", "bash", "git log -p", "allow"));
