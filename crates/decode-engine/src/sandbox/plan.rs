@@ -147,6 +147,16 @@ impl Plan {
         if let Some(g) = gate.git_dir() {
             git_dirs.push(g.to_path_buf());
         }
+        // The repositories the project lies in: git runs their hooks and
+        // obeys their config in the project too, wherever they are (one in
+        // the temp folder is in a writable place).
+        let root = gate.project_root();
+        for up in root.ancestors().skip(1).take(64) {
+            let dot = up.join(".git");
+            if std::fs::symlink_metadata(&dot).is_ok_and(|m| m.is_dir()) {
+                git_dirs.push(dot);
+            }
+        }
         for l in &scan.linked_repos {
             // A link in the project to a repository elsewhere: the link stays, and
             // that repository's git folder is protected like the project's own.

@@ -468,3 +468,33 @@ async fn inner_the_home_folder_s_config_files_stay_read_only_when_it_is_the_proj
         assert!(!home.join(planted).exists(), "{planted}: {}", r.content);
     }
 }
+
+#[test]
+fn the_repository_the_project_lies_in_is_protected() {
+    in_child(
+        "suite::sandbox_nested::inner_the_repository_the_project_lies_in_is_protected",
+        &[],
+    );
+}
+
+/// The project is a folder of a repository in a writable place (the temp
+/// folder): that repository's config and hooks run in the project too, so
+/// they are read-only like the project's own (outside attack, round 7, C5).
+#[tokio::test]
+#[ignore = "run by the_repository_the_project_lies_in_is_protected"]
+async fn inner_the_repository_the_project_lies_in_is_protected() {
+    if !inner() {
+        return;
+    }
+    enforced();
+    let p = Project::new();
+    let up = p.root.parent().unwrap().to_path_buf();
+    git(&up, &["init", "-q"]);
+    let files = [up.join(".git/config"), up.join(".git/hooks/pre-commit")];
+    let attack = format!(
+        "printf '[core]\\n\\tfsmonitor = evil\\n' >> {}; printf '#!/bin/sh\\nevil\\n' > {}; false",
+        files[0].display(),
+        files[1].display()
+    );
+    refused_inside_landed_outside(&boxed(&p), &outside(&p), &attack, &files).await;
+}
