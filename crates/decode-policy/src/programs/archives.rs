@@ -179,6 +179,34 @@ pub(crate) const PROGRAMS: &[Program] = &[
         ..Program::BASE
     },
     Program {
+        names: &[
+            "dpkg-deb",
+            "unsquashfs",
+            "cabextract",
+            "unar",
+            "unrar",
+            "jar",
+        ],
+        node: Node {
+            hooks: Hooks {
+                writes: Some(unpack_into_writes),
+                ..Hooks::NONE
+            },
+            ..Node::NONE
+        },
+        examples: &[
+            ("dpkg-deb -x a.deb ~/x", "writes ~/x"),
+            ("dpkg-deb -c a.deb", "plain"),
+            ("unsquashfs -d ~/x a.sqfs", "writes ~/x"),
+            ("cabextract -d ~/x a.cab", "writes ~/x"),
+            ("unar -o ~/x a.zip", "writes ~/x"),
+            ("unrar x a.rar ~/x/", "writes ~/x/"),
+            ("jar xf a.jar", "writes ."),
+            ("jar tf a.jar", "plain"),
+        ],
+        ..Program::BASE
+    },
+    Program {
         names: &["7z", "7za", "7zr", "7zz"],
         node: Node {
             hooks: Hooks {
@@ -480,6 +508,63 @@ fn unpack_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
         dirs.push((".".to_string(), false));
     }
     for (d, dynamic) in dirs {
+        let mut t = Target::new(&d, dynamic);
+        t.contents = true;
+        t.archive = true;
+        out.push(t);
+    }
+}
+
+/// Where other unpackers put files whose names come from their input:
+/// `dpkg-deb -x A DIR`, `unsquashfs -d DIR`,
+/// `cabextract -d DIR`, `unar -o DIR`, `unrar x A DIR/`, `jar x` (here).
+fn unpack_into_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
+    let (name, args) = (v.name(), v.args());
+    let operands: Vec<usize> = (0..args.len())
+        .filter(|&k| !args[k].starts_with('-'))
+        .collect();
+    let value = |opts: &[&str]| -> Option<(String, bool)> {
+        args.iter().enumerate().find_map(|(k, a)| {
+            opts.iter().find_map(|o| {
+                if a == o {
+                    return args.get(k + 1).map(|d| (d.clone(), v.dyn_arg(k + 1)));
+                }
+                let rest = a.strip_prefix(o)?;
+                let rest = rest.strip_prefix('=').unwrap_or(rest);
+                (!rest.is_empty()).then(|| (rest.to_string(), v.dyn_arg(k)))
+            })
+        })
+    };
+    let here = Some((".".to_string(), false));
+    let dest = match name {
+        "dpkg-deb" => args
+            .iter()
+            .any(|a| {
+                matches!(
+                    a.as_str(),
+                    "-x" | "-X" | "--extract" | "--vextract" | "-R" | "--raw-extract"
+                )
+            })
+            .then(|| operands.last().map(|&k| (args[k].clone(), v.dyn_arg(k))))
+            .flatten(),
+        "unsquashfs" => value(&["-d", "-dest"]).or(Some(("squashfs-root".into(), false))),
+        "cabextract" => value(&["-d", "--directory"]).or(here),
+        "unar" => value(&["-o", "-output-directory", "--output-directory"]).or(here),
+        "unrar" => match operands.first().map(|&k| args[k].as_str()) {
+            Some("x" | "e") => operands
+                .last()
+                .filter(|&&k| operands.len() > 2 && args[k].ends_with('/'))
+                .map(|&k| (args[k].clone(), v.dyn_arg(k)))
+                .or(here),
+            _ => None,
+        },
+        // `jar xf a.jar`: the first word's letters.
+        _ => args
+            .first()
+            .is_some_and(|a| a.trim_start_matches('-').contains('x'))
+            .then_some((".".to_string(), false)),
+    };
+    if let Some((d, dynamic)) = dest {
         let mut t = Target::new(&d, dynamic);
         t.contents = true;
         t.archive = true;

@@ -376,7 +376,10 @@ pub(crate) const PROGRAMS: &[Program] = &[
             },
             ..Node::NONE
         },
-        examples: &[("patch -b -z rc ~/.bash x", "writes ~/.bash, ~/.bashrc")],
+        examples: &[
+            ("patch -b -z rc ~/.bash x", "writes ~/.bash, ~/.bashrc"),
+            ("patch -d ~ -p1", "writes ~"),
+        ],
         ..Program::BASE
     },
     Program {
@@ -1234,6 +1237,17 @@ fn patch_writes(v: &Argv<'_>, out: &mut Vec<Target>) {
     let ops = options::operands(args, &spec);
     if let Some(&k) = ops.first() {
         out.push(Target::new(&args[k], v.dyn_arg(k)));
+    } else {
+        // The files the patch names, under `-d DIR` or here: names the gate
+        // cannot know, like an archive's.
+        let dir = options::values(args, &spec, &["-d", "--directory"]).pop();
+        let mut t = match dir {
+            Some(d) => Target::new(&d.text, v.dyn_arg(d.at)),
+            None => Target::new(".", false),
+        };
+        t.contents = true;
+        t.archive = true;
+        out.push(t);
     }
     for o in options::values(args, &spec, &["-o", "--output", "-r", "--reject-file"]) {
         out.push(Target::new(&o.text, v.dyn_arg(o.at)));

@@ -392,21 +392,19 @@ impl Walker<'_> {
         let Some(cwd) = self.cwd.as_deref() else {
             return true;
         };
-        let missing = |raw: &str, whole: bool| {
-            let p = paths::lexical(cwd, std::path::Path::new(raw));
-            let p = if whole { Some(p.as_path()) } else { p.parent() };
-            p.is_none_or(|p| std::fs::symlink_metadata(p).is_err())
-        };
-        let reads = frag
-            .text
-            .split(" < ")
-            .skip(1)
-            .filter_map(|r| r.split(' ').next());
+        // Reading a file, or copying a descriptor (`<&9`, `>&9`), may fail;
+        // a `cd` reads nothing, so any of them is a reason to doubt it.
+        if frag.text.contains('<') || frag.text.contains(">&") {
+            return true;
+        }
+        // Writing into a folder that is not there fails.
         frag.writes.iter().any(|t| {
+            let p = paths::lexical(cwd, std::path::Path::new(&t.raw));
             t.dynamic
-                || (!paths::is_harmless_device(std::path::Path::new(&t.raw))
-                    && missing(&t.raw, false))
-        }) || reads.into_iter().any(|r| missing(r, true))
+                || (!paths::is_harmless_device(&p)
+                    && p.parent()
+                        .is_none_or(|d| std::fs::symlink_metadata(d).is_err()))
+        })
     }
 }
 

@@ -215,6 +215,14 @@ fn archives_extracted_into_the_home_folder_are_never_automatic() {
         "cd ~ && ar x lib.a",
         "cd ~ && pax -r -f a.pax",
         "find . | cpio -pdm ~",
+        "patch -d ~ -p1 < /tmp/x.patch",
+        "cd ~ && patch -p1 < /tmp/x.patch",
+        "dpkg-deb -x x.deb ~",
+        "unsquashfs -d ~ x.sqfs",
+        "cabextract -d ~ x.cab",
+        "unar -o ~ x.zip",
+        "unrar x x.rar ~/",
+        "cd ~ && jar xf /tmp/x.jar",
     ] {
         cases.push(("auto", "bash", c, "ask:protected file"));
     }
@@ -226,6 +234,9 @@ fn archives_extracted_into_the_home_folder_are_never_automatic() {
         "cpio -idm < x.cpio",
         "cpio -o < list > x.cpio",
         "ar t lib.a",
+        "patch -p1 < fix.patch",
+        "jar tf x.jar",
+        "dpkg-deb -c x.deb",
     ] {
         cases.push(("auto", "bash", c, "allow"));
     }

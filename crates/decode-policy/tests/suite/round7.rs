@@ -600,6 +600,9 @@ fn cd_that_may_fail_leaves_the_folder_unknown() {
         "cd src < /nonexistent; echo x > ../home/.bashrc",
         "cd src 2>/missing/x; echo x > ../home/.bashrc",
         "cd --bogus src; echo x > ../home/.bashrc",
+        "cd src 3</nonexistent; echo x > ../home/.bashrc",
+        "cd src <&9; echo x > ../home/.bashrc",
+        "cd src > /nonexistent/x; echo x > ../home/.bashrc",
     ] {
         cases.push(("auto", "bash", c, "ask"));
     }
