@@ -184,17 +184,7 @@ impl Gate {
         }
         if let Some(roots) = &f.find_roots {
             let name = f.core.first().map(String::as_str);
-            let find_removes = name == Some("find")
-                && f.core.iter().enumerate().any(|(k, a)| {
-                    a == "-delete"
-                        || (matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
-                            && f.core.get(k + 1).is_some_and(|p| {
-                                matches!(
-                                    p.rsplit('/').next(),
-                                    Some("rm" | "rmdir" | "unlink" | "shred")
-                                )
-                            }))
-                });
+            let find_removes = name == Some("find") && find_deletes(&f.core);
             let removes = find_removes
                 || ((matches!(name, Some("rm" | "rmdir" | "unlink" | "shred")) || unknown_program)
                     && f.core.iter().any(|a| a.contains("{}")));
@@ -207,6 +197,7 @@ impl Gate {
                         if glob_then_up {
                             return None;
                         }
+                        let r = every_entry_of(r);
                         let e = expand_home(&static_vars(r, f.cwd.as_deref()), &self.home);
                         let es = e.to_string_lossy().into_owned();
                         if es.contains('$') || es.contains('`') || es.starts_with('~') {
@@ -525,6 +516,8 @@ fn other_names(p: &Path) -> Option<u64> {
 /// `-type`, `-newer`, …) that is not negated, and no alternative or group
 /// that could undo it.
 fn find_narrows(words: &[String]) -> bool {
+    // Only a name test with some literal text narrows for sure: `-type f`,
+    // `-mtime -10000` or `-name '*'` may match every file.
     const TESTS: &[&str] = &[
         "-name",
         "-iname",
@@ -534,48 +527,64 @@ fn find_narrows(words: &[String]) -> bool {
         "-iwholename",
         "-regex",
         "-iregex",
-        "-type",
-        "-xtype",
-        "-newer",
-        "-anewer",
-        "-cnewer",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-size",
-        "-empty",
-        "-user",
-        "-group",
-        "-perm",
-        "-links",
-        "-inum",
-        "-samefile",
         "-lname",
         "-ilname",
-        "-used",
-        "-uid",
-        "-gid",
-        "-nouser",
-        "-nogroup",
-        "-context",
     ];
     // The find's own words (an `-exec` command's come after them).
-    let expr = words
+    let expr: Vec<&str> = words
         .iter()
         .map(String::as_str)
-        .take_while(|w| !matches!(*w, "-exec" | "-execdir" | "-ok" | "-okdir"));
+        .take_while(|w| !matches!(*w, "-exec" | "-execdir" | "-ok" | "-okdir"))
+        .collect();
     // A test counts unless negated; an alternative or a group may undo any.
     let mut narrows = false;
     let mut negated = false;
-    for a in expr {
-        if matches!(a, "-o" | "-or" | "," | "(" | ")") {
+    for (k, a) in expr.iter().enumerate() {
+        if matches!(*a, "-o" | "-or" | "," | "(" | ")") {
             return false;
         }
-        narrows |= TESTS.contains(&a) && !negated;
-        negated = matches!(a, "-not" | "!");
+        let literal = expr.get(k + 1).is_some_and(|p| {
+            p.chars().any(|c| {
+                !matches!(
+                    c,
+                    '*' | '?' | '.' | '/' | '[' | ']' | '\\' | '^' | '$' | '+'
+                )
+            })
+        });
+        narrows |= TESTS.contains(a) && !negated && literal;
+        negated = matches!(*a, "-not" | "!");
     }
     narrows
+}
+
+/// Whether `find`'s own words delete what it finds: `-delete`, or `-exec rm`
+/// (and `rmdir`, `unlink`, `shred`, by any path).
+fn find_deletes(core: &[String]) -> bool {
+    core.iter().enumerate().any(|(k, a)| {
+        a == "-delete"
+            || (matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                && core.get(k + 1).is_some_and(|p| {
+                    matches!(
+                        p.rsplit('/').next(),
+                        Some("rm" | "rmdir" | "unlink" | "shred")
+                    )
+                }))
+    })
+}
+
+/// `find *`, `find ./*`, `find dir/*`: every entry of the folder is the folder
+/// emptied; the folder stands for them (`.`, `dir`).
+fn every_entry_of(root: &str) -> &str {
+    let Some(rest) = root.strip_suffix('*') else {
+        return root;
+    };
+    let folder = rest.trim_end_matches('/');
+    if folder.contains(['*', '?', '[']) {
+        return root;
+    }
+    match (folder.is_empty(), rest.starts_with('/')) {
+        (true, true) => "/",
+        (true, false) => ".",
+        _ => folder,
+    }
 }

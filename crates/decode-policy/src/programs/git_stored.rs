@@ -31,6 +31,9 @@ enum Whole {
     /// When it copies the store of a repository on this machine (`git clone
     /// . /tmp/x`), not a server's.
     LocalSource,
+    /// When it copies from a repository named by a path on this machine
+    /// (`git fetch /srv/proj`), not a remote's name or a server.
+    LocalPath,
     /// Never: it names what it prints (`checkout`, `restore`).
     Never,
 }
@@ -77,6 +80,11 @@ const PATCHES: &[&str] = &[
     "--remerge-diff",
     "-W",
     "--function-context",
+    "-U",
+    "--unified",
+    "--binary",
+    "--word-diff",
+    "--color-words",
 ];
 
 const STORED: &[Stored] = &[
@@ -175,6 +183,31 @@ const STORED: &[Stored] = &[
             ("git checkout-index -a --prefix=/tmp/o/", true),
             ("git worktree add /tmp/wt HEAD~1", true),
             ("git worktree list", false),
+        ],
+    },
+    Stored {
+        names: &["mktree", "commit-tree", "replace"],
+        whole: Whole::Always,
+        operands_are_paths: false,
+        examples: &[("git commit-tree 4b825dc -m x", true)],
+    },
+    Stored {
+        names: &["for-each-ref"],
+        whole: Whole::With(&["--format"]),
+        operands_are_paths: false,
+        examples: &[
+            ("git for-each-ref --format=%(raw) refs/tags", true),
+            ("git for-each-ref refs/heads", false),
+        ],
+    },
+    Stored {
+        names: &["fetch", "pull"],
+        whole: Whole::LocalPath,
+        operands_are_paths: false,
+        examples: &[
+            ("git fetch /srv/proj dev", true),
+            ("git fetch origin", false),
+            ("git pull --rebase", false),
         ],
     },
     Stored {
@@ -288,6 +321,9 @@ pub(crate) fn stored_reads(core: &[String]) -> Option<StoredReads> {
         Whole::With(opts) => has(opts),
         Whole::Revision => has(&["--cached"]),
         Whole::LocalSource => !operands.is_empty() && !operands.iter().any(|w| is_remote(w)),
+        Whole::LocalPath => operands
+            .iter()
+            .any(|w| ['.', '/', '~'].iter().any(|c| w.starts_with(*c)) || w.starts_with("file:")),
     };
     out.prints = by_entry || matches!(entry.whole, Whole::Never);
     out.wide = wide;

@@ -40,7 +40,8 @@ impl Walker<'_> {
         let mut unsure = self.redirect_may_fail(frag);
         while k < core.len() && core[k].len() > 1 && core[k].starts_with('-') {
             no_move |= name == "pushd" && !core[k].starts_with("--") && core[k].contains('n');
-            let known = if name == "pushd" { "n" } else { "LPe@" };
+            // `-@` only where bash was built with extended attributes.
+            let known = if name == "pushd" { "n" } else { "LPe" };
             unsure |= core[k] != "--"
                 && !(pushd_rotates(name, &core[k])
                     || core[k][1..].chars().all(|c| known.contains(c)));
@@ -397,13 +398,15 @@ impl Walker<'_> {
         if frag.text.contains('<') || frag.text.contains(">&") {
             return true;
         }
-        // Writing into a folder that is not there fails.
+        // Writing into a folder that is not there, or onto a folder, fails.
         frag.writes.iter().any(|t| {
             let p = paths::lexical(cwd, std::path::Path::new(&t.raw));
             t.dynamic
                 || (!paths::is_harmless_device(&p)
-                    && p.parent()
-                        .is_none_or(|d| std::fs::symlink_metadata(d).is_err()))
+                    && (p
+                        .parent()
+                        .is_none_or(|d| std::fs::symlink_metadata(d).is_err())
+                        || p.is_dir()))
         })
     }
 }

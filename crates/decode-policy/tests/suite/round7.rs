@@ -573,6 +573,14 @@ fn find_emptying_the_project_root_is_critical() {
         "find . -depth -exec rm -rf {} +",
         "find . -not -name zz -delete",
         "find . -name '*.o' -o -delete",
+        "find . -name '*' -delete",
+        "find * -delete",
+        "find ./* -delete",
+        "find . -regex '.*' -delete",
+        "find . -type f -delete",
+        "find . -iname '*' -delete",
+        "find . -mtime -10000 -delete",
+        "find /* -delete",
     ] {
         cases.push(("bypass", "bash", c, "ask:critical"));
     }
@@ -603,6 +611,10 @@ fn cd_that_may_fail_leaves_the_folder_unknown() {
         "cd src 3</nonexistent; echo x > ../home/.bashrc",
         "cd src <&9; echo x > ../home/.bashrc",
         "cd src > /nonexistent/x; echo x > ../home/.bashrc",
+        "cd src >&9; echo x > ../home/.bashrc",
+        "cd src 9>&8; echo x > ../home/.bashrc",
+        "cd src > src; echo x > ../home/.bashrc",
+        "cd -@ src; echo x > ../home/.bashrc",
     ] {
         cases.push(("auto", "bash", c, "ask"));
     }

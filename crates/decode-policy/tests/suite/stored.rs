@@ -204,6 +204,14 @@ fn history_other_branches_and_wide_pathspecs_ask() {
         "git worktree add /tmp/wt HEAD~1",
         "git notes add -m x HEAD",
         "git read-tree -u HEAD~1",
+        "git log -U0",
+        "git log --binary -1",
+        "git log --unified=1",
+        "git commit-tree 4b825dc -p HEAD -m x",
+        "printf x | git mktree",
+        "git for-each-ref --format='%(raw)' refs/tags/",
+        "git -C /tmp/x fetch {root} dev",
+        "git fetch ../other main",
     ] {
         cases.push(("auto", "bash", c, "ask:stored copies"));
     }
@@ -219,6 +227,9 @@ fn history_other_branches_and_wide_pathspecs_ask() {
         "git log -p -- src/main.rs",
         "git show HEAD:src/main.rs",
         "git clone https://example.com/r.git /tmp/r",
+        "git fetch origin",
+        "git fetch origin dev",
+        "git for-each-ref refs/heads",
     ] {
         cases.push(("auto", "bash", c, "allow"));
     }
