@@ -512,24 +512,13 @@ fn other_names(p: &Path) -> Option<u64> {
         .map(|m| m.nlink())
 }
 
-/// Whether a `find` expression narrows what it matches: a test (`-name`,
-/// `-type`, `-newer`, …) that is not negated, and no alternative or group
-/// that could undo it.
+/// Whether a `find` expression narrows what it matches: a name test with
+/// literal text (`-name '*.o'`) that is not negated, and no alternative or
+/// group that could undo it.
 fn find_narrows(words: &[String]) -> bool {
     // Only a name test with some literal text narrows for sure: `-type f`,
     // `-mtime -10000` or `-name '*'` may match every file.
-    const TESTS: &[&str] = &[
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-lname",
-        "-ilname",
-    ];
+    use crate::programs::FIND_PATTERNS as TESTS;
     // The find's own words (an `-exec` command's come after them).
     let expr: Vec<&str> = words
         .iter()

@@ -181,7 +181,7 @@ const fn copies(
 }
 
 /// find's options whose value is a pattern.
-const FIND_PATTERNS: &[&str] = &[
+pub(crate) const FIND_PATTERNS: &[&str] = &[
     "-name",
     "-iname",
     "-path",
