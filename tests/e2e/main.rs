@@ -785,10 +785,9 @@ async fn flows(app: &App, project: &TempProject, fake: &FakeOpenAi) -> anyhow::R
     wait_assistant(app, "Still here after the stop.").await?;
 
     // The draft in the composer survives a dialog, and Up recalls the last prompt.
-    let input = app.wait("chat-input", SHORT).await?;
-    input.send_keys(&Key::Up.to_string()).await?;
+    app.keys("chat-input", &Key::Up.to_string()).await?;
     ensure!(app.value("chat-input").await? == "flow-after hello");
-    input.clear().await?;
+    app.clear("chat-input").await?;
 
     // The rules on disk now decide: an allow rule written in an editor while the window
     // is open lets the next call run; turned into a deny, the call after is denied.

@@ -380,9 +380,41 @@ impl App {
 
     /// Types a message into the composer and sends it with Enter.
     pub async fn send(&self, text: &str) -> anyhow::Result<()> {
-        let el = self.wait("chat-input", Duration::from_secs(10)).await?;
-        el.send_keys(&format!("{text}\u{E007}")).await?;
-        Ok(())
+        self.keys("chat-input", &format!("{text}\u{E007}")).await
+    }
+
+    /// Sends keys to the element with this test id. The page may replace the
+    /// element between finding it and typing (a re-render when a turn ends): a
+    /// stale element is found again, a few times.
+    pub async fn keys(&self, testid: &str, keys: &str) -> anyhow::Result<()> {
+        let mut tries = 0;
+        loop {
+            let el = self.wait(testid, Duration::from_secs(10)).await?;
+            match el.send_keys(keys).await {
+                Ok(()) => return Ok(()),
+                Err(e) if tries < 4 && e.to_string().contains("tale element") => {
+                    tries += 1;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Empties a text field, finding it again if the page replaced it.
+    pub async fn clear(&self, testid: &str) -> anyhow::Result<()> {
+        let mut tries = 0;
+        loop {
+            let el = self.wait(testid, Duration::from_secs(10)).await?;
+            match el.clear().await {
+                Ok(()) => return Ok(()),
+                Err(e) if tries < 4 && e.to_string().contains("tale element") => {
+                    tries += 1;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
     }
 
     /// The texts of every element with this test id, in document order.
