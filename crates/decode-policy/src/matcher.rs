@@ -471,6 +471,13 @@ impl RuleIndex {
             };
             folded = fold_path_pattern(&format!("{}/{folded}", escape_path(base)))?;
         }
+        // `secrets/`: the folder and everything beneath it, as `.gitignore`
+        // reads it (a path never ends in `/`, so it would match nothing).
+        if let Some(dir) = folded.strip_suffix('/').filter(|d| !d.is_empty()) {
+            let dir = dir.to_string();
+            self.path_patterns(&dir, homes, anchors, staged, path_raw)?;
+            return self.path_patterns(&format!("{dir}/**"), homes, anchors, staged, path_raw);
+        }
         let p = folded.as_str();
         let home_rest = if p == "~" {
             Some("")
@@ -900,6 +907,7 @@ mod tests {
             ("//etc/hosts", "/etc/hosts"),
             ("/..", "/"),
             ("secrets/", "secrets/"),
+            ("g/h/**/", "g/h/**/"),
             ("../sib/**", "../sib/**"),
             ("a/../../b", "../b"),
             (".", "."),

@@ -171,7 +171,7 @@ fn compile_rules(
             }
             for text in texts {
                 let result = Rule::parse(text).map_err(|e| e.to_string()).and_then(|r| {
-                    if let Some(message) = backslash_hint(&r) {
+                    if let Some(message) = backslash_hint(&r, list) {
                         warnings.push(PolicyWarning {
                             rule: text.clone(),
                             source: source.describe(),
@@ -260,15 +260,23 @@ fn compile_rules(
 }
 
 /// A path rule with a backslash before a character that is no wildcard
-/// (`read(secrets\\key)`): in a rule `\\` escapes the next character, and
-/// paths are separated by `/`, so it is almost surely a mistake.
-fn backslash_hint(rule: &Rule) -> Option<String> {
+/// (`read(secrets\\key)`: in a rule `\\` escapes the next character, and
+/// paths are separated by `/`), or a deny or ask rule whose path starts or
+/// ends with a blank: almost surely a mistake, so it is reported.
+fn backslash_hint(rule: &Rule, list: RuleList) -> Option<String> {
     let p = rule.pattern.as_deref()?;
     if !matches!(
         rule.tool,
         Tool::Read | Tool::Glob | Tool::Grep | Tool::Write | Tool::Edit
     ) {
         return None;
+    }
+    // A deny or ask rule that matches nothing is silent; a saved allow rule
+    // names a file exactly, blanks and all.
+    if list != RuleList::Allow && p.trim() != p {
+        return Some(format!(
+            "the path `{p}` starts or ends with a blank: the rule matches only names that do"
+        ));
     }
     let mut chars = p.chars();
     while let Some(c) = chars.next() {

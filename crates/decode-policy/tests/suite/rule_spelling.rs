@@ -28,6 +28,7 @@ fn folded_spellings_match_what_they_name() {
             "read(./d/./k)",
             "read(../sib/**)",
             "read(lnk/k)",
+            "read(t/u/)",
         ],
     );
     let mut cases = Vec::new();
@@ -38,6 +39,9 @@ fn folded_spellings_match_what_they_name() {
         cases.push((mode, "bash", "cat real/k", "deny"));
         cases.push((mode, "bash", "cat b/k", "deny"));
         cases.push((mode, "read", "src/k", "allow"));
+        // A folder written with a trailing slash covers what it holds.
+        cases.push((mode, "read", "t/u/v/k", "deny"));
+        cases.push((mode, "read", "t/u", "deny"));
     }
     run(&p, &g, &cases);
 }
@@ -60,6 +64,14 @@ fn a_dot_dot_that_cannot_be_placed_asks_and_a_stray_backslash_is_reported() {
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].message.contains("escapes"), "{warnings:?}");
     assert_eq!(warnings[0].rule, "read(secrets\\key)");
+
+    let mut input: PolicyInput = p.input();
+    input.project_rules.deny = strings(&["read( .env)"]);
+    let (_, warnings) = Gate::new(input);
+    assert!(
+        warnings.iter().any(|w| w.message.contains("blank")),
+        "{warnings:?}"
+    );
 }
 
 /// Files with other names (hard links) made before: a read of one asks
