@@ -383,30 +383,30 @@ impl App {
         self.keys("chat-input", &format!("{text}\u{E007}")).await
     }
 
-    /// Sends keys to the element with this test id. The page may replace the
-    /// element between finding it and typing (a re-render when a turn ends): a
-    /// stale element is found again, a few times.
+    /// Sends keys to the element with this test id.
     pub async fn keys(&self, testid: &str, keys: &str) -> anyhow::Result<()> {
-        let mut tries = 0;
-        loop {
-            let el = self.wait(testid, Duration::from_secs(10)).await?;
-            match el.send_keys(keys).await {
-                Ok(()) => return Ok(()),
-                Err(e) if tries < 4 && e.to_string().contains("tale element") => {
-                    tries += 1;
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
+        self.on_fresh(testid, |el| async move { el.send_keys(keys).await })
+            .await
     }
 
-    /// Empties a text field, finding it again if the page replaced it.
+    /// Empties a text field.
     pub async fn clear(&self, testid: &str) -> anyhow::Result<()> {
+        self.on_fresh(testid, |el| async move { el.clear().await })
+            .await
+    }
+
+    /// Does `act` on the element with this test id. The page may replace the
+    /// element between finding it and acting (a re-render when a turn ends):
+    /// a stale element is found again, a few times.
+    async fn on_fresh<F, Fut>(&self, testid: &str, act: F) -> anyhow::Result<()>
+    where
+        F: Fn(fantoccini::elements::Element) -> Fut,
+        Fut: std::future::Future<Output = Result<(), fantoccini::error::CmdError>>,
+    {
         let mut tries = 0;
         loop {
             let el = self.wait(testid, Duration::from_secs(10)).await?;
-            match el.clear().await {
+            match act(el).await {
                 Ok(()) => return Ok(()),
                 Err(e) if tries < 4 && e.to_string().contains("tale element") => {
                     tries += 1;

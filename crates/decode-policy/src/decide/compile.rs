@@ -171,7 +171,7 @@ fn compile_rules(
             }
             for text in texts {
                 let result = Rule::parse(text).map_err(|e| e.to_string()).and_then(|r| {
-                    if let Some(message) = backslash_hint(&r, list) {
+                    if let Some(message) = rule_hint(&r, list) {
                         warnings.push(PolicyWarning {
                             rule: text.clone(),
                             source: source.describe(),
@@ -263,7 +263,7 @@ fn compile_rules(
 /// (`read(secrets\\key)`: in a rule `\\` escapes the next character, and
 /// paths are separated by `/`), or a deny or ask rule whose path starts or
 /// ends with a blank: almost surely a mistake, so it is reported.
-fn backslash_hint(rule: &Rule, list: RuleList) -> Option<String> {
+fn rule_hint(rule: &Rule, list: RuleList) -> Option<String> {
     let p = rule.pattern.as_deref()?;
     if !matches!(
         rule.tool,

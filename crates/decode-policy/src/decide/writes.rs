@@ -184,7 +184,7 @@ impl Gate {
         }
         if let Some(roots) = &f.find_roots {
             let name = f.core.first().map(String::as_str);
-            let find_removes = name == Some("find") && find_deletes(&f.core);
+            let find_removes = name == Some("find") && crate::programs::find_removes(&f.words);
             let removes = find_removes
                 || ((matches!(name, Some("rm" | "rmdir" | "unlink" | "shred")) || unknown_program)
                     && f.core.iter().any(|a| a.contains("{}")));
@@ -544,21 +544,6 @@ fn find_narrows(words: &[String]) -> bool {
         negated = matches!(*a, "-not" | "!");
     }
     narrows
-}
-
-/// Whether `find`'s own words delete what it finds: `-delete`, or `-exec rm`
-/// (and `rmdir`, `unlink`, `shred`, by any path).
-fn find_deletes(core: &[String]) -> bool {
-    core.iter().enumerate().any(|(k, a)| {
-        a == "-delete"
-            || (matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
-                && core.get(k + 1).is_some_and(|p| {
-                    matches!(
-                        p.rsplit('/').next(),
-                        Some("rm" | "rmdir" | "unlink" | "shred")
-                    )
-                }))
-    })
 }
 
 /// `find *`, `find ./*`, `find dir/*`: every entry of the folder is the folder

@@ -1466,7 +1466,7 @@ fn find(c: &Ctx<'_>, _: Option<usize>, a: &mut Analysis) -> Option<usize> {
 /// Whether find's expression removes what it matches: `-delete`, or
 /// `-exec`/`-execdir`/`-ok` with a removing program (or one only known when
 /// it runs).
-fn find_removes(expr: &[Word]) -> bool {
+pub(crate) fn find_removes(expr: &[Word]) -> bool {
     expr.iter().enumerate().any(|(k, w)| match w.text.as_str() {
         "-delete" => true,
         "-exec" | "-execdir" | "-ok" | "-okdir" => expr.get(k + 1).is_some_and(|p| {

@@ -41,7 +41,7 @@ mod wrappers;
 mod writes;
 
 pub(crate) use cloud::container_removal;
-pub(crate) use coreutils::FIND_PATTERNS;
+pub(crate) use coreutils::{find_removes, FIND_PATTERNS};
 pub(crate) use effects::{external_effect, knows_program, might_cap};
 pub(crate) use git_stored::{stored_reads, StoredReads};
 pub(crate) use read_only::read_only;

@@ -140,6 +140,15 @@ pub(crate) fn run(p: &Proj, g: &Gate, cases: &[Case<'_>]) -> usize {
     cases.len()
 }
 
+/// [`run`] for cases whose subjects were built as owned strings.
+pub(crate) fn run_owned(p: &Proj, g: &Gate, cases: &[(&str, &str, String, &str)]) -> usize {
+    let cases: Vec<Case<'_>> = cases
+        .iter()
+        .map(|(m, t, c, v)| (*m, *t, c.as_str(), *v))
+        .collect();
+    run(p, g, &cases)
+}
+
 pub(crate) fn verdict(g: &Gate, tool: &str, subject: &str, mode: &str) -> Verdict {
     decide(g, tool, subject, mode).verdict
 }

@@ -149,11 +149,7 @@ fn cd_with_dot_dot_through_a_link_is_not_placed_by_its_text() {
     ] {
         cases.push(("auto", "bash", c, "allow"));
     }
-    let cases: Vec<(&str, &str, &str, &str)> = cases
-        .iter()
-        .map(|(m, t, c, v)| (*m, *t, c.as_str(), *v))
-        .collect();
-    run(&p, &g, &cases);
+    common::run_owned(&p, &g, &cases);
 }
 
 /// A fragment that only reads is judged like `read` whatever the other
@@ -217,11 +213,7 @@ fn home_settings_of_package_managers_and_reads_beside_a_redirect() {
     ));
     // Guard: writing the denied file is no read of it.
     cases.push(("auto", "bash", "echo K=2 > .env".to_string(), "allow"));
-    let cases: Vec<(&str, &str, &str, &str)> = cases
-        .iter()
-        .map(|(m, t, c, v)| (*m, *t, c.as_str(), *v))
-        .collect();
-    run(&p, &g, &cases);
+    common::run_owned(&p, &g, &cases);
 }
 
 /// F13: a redirection after a here-document's start is a write target like
